@@ -1,0 +1,24 @@
+// Clock: the one source of time for logic that must be testable without sleeping (health
+// scheduling, thresholds, timeouts). Production code uses SteadyClock; tests use
+// testing/manual_clock.h and advance it. Implementations must be safe to call from one thread.
+#pragma once
+
+#include <chrono>
+
+namespace vigil {
+
+using Duration = std::chrono::nanoseconds;
+using TimePoint = std::chrono::steady_clock::time_point;
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual TimePoint now() const = 0;
+};
+
+class SteadyClock final : public Clock {
+ public:
+  TimePoint now() const override { return std::chrono::steady_clock::now(); }
+};
+
+}  // namespace vigil

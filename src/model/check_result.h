@@ -1,0 +1,39 @@
+// The typed result of one health-check attempt, in HAProxy's layers (L4 connect, L6 TLS, L7 HTTP).
+// Produced by health/ probes, kept per member, shown by the API, the CLI and the logs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+
+namespace vigil::model {
+
+enum class Outcome {
+  kOk,
+  kRefused,       // L4: connection refused or reset
+  kTimeout,       // no answer within the monitor's timeout
+  kNetworkError,  // L4: unreachable, or another socket error
+  kTlsFailed,     // L6: the TLS handshake failed
+  kBadStatus,     // L7: an HTTP answer whose code is not expected
+  kBadResponse,   // L7: not a valid HTTP answer
+  kResolveFailed, // the member's name did not resolve
+};
+
+struct CheckResult {
+  Outcome outcome = Outcome::kOk;
+  int http_code = 0;      // 0 when no HTTP answer was read
+  Duration duration{0};   // from the start of the attempt to its end
+  std::string detail;     // the error text, or the start of the body
+  std::vector<std::string> failed_checks;  // "[-]etcd failed" lines of a /readyz?verbose answer
+
+  bool ok() const { return outcome == Outcome::kOk; }
+};
+
+std::string_view to_string(Outcome o);
+
+// One line for logs and the CLI's reason column, e.g. `HTTP 500 "[-]etcd failed"`,
+// `connect refused`, `timeout after 2s`.
+std::string describe(const CheckResult& r);
+
+}  // namespace vigil::model

@@ -1,0 +1,110 @@
+// The configuration model: plain structs produced by config/ (from YAML or haproxy.cfg) and read
+// by everything else. Values, no behaviour; defaults here are the product's defaults
+// (docs/configuration.md). Owned by the control thread; workers see only proxy snapshots.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "model/expected_codes.h"
+
+namespace vigil::model {
+
+using namespace std::chrono_literals;
+
+// Where a value came from, for errors that must name file:line.
+struct SourceLocation {
+  std::string file;
+  int line = 0;  // 1-based; 0 when unknown
+};
+
+enum class Algorithm { kRoundRobin, kLeastConnections, kSourceIp };
+enum class MonitorType { kTcp, kTlsHello, kHttp, kHttps };
+
+struct TlsCheck {
+  bool verify = false;
+  std::string ca_file;
+  std::string server_name;  // SNI and the name verified; defaults to the member's address
+  std::string client_cert;
+  std::string client_key;
+};
+
+struct HealthMonitor {
+  MonitorType type = MonitorType::kTcp;
+  std::string path = "/readyz";
+  std::string http_method = "GET";
+  std::string host;  // Host header; defaults to the member's address
+  ExpectedCodes expected_codes;  // defaults to 200
+  Duration interval = 5s;
+  Duration fast_interval = 1s;  // while a member is between states (HAProxy's fastinter)
+  Duration timeout = 2s;
+  int healthy_threshold = 2;
+  int unhealthy_threshold = 3;
+  TlsCheck tls;
+  std::string bearer_token_file;
+  SourceLocation where;
+};
+
+struct Member {
+  std::string name;
+  std::string address;  // an IP literal or a host name resolved at load time
+  uint16_t port = 0;
+  int weight = 1;  // 0..256; 0 drains
+  bool backup = false;
+  bool enabled = true;
+  std::string monitor_address;  // empty: address
+  uint16_t monitor_port = 0;    // 0: port
+  SourceLocation where;
+};
+
+struct Pool {
+  std::string name;
+  Algorithm algorithm = Algorithm::kRoundRobin;
+  Duration connect_timeout = 1s;
+  int retries = 3;
+  bool fail_open = true;  // route to every member when none is usable
+  std::optional<HealthMonitor> health_monitor;  // none: members are NO_MONITOR
+  std::vector<Member> members;
+  SourceLocation where;
+};
+
+struct Listener {
+  std::string name;
+  std::string bind_address;  // empty: every address ("::" dual-stack)
+  uint16_t port = 0;         // 0: the kernel picks (tests)
+  std::string pool;
+  int max_connections = 50000;
+  Duration idle_timeout = 1h;  // watches are long-lived
+  SourceLocation where;
+};
+
+struct Admin {
+  std::string listen = "127.0.0.1:8404";
+  std::string token_file;
+  std::string state_file;
+};
+
+struct Config {
+  std::string source_file;
+  std::string name;  // the load balancer's name; defaults to the file's stem
+  Admin admin;
+  int workers = 0;  // 0: one per core
+  std::vector<Listener> listeners;
+  std::vector<Pool> pools;
+
+  const Pool* find_pool(std::string_view pool_name) const {
+    for (const Pool& p : pools) {
+      if (p.name == pool_name) return &p;
+    }
+    return nullptr;
+  }
+};
+
+std::string_view to_string(Algorithm a);
+std::string_view to_string(MonitorType t);
+
+}  // namespace vigil::model
