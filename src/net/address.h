@@ -1,0 +1,60 @@
+// SocketAddress: an IPv4 or IPv6 address and port as the kernel wants it. A value type, any thread.
+// Name resolution (resolve) blocks and belongs on the control thread only.
+#pragma once
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/error.h"
+
+namespace vigil::net {
+
+class SocketAddress {
+ public:
+  SocketAddress() = default;
+
+  // An IP literal ("10.0.0.1", "::1", "fe80::1%eth0") and a port; no name lookup.
+  static Result<SocketAddress> from_ip(std::string_view ip, uint16_t port);
+  static SocketAddress from_sockaddr(const sockaddr* sa, socklen_t len);
+
+  const sockaddr* sockaddr_ptr() const { return reinterpret_cast<const sockaddr*>(&storage_); }
+  socklen_t size() const { return size_; }
+  int family() const { return storage_.ss_family; }
+  uint16_t port() const;
+  void set_port(uint16_t port);
+  bool is_loopback() const;
+  bool is_unspecified() const;  // 0.0.0.0 or ::
+
+  // "10.0.0.1:6443" or "[::1]:6443".
+  std::string to_string() const;
+  // The address alone, "10.0.0.1" or "::1".
+  std::string ip_string() const;
+  // Bytes of the address alone (no port), for hashing a client's source address.
+  std::string_view ip_bytes() const;
+
+  friend bool operator==(const SocketAddress& a, const SocketAddress& b);
+
+ private:
+  sockaddr_storage storage_{};
+  socklen_t size_ = 0;
+};
+
+// Splits "host:port", "[v6]:port" or ":port" (host empty). Port must be 0-65535.
+struct HostPort {
+  std::string host;
+  uint16_t port = 0;
+};
+Result<HostPort> split_host_port(std::string_view text);
+
+// True when `host` is an IPv4 or IPv6 literal rather than a name.
+bool is_ip_literal(std::string_view host);
+
+// Resolves a name or literal to every address it has (getaddrinfo; blocks).
+Result<std::vector<SocketAddress>> resolve(const std::string& host, uint16_t port);
+
+}  // namespace vigil::net

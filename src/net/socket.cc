@@ -1,0 +1,91 @@
+#include "net/socket.h"
+
+#include <fcntl.h>
+#include <netinet/tcp.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace vigil::net {
+
+std::string errno_string(int err) { return std::strerror(err); }
+
+Result<Fd> listen_tcp(const SocketAddress& address, const ListenOptions& options) {
+  Fd fd(::socket(address.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return fail("socket: " + errno_string(errno));
+  const int one = 1;
+  const int zero = 0;
+  ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (options.reuse_port &&
+      ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0) {
+    return fail("SO_REUSEPORT: " + errno_string(errno));
+  }
+  if (address.family() == AF_INET6) {
+    ::setsockopt(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+  }
+  if (::bind(fd.get(), address.sockaddr_ptr(), address.size()) != 0) {
+    return fail("cannot bind " + address.to_string() + ": " + errno_string(errno));
+  }
+  if (::listen(fd.get(), options.backlog) != 0) {
+    return fail("cannot listen on " + address.to_string() + ": " + errno_string(errno));
+  }
+  return fd;
+}
+
+Result<SocketAddress> local_address(int fd) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) {
+    return fail("getsockname: " + errno_string(errno));
+  }
+  return SocketAddress::from_sockaddr(reinterpret_cast<sockaddr*>(&ss), len);
+}
+
+Result<SocketAddress> peer_address(int fd) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) {
+    return fail("getpeername: " + errno_string(errno));
+  }
+  return SocketAddress::from_sockaddr(reinterpret_cast<sockaddr*>(&ss), len);
+}
+
+Result<Connecting> connect_nonblocking(const SocketAddress& to) {
+  Connecting out;
+  out.fd.reset(::socket(to.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!out.fd.valid()) return fail("socket: " + errno_string(errno));
+  set_nodelay(out.fd.get());
+  if (::connect(out.fd.get(), to.sockaddr_ptr(), to.size()) == 0) {
+    out.in_progress = false;
+    return out;
+  }
+  if (errno != EINPROGRESS) return fail(errno_string(errno));
+  return out;
+}
+
+int socket_error(int fd) {
+  int err = 0;
+  socklen_t len = sizeof err;
+  if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) return errno;
+  return err;
+}
+
+void set_nodelay(int fd) {
+  const int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+void set_dead_peer_detection(int fd, const DeadPeerOptions& o) {
+  const int one = 1;
+  const int idle = static_cast<int>(o.keepalive_idle.count());
+  const int interval = static_cast<int>(o.keepalive_interval.count());
+  const int count = o.keepalive_count;
+  const unsigned user_timeout = static_cast<unsigned>(o.user_timeout.count());
+  ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout, sizeof user_timeout);
+}
+
+}  // namespace vigil::net
