@@ -1,0 +1,118 @@
+// Session: one proxied TCP connection, client leg and backend leg, from connect to close. Owned by
+// the worker that accepted it and touched only on that worker's thread; no locks. The worker
+// feeds it epoll events and timer expiries; it reads top to bottom: start() picks a member and
+// connects (retrying on another member), then pump() moves bytes each way with half-close.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "base/clock.h"
+#include "net/address.h"
+#include "net/fd.h"
+#include "proxy/balancer.h"
+#include "proxy/buffer_pool.h"
+#include "proxy/snapshot.h"
+
+namespace vigil::proxy {
+
+// What an epoll event's data.ptr points at; the kind says which object it is.
+struct Handler {
+  enum class Kind : uint8_t { kListener, kMailbox, kClient, kBackend };
+  explicit Handler(Kind k) : kind(k) {}
+  Kind kind;
+};
+
+class Session;
+
+// One leg of a session. Flags remember edge-triggered readiness until a syscall says EAGAIN.
+struct Side : Handler {
+  Side(Kind k, Session* s) : Handler(k), session(s) {}
+  Session* session;
+  net::Fd fd;
+  bool readable = false;
+  bool writable = false;
+  bool hup = false;        // the event said RDHUP/HUP/ERR: read until 0 or an error
+  bool read_eof = false;   // the peer shut its write side
+  bool write_shut = false; // we shut our write side toward the peer
+};
+
+struct ListenerRuntime;
+
+// The services a session needs from its worker.
+class SessionHost {
+ public:
+  virtual ~SessionHost() = default;
+  virtual TimePoint now() const = 0;
+  virtual int epoll_fd() const = 0;
+  virtual BufferPool& buffers() = 0;
+  virtual void schedule(uint64_t session_id, TimePoint when) = 0;
+  virtual const PoolSnapshotPtr& pool(uint32_t index) const = 0;
+  virtual Balancer& balancer(uint32_t index) = 0;
+  virtual void connect_failed(const PoolSnapshot& pool, const Backend& backend,
+                              const std::string& reason) = 0;
+  virtual void session_closed(Session& s) = 0;
+};
+
+struct ListenerRuntime {
+  std::string name;
+  uint32_t pool_index = 0;
+  int max_connections = 0;
+  Duration idle_timeout{};
+  std::shared_ptr<ListenerStats> stats;
+};
+
+class Session {
+ public:
+  Session(SessionHost& host, uint64_t id, net::Fd client, const net::SocketAddress& client_address,
+          const ListenerRuntime& listener);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  void start();
+  void on_event(Side& side, uint32_t events);
+  void on_timer(TimePoint now);
+  void close();
+
+  uint64_t id() const { return id_; }
+  bool closed() const { return state_ == State::kClosed; }
+  const std::string& member_id() const { return member_id_; }
+
+ private:
+  enum class State { kConnecting, kPumping, kClosed };
+
+  void connect_next();
+  void connect_failed(const std::string& reason);
+  void on_connected();
+  bool pump(Side& src, Side& dst, Buffer*& buf, std::atomic<uint64_t>* bytes);
+  void pump_all();
+  bool arm(Side& side);
+  void release();  // closes fds and gives back buffers and counts, without telling the host
+
+  SessionHost& host_;
+  const uint64_t id_;
+  const ListenerRuntime& listener_;
+  State state_ = State::kConnecting;
+  Side client_;
+  Side backend_;
+  Buffer* up_ = nullptr;    // client -> backend
+  Buffer* down_ = nullptr;  // backend -> client
+  net::SocketAddress client_address_;
+
+  // While connecting: the snapshot the tried indices refer to, and what was tried.
+  PoolSnapshotPtr pool_;
+  static constexpr int kMaxTried = 16;
+  uint32_t tried_[kMaxTried] = {};
+  int tried_count_ = 0;
+  int attempts_ = 0;
+  int current_ = -1;  // index into pool_->candidates of the attempt in flight
+  TimePoint connect_deadline_{};
+
+  std::shared_ptr<BackendStats> backend_stats_;  // set once connected
+  std::string member_id_;
+  TimePoint last_activity_{};
+};
+
+}  // namespace vigil::proxy

@@ -1,0 +1,26 @@
+// Counters the data plane keeps per member and per listener. Owned (via shared_ptr) by the control
+// thread's runtime state and referenced from snapshots; workers bump them with relaxed atomics
+// (once per connection, never per packet) and the control thread reads them for status and metrics.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace vigil::proxy {
+
+struct BackendStats {
+  std::atomic<uint64_t> active{0};
+  std::atomic<uint64_t> total{0};
+  std::atomic<uint64_t> connect_failures{0};
+  std::atomic<uint64_t> bytes_in{0};   // backend -> client
+  std::atomic<uint64_t> bytes_out{0};  // client -> backend
+};
+
+struct ListenerStats {
+  std::atomic<uint64_t> active{0};
+  std::atomic<uint64_t> total{0};
+  std::atomic<uint64_t> rejected{0};  // refused at max_connections
+  std::atomic<uint64_t> no_backend{0};  // closed because no member could be reached
+};
+
+}  // namespace vigil::proxy

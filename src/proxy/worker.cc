@@ -1,0 +1,264 @@
+#include "proxy/worker.h"
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <queue>
+#include <unordered_map>
+
+#include "base/log.h"
+#include "net/socket.h"
+#include "proxy/session.h"
+
+namespace vigil::proxy {
+
+class Worker::Loop final : public SessionHost {
+ public:
+  Loop(int index, std::vector<ListenSocket> listeners, std::vector<PoolSnapshotPtr> pools,
+       WorkerCallbacks callbacks);
+  ~Loop() override;
+
+  void run();
+  void post(std::function<void(Loop&)> fn);
+  void set_pools(std::vector<PoolSnapshotPtr> pools);
+  void request_stop() { stopping_ = true; }
+
+  // SessionHost
+  TimePoint now() const override { return now_; }
+  int epoll_fd() const override { return epoll_.get(); }
+  BufferPool& buffers() override { return buffers_; }
+  void schedule(uint64_t session_id, TimePoint when) override { timers_.push({when, session_id}); }
+  const PoolSnapshotPtr& pool(uint32_t index) const override { return pools_[index]; }
+  Balancer& balancer(uint32_t index) override;
+  void connect_failed(const PoolSnapshot& pool, const Backend& backend,
+                      const std::string& reason) override;
+  void session_closed(Session& s) override { finished_.push_back(s.id()); }
+
+ private:
+  struct Listening : Handler {
+    Listening() : Handler(Kind::kListener) {}
+    ListenerRuntime runtime;
+    net::Fd fd;
+  };
+  struct Timer {
+    TimePoint when;
+    uint64_t session_id;
+    bool operator>(const Timer& o) const { return when > o.when; }
+  };
+
+  void accept_from(Listening& l);
+  void drain_mailbox();
+  void run_timers();
+  int next_timeout_ms() const;
+  void reap();
+
+  const int index_;
+  net::Fd epoll_;
+  net::Fd wake_;  // eventfd: the mailbox has messages
+  Handler wake_handler_{Handler::Kind::kMailbox};
+  std::vector<std::unique_ptr<Listening>> listeners_;
+  std::vector<PoolSnapshotPtr> pools_;
+  std::vector<std::unique_ptr<Balancer>> balancers_;
+  std::vector<uint64_t> balancer_versions_;
+  WorkerCallbacks callbacks_;
+  BufferPool buffers_;
+  std::unordered_map<uint64_t, std::unique_ptr<Session>> sessions_;
+  std::vector<uint64_t> finished_;  // closed this round; deleted after the event batch
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
+  uint64_t next_session_id_ = 1;
+  TimePoint now_{};
+  bool stopping_ = false;
+
+  std::mutex mailbox_mutex_;  // guards mailbox_ only; never held on the connection path
+  std::vector<std::function<void(Loop&)>> mailbox_;
+};
+
+Worker::Loop::Loop(int index, std::vector<ListenSocket> listeners,
+                   std::vector<PoolSnapshotPtr> pools, WorkerCallbacks callbacks)
+    : index_(index),
+      epoll_(::epoll_create1(EPOLL_CLOEXEC)),
+      wake_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
+      callbacks_(std::move(callbacks)) {
+  if (!epoll_.valid() || !wake_.valid()) {
+    log::error("worker {}: cannot create epoll/eventfd: {}", index_, net::errno_string(errno));
+    std::abort();
+  }
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.ptr = &wake_handler_;
+  ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, wake_.get(), &ev);
+  set_pools(std::move(pools));
+  for (ListenSocket& ls : listeners) {
+    auto l = std::make_unique<Listening>();
+    l->runtime = {.name = ls.listener_name,
+                  .pool_index = ls.pool_index,
+                  .max_connections = ls.max_connections,
+                  .idle_timeout = ls.idle_timeout,
+                  .stats = ls.stats};
+    l->fd = std::move(ls.fd);
+    // Level-triggered: accept a bounded batch per wake-up, the rest on the next round.
+    epoll_event lev{};
+    lev.events = EPOLLIN;
+    lev.data.ptr = static_cast<Handler*>(l.get());
+    ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, l->fd.get(), &lev);
+    listeners_.push_back(std::move(l));
+  }
+}
+
+Worker::Loop::~Loop() {
+  sessions_.clear();  // sessions release their fds and counts
+}
+
+void Worker::Loop::set_pools(std::vector<PoolSnapshotPtr> pools) {
+  pools_ = std::move(pools);
+  balancers_.resize(pools_.size());
+  balancer_versions_.resize(pools_.size(), 0);
+}
+
+Balancer& Worker::Loop::balancer(uint32_t index) {
+  const PoolSnapshot& p = *pools_[index];
+  if (!balancers_[index] || balancer_versions_[index] != p.version) {
+    balancers_[index] = make_balancer(p);
+    balancer_versions_[index] = p.version;
+  }
+  return *balancers_[index];
+}
+
+void Worker::Loop::connect_failed(const PoolSnapshot& pool, const Backend& backend,
+                                  const std::string& reason) {
+  backend.stats->connect_failures.fetch_add(1, std::memory_order_relaxed);
+  if (callbacks_.on_connect_failure) {
+    callbacks_.on_connect_failure({.pool = pool.name, .member_id = backend.member_id, .reason = reason});
+  }
+}
+
+void Worker::Loop::post(std::function<void(Loop&)> fn) {
+  {
+    std::lock_guard lock(mailbox_mutex_);
+    mailbox_.push_back(std::move(fn));
+  }
+  const uint64_t one = 1;
+  [[maybe_unused]] ssize_t n = ::write(wake_.get(), &one, sizeof one);
+}
+
+void Worker::Loop::drain_mailbox() {
+  uint64_t count = 0;
+  [[maybe_unused]] ssize_t n = ::read(wake_.get(), &count, sizeof count);
+  std::vector<std::function<void(Loop&)>> batch;
+  {
+    std::lock_guard lock(mailbox_mutex_);
+    batch.swap(mailbox_);
+  }
+  for (auto& fn : batch) fn(*this);
+}
+
+void Worker::Loop::accept_from(Listening& l) {
+  for (int i = 0; i < 64; ++i) {
+    sockaddr_storage ss{};
+    socklen_t len = sizeof ss;
+    const int fd = ::accept4(l.fd.get(), reinterpret_cast<sockaddr*>(&ss), &len,
+                             SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EMFILE || errno == ENFILE) {
+        log::warn("listener {}: out of file descriptors, connections wait in the backlog",
+                  l.runtime.name);
+      }
+      return;  // EAGAIN, or an error the next round may not have
+    }
+    net::Fd client(fd);
+    if (l.runtime.stats->active.load(std::memory_order_relaxed) >=
+        static_cast<uint64_t>(l.runtime.max_connections)) {
+      l.runtime.stats->rejected.fetch_add(1, std::memory_order_relaxed);
+      continue;  // closing at once tells the client; holding it would look like a hang
+    }
+    net::set_nodelay(client.get());
+    const uint64_t id = next_session_id_++;
+    auto session = std::make_unique<Session>(
+        *this, id, std::move(client),
+        net::SocketAddress::from_sockaddr(reinterpret_cast<sockaddr*>(&ss), len), l.runtime);
+    Session& s = *session;
+    sessions_.emplace(id, std::move(session));
+    s.start();
+  }
+}
+
+void Worker::Loop::run_timers() {
+  while (!timers_.empty() && timers_.top().when <= now_) {
+    const Timer t = timers_.top();
+    timers_.pop();
+    auto it = sessions_.find(t.session_id);
+    if (it != sessions_.end()) it->second->on_timer(now_);
+  }
+}
+
+int Worker::Loop::next_timeout_ms() const {
+  if (timers_.empty()) return -1;
+  const auto wait = timers_.top().when - now_;
+  if (wait <= Duration::zero()) return 0;
+  // Round up so that we do not wake a millisecond early and spin.
+  return static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(wait).count());
+}
+
+void Worker::Loop::reap() {
+  for (uint64_t id : finished_) sessions_.erase(id);
+  finished_.clear();
+}
+
+void Worker::Loop::run() {
+  constexpr int kMaxEvents = 256;
+  epoll_event events[kMaxEvents];
+  now_ = std::chrono::steady_clock::now();
+  while (!stopping_) {
+    const int n = ::epoll_wait(epoll_.get(), events, kMaxEvents, next_timeout_ms());
+    now_ = std::chrono::steady_clock::now();
+    if (n < 0 && errno != EINTR) {
+      log::error("worker {}: epoll_wait: {}", index_, net::errno_string(errno));
+      break;
+    }
+    for (int i = 0; i < n; ++i) {
+      auto* h = static_cast<Handler*>(events[i].data.ptr);
+      switch (h->kind) {
+        case Handler::Kind::kListener: accept_from(*static_cast<Listening*>(h)); break;
+        case Handler::Kind::kMailbox: drain_mailbox(); break;
+        case Handler::Kind::kClient:
+        case Handler::Kind::kBackend: {
+          auto* side = static_cast<Side*>(h);
+          side->session->on_event(*side, events[i].events);
+          break;
+        }
+      }
+    }
+    run_timers();
+    reap();
+  }
+  listeners_.clear();
+  for (auto& [id, s] : sessions_) s->close();
+  reap();
+}
+
+Worker::Worker(int index, std::vector<ListenSocket> listeners, std::vector<PoolSnapshotPtr> pools,
+               WorkerCallbacks callbacks)
+    : loop_(std::make_unique<Loop>(index, std::move(listeners), std::move(pools),
+                                   std::move(callbacks))) {}
+
+Worker::~Worker() { stop(); }
+
+void Worker::start() {
+  thread_ = std::thread([this] { loop_->run(); });
+}
+
+void Worker::publish(std::vector<PoolSnapshotPtr> pools) {
+  post([pools = std::move(pools)](Loop& loop) mutable { loop.set_pools(std::move(pools)); });
+}
+
+void Worker::stop() {
+  if (!thread_.joinable()) return;
+  post([](Loop& loop) { loop.request_stop(); });
+  thread_.join();
+}
+
+void Worker::post(std::function<void(Loop&)> fn) { loop_->post(std::move(fn)); }
+
+}  // namespace vigil::proxy

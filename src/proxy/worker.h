@@ -1,0 +1,55 @@
+// Worker: one data-plane thread with its own epoll loop and its own SO_REUSEPORT listening socket
+// per listener. It owns every session it accepts for the session's whole life. The control
+// thread talks to it only through post() (a mailbox woken by an eventfd); the per-connection
+// path takes no lock.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "net/fd.h"
+#include "proxy/snapshot.h"
+
+namespace vigil::proxy {
+
+struct ListenSocket {
+  std::string listener_name;
+  net::Fd fd;
+  uint32_t pool_index = 0;
+  int max_connections = 50000;
+  Duration idle_timeout = std::chrono::hours(1);
+  std::shared_ptr<ListenerStats> stats;  // shared by the workers that serve this listener
+};
+
+struct WorkerCallbacks {
+  // Runs on the worker thread; must only hand the event over (e.g. asio::post to the control
+  // thread), never block.
+  std::function<void(ConnectFailure)> on_connect_failure;
+};
+
+class Worker {
+ public:
+  Worker(int index, std::vector<ListenSocket> listeners, std::vector<PoolSnapshotPtr> pools,
+         WorkerCallbacks callbacks);
+  ~Worker();  // stops and joins
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  void start();
+  // Any thread. The new pools replace the old ones by index (the listener's pool_index).
+  void publish(std::vector<PoolSnapshotPtr> pools);
+  // Any thread. Closes the listeners and every session, then the thread ends; joins.
+  void stop();
+
+ private:
+  class Loop;
+  void post(std::function<void(Loop&)> fn);
+
+  std::unique_ptr<Loop> loop_;
+  std::thread thread_;
+};
+
+}  // namespace vigil::proxy
