@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian 12 machine and runs every test: unit tests (ctest) and integration tests
+# (pytest against the real binaries on loopback) on the dev build, then the same under
+# AddressSanitizer + UndefinedBehaviorSanitizer. Exits non-zero on the first failing stage.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh --tests
+
+run_preset() {
+  local preset="$1"
+  echo "==> build ($preset)"
+  bash scripts/build.sh "$preset"
+  echo "==> unit tests ($preset)"
+  ctest --preset "$preset" -j "$(nproc)"
+  echo "==> integration tests ($preset)"
+  VIGIL_BUILD="build/$preset" /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/integration testing/apisim
+}
+
+run_preset dev
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  run_preset asan
+echo "==> all tests passed"

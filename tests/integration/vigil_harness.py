@@ -1,0 +1,205 @@
+"""Starts the real vigil and apisim binaries on loopback ports the kernel picks, and talks to them.
+
+Every wait is bounded: wait_for() polls a condition until a deadline and fails the test after it.
+"""
+import json
+import os
+import signal
+import socket
+import socketserver
+import ssl
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = ROOT / os.environ.get("VIGIL_BUILD", "build/dev")
+VIGIL = BUILD / "src/daemon/vigil"
+APISIM = BUILD / "testing/apisim/vigil-apisim"
+TOKEN = "integration-test-token"
+
+
+def wait_for(condition, timeout=10.0, interval=0.05, what="condition"):
+    """Polls condition() until it returns a truthy value; fails after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = condition()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what} (last: {last!r})")
+
+
+def read_ready_file(path, proc, timeout=15.0):
+    def ready():
+        if proc.poll() is not None:
+            raise AssertionError(f"{proc.args[0]} exited with {proc.returncode} before it was ready")
+        try:
+            return Path(path).read_text()
+        except FileNotFoundError:
+            return None
+    return wait_for(ready, timeout, what=f"ready file {path}")
+
+
+class Vigil:
+    """One `vigil serve` process with a YAML config written to a temporary directory."""
+
+    def __init__(self, tmp_path, config_text, extra_args=()):
+        self.dir = Path(tmp_path)
+        (self.dir / "token").write_text(TOKEN + "\n")
+        self.config = self.dir / "vigil.yaml"
+        self.config.write_text(config_text.replace("@TOKEN_FILE@", str(self.dir / "token")))
+        self.ready = self.dir / "vigil.ready"
+        self.log_path = self.dir / "vigil.log"
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(
+            [str(VIGIL), "serve", "-c", str(self.config), "--ready-file", str(self.ready), *extra_args],
+            stdout=self.log, stderr=subprocess.STDOUT)
+        info = json.loads(read_ready_file(self.ready, self.proc))
+        self.admin = info["admin"]
+        self.listeners = info["listeners"]
+
+    def listener(self, name):
+        host, port = self.listeners[name].rsplit(":", 1)
+        return host.strip("[]"), int(port)
+
+    def get(self, path, token=TOKEN, headers=None):
+        req = urllib.request.Request(f"http://{self.admin}{path}", headers=dict(headers or {}))
+        if token is not None:
+            req.add_header("X-Auth-Token", token)
+        try:
+            with urllib.request.urlopen(req, timeout=5) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
+
+    def status(self):
+        code, body = self.get("/v1/status")
+        assert code == 200, body
+        return json.loads(body)
+
+    def members(self, pool=None):
+        out = {}
+        for p in self.status()["pools"]:
+            if pool is None or p["name"] == pool:
+                for m in p["members"]:
+                    out[m["name"]] = m
+        return out
+
+    def wait_member(self, name, status, timeout=15.0):
+        return wait_for(lambda: (m := self.members().get(name)) and m["operating_status"] == status and m,
+                        timeout, what=f"member {name} {status}")
+
+    def cli(self, *args):
+        env = dict(os.environ, VIGIL_ADMIN=f"http://{self.admin}", VIGIL_TOKEN=TOKEN)
+        return subprocess.run([str(VIGIL), *args], capture_output=True, text=True, timeout=20, env=env)
+
+    def log_text(self):
+        self.log.flush()
+        return self.log_path.read_text()
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=5)
+        self.log.close()
+        return self.proc.returncode
+
+
+class ApiSim:
+    """One simulated kube-apiserver (HTTPS unless plain=True) on 127.0.0.1."""
+
+    def __init__(self, tmp_path, name, port=0, args=()):
+        self.name = name
+        self.ready = Path(tmp_path) / f"{name}.ready"
+        self.ready.unlink(missing_ok=True)
+        self.log = open(Path(tmp_path) / f"{name}.log", "a")
+        self.proc = subprocess.Popen(
+            [str(APISIM), "--name", name, "--listen", f"127.0.0.1:{port}", "--ready-file", str(self.ready),
+             *args], stdout=self.log, stderr=subprocess.STDOUT)
+        self.port = int(read_ready_file(self.ready, self.proc).strip().rsplit(":", 1)[1])
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=10)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self.log.close()
+
+
+class EchoServer:
+    """A threaded TCP echo server on 127.0.0.1 that counts the connections it accepted."""
+
+    def __init__(self, port=0):
+        outer = self
+        self.accepted = 0
+        self.lock = threading.Lock()
+
+        class Handler(socketserver.BaseRequestHandler):
+            def handle(self):
+                with outer.lock:
+                    outer.accepted += 1
+                self.request.settimeout(10)
+                try:
+                    while data := self.request.recv(65536):
+                        self.request.sendall(data)
+                except OSError:
+                    pass
+
+        class Server(socketserver.ThreadingTCPServer):
+            allow_reuse_address = True
+            daemon_threads = True
+
+        self.server = Server(("127.0.0.1", port), Handler)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def echo_once(host, port, payload, timeout=10):
+    """Sends payload while reading the echo (both at once), then half-closes; returns the bytes."""
+    with socket.create_connection((host, port), timeout=timeout) as s:
+        def send():
+            s.sendall(payload)
+            s.shutdown(socket.SHUT_WR)
+        t = threading.Thread(target=send)
+        t.start()
+        chunks = []
+        while data := s.recv(65536):
+            chunks.append(data)
+        t.join(timeout)
+        return b"".join(chunks)
+
+
+def https_get(host, port, path, timeout=5):
+    """GET over TLS without verification (the simulator's certificate is self-signed)."""
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    import http.client
+    conn = http.client.HTTPSConnection(host, port, timeout=timeout, context=ctx)
+    try:
+        conn.request("GET", path)
+        r = conn.getresponse()
+        return r.status, dict(r.getheaders()), r.read().decode()
+    finally:
+        conn.close()
