@@ -1,0 +1,24 @@
+// SimState: what the simulated API server answers from. Owned by the server and touched only on
+// its single io_context thread; routes read and change it, the server sets shutting_down.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "base/clock.h"
+
+namespace vigil::apisim {
+
+struct SimState {
+  std::string name;               // this node's name; sent as X-Served-By on every answer
+  std::string address;            // bound "ADDR:PORT", for discovery answers
+  TimePoint warmup_until{};       // before this, /readyz fails and /api* answers 401
+  std::set<std::string> failing;  // readyz checks forced to fail
+  int forced_status = 0;          // non-zero: /readyz answers this code
+  bool shutting_down = false;     // SIGTERM seen: /readyz fails with [-]shutdown
+  std::uint64_t resource_version = 1000;
+  Duration watch_interval = std::chrono::seconds(1);
+};
+
+}  // namespace vigil::apisim
