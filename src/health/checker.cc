@@ -1,0 +1,187 @@
+#include "health/checker.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "base/duration.h"
+#include "base/log.h"
+
+namespace vigil::health {
+
+namespace asio = boost::asio;
+using boost::system::error_code;
+using model::Health;
+
+class HealthChecker::Timer {
+ public:
+  explicit Timer(asio::io_context& io) : timer(io) {}
+  asio::steady_timer timer;
+};
+
+namespace {
+
+bool same_tls(const model::TlsCheck& a, const model::TlsCheck& b) {
+  return a.verify == b.verify && a.ca_file == b.ca_file && a.server_name == b.server_name &&
+         a.client_cert == b.client_cert && a.client_key == b.client_key;
+}
+
+// Field by field because `where` must not count: a monitor that only moved in its file is the
+// same monitor, and restarting it would forget every member's health on a reload.
+bool same_monitor(const model::HealthMonitor& a, const model::HealthMonitor& b) {
+  return a.type == b.type && a.path == b.path && a.http_method == b.http_method &&
+         a.host == b.host && a.expected_codes.to_string() == b.expected_codes.to_string() &&
+         a.interval == b.interval && a.fast_interval == b.fast_interval && a.timeout == b.timeout &&
+         a.healthy_threshold == b.healthy_threshold &&
+         a.unhealthy_threshold == b.unhealthy_threshold && same_tls(a.tls, b.tls) &&
+         a.bearer_token_file == b.bearer_token_file;
+}
+
+bool same_target(const Target& a, const Target& b) {
+  return a.address == b.address && a.port == b.port && same_monitor(a.monitor, b.monitor);
+}
+
+Timing timing_of(const model::HealthMonitor& m) {
+  return {.interval = m.interval, .fast_interval = m.fast_interval, .timeout = m.timeout};
+}
+
+}  // namespace
+
+HealthChecker::HealthChecker(asio::io_context& io, const Clock& clock, Callback on_result,
+                             uint64_t seed)
+    : clock_(clock),
+      on_result_(std::move(on_result)),
+      scheduler_(clock, seed),
+      prober_(io, clock),
+      timer_(std::make_unique<Timer>(io)) {}
+
+HealthChecker::~HealthChecker() { stop(); }
+
+void HealthChecker::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  timer_->timer.cancel();
+  for (auto& [id, m] : members_) m.probe.cancel();
+}
+
+void HealthChecker::set_targets(std::vector<Target> targets) {
+  if (stopped_) return;
+  std::map<std::string, Target, std::less<>> wanted;
+  for (Target& t : targets) {
+    const std::string id = t.member_id;
+    if (!wanted.emplace(id, std::move(t)).second) {
+      log::warn("health: member {} is listed twice; checking the first", id);
+    }
+  }
+  for (auto it = members_.begin(); it != members_.end();) {
+    auto w = wanted.find(it->first);
+    if (w != wanted.end() && same_target(w->second, it->second.target)) {
+      wanted.erase(w);
+      ++it;
+      continue;
+    }
+    it->second.probe.cancel();
+    scheduler_.remove(it->first);
+    it = members_.erase(it);
+  }
+  for (auto& [id, t] : wanted) {
+    scheduler_.add(id, timing_of(t.monitor));
+    Threshold threshold(t.monitor.healthy_threshold, t.monitor.unhealthy_threshold);
+    members_.emplace(
+        id,
+        Member{.target = std::move(t), .threshold = threshold, .generation = next_generation_++});
+  }
+  arm();
+}
+
+void HealthChecker::check_now(const std::string& member_id) {
+  if (stopped_) return;
+  scheduler_.check_now(member_id);
+  arm();
+}
+
+Health HealthChecker::health(const std::string& member_id) const {
+  auto it = members_.find(member_id);
+  return it == members_.end() ? Health::kUnchecked : it->second.threshold.health();
+}
+
+void HealthChecker::arm() {
+  if (stopped_) return;
+  const auto next = scheduler_.next_wakeup();
+  if (!next) {
+    timer_->timer.cancel();
+    return;
+  }
+  timer_->timer.expires_after(std::max(Duration(0), *next - clock_.now()));
+  // A wakeup already queued when the timer is re-armed still runs; on_wakeup() is harmless then.
+  timer_->timer.async_wait([this, alive = std::weak_ptr<int>(alive_)](const error_code& ec) {
+    if (ec != asio::error::operation_aborted && !alive.expired()) on_wakeup();
+  });
+}
+
+void HealthChecker::on_wakeup() {
+  if (stopped_) return;
+  const Scheduler::Due due = scheduler_.take_due(clock_.now());
+  // Probes never call back inside start(), so starting them all first is safe from re-entry.
+  for (const std::string& id : due.start) start_check(id);
+  // A callback may restart a member (set_targets); its new incarnation did not time out.
+  std::vector<std::pair<std::string, uint64_t>> timed_out;
+  for (const std::string& id : due.timed_out) {
+    if (auto it = members_.find(id); it != members_.end()) {
+      timed_out.emplace_back(id, it->second.generation);
+    }
+  }
+  const std::weak_ptr<int> alive = alive_;
+  for (const auto& [id, generation] : timed_out) {
+    auto it = members_.find(id);
+    if (it == members_.end() || it->second.generation != generation) continue;
+    it->second.probe.cancel();
+    const Duration timeout = it->second.target.monitor.timeout;
+    record(it->second, {.outcome = model::Outcome::kTimeout,
+                        .duration = timeout,
+                        .detail = "no answer within " + format_duration(timeout)});
+    if (alive.expired() || stopped_) return;  // the callback stopped us
+  }
+  arm();
+}
+
+void HealthChecker::start_check(const std::string& id) {
+  auto it = members_.find(id);
+  if (it == members_.end() || !scheduler_.running(id)) return;
+  Member& m = it->second;
+  const ProbeTarget target{
+      .monitor = m.target.monitor, .address = m.target.address, .port = m.target.port};
+  m.probe = prober_.start(target, [this, id, generation = m.generation,
+                                   alive = std::weak_ptr<int>(alive_)](model::CheckResult r) {
+    if (!alive.expired()) on_probe_done(id, generation, std::move(r));
+  });
+}
+
+void HealthChecker::on_probe_done(const std::string& id, uint64_t generation,
+                                  model::CheckResult result) {
+  if (stopped_) return;
+  auto it = members_.find(id);
+  if (it == members_.end() || it->second.generation != generation) return;
+  const std::weak_ptr<int> alive = alive_;
+  record(it->second, std::move(result));
+  if (!alive.expired()) arm();
+}
+
+// Calls the callback last: it may change or remove `member`.
+void HealthChecker::record(Member& member, model::CheckResult result) {
+  const Health previous = member.threshold.health();
+  const bool changed = member.threshold.record(result.ok());
+  scheduler_.completed(member.target.member_id, clock_.now(), member.threshold.transitioning());
+  log::debug("health: member {} {}:{}: {} ({}/{})", member.target.member_id, member.target.address,
+             member.target.port, model::describe(result), member.threshold.consecutive_successes(),
+             member.threshold.consecutive_failures());
+  const Event event{.member_id = member.target.member_id,
+                    .result = std::move(result),
+                    .health = member.threshold.health(),
+                    .previous = previous,
+                    .changed = changed,
+                    .successes = member.threshold.consecutive_successes(),
+                    .failures = member.threshold.consecutive_failures()};
+  if (on_result_) on_result_(event);
+}
+
+}  // namespace vigil::health

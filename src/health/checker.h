@@ -1,0 +1,103 @@
+// HealthChecker: runs the health checks of every monitored member: a Scheduler says when, a
+// Prober checks, a Threshold per member decides up or down, and a callback hears every result.
+// Control thread only: every method and the callback run on the thread running the io_context.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "health/probe.h"
+#include "health/scheduler.h"
+#include "health/threshold.h"
+#include "model/check_result.h"
+#include "model/config.h"
+#include "model/status.h"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace vigil::health {
+
+struct Target {
+  std::string member_id;
+  model::HealthMonitor monitor;
+  std::string address;  // the member's monitor_address when set, else its address
+  uint16_t port = 0;    // the member's monitor_port when set, else its port
+};
+
+// One completed check of one member, after its threshold recorded it.
+struct Event {
+  std::string member_id;
+  model::CheckResult result;
+  model::Health health;    // after this result
+  model::Health previous;  // before it; differs when changed
+  bool changed = false;
+  int successes = 0;  // consecutive, including this result
+  int failures = 0;
+};
+
+class HealthChecker {
+ public:
+  using Callback = std::function<void(const Event&)>;
+
+  // Requires: `io` and `clock` outlive the checker. The wakeup timer runs on real time
+  // (steady_clock), so `clock` must be a SteadyClock outside of tests that never run the timer.
+  // `seed` feeds the scheduler's jitter.
+  HealthChecker(boost::asio::io_context& io, const Clock& clock, Callback on_result,
+                uint64_t seed = std::random_device{}());
+  ~HealthChecker();  // cancels running probes; the callback is not called again
+  HealthChecker(const HealthChecker&) = delete;
+  HealthChecker& operator=(const HealthChecker&) = delete;
+
+  // Replaces the set of checked members. A member whose id, monitor (its source location
+  // aside), address and port are unchanged keeps its state and schedule; a changed one starts
+  // over (unchecked, checked at once); a removed one stops, its running probe cancelled.
+  void set_targets(std::vector<Target> targets);
+
+  // Checks the member at once unless a check is already running (passive-failure confirmation).
+  void check_now(const std::string& member_id);
+
+  // kUnchecked for unknown members and before the first result.
+  model::Health health(const std::string& member_id) const;
+
+  // Cancels every probe and the timer for good; later calls do nothing. May be called from the
+  // callback. The callback may also call set_targets() and check_now(); it must not destroy the
+  // checker.
+  void stop();
+
+ private:
+  struct Member {
+    Target target;
+    Threshold threshold;
+    ProbeHandle probe;
+    uint64_t generation = 0;  // tells a probe of this member from one of a replaced member
+  };
+  class Timer;
+
+  void arm();
+  void on_wakeup();
+  void start_check(const std::string& id);
+  void on_probe_done(const std::string& id, uint64_t generation, model::CheckResult result);
+  void record(Member& member, model::CheckResult result);
+
+  const Clock& clock_;
+  Callback on_result_;
+  Scheduler scheduler_;
+  Prober prober_;
+  std::unique_ptr<Timer> timer_;
+  std::map<std::string, Member, std::less<>> members_;
+  uint64_t next_generation_ = 1;
+  bool stopped_ = false;
+  // Handlers hold a weak_ptr to this: a handler already queued when the checker is destroyed
+  // must not touch it.
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);
+};
+
+}  // namespace vigil::health

@@ -1,0 +1,192 @@
+#include "health/probe.h"
+
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/post.hpp>
+#include <string>
+
+#include "health/probe_op.h"
+
+namespace vigil::health {
+
+namespace ssl = asio::ssl;
+using model::MonitorType;
+using model::Outcome;
+
+void ProbeHandle::cancel() {
+  if (auto op = op_.lock()) op->cancel();
+}
+
+bool ProbeHandle::running() const {
+  auto op = op_.lock();
+  return op && op->running();
+}
+
+Prober::Prober(asio::io_context& io, const Clock& clock) : io_(io), clock_(clock) {}
+Prober::~Prober() = default;
+
+ProbeHandle Prober::start(const ProbeTarget& target, ProbeCallback done) {
+  const MonitorType type = target.monitor.type;
+  std::optional<model::CheckResult> early;
+  std::shared_ptr<ssl::context> tls;
+  if (type == MonitorType::kTlsHello || type == MonitorType::kHttps) {
+    auto ctx = tls_.get(target.monitor.tls);
+    if (ctx) {
+      tls = *ctx;
+    } else {
+      early = model::CheckResult{.outcome = Outcome::kTlsFailed, .detail = ctx.error().message};
+    }
+  }
+  std::string request;
+  if (!early && (type == MonitorType::kHttp || type == MonitorType::kHttps)) {
+    auto r = make_request(target);
+    if (r) {
+      request = std::move(*r);
+    } else {
+      early = model::CheckResult{.outcome = Outcome::kNetworkError, .detail = r.error().message};
+    }
+  }
+  std::shared_ptr<ProbeOp> op;
+  try {
+    op = std::make_shared<ProbeOp>(io_, clock_, target, tls, done);
+  } catch (const std::exception& e) {  // SSL_new failing: out of memory
+    op = std::make_shared<ProbeOp>(io_, clock_, target, nullptr, std::move(done));
+    early = model::CheckResult{.outcome = Outcome::kTlsFailed, .detail = e.what()};
+  }
+  if (early) {
+    op->fail_soon(std::move(*early));
+  } else {
+    op->start(std::move(request));
+  }
+  return ProbeHandle(op);
+}
+
+ProbeOp::ProbeOp(asio::io_context& io, const Clock& clock, const ProbeTarget& target,
+                 std::shared_ptr<ssl::context> tls, ProbeCallback done)
+    : clock_(clock),
+      target_(target),
+      host_(target.address),
+      tls_context_(std::move(tls)),
+      done_(std::move(done)),
+      started_(clock.now()),
+      resolver_(io),
+      socket_(io) {
+  if (host_.size() > 2 && host_.front() == '[' && host_.back() == ']') {
+    host_ = host_.substr(1, host_.size() - 2);
+  }
+  error_code ec;
+  asio::ip::make_address(host_, ec);
+  ip_literal_ = !ec;
+  const MonitorType type = target.monitor.type;
+  if (tls_context_ && (type == MonitorType::kTlsHello || type == MonitorType::kHttps)) {
+    tls_stream_.emplace(io, *tls_context_);
+  }
+}
+
+void ProbeOp::start(std::string request) {
+  request_ = std::move(request);
+  auto flags = tcp::resolver::numeric_service;
+  if (ip_literal_) flags |= tcp::resolver::numeric_host;  // no DNS round trip for literals
+  resolver_.async_resolve(
+      host_, std::to_string(target_.port), flags,
+      [self = shared_from_this()](const error_code& ec, const tcp::resolver::results_type& r) {
+        self->on_resolved(ec, r);
+      });
+}
+
+void ProbeOp::fail_soon(model::CheckResult result) {
+  asio::post(resolver_.get_executor(),
+             [self = shared_from_this(), r = std::move(result)] { self->finish(r); });
+}
+
+void ProbeOp::cancel() {
+  done_ = nullptr;
+  resolver_.cancel();
+  error_code ignored;
+  socket().close(ignored);  // pending operations end with operation_aborted and drop `this`
+}
+
+void ProbeOp::on_resolved(const error_code& ec, const tcp::resolver::results_type& endpoints) {
+  if (!running()) return;
+  if (ec) return finish(Outcome::kResolveFailed, ec.message());
+  if (endpoints.empty()) return finish(Outcome::kResolveFailed, "no address");
+  // Tries each address in turn (a name may resolve to both IPv6 and IPv4); the error reported
+  // is the last one's.
+  asio::async_connect(socket(), endpoints,
+                      [self = shared_from_this()](const error_code& e, const tcp::endpoint&) {
+                        self->on_connected(e);
+                      });
+}
+
+void ProbeOp::on_connected(const error_code& ec) {
+  if (!running()) return;
+  if (ec) {
+    const bool refused =
+        ec == asio::error::connection_refused || ec == asio::error::connection_reset;
+    return finish(refused ? Outcome::kRefused : Outcome::kNetworkError, ec.message());
+  }
+  switch (target_.monitor.type) {
+    case MonitorType::kTcp:
+      return finish(Outcome::kOk, "");
+    case MonitorType::kHttp:
+      return send_request();
+    case MonitorType::kTlsHello:
+    case MonitorType::kHttps:
+      break;
+  }
+  const model::TlsCheck& tls = target_.monitor.tls;
+  SSL* ssl = tls_stream_->native_handle();
+  // SNI only for names: RFC 6066 forbids IP literals in server_name.
+  const std::string sni = !tls.server_name.empty() ? tls.server_name : ip_literal_ ? "" : host_;
+  if (!sni.empty()) SSL_set_tlsext_host_name(ssl, sni.c_str());
+  if (tls.verify) {
+    // OpenSSL's own name check (rather than a verify callback) so that a mismatch is reported
+    // as "hostname mismatch", not as an unspecified verification error.
+    const std::string& name = tls.server_name.empty() ? host_ : tls.server_name;
+    error_code literal;
+    asio::ip::make_address(name, literal);
+    if (!literal) {
+      X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name.c_str());
+    } else {
+      SSL_set1_host(ssl, name.c_str());
+    }
+  }
+  tls_stream_->async_handshake(
+      ssl::stream_base::client,
+      [self = shared_from_this()](const error_code& e) { self->on_handshake(e); });
+}
+
+void ProbeOp::on_handshake(const error_code& ec) {
+  if (!running()) return;
+  SSL* ssl = tls_stream_->native_handle();
+  if (ec) {
+    std::string detail = ec.message();
+    const long verify = SSL_get_verify_result(ssl);
+    if (target_.monitor.tls.verify && verify != X509_V_OK) {
+      detail += std::string(": ") + X509_verify_cert_error_string(verify);
+    }
+    return finish(Outcome::kTlsFailed, std::move(detail));
+  }
+  if (target_.monitor.type == MonitorType::kHttps) return send_request();
+  finish(Outcome::kOk, SSL_get_version(ssl));
+}
+
+void ProbeOp::finish(Outcome outcome, std::string detail) {
+  finish(model::CheckResult{.outcome = outcome, .detail = std::move(detail)});
+}
+
+void ProbeOp::finish(model::CheckResult result) {
+  if (!running()) return;
+  ProbeCallback done = std::move(done_);
+  done_ = nullptr;
+  result.duration = clock_.now() - started_;
+  resolver_.cancel();
+  error_code ignored;
+  socket().close(ignored);
+  done(std::move(result));
+}
+
+}  // namespace vigil::health

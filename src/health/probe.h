@@ -1,0 +1,70 @@
+// Prober: runs one health-check attempt (TCP connect, TLS handshake, or one HTTP(S) request)
+// against one endpoint and reports a typed model::CheckResult. Control thread only: start(), the
+// handles and the callbacks all run on the thread that runs the io_context.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "base/clock.h"
+#include "health/tls_context.h"
+#include "model/check_result.h"
+#include "model/config.h"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace vigil::health {
+
+struct ProbeTarget {
+  model::HealthMonitor monitor;
+  std::string address;  // an IP literal (v4, v6) or a host name, resolved at every attempt
+  uint16_t port = 0;
+};
+
+using ProbeCallback = std::function<void(model::CheckResult)>;
+
+class ProbeOp;
+
+// Cancels one probe. Cheap to copy; may outlive the probe (then it does nothing).
+class ProbeHandle {
+ public:
+  ProbeHandle() = default;
+
+  // Closes the probe's connection; its callback is then never called, not even with an error.
+  // Safe at any time: twice, after completion, from inside any callback, on an empty handle.
+  void cancel();
+  // True from start() until the callback is called or cancel().
+  bool running() const;
+
+ private:
+  friend class Prober;
+  explicit ProbeHandle(std::weak_ptr<ProbeOp> op) : op_(std::move(op)) {}
+  std::weak_ptr<ProbeOp> op_;
+};
+
+class Prober {
+ public:
+  // Requires: `io` and `clock` outlive every probe started here. `clock` times the attempts.
+  Prober(boost::asio::io_context& io, const Clock& clock);
+  ~Prober();
+  Prober(const Prober&) = delete;
+  Prober& operator=(const Prober&) = delete;
+
+  // Starts one attempt. `done` is called exactly once, later, from the io_context (never inside
+  // start()), unless the handle is cancelled first; then never. A probe has no deadline of its
+  // own: the caller cancels it when the monitor's timeout passes (a connect to a host that drops
+  // packets would otherwise wait for the kernel, minutes). Destroying the Prober does not stop
+  // probes already started.
+  ProbeHandle start(const ProbeTarget& target, ProbeCallback done);
+
+ private:
+  boost::asio::io_context& io_;
+  const Clock& clock_;
+  TlsContexts tls_;
+};
+
+}  // namespace vigil::health

@@ -1,0 +1,85 @@
+// ProbeOp: one running probe (private to health/; include only from probe .cc files, it pulls in
+// Asio, Asio SSL and Beast). Kept alive by its own pending handlers; a ProbeHandle only watches.
+// Control thread only, like the Prober that creates it.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/stream.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "health/probe.h"
+
+namespace vigil::health {
+
+namespace asio = boost::asio;
+using boost::system::error_code;
+using tcp = asio::ip::tcp;
+
+// The HTTP request for an HTTP or HTTPS monitor (http_probe.cc); fails on a bad method, path,
+// Host or an unreadable bearer token file.
+Result<std::string> make_request(const ProbeTarget& target);
+
+class ProbeOp : public std::enable_shared_from_this<ProbeOp> {
+ public:
+  // `tls` is required for TLS-HELLO and HTTPS, ignored otherwise.
+  ProbeOp(asio::io_context& io, const Clock& clock, const ProbeTarget& target,
+          std::shared_ptr<asio::ssl::context> tls, ProbeCallback done);
+
+  // Resolves, connects, and goes on as the monitor type says. `request` is the HTTP request to
+  // send (HTTP and HTTPS only).
+  void start(std::string request);
+  // Reports `result` without touching the network, from the io_context (never inline).
+  void fail_soon(model::CheckResult result);
+  void cancel();
+  bool running() const { return static_cast<bool>(done_); }
+
+ private:
+  void on_resolved(const error_code& ec, const tcp::resolver::results_type& endpoints);
+  void on_connected(const error_code& ec);
+  void on_handshake(const error_code& ec);
+  // http_probe.cc
+  void send_request();
+  void on_written(const error_code& ec);
+  void on_read(const error_code& ec);
+
+  void finish(model::CheckResult result);
+  void finish(model::Outcome outcome, std::string detail);
+  bool uses_tls() const { return tls_stream_.has_value(); }
+  tcp::socket& socket() { return tls_stream_ ? tls_stream_->next_layer() : socket_; }
+
+  // Calls f with the stream the HTTP exchange runs on: TLS or plain.
+  template <typename F>
+  void with_stream(F&& f) {
+    if (tls_stream_) {
+      f(*tls_stream_);
+    } else {
+      f(socket_);
+    }
+  }
+
+  const Clock& clock_;
+  const ProbeTarget target_;
+  std::string host_;  // target_.address without IPv6 brackets
+  bool ip_literal_ = false;
+  std::shared_ptr<asio::ssl::context> tls_context_;
+  ProbeCallback done_;  // empty once finished or cancelled
+  TimePoint started_;
+
+  tcp::resolver resolver_;
+  tcp::socket socket_;  // plain probes; TLS probes use tls_stream_'s own
+  std::optional<asio::ssl::stream<tcp::socket>> tls_stream_;
+
+  std::string request_;
+  boost::beast::flat_buffer buffer_;
+  std::optional<boost::beast::http::response_parser<boost::beast::http::buffer_body>> parser_;
+  std::string body_;
+};
+
+}  // namespace vigil::health

@@ -1,0 +1,87 @@
+// Scheduler: when each member's next health check starts and when a running one has timed out.
+// Pure logic over an injected Clock and RNG seed (no I/O), so tests advance a ManualClock.
+// Owned by the control thread's HealthChecker. Not thread-safe.
+//
+// The rules (config/ derives worst-case detection times from exactly these; keep them in step):
+//  1. A member is due at once when added (first checks run at start-up).
+//  2. The next check starts at `previous start + period * (1 + u)`, u uniform in [-0.1, +0.1)
+//     and drawn afresh for every check, so members added together drift apart. The period is
+//     `fast_interval` while the member is transitioning (unchecked, or its threshold counts a
+//     result that disagrees with its health), else `interval`.
+//  3. Never two checks of one member at once: when a check is still running at the time the next
+//     would start, the next starts when it completes.
+//  4. A check still running `timeout` after its start is reported once as timed out; the caller
+//     cancels it and then reports completion like any other check.
+//  5. check_now() makes an idle member due at once; a running check already answers the question.
+// Hence two successive starts of one member are at most max(1.1 * period, timeout) apart, plus
+// the caller's reaction time.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/clock.h"
+
+namespace vigil::health {
+
+struct Timing {
+  Duration interval{0};
+  Duration fast_interval{0};
+  Duration timeout{0};
+};
+
+class Scheduler {
+ public:
+  struct Due {
+    std::vector<std::string> start;      // now marked running; the caller starts their checks
+    std::vector<std::string> timed_out;  // the caller cancels these and calls completed()
+  };
+
+  // `seed` feeds the jitter; tests pass a fixed one, the daemon a random one.
+  Scheduler(const Clock& clock, uint64_t seed);
+
+  // Adds a member, due at once. Adding an id that exists restarts it.
+  void add(const std::string& id, const Timing& timing);
+  void remove(std::string_view id);
+  // New timings take effect from the next start; an idle member whose new period ends sooner
+  // than its current plan is moved earlier (never later: a shorter interval should act now).
+  void update(std::string_view id, const Timing& timing);
+  void check_now(std::string_view id);
+
+  bool contains(std::string_view id) const { return members_.contains(id); }
+  bool running(std::string_view id) const;
+
+  // The earliest due start or pending timeout; nullopt when there is nothing to wait for.
+  std::optional<TimePoint> next_wakeup() const;
+
+  // Members whose start is due (marked running, start time `now`) and running checks whose
+  // timeout has passed at `now`, each in id order.
+  Due take_due(TimePoint now);
+
+  // The member's running check ended at `now`; `transitioning` is its threshold state after
+  // recording the result. Ignored for members not running (removed or restarted meanwhile).
+  void completed(std::string_view id, TimePoint now, bool transitioning);
+
+ private:
+  struct Member {
+    Timing timing;
+    TimePoint next_start;
+    bool running = false;
+    bool timeout_reported = false;
+    bool fast = true;  // the period used for the next start; unchecked members are transitioning
+    std::optional<TimePoint> last_start;
+  };
+
+  Duration jittered(const Member& m);
+
+  const Clock& clock_;
+  std::mt19937_64 rng_;
+  std::map<std::string, Member, std::less<>> members_;
+};
+
+}  // namespace vigil::health

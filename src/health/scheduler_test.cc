@@ -1,0 +1,205 @@
+#include "health/scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "testing/manual_clock.h"
+
+namespace vigil::health {
+namespace {
+
+using namespace std::chrono_literals;
+using Strings = std::vector<std::string>;
+
+constexpr Timing kTiming{.interval = 5s, .fast_interval = 1s, .timeout = 2s};
+
+class SchedulerTest : public ::testing::Test {
+ protected:
+  // Starts the member's due check now and completes it `runs_for` later.
+  void run_check(const std::string& id, Duration runs_for, bool transitioning) {
+    ASSERT_EQ(sched_.take_due(clock_.now()).start, Strings{id});
+    clock_.advance(runs_for);
+    sched_.completed(id, clock_.now(), transitioning);
+  }
+  // Advances the clock to the next wakeup.
+  void advance_to_wakeup() {
+    auto next = sched_.next_wakeup();
+    ASSERT_TRUE(next.has_value());
+    ASSERT_GE(*next, clock_.now());
+    clock_.advance(*next - clock_.now());
+  }
+
+  testing::ManualClock clock_;
+  Scheduler sched_{clock_, 42};
+};
+
+TEST_F(SchedulerTest, FirstCheckRunsAtOnce) {
+  EXPECT_FALSE(sched_.next_wakeup().has_value());
+  sched_.add("a", kTiming);
+  sched_.add("b", kTiming);
+  EXPECT_EQ(sched_.next_wakeup(), clock_.now());
+  const auto due = sched_.take_due(clock_.now());
+  EXPECT_EQ(due.start, (Strings{"a", "b"}));
+  EXPECT_TRUE(due.timed_out.empty());
+  EXPECT_TRUE(sched_.running("a"));
+}
+
+TEST_F(SchedulerTest, StableMemberWaitsTheInterval) {
+  sched_.add("a", kTiming);
+  const TimePoint start = clock_.now();
+  run_check("a", 10ms, /*transitioning=*/false);
+  const TimePoint next = *sched_.next_wakeup();
+  EXPECT_GE(next, start + 4500ms);
+  EXPECT_LE(next, start + 5500ms);
+
+  clock_.advance(next - clock_.now() - 1ns);
+  EXPECT_TRUE(sched_.take_due(clock_.now()).start.empty()) << "not before it is due";
+  clock_.advance(1ns);
+  EXPECT_EQ(sched_.take_due(clock_.now()).start, Strings{"a"});
+}
+
+TEST_F(SchedulerTest, TransitioningMemberUsesTheFastInterval) {
+  sched_.add("a", kTiming);
+  const TimePoint start = clock_.now();
+  run_check("a", 10ms, /*transitioning=*/true);
+  const TimePoint next = *sched_.next_wakeup();
+  EXPECT_GE(next, start + 900ms);
+  EXPECT_LE(next, start + 1100ms);
+
+  advance_to_wakeup();
+  const TimePoint second = clock_.now();
+  run_check("a", 10ms, /*transitioning=*/false);
+  EXPECT_GE(*sched_.next_wakeup(), second + 4500ms) << "settled again: back to the interval";
+}
+
+TEST_F(SchedulerTest, TimeoutIsReportedAtStartPlusTimeoutAndOnlyOnce) {
+  sched_.add("a", kTiming);
+  const TimePoint start = clock_.now();
+  ASSERT_EQ(sched_.take_due(start).start, Strings{"a"});
+  EXPECT_EQ(sched_.next_wakeup(), start + 2s);
+
+  clock_.advance(2s - 1ns);
+  EXPECT_TRUE(sched_.take_due(clock_.now()).timed_out.empty());
+  clock_.advance(1ns);
+  auto due = sched_.take_due(clock_.now());
+  EXPECT_EQ(due.timed_out, Strings{"a"});
+  EXPECT_TRUE(due.start.empty());
+
+  EXPECT_FALSE(sched_.next_wakeup().has_value()) << "waiting for the caller to complete it";
+  clock_.advance(10s);
+  due = sched_.take_due(clock_.now());
+  EXPECT_TRUE(due.timed_out.empty());
+  EXPECT_TRUE(due.start.empty()) << "still running until completed()";
+
+  sched_.completed("a", clock_.now(), /*transitioning=*/true);
+  EXPECT_EQ(sched_.next_wakeup(), clock_.now()) << "overdue: starts at completion";
+}
+
+TEST_F(SchedulerTest, NoOverlapWhenACheckOutlastsTheInterval) {
+  sched_.add("a", {.interval = 1s, .fast_interval = 1s, .timeout = 10s});
+  const TimePoint start = clock_.now();
+  ASSERT_EQ(sched_.take_due(start).start, Strings{"a"});
+  for (int i = 0; i < 5; ++i) {
+    clock_.advance(1s);
+    EXPECT_TRUE(sched_.take_due(clock_.now()).start.empty()) << "still running at " << i;
+  }
+  EXPECT_EQ(sched_.next_wakeup(), start + 10s) << "only the timeout is pending";
+  sched_.completed("a", clock_.now(), /*transitioning=*/false);
+  EXPECT_EQ(sched_.next_wakeup(), clock_.now());
+  EXPECT_EQ(sched_.take_due(clock_.now()).start, Strings{"a"});
+}
+
+TEST_F(SchedulerTest, JitterStaysWithinTenPercent) {
+  sched_.add("a", {.interval = 1s, .fast_interval = 1s, .timeout = 500ms});
+  std::set<Duration> gaps;
+  TimePoint previous = clock_.now();
+  run_check("a", 1ms, false);
+  for (int i = 0; i < 1000; ++i) {
+    advance_to_wakeup();
+    const Duration gap = clock_.now() - previous;
+    previous = clock_.now();
+    ASSERT_GE(gap, 900ms) << "round " << i;
+    ASSERT_LE(gap, 1100ms) << "round " << i;
+    gaps.insert(gap);
+    run_check("a", 1ms, false);
+  }
+  EXPECT_GT(gaps.size(), 900u) << "jitter should vary";
+  EXPECT_LT(*gaps.begin(), 920ms) << "should use the range";
+  EXPECT_GT(*gaps.rbegin(), 1080ms) << "should use the range";
+}
+
+TEST_F(SchedulerTest, MembersAddedTogetherDriftApart) {
+  sched_.add("a", kTiming);
+  sched_.add("b", kTiming);
+  ASSERT_EQ(sched_.take_due(clock_.now()).start.size(), 2u);
+  sched_.completed("a", clock_.now(), false);
+  sched_.completed("b", clock_.now(), false);
+  const TimePoint first = *sched_.next_wakeup();
+  ASSERT_EQ(sched_.take_due(first).start.size(), 1u);
+}
+
+TEST_F(SchedulerTest, CheckNowMakesAnIdleMemberDue) {
+  sched_.add("a", kTiming);
+  run_check("a", 10ms, false);
+  clock_.advance(1s);
+  EXPECT_TRUE(sched_.take_due(clock_.now()).start.empty());
+  sched_.check_now("a");
+  EXPECT_EQ(sched_.next_wakeup(), clock_.now());
+  EXPECT_EQ(sched_.take_due(clock_.now()).start, Strings{"a"});
+}
+
+TEST_F(SchedulerTest, CheckNowDoesNotStartASecondCheck) {
+  sched_.add("a", kTiming);
+  const TimePoint start = clock_.now();
+  ASSERT_EQ(sched_.take_due(start).start, Strings{"a"});
+  clock_.advance(100ms);
+  sched_.check_now("a");
+  EXPECT_TRUE(sched_.take_due(clock_.now()).start.empty());
+  EXPECT_EQ(sched_.next_wakeup(), start + 2s);
+  sched_.check_now("unknown");  // ignored
+}
+
+TEST_F(SchedulerTest, RemoveStopsChecks) {
+  sched_.add("a", kTiming);
+  sched_.add("b", kTiming);
+  ASSERT_EQ(sched_.take_due(clock_.now()).start.size(), 2u);
+  sched_.remove("a");
+  EXPECT_FALSE(sched_.contains("a"));
+  clock_.advance(1h);
+  sched_.completed("a", clock_.now(), false);  // a late completion is ignored
+  sched_.completed("b", clock_.now(), false);
+  for (int i = 0; i < 10; ++i) {
+    advance_to_wakeup();
+    const auto due = sched_.take_due(clock_.now());
+    EXPECT_EQ(due.start, Strings{"b"});
+    sched_.completed("b", clock_.now(), false);
+  }
+  sched_.remove("b");
+  EXPECT_FALSE(sched_.next_wakeup().has_value());
+}
+
+TEST_F(SchedulerTest, AddingAgainRestartsTheMember) {
+  sched_.add("a", kTiming);
+  ASSERT_EQ(sched_.take_due(clock_.now()).start, Strings{"a"});
+  clock_.advance(100ms);
+  sched_.add("a", kTiming);
+  EXPECT_FALSE(sched_.running("a"));
+  sched_.completed("a", clock_.now(), false);  // the old check's completion: ignored
+  EXPECT_EQ(sched_.take_due(clock_.now()).start, Strings{"a"});
+}
+
+TEST_F(SchedulerTest, UpdateToAShorterIntervalActsNow) {
+  sched_.add("a", {.interval = 1h, .fast_interval = 1h, .timeout = 1s});
+  const TimePoint start = clock_.now();
+  run_check("a", 10ms, false);
+  EXPECT_GE(*sched_.next_wakeup(), start + 54min);
+  sched_.update("a", {.interval = 1s, .fast_interval = 1s, .timeout = 1s});
+  EXPECT_LE(*sched_.next_wakeup(), start + 1100ms);
+  sched_.update("a", {.interval = 2h, .fast_interval = 2h, .timeout = 1s});
+  EXPECT_LE(*sched_.next_wakeup(), start + 1100ms) << "never later";
+}
+
+}  // namespace
+}  // namespace vigil::health
