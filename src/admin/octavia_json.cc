@@ -1,0 +1,258 @@
+#include "admin/octavia_json.h"
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+#include <chrono>
+
+#include "admin/status_json.h"
+#include "admin/text.h"
+
+namespace vigil::admin::octavia {
+namespace {
+
+namespace json = boost::json;
+
+json::array id_list(const std::vector<std::string>& ids) {
+  json::array out;
+  for (const std::string& id : ids) out.push_back(json::object{{"id", id}});
+  return out;
+}
+
+json::array one_id(const std::string& id) { return id_list({id}); }
+
+json::value id_or_null(const std::string& id) {
+  if (id.empty()) return nullptr;
+  return json::value(id);
+}
+
+// Octavia counts monitor delays and timeouts in whole seconds; round up so vigil never looks
+// more eager than it is.
+int64_t whole_seconds(Duration d) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+  return std::max<int64_t>(1, (ms + 999) / 1000);
+}
+
+int64_t millis(Duration d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d).count(); }
+
+std::string_view lb_algorithm(model::Algorithm a) {
+  switch (a) {
+    case model::Algorithm::kRoundRobin: return "ROUND_ROBIN";
+    case model::Algorithm::kLeastConnections: return "LEAST_CONNECTIONS";
+    case model::Algorithm::kSourceIp: return "SOURCE_IP";
+  }
+  return "ROUND_ROBIN";
+}
+
+// Fields every Octavia object carries the same way for objects that come from a config file.
+void add_common(json::object& o, const model::LoadBalancerView& lb) {
+  o["description"] = "";
+  o["admin_state_up"] = true;
+  o["project_id"] = "";
+  o["provisioning_status"] = "ACTIVE";
+  o["created_at"] = octavia_time(lb.started_at);
+  o["updated_at"] = octavia_time(lb.started_at);
+  o["tags"] = json::array();
+}
+
+const model::PoolView* find_pool(const model::LoadBalancerView& lb, const std::string& id) {
+  for (const model::PoolView& p : lb.pools) {
+    if (p.id == id) return &p;
+  }
+  return nullptr;
+}
+
+json::object member_status(const model::MemberView& m) {
+  return json::object{
+      {"id", m.id},
+      {"name", m.config.name},
+      {"address", m.config.address},
+      {"protocol_port", m.config.port},
+      {"operating_status", model::to_string(m.operating_status)},
+      {"provisioning_status", "ACTIVE"},
+  };
+}
+
+json::object pool_status(const model::PoolView& p) {
+  json::object monitor;  // Octavia shows {} for a pool without one.
+  if (p.config.health_monitor) {
+    monitor = json::object{
+        {"id", p.health_monitor_id},
+        {"name", p.config.name},
+        {"type", model::to_string(p.config.health_monitor->type)},
+        {"operating_status", "ONLINE"},
+        {"provisioning_status", "ACTIVE"},
+    };
+  }
+  json::array members;
+  for (const model::MemberView& m : p.members) members.push_back(member_status(m));
+  return json::object{
+      {"id", p.id},
+      {"name", p.config.name},
+      {"operating_status", model::to_string(p.operating_status)},
+      {"provisioning_status", "ACTIVE"},
+      {"healthmonitor", std::move(monitor)},
+      {"members", std::move(members)},
+  };
+}
+
+}  // namespace
+
+json::object loadbalancer(const model::LoadBalancerView& lb) {
+  std::vector<std::string> listener_ids;
+  for (const model::ListenerView& l : lb.listeners) listener_ids.push_back(l.id);
+  std::vector<std::string> pool_ids;
+  for (const model::PoolView& p : lb.pools) pool_ids.push_back(p.id);
+  std::string vip = "0.0.0.0";
+  if (!lb.listeners.empty() && !lb.listeners.front().config.bind_address.empty()) {
+    vip = lb.listeners.front().config.bind_address;
+  }
+  json::object o{
+      {"id", lb.id},
+      {"name", lb.name},
+      {"operating_status", model::to_string(lb.operating_status)},
+      {"vip_address", vip},
+      {"vip_port_id", ""},
+      {"vip_subnet_id", ""},
+      {"vip_network_id", ""},
+      {"vip_qos_policy_id", nullptr},
+      {"listeners", id_list(listener_ids)},
+      {"pools", id_list(pool_ids)},
+      {"provider", "vigil"},
+      {"flavor_id", nullptr},
+      {"availability_zone", nullptr},
+  };
+  add_common(o, lb);
+  return o;
+}
+
+json::object listener(const model::LoadBalancerView& lb, const model::ListenerView& l) {
+  const model::PoolView* pool = find_pool(lb, l.default_pool_id);
+  // Octavia's default member connect timeout, for a listener without a pool.
+  const int64_t connect_ms = pool ? millis(pool->config.connect_timeout) : 5000;
+  const int64_t idle_ms = millis(l.config.idle_timeout);
+  json::object o{
+      {"id", l.id},
+      {"name", l.config.name},
+      {"operating_status", model::to_string(l.operating_status)},
+      {"protocol", "TCP"},
+      {"protocol_port", l.config.port},
+      {"connection_limit", l.config.max_connections > 0 ? l.config.max_connections : -1},
+      {"default_pool_id", id_or_null(l.default_pool_id)},
+      {"default_tls_container_ref", nullptr},
+      {"sni_container_refs", json::array()},
+      {"insert_headers", json::object()},
+      {"l7policies", json::array()},
+      {"loadbalancers", one_id(lb.id)},
+      {"timeout_client_data", idle_ms},
+      {"timeout_member_connect", connect_ms},
+      {"timeout_member_data", idle_ms},
+      {"timeout_tcp_inspect", 0},
+      {"allowed_cidrs", nullptr},
+  };
+  add_common(o, lb);
+  return o;
+}
+
+json::object pool(const model::LoadBalancerView& lb, const model::PoolView& p) {
+  std::vector<std::string> member_ids;
+  for (const model::MemberView& m : p.members) member_ids.push_back(m.id);
+  json::object o{
+      {"id", p.id},
+      {"name", p.config.name},
+      {"operating_status", model::to_string(p.operating_status)},
+      {"protocol", "TCP"},
+      {"lb_algorithm", lb_algorithm(p.config.algorithm)},
+      {"session_persistence", nullptr},
+      {"healthmonitor_id", id_or_null(p.health_monitor_id)},
+      {"members", id_list(member_ids)},
+      {"listeners", id_list(p.listener_ids)},
+      {"loadbalancers", one_id(lb.id)},
+      {"tls_enabled", false},
+  };
+  add_common(o, lb);
+  return o;
+}
+
+json::object member(const model::LoadBalancerView& lb, const model::MemberView& m) {
+  const model::Member& c = m.config;
+  json::object o{
+      {"id", m.id},
+      {"name", c.name},
+      {"address", c.address},
+      {"protocol_port", c.port},
+      {"weight", c.weight},
+      {"backup", c.backup},
+      {"monitor_address", c.monitor_address.empty() ? json::value() : json::value(c.monitor_address)},
+      {"monitor_port", c.monitor_port == 0 ? json::value() : json::value(c.monitor_port)},
+      {"operating_status", model::to_string(m.operating_status)},
+      {"subnet_id", nullptr},
+      {"vigil_check", check_json(m)},
+  };
+  add_common(o, lb);
+  o["admin_state_up"] = c.enabled;
+  return o;
+}
+
+json::object health_monitor(const model::LoadBalancerView& lb, const model::PoolView& p) {
+  const model::HealthMonitor& hm = *p.config.health_monitor;
+  const bool http = hm.type == model::MonitorType::kHttp || hm.type == model::MonitorType::kHttps;
+  json::object o{
+      {"id", p.health_monitor_id},
+      {"name", p.config.name},
+      {"type", model::to_string(hm.type)},
+      {"delay", whole_seconds(hm.interval)},
+      {"timeout", whole_seconds(hm.timeout)},
+      {"max_retries", hm.healthy_threshold},
+      {"max_retries_down", hm.unhealthy_threshold},
+      // Octavia leaves the HTTP fields null on TCP and TLS-HELLO monitors.
+      {"url_path", http ? json::value(hm.path) : json::value()},
+      {"expected_codes", http ? json::value(hm.expected_codes.to_string()) : json::value()},
+      {"http_method", http ? json::value(hm.http_method) : json::value()},
+      {"http_version", http ? json::value(1.1) : json::value()},
+      {"domain_name", hm.host.empty() ? json::value() : json::value(hm.host)},
+      {"pools", one_id(p.id)},
+      {"operating_status", "ONLINE"},
+  };
+  add_common(o, lb);
+  return o;
+}
+
+json::object status_tree(const model::LoadBalancerView& lb) {
+  json::array listeners;
+  for (const model::ListenerView& l : lb.listeners) {
+    json::array pools;
+    if (const model::PoolView* p = find_pool(lb, l.default_pool_id)) pools.push_back(pool_status(*p));
+    listeners.push_back(json::object{
+        {"id", l.id},
+        {"name", l.config.name},
+        {"operating_status", model::to_string(l.operating_status)},
+        {"provisioning_status", "ACTIVE"},
+        {"pools", std::move(pools)},
+        {"l7policies", json::array()},
+    });
+  }
+  json::array pools;
+  for (const model::PoolView& p : lb.pools) pools.push_back(pool_status(p));
+  json::object tree{
+      {"id", lb.id},
+      {"name", lb.name},
+      {"operating_status", model::to_string(lb.operating_status)},
+      {"provisioning_status", "ACTIVE"},
+      {"listeners", std::move(listeners)},
+      {"pools", std::move(pools)},
+  };
+  return json::object{{"statuses", json::object{{"loadbalancer", std::move(tree)}}}};
+}
+
+json::object stats(uint64_t active_connections, uint64_t total_connections) {
+  return json::object{{"stats", json::object{
+                                    {"active_connections", active_connections},
+                                    {"total_connections", total_connections},
+                                    {"bytes_in", 0},
+                                    {"bytes_out", 0},
+                                    {"request_errors", 0},
+                                }}};
+}
+
+}  // namespace vigil::admin::octavia

@@ -1,0 +1,23 @@
+// The Octavia v2 shapes of vigil's objects (field names as in the Octavia API reference), so that
+// `openstack loadbalancer ...` and Octavia clients read them unchanged. Pure functions; any thread.
+#pragma once
+
+#include <boost/json/fwd.hpp>
+
+#include "model/status_tree.h"
+
+namespace vigil::admin::octavia {
+
+boost::json::object loadbalancer(const model::LoadBalancerView& lb);
+boost::json::object listener(const model::LoadBalancerView& lb, const model::ListenerView& l);
+boost::json::object pool(const model::LoadBalancerView& lb, const model::PoolView& p);
+// Octavia's member fields plus `vigil_check` (the last check; clients ignore unknown keys).
+boost::json::object member(const model::LoadBalancerView& lb, const model::MemberView& m);
+// Requires: p.config.health_monitor is set.
+boost::json::object health_monitor(const model::LoadBalancerView& lb, const model::PoolView& p);
+// {"statuses": {"loadbalancer": {..., "listeners": [{..., "pools": [...]}], "pools": [...]}}}
+boost::json::object status_tree(const model::LoadBalancerView& lb);
+// {"stats": {...}} of the load balancer (sums of its listeners) or of one listener.
+boost::json::object stats(uint64_t active_connections, uint64_t total_connections);
+
+}  // namespace vigil::admin::octavia

@@ -1,0 +1,209 @@
+// The pure renderers on a hand-built view: Octavia shapes, /v1/status, metrics, the status page.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "admin/metrics.h"
+#include "admin/octavia_json.h"
+#include "admin/sample_view_test.h"
+#include "admin/status_json.h"
+#include "admin/status_page.h"
+#include "admin/text.h"
+
+namespace vigil::admin {
+namespace {
+
+namespace json = boost::json;
+using testing::kNow;
+using testing::sample_view;
+
+void expect_keys(const json::object& o, std::initializer_list<const char*> keys) {
+  for (const char* k : keys) EXPECT_TRUE(o.contains(k)) << "missing " << k << " in " << o;
+}
+
+TEST(OctaviaJson, LoadBalancerHasOctaviasFields) {
+  const auto lb = sample_view();
+  const json::object o = octavia::loadbalancer(lb);
+  expect_keys(o, {"id", "name", "description", "provisioning_status", "operating_status",
+                  "admin_state_up", "project_id", "vip_address", "vip_port_id", "vip_subnet_id",
+                  "vip_network_id", "listeners", "pools", "provider", "flavor_id",
+                  "availability_zone", "created_at", "updated_at", "tags"});
+  EXPECT_EQ(o.at("vip_address"), "0.0.0.0");
+  EXPECT_EQ(o.at("provider"), "vigil");
+  EXPECT_EQ(o.at("operating_status"), "DEGRADED");
+  EXPECT_EQ(o.at("created_at"), "2024-05-01T12:00:00");
+  EXPECT_TRUE(o.at("flavor_id").is_null());
+  EXPECT_EQ(o.at("pools").as_array().size(), 2u);
+  EXPECT_EQ(o.at("listeners").as_array().at(0).at("id"), json::value(lb.listeners[0].id));
+}
+
+TEST(OctaviaJson, MemberHasOctaviasFieldsAndTheLastCheck) {
+  const auto lb = sample_view();
+  const json::object down = octavia::member(lb, lb.pools[0].members[1]);
+  expect_keys(down, {"id", "name", "address", "protocol_port", "weight", "backup",
+                     "admin_state_up", "monitor_address", "monitor_port", "operating_status",
+                     "provisioning_status", "subnet_id", "project_id", "created_at", "updated_at",
+                     "tags", "vigil_check"});
+  EXPECT_EQ(down.at("operating_status"), "ERROR");
+  EXPECT_TRUE(down.at("monitor_address").is_null());
+  EXPECT_TRUE(down.at("monitor_port").is_null());
+  const json::object& check = down.at("vigil_check").as_object();
+  EXPECT_EQ(check.at("result"), "refused");
+  EXPECT_EQ(check.at("reason"), "connect refused: Connection refused");
+  expect_keys(check, {"http_code", "duration_ms", "failed_checks", "at"});
+
+  const json::object spare = octavia::member(lb, lb.pools[1].members[0]);
+  EXPECT_EQ(spare.at("monitor_address"), "10.0.0.9");
+  EXPECT_EQ(spare.at("monitor_port"), 9000);
+  EXPECT_TRUE(spare.at("vigil_check").is_null());
+}
+
+TEST(OctaviaJson, PoolListenerAndMonitor) {
+  const auto lb = sample_view();
+  const json::object pool = octavia::pool(lb, lb.pools[0]);
+  EXPECT_EQ(pool.at("lb_algorithm"), "ROUND_ROBIN");
+  EXPECT_EQ(pool.at("protocol"), "TCP");
+  EXPECT_EQ(pool.at("healthmonitor_id"), json::value(lb.pools[0].health_monitor_id));
+  EXPECT_EQ(pool.at("members").as_array().size(), 3u);
+  EXPECT_TRUE(octavia::pool(lb, lb.pools[1]).at("healthmonitor_id").is_null());
+  EXPECT_EQ(octavia::pool(lb, lb.pools[1]).at("lb_algorithm"), "LEAST_CONNECTIONS");
+
+  const json::object listener = octavia::listener(lb, lb.listeners[0]);
+  EXPECT_EQ(listener.at("protocol"), "TCP");
+  EXPECT_EQ(listener.at("protocol_port"), 6443);
+  EXPECT_EQ(listener.at("connection_limit"), 50000);
+  EXPECT_EQ(listener.at("timeout_client_data"), 3600000);
+  EXPECT_EQ(listener.at("default_pool_id"), json::value(lb.pools[0].id));
+  EXPECT_EQ(listener.at("loadbalancers").at(0).at("id"), json::value(lb.id));
+
+  const json::object hm = octavia::health_monitor(lb, lb.pools[0]);
+  EXPECT_EQ(hm.at("type"), "HTTPS");
+  EXPECT_EQ(hm.at("delay"), 2);  // 1.5 s rounded up
+  EXPECT_EQ(hm.at("timeout"), 2);
+  EXPECT_EQ(hm.at("max_retries"), 2);
+  EXPECT_EQ(hm.at("max_retries_down"), 3);
+  EXPECT_EQ(hm.at("url_path"), "/readyz");
+  EXPECT_EQ(hm.at("expected_codes"), "200");
+  EXPECT_EQ(hm.at("http_method"), "GET");
+  EXPECT_EQ(hm.at("pools").at(0).at("id"), json::value(lb.pools[0].id));
+}
+
+TEST(OctaviaJson, StatusTreeHasOctaviasShape) {
+  const auto lb = sample_view();
+  const json::object tree = octavia::status_tree(lb);
+  const json::object& root = tree.at("statuses").at("loadbalancer").as_object();
+  expect_keys(root, {"id", "name", "operating_status", "provisioning_status", "listeners", "pools"});
+  const json::object& listener = root.at("listeners").at(0).as_object();
+  expect_keys(listener, {"id", "name", "operating_status", "provisioning_status", "pools"});
+  const json::object& pool = listener.at("pools").at(0).as_object();
+  expect_keys(pool, {"id", "name", "operating_status", "provisioning_status", "healthmonitor",
+                     "members"});
+  EXPECT_EQ(pool.at("healthmonitor").at("type"), "HTTPS");
+  const json::object& member = pool.at("members").at(1).as_object();
+  expect_keys(member, {"id", "name", "address", "protocol_port", "operating_status",
+                       "provisioning_status"});
+  EXPECT_EQ(member.at("operating_status"), "ERROR");
+  // The pool without a listener is still in the tree, with Octavia's empty monitor object.
+  const json::array& pools = root.at("pools").as_array();
+  ASSERT_EQ(pools.size(), 2u);
+  EXPECT_TRUE(pools[1].at("healthmonitor").as_object().empty());
+}
+
+TEST(StatusJson, CarriesEveryField) {
+  const auto lb = sample_view();
+  const json::value doc = json::parse(status_json(lb, kNow));
+  EXPECT_EQ(doc.at("loadbalancer").at("provisioning_status"), "ACTIVE");
+  EXPECT_EQ(doc.at("loadbalancer").at("started_at"), "2024-05-01T12:00:00Z");
+  EXPECT_EQ(doc.at("loadbalancer").at("source_file"), "/etc/vigil/vigil.yaml");
+  const json::object& m = doc.at("pools").at(0).at("members").at(1).as_object();
+  expect_keys(m, {"id", "name", "address", "protocol_port", "weight", "backup", "admin_state_up",
+                  "monitor_address", "monitor_port", "operating_status", "health", "in_rotation",
+                  "check", "state_since", "state_seconds", "consecutive_successes",
+                  "consecutive_failures", "active_connections", "total_connections",
+                  "connect_failures"});
+  EXPECT_EQ(m.at("health"), "down");
+  EXPECT_EQ(m.at("in_rotation"), false);
+  EXPECT_EQ(m.at("state_seconds"), 12);
+  EXPECT_EQ(m.at("check").at("reason"), "connect refused: Connection refused");
+  EXPECT_EQ(m.at("check").at("result"), "refused");
+  EXPECT_EQ(doc.at("pools").at(0).at("health_monitor").at("unhealthy_threshold"), 3);
+  EXPECT_TRUE(doc.at("pools").at(1).at("health_monitor").is_null());
+  EXPECT_TRUE(doc.at("pools").at(1).at("members").at(0).at("check").is_null());
+  EXPECT_EQ(doc.at("listeners").at(0).at("bound"), "[::]:6443");
+  EXPECT_EQ(doc.at("recent_transitions").at(0).at("member"), "master-02");
+}
+
+TEST(Metrics, EveryLineIsACommentOrASampleOfADeclaredFamily) {
+  const std::string text = metrics_text(sample_view());
+  std::istringstream lines(text);
+  std::string line;
+  std::set<std::string> helped, typed;
+  int samples = 0;
+  while (std::getline(lines, line)) {
+    ASSERT_FALSE(line.empty());
+    if (line.starts_with("# HELP ")) {
+      helped.insert(line.substr(7, line.find(' ', 7) - 7));
+    } else if (line.starts_with("# TYPE ")) {
+      const std::string rest = line.substr(7);
+      const std::string name = rest.substr(0, rest.find(' '));
+      const std::string type = rest.substr(rest.find(' ') + 1);
+      EXPECT_TRUE(type == "gauge" || type == "counter") << line;
+      EXPECT_TRUE(helped.contains(name)) << "TYPE before HELP: " << line;
+      typed.insert(name);
+    } else {
+      const std::string name = line.substr(0, line.find('{'));
+      EXPECT_TRUE(typed.contains(name)) << "undeclared: " << line;
+      const std::string value = line.substr(line.rfind(' ') + 1);
+      EXPECT_NO_THROW((void)std::stod(value)) << line;
+      ++samples;
+    }
+  }
+  EXPECT_GT(samples, 20);
+  for (const char* family :
+       {"vigil_member_up", "vigil_member_operating_status", "vigil_member_active_connections",
+        "vigil_member_connections_total", "vigil_member_connect_failures_total",
+        "vigil_member_check_duration_seconds", "vigil_member_consecutive_failures",
+        "vigil_listener_active_connections", "vigil_listener_connections_total",
+        "vigil_pool_members_in_rotation"}) {
+    EXPECT_TRUE(typed.contains(family)) << family;
+  }
+  EXPECT_NE(text.find("vigil_member_up{lb=\"vigil\",pool=\"masters\",member=\"master-02\","
+                      "address=\"127.0.0.1:6444\"} 0\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("member=\"master-02\",address=\"127.0.0.1:6444\",status=\"ERROR\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("vigil_pool_members_in_rotation{lb=\"vigil\",pool=\"masters\"} 2\n"),
+            std::string::npos);
+  // The hostile member name is escaped inside its label.
+  EXPECT_NE(text.find("member=\"<script>alert(\\\"x\\\")</script>\""), std::string::npos);
+}
+
+TEST(Metrics, EscapesLabelValues) {
+  EXPECT_EQ(escape_label_value("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+}
+
+TEST(StatusPage, EscapesTextAndShowsTheReason) {
+  const std::string page = status_page(sample_view(), kNow);
+  EXPECT_EQ(page.find("<script>"), std::string::npos);
+  EXPECT_NE(page.find("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(page.find("connect refused: Connection refused (3/3 failures)"), std::string::npos);
+  EXPECT_NE(page.find("<meta http-equiv=\"refresh\" content=\"5\">"), std::string::npos);
+  EXPECT_NE(page.find("class=\"st ERROR\""), std::string::npos);
+  EXPECT_NE(page.find("<td>12s</td>"), std::string::npos);
+  EXPECT_EQ(page.find("http://"), std::string::npos);  // no external assets
+  EXPECT_EQ(page.find("https://"), std::string::npos);
+}
+
+TEST(Text, ShortAgesAndAddresses) {
+  EXPECT_EQ(short_age(12), "12s");
+  EXPECT_EQ(short_age(184), "3m4s");
+  EXPECT_EQ(short_age(7500), "2h5m");
+  EXPECT_EQ(short_age(273600), "3d4h");
+  EXPECT_EQ(host_port("::1", 80), "[::1]:80");
+  EXPECT_EQ(host_port("10.0.0.1", 80), "10.0.0.1:80");
+}
+
+}  // namespace
+}  // namespace vigil::admin

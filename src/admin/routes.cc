@@ -1,0 +1,92 @@
+#include "admin/routes.h"
+
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
+
+#include "admin/auth.h"
+#include "admin/metrics.h"
+#include "admin/octavia_routes.h"
+#include "admin/status_json.h"
+#include "admin/status_page.h"
+#include "admin/target.h"
+
+namespace vigil::admin {
+namespace {
+
+using Segments = std::vector<std::string>;
+
+Response method_not_allowed() {
+  Response r = fault(405, "Method not allowed: this path only answers GET");
+  r.headers.emplace_back("Allow", "GET");
+  return r;
+}
+
+Response text(int status, std::string content_type, std::string body) {
+  Response r;
+  r.status = status;
+  r.content_type = std::move(content_type);
+  r.body = std::move(body);
+  return r;
+}
+
+// The browser page cannot send a header, so `/` alone also takes `?token=`.
+std::optional<Response> check_token(const Request& request, const Target& target,
+                                    std::string_view token) {
+  std::string presented(presented_token(request.x_auth_token, request.authorization));
+  if (presented.empty() && target.segments.empty()) presented = target.param("token").value_or("");
+  if (token.empty()) return fault(401, "no admin token configured (admin.token_file)");
+  if (!token_matches(token, presented)) return fault(401, "Authentication required");
+  return std::nullopt;
+}
+
+std::string joined_path(const Segments& segments) {
+  std::string out;
+  for (const std::string& s : segments) out += "/" + s;
+  return out.empty() ? "/" : out;
+}
+
+Response authenticated(const Request& request, const Target& target, const RouteContext& ctx) {
+  const Segments& s = target.segments;
+  const bool get = request.method == "GET";
+  const bool octavia = s.size() >= 2 && (s[0] == "v2" || s[0] == "v2.0") && s[1] == "lbaas";
+  if (octavia) return route_octavia(request.method, target, ctx.view());
+  if (s.empty()) {
+    if (!get) return method_not_allowed();
+    Response r = text(200, "text/html; charset=utf-8", status_page(ctx.view(), ctx.now));
+    // The page has no scripts and no external assets; the policy keeps it that way.
+    r.headers.emplace_back("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
+    r.headers.emplace_back("Cache-Control", "no-store");
+    return r;
+  }
+  if (s == Segments{"v1", "status"}) {
+    if (!get) return method_not_allowed();
+    return text(200, "application/json", status_json(ctx.view(), ctx.now));
+  }
+  if (s == Segments{"metrics"}) {
+    if (!get) return method_not_allowed();
+    return text(200, "text/plain; version=0.0.4; charset=utf-8", metrics_text(ctx.view()));
+  }
+  return fault(404, "Not found: " + joined_path(s));
+}
+
+}  // namespace
+
+Response fault(int status, std::string_view message) {
+  Response r;
+  r.status = status;
+  r.body = boost::json::serialize(boost::json::object{{"faultstring", message}});
+  return r;
+}
+
+Response route(const Request& request, const RouteContext& ctx) {
+  const Target target = parse_target(request.target);
+  // No token: keepalived's vrrp_script and systemd probe it, and it reveals nothing.
+  if (target.segments == Segments{"healthz"}) {
+    if (request.method != "GET") return method_not_allowed();
+    return text(200, "text/plain; charset=utf-8", "ok\n");
+  }
+  if (auto denied = check_token(request, target, ctx.token)) return *denied;
+  return authenticated(request, target, ctx);
+}
+
+}  // namespace vigil::admin

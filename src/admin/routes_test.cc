@@ -1,0 +1,168 @@
+// route() without sockets: auth, the Octavia paths and filters, errors and their shapes.
+#include "admin/routes.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "admin/auth.h"
+#include "admin/sample_view_test.h"
+#include "admin/target.h"
+
+namespace vigil::admin {
+namespace {
+
+namespace json = boost::json;
+
+class RoutesTest : public ::testing::Test {
+ protected:
+  Response call(std::string_view method, std::string_view target, std::string_view token = "T") {
+    const Request request{.method = method, .target = target, .x_auth_token = token};
+    return route(request, RouteContext{.token = token_, .view = view_, .now = testing::kNow});
+  }
+  json::value body(const Response& r) { return json::parse(r.body); }
+  std::string faultstring(const Response& r) {
+    return std::string(body(r).at("faultstring").as_string());
+  }
+
+  std::string token_ = "T";
+  int views_ = 0;
+  ViewSource view_ = [this] {
+    ++views_;
+    return testing::sample_view();
+  };
+};
+
+TEST_F(RoutesTest, HealthzNeedsNoTokenAndShowsNothing) {
+  const Response r = call("GET", "/healthz", "");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "ok\n");
+  EXPECT_EQ(views_, 0);
+}
+
+TEST_F(RoutesTest, EverythingElseNeedsTheToken) {
+  for (const char* path : {"/v1/status", "/metrics", "/", "/v2/lbaas/pools", "/nowhere"}) {
+    const Response none = call("GET", path, "");
+    EXPECT_EQ(none.status, 401) << path;
+    EXPECT_EQ(none.content_type, "application/json");
+    EXPECT_EQ(faultstring(none), "Authentication required");
+    EXPECT_EQ(call("GET", path, "wrong").status, 401) << path;
+  }
+  EXPECT_EQ(views_, 0);
+  EXPECT_EQ(call("GET", "/v1/status").status, 200);
+}
+
+TEST_F(RoutesTest, NoConfiguredTokenSaysSo) {
+  token_.clear();
+  const Response r = call("GET", "/v1/status", "");
+  EXPECT_EQ(r.status, 401);
+  EXPECT_EQ(faultstring(r), "no admin token configured (admin.token_file)");
+}
+
+TEST_F(RoutesTest, BearerHeaderAndPageQueryToken) {
+  const Request bearer{.method = "GET", .target = "/metrics", .authorization = "Bearer T"};
+  EXPECT_EQ(route(bearer, {.token = token_, .view = view_, .now = testing::kNow}).status, 200);
+  EXPECT_EQ(call("GET", "/?token=T", "").status, 200);
+  EXPECT_EQ(call("GET", "/?token=T", "").content_type, "text/html; charset=utf-8");
+  // Only the page takes the token from the query: it would end up in proxies' logs elsewhere.
+  EXPECT_EQ(call("GET", "/v1/status?token=T", "").status, 401);
+}
+
+TEST_F(RoutesTest, OctaviaListsUnderBothPrefixes) {
+  for (const char* prefix : {"/v2", "/v2.0"}) {
+    const std::string base = std::string(prefix) + "/lbaas/";
+    EXPECT_EQ(body(call("GET", base + "loadbalancers")).at("loadbalancers").as_array().size(), 1u);
+    EXPECT_EQ(body(call("GET", base + "listeners")).at("listeners").as_array().size(), 1u);
+    EXPECT_EQ(body(call("GET", base + "pools")).at("pools").as_array().size(), 2u);
+    EXPECT_EQ(body(call("GET", base + "healthmonitors")).at("healthmonitors").as_array().size(), 1u);
+  }
+}
+
+TEST_F(RoutesTest, ShowsByIdAndTheStatusTree) {
+  const auto lb = testing::sample_view();
+  const auto& pool = lb.pools[0];
+  const auto& member = pool.members[1];
+  EXPECT_EQ(body(call("GET", "/v2/lbaas/loadbalancers/" + lb.id)).at("loadbalancer").at("id"), json::value(lb.id));
+  EXPECT_EQ(body(call("GET", "/v2/lbaas/pools/" + pool.id)).at("pool").at("name"), "masters");
+  const json::value members = body(call("GET", "/v2.0/lbaas/pools/" + pool.id + "/members"));
+  EXPECT_EQ(members.at("members").as_array().size(), 3u);
+  const json::value one =
+      body(call("GET", "/v2.0/lbaas/pools/" + pool.id + "/members/" + member.id));
+  EXPECT_EQ(one.at("member").at("operating_status"), "ERROR");
+  EXPECT_EQ(body(call("GET", "/v2/lbaas/healthmonitors/" + pool.health_monitor_id))
+                .at("healthmonitor")
+                .at("type"),
+            "HTTPS");
+  const json::value tree = body(call("GET", "/v2/lbaas/loadbalancers/" + lb.id + "/status"));
+  EXPECT_EQ(tree.at("statuses").at("loadbalancer").at("operating_status"), "DEGRADED");
+  const json::value stats = body(call("GET", "/v2/lbaas/listeners/" + lb.listeners[0].id + "/stats"));
+  EXPECT_EQ(stats.at("stats").at("total_connections"), 240);
+}
+
+TEST_F(RoutesTest, FiltersByIdAndName) {
+  const json::value named = body(call("GET", "/v2/lbaas/pools?name=masters"));
+  ASSERT_EQ(named.at("pools").as_array().size(), 1u);
+  EXPECT_EQ(named.at("pools").at(0).at("name"), "masters");
+  EXPECT_TRUE(body(call("GET", "/v2/lbaas/pools?name=nope")).at("pools").as_array().empty());
+  const auto lb = testing::sample_view();
+  const json::value by_id =
+      body(call("GET", "/v2/lbaas/pools/" + lb.pools[0].id + "/members?id=" + lb.pools[0].members[2].id));
+  ASSERT_EQ(by_id.at("members").as_array().size(), 1u);
+  EXPECT_EQ(by_id.at("members").at(0).at("name"), "master-03");
+  // Percent-escapes in values are decoded.
+  const json::value escaped = body(call("GET", "/v2/lbaas/pools/spare/members?name=%3Cscript%3E"
+                                               "alert(%22x%22)%3C%2Fscript%3E"));
+  EXPECT_EQ(escaped.at("members").as_array().size(), 1u);
+}
+
+TEST_F(RoutesTest, UnknownIdsAndPathsAre404WithOctaviasWording) {
+  EXPECT_EQ(faultstring(call("GET", "/v2/lbaas/loadbalancers/x")), "Load Balancer x not found.");
+  EXPECT_EQ(faultstring(call("GET", "/v2/lbaas/pools/x")), "Pool x not found.");
+  EXPECT_EQ(faultstring(call("GET", "/v2/lbaas/listeners/x")), "Listener x not found.");
+  EXPECT_EQ(faultstring(call("GET", "/v2/lbaas/healthmonitors/x")), "Health Monitor x not found.");
+  EXPECT_EQ(faultstring(call("GET", "/v2/lbaas/pools/masters/members/x")), "Member x not found.");
+  const Response unknown = call("GET", "/v2/lbaas/amphorae");
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_NE(faultstring(unknown).find("amphorae"), std::string::npos);
+  EXPECT_EQ(call("GET", "/v3/anything").status, 404);
+}
+
+TEST_F(RoutesTest, WritesAreRefused) {
+  const auto lb = testing::sample_view();
+  const Response put = call("PUT", "/v2/lbaas/pools/" + lb.pools[0].id);
+  EXPECT_EQ(put.status, 409);
+  EXPECT_EQ(faultstring(put),
+            "objects from /etc/vigil/vigil.yaml are read-only through the API: edit the file and "
+            "reload");
+  EXPECT_EQ(call("DELETE", "/v2/lbaas/pools/masters/members/master-01").status, 409);
+  EXPECT_EQ(call("POST", "/v2/lbaas/pools/masters/members").status, 409);
+  const Response create = call("POST", "/v2/lbaas/loadbalancers");
+  EXPECT_EQ(create.status, 405);
+  EXPECT_NE(faultstring(create).find("Method not allowed"), std::string::npos);
+  EXPECT_EQ(call("POST", "/v1/status").status, 405);
+  EXPECT_EQ(call("POST", "/healthz", "").status, 405);
+}
+
+TEST(Auth, PresentedTokenAndComparison) {
+  EXPECT_EQ(presented_token("abc", ""), "abc");
+  EXPECT_EQ(presented_token("", "Bearer abc"), "abc");
+  EXPECT_EQ(presented_token("", "bearer  abc "), "abc");
+  EXPECT_EQ(presented_token("", "Basic abc"), "");
+  EXPECT_TRUE(token_matches("secret", "secret"));
+  EXPECT_FALSE(token_matches("secret", "secreT"));
+  EXPECT_FALSE(token_matches("secret", "secret2"));
+  EXPECT_FALSE(token_matches("", ""));
+}
+
+TEST(Target, SplitsAndDecodes) {
+  const Target t = parse_target("/v2.0//lbaas/pools/?name=a+b%21&id=&x");
+  EXPECT_EQ(t.segments, (std::vector<std::string>{"v2.0", "lbaas", "pools"}));
+  EXPECT_EQ(t.param("name"), "a b!");
+  EXPECT_EQ(t.param("id"), "");
+  EXPECT_EQ(t.param("x"), "");
+  EXPECT_EQ(t.param("y"), std::nullopt);
+  EXPECT_EQ(parse_target("/a%2").segments, std::vector<std::string>{"a%2"});
+}
+
+}  // namespace
+}  // namespace vigil::admin

@@ -1,0 +1,293 @@
+#include "admin/server.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+#include <array>
+#include <charconv>
+#include <map>
+#include <optional>
+
+#include "admin/routes.h"
+#include "admin/text.h"
+#include "base/log.h"
+
+namespace vigil::admin {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr size_t kHeaderLimit = 16 * 1024;
+constexpr size_t kBodyLimit = 1024 * 1024;
+// After an error answer the rest of the request is read and dropped, so that closing the socket
+// with unread data does not reset the connection before the client has read the answer.
+constexpr size_t kDrainLimit = 4 * 1024 * 1024;
+constexpr auto kDrainTime = 5s;
+
+bool is_http_error(const beast::error_code& ec) {
+  return ec.category() == http::make_error_code(http::error::bad_method).category();
+}
+
+Result<tcp::endpoint> parse_listen(std::string_view text) {
+  auto bad = [&](std::string_view why) {
+    return fail(fmt::format("invalid admin listen address \"{}\": {} (like 127.0.0.1:8404 or "
+                            "[::1]:8404)", text, why));
+  };
+  std::string host;
+  std::string_view port_text;
+  if (text.starts_with('[')) {
+    const size_t close = text.find(']');
+    if (close == std::string_view::npos || text.substr(close + 1, 1) != ":") {
+      return bad("expected [ADDRESS]:PORT");
+    }
+    host = text.substr(1, close - 1);
+    port_text = text.substr(close + 2);
+  } else {
+    const size_t colon = text.rfind(':');
+    if (colon == std::string_view::npos) return bad("no port");
+    host = text.substr(0, colon);
+    port_text = text.substr(colon + 1);
+    if (host.find(':') != std::string::npos) return bad("put an IPv6 address in brackets");
+  }
+  if (host.empty()) return bad("no address; use 0.0.0.0 to listen on every address");
+  if (host == "localhost") host = "127.0.0.1";
+  unsigned port = 0;
+  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (port_text.empty() || ec != std::errc() || end != port_text.data() + port_text.size() ||
+      port > 65535) {
+    return bad("bad port");
+  }
+  beast::error_code addr_ec;
+  const asio::ip::address address = asio::ip::make_address(host, addr_ec);
+  if (addr_ec) return bad("the address must be an IP address");
+  return tcp::endpoint(address, static_cast<uint16_t>(port));
+}
+
+}  // namespace
+
+class Session;
+
+struct ServerState {
+  ServerState(asio::io_context& io, Options o, ViewSource v)
+      : acceptor(io), retry(io), options(std::move(o)), view(std::move(v)) {}
+
+  tcp::acceptor acceptor;
+  asio::steady_timer retry;
+  Options options;
+  ViewSource view;
+  std::map<uint64_t, std::weak_ptr<Session>> sessions;
+  uint64_t next_session = 0;
+  bool refusing = false;  // at max_connections; logged once per episode
+};
+
+// One admin connection: read a request, answer it, repeat while keep-alive holds. Owned by the
+// pending Asio operation (shared_ptr), so it lives exactly as long as something is in flight.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, std::shared_ptr<ServerState> server, uint64_t id)
+      : stream_(std::move(socket)), server_(std::move(server)), id_(id) {}
+  ~Session() { server_->sessions.erase(id_); }
+
+  void start() { read_request(); }
+
+  void close() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream_.close();
+  }
+
+ private:
+  void read_request() {
+    parser_.emplace();
+    parser_->header_limit(kHeaderLimit);
+    parser_->body_limit(kBodyLimit);
+    stream_.expires_after(server_->options.idle_timeout);
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = shared_from_this()](beast::error_code ec, size_t) {
+                       self->on_read(ec);
+                     });
+  }
+
+  void on_read(const beast::error_code& ec) {
+    if (ec == http::error::body_limit) return reject(413, "request body larger than 1 MiB");
+    if (ec == http::error::header_limit) return reject(431, "request header larger than 16 KiB");
+    if (ec == http::error::end_of_stream || ec == beast::error::timeout) return close();
+    if (ec && is_http_error(ec)) return reject(400, "malformed HTTP request: " + ec.message());
+    if (ec) return close();  // reset, aborted by stop(), ...
+    answer();
+  }
+
+  void answer() {
+    const http::request<http::string_body>& req = parser_->get();
+    const Request request{
+        .method = req.method_string(),
+        .target = req.target(),
+        .x_auth_token = req["X-Auth-Token"],
+        .authorization = req[http::field::authorization],
+    };
+    Response response;
+    try {
+      response = route(request, RouteContext{.token = server_->options.token,
+                                             .view = server_->view,
+                                             .now = std::chrono::system_clock::now()});
+    } catch (const std::exception& e) {
+      log::error("admin API: {} {} failed: {}", std::string_view(request.method),
+                 std::string_view(request.target), e.what());
+      response = fault(500, "internal error; see vigil's log");
+    }
+    send(std::move(response), req.keep_alive(), req.version(), false);
+  }
+
+  void reject(int status, std::string message) {
+    log::debug("admin API: closing a connection: {}", message);
+    send(fault(status, message), false, 11, true);
+  }
+
+  void send(Response r, bool keep_alive, unsigned version, bool drain_after) {
+    response_ = {};
+    response_.version(version);
+    response_.result(static_cast<unsigned>(r.status));
+    response_.set(http::field::server, "vigil");
+    response_.set(http::field::content_type, r.content_type);
+    for (const auto& [name, value] : r.headers) response_.set(name, value);
+    response_.keep_alive(keep_alive);
+    response_.body() = std::move(r.body);
+    response_.prepare_payload();
+    stream_.expires_after(server_->options.idle_timeout);
+    http::async_write(stream_, response_,
+                      [self = shared_from_this(), keep_alive, drain_after](beast::error_code ec,
+                                                                           size_t) {
+                        if (ec) return self->close();
+                        if (drain_after) return self->drain_and_close();
+                        if (!keep_alive) return self->close();
+                        self->read_request();
+                      });
+  }
+
+  void drain_and_close() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    stream_.expires_after(kDrainTime);
+    drain();
+  }
+
+  void drain() {
+    stream_.async_read_some(asio::buffer(drain_buffer_),
+                            [self = shared_from_this()](beast::error_code ec, size_t n) {
+                              self->drained_ += n;
+                              if (ec || self->drained_ > kDrainLimit) return self->close();
+                              self->drain();
+                            });
+  }
+
+  beast::tcp_stream stream_;
+  std::shared_ptr<ServerState> server_;
+  const uint64_t id_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  http::response<http::string_body> response_;
+  std::array<char, 16 * 1024> drain_buffer_{};
+  size_t drained_ = 0;
+};
+
+namespace {
+
+void admit(const std::shared_ptr<ServerState>& s, tcp::socket socket) {
+  if (s->sessions.size() >= s->options.max_connections) {
+    if (!s->refusing) {
+      log::warn("admin API: {} connections open, closing new ones until some end",
+                s->sessions.size());
+    }
+    s->refusing = true;
+    beast::error_code ec;
+    socket.close(ec);
+    return;
+  }
+  s->refusing = false;
+  const uint64_t id = s->next_session++;
+  auto session = std::make_shared<Session>(std::move(socket), s, id);
+  s->sessions.emplace(id, session);
+  session->start();
+}
+
+void accept_next(const std::shared_ptr<ServerState>& s) {
+  s->acceptor.async_accept([s](beast::error_code ec, tcp::socket socket) {
+    if (!s->acceptor.is_open()) return;
+    if (ec) {
+      // Out of file descriptors and the like: try again shortly rather than spin.
+      log::warn("admin API: accept failed: {}", ec.message());
+      s->retry.expires_after(100ms);
+      s->retry.async_wait([s](beast::error_code wait_ec) {
+        if (!wait_ec) accept_next(s);
+      });
+      return;
+    }
+    admit(s, std::move(socket));
+    accept_next(s);
+  });
+}
+
+}  // namespace
+
+AdminServer::AdminServer(asio::io_context& io, Options options,
+                         std::function<model::LoadBalancerView()> view)
+    : state_(std::make_shared<ServerState>(io, std::move(options), std::move(view))) {}
+
+AdminServer::~AdminServer() { stop(); }
+
+Result<void> AdminServer::start() {
+  if (state_->acceptor.is_open()) return fail("the admin API is already listening on " + bound());
+  auto endpoint = parse_listen(state_->options.listen);
+  if (!endpoint) return std::unexpected(endpoint.error());
+  tcp::acceptor& acceptor = state_->acceptor;
+  beast::error_code ec;
+  acceptor.open(endpoint->protocol(), ec);
+  if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(*endpoint, ec);
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    beast::error_code ignored;
+    acceptor.close(ignored);
+    return fail(fmt::format("cannot listen on {}: {}", state_->options.listen, ec.message()));
+  }
+  log::debug("admin API listening on {}", bound());
+  accept_next(state_);
+  return {};
+}
+
+std::string AdminServer::bound() const {
+  beast::error_code ec;
+  if (!state_->acceptor.is_open()) return "";
+  const tcp::endpoint ep = state_->acceptor.local_endpoint(ec);
+  if (ec) return "";
+  return host_port(ep.address().to_string(), ep.port());
+}
+
+void AdminServer::set_token(std::string token) { state_->options.token = std::move(token); }
+
+void AdminServer::stop() {
+  beast::error_code ec;
+  state_->acceptor.close(ec);
+  state_->retry.cancel();
+  // Copied first: a session may end, and leave the map, while others are being closed.
+  const auto sessions = state_->sessions;
+  for (const auto& [id, weak] : sessions) {
+    if (auto session = weak.lock()) session->close();
+  }
+}
+
+}  // namespace vigil::admin

@@ -1,0 +1,51 @@
+// AdminServer: the admin HTTP API (Octavia v2 subset, /v1/status, /metrics, /healthz and the
+// status page) on the control thread's io_context. Control thread only: every method, and the
+// view callback, run on the thread that runs `io`. Requires: `io` outlives the server.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "base/error.h"
+#include "model/status_tree.h"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace vigil::admin {
+
+struct Options {
+  std::string listen = "127.0.0.1:8404";  // "addr:port", "[::1]:port"; port 0 = kernel picks
+  std::string token;  // empty: every authenticated route answers 401
+  // Limits; tests shorten them.
+  std::chrono::milliseconds idle_timeout{60'000};  // a connection idle this long is closed
+  size_t max_connections = 256;                    // further connections are closed at once
+};
+
+struct ServerState;  // Asio objects and the open sessions, in server.cc
+
+class AdminServer {
+ public:
+  AdminServer(boost::asio::io_context& io, Options options,
+              std::function<model::LoadBalancerView()> view);
+  ~AdminServer();  // stops
+  AdminServer(const AdminServer&) = delete;
+  AdminServer& operator=(const AdminServer&) = delete;
+
+  // Binds and listens; the error names the address, e.g.
+  // "cannot listen on 127.0.0.1:8404: Address already in use".
+  Result<void> start();
+  // The address actually bound, "127.0.0.1:41234"; empty before start().
+  std::string bound() const;
+  void set_token(std::string token);  // on reload; applies to the next request
+  // Closes the listener and every open connection. Pending handlers finish on `io` later.
+  void stop();
+
+ private:
+  std::shared_ptr<ServerState> state_;
+};
+
+}  // namespace vigil::admin

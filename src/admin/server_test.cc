@@ -1,0 +1,277 @@
+// AdminServer on a real loopback socket, with an in-process Beast client on the same io_context.
+// Every wait is bounded by run_for; nothing sleeps.
+#include "admin/server.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/json.hpp>
+
+#include "admin/sample_view_test.h"
+
+namespace vigil::admin {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using namespace std::chrono_literals;
+
+struct Reply {
+  int status = 0;  // 0: the connection ended without an answer
+  std::string body;
+  std::string content_type;
+  std::string error;
+};
+
+class ServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { start({.listen = "127.0.0.1:0", .token = "secret"}); }
+
+  void start(Options options) {
+    server_ = std::make_unique<AdminServer>(io_, std::move(options),
+                                            [] { return testing::sample_view(); });
+    auto started = server_->start();
+    ASSERT_TRUE(started) << started.error().message;
+    const std::string bound = server_->bound();
+    ASSERT_TRUE(bound.starts_with("127.0.0.1:")) << bound;
+    port_ = static_cast<uint16_t>(std::stoi(bound.substr(bound.rfind(':') + 1)));
+  }
+
+  void run_until(const bool& done, std::chrono::milliseconds limit = 5s) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!done && std::chrono::steady_clock::now() < deadline) {
+      if (io_.stopped()) io_.restart();
+      io_.run_one_for(50ms);
+    }
+  }
+
+  // Sends `bytes` as they are and reads one HTTP answer, on a connection of its own.
+  Reply send_raw(const std::string& bytes) {
+    Reply reply;
+    bool done = false;
+    beast::tcp_stream stream(io_);
+    beast::flat_buffer buffer;
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(16 * 1024 * 1024);
+    stream.expires_after(5s);
+    stream.async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port_),
+                         [&](beast::error_code ec) {
+      if (ec) {
+        reply.error = ec.message();
+        done = true;
+        return;
+      }
+      asio::async_write(stream, asio::buffer(bytes), [&](beast::error_code, size_t) {
+        // Read even when the write failed: the server may have answered and closed early.
+        http::async_read(stream, buffer, parser, [&](beast::error_code read_ec, size_t) {
+          if (read_ec) {
+            reply.error = read_ec.message();
+          } else {
+            reply.status = static_cast<int>(parser.get().result_int());
+            reply.body = parser.get().body();
+            reply.content_type = std::string(parser.get()[http::field::content_type]);
+          }
+          done = true;
+        });
+      });
+    });
+    run_until(done);
+    EXPECT_TRUE(done) << "no answer within 5 s";
+    return reply;
+  }
+
+  Reply get(const std::string& target, const std::string& headers = "X-Auth-Token: secret\r\n") {
+    return send_raw("GET " + target + " HTTP/1.1\r\nHost: x\r\n" + headers + "\r\n");
+  }
+
+  std::string faultstring(const Reply& r) {
+    return std::string(boost::json::parse(r.body).at("faultstring").as_string());
+  }
+
+  asio::io_context io_;
+  std::unique_ptr<AdminServer> server_;
+  uint16_t port_ = 0;
+};
+
+TEST_F(ServerTest, HealthzWithoutToken) {
+  const Reply r = get("/healthz", "");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "ok\n");
+}
+
+TEST_F(ServerTest, StatusNeedsTheRightToken) {
+  const Reply none = get("/v1/status", "");
+  EXPECT_EQ(none.status, 401);
+  EXPECT_EQ(none.content_type, "application/json");
+  EXPECT_EQ(faultstring(none), "Authentication required");
+  EXPECT_EQ(get("/v1/status", "X-Auth-Token: wrong\r\n").status, 401);
+  const Reply ok = get("/v1/status");
+  EXPECT_EQ(ok.status, 200);
+  EXPECT_EQ(boost::json::parse(ok.body).at("loadbalancer").at("name"), "vigil");
+  EXPECT_EQ(get("/v1/status", "Authorization: Bearer secret\r\n").status, 200);
+}
+
+TEST_F(ServerTest, OctaviaPathsFiltersAndErrors) {
+  const Reply v2 = get("/v2/lbaas/pools?name=masters");
+  ASSERT_EQ(v2.status, 200);
+  EXPECT_EQ(boost::json::parse(v2.body).at("pools").as_array().size(), 1u);
+  EXPECT_EQ(get("/v2.0/lbaas/loadbalancers").status, 200);
+  const Reply missing = get("/v2.0/lbaas/pools/nope");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(faultstring(missing), "Pool nope not found.");
+  EXPECT_EQ(get("/no/such/path").status, 404);
+  const Reply post = send_raw(
+      "POST /v2/lbaas/pools/masters HTTP/1.1\r\nHost: x\r\nX-Auth-Token: secret\r\n"
+      "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
+  EXPECT_EQ(post.status, 409);
+  const Reply create = send_raw(
+      "POST /v2/lbaas/pools HTTP/1.1\r\nHost: x\r\nX-Auth-Token: secret\r\n"
+      "Content-Length: 2\r\n\r\n{}");
+  EXPECT_EQ(create.status, 405);
+}
+
+TEST_F(ServerTest, MetricsAndPage) {
+  const Reply metrics = get("/metrics");
+  EXPECT_EQ(metrics.status, 200);
+  EXPECT_EQ(metrics.content_type, "text/plain; version=0.0.4; charset=utf-8");
+  const Reply page = get("/?token=secret", "");
+  EXPECT_EQ(page.status, 200);
+  EXPECT_NE(page.body.find("<html"), std::string::npos);
+}
+
+TEST_F(ServerTest, TooLargeBodyIs413) {
+  const std::string body(2 * 1024 * 1024, 'x');
+  const Reply r = send_raw("POST /v2/lbaas/pools HTTP/1.1\r\nHost: x\r\nX-Auth-Token: secret\r\n"
+                           "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+  EXPECT_EQ(r.status, 413) << r.error;
+  EXPECT_NE(r.body.find("faultstring"), std::string::npos);
+}
+
+TEST_F(ServerTest, TooLargeHeaderIs431) {
+  const Reply r = get("/healthz", "X-Junk: " + std::string(20 * 1024, 'a') + "\r\n");
+  EXPECT_EQ(r.status, 431) << r.error;
+}
+
+TEST_F(ServerTest, GarbageGets400AndTheServerGoesOn) {
+  // The start of a TLS ClientHello, as from a client that thinks the API speaks https.
+  static constexpr char kHello[] = "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 junk\r\n\r\n";
+  const Reply garbage = send_raw(std::string(kHello, sizeof kHello - 1));
+  EXPECT_EQ(garbage.status, 400) << garbage.error;
+  const Reply bad_version = send_raw("GET / HTTP/9.9\r\n\r\n");
+  EXPECT_EQ(bad_version.status, 400) << bad_version.error;
+  EXPECT_EQ(get("/healthz", "").status, 200);
+}
+
+TEST_F(ServerTest, KeepAliveServesSeveralRequestsOnOneConnection) {
+  const std::string one = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  bool done = false;
+  int answers = 0;
+  beast::tcp_stream stream(io_);
+  beast::flat_buffer buffer;
+  std::function<void()> read_next = [&] {
+    auto parser = std::make_shared<http::response_parser<http::string_body>>();
+    http::async_read(stream, buffer, *parser, [&, parser](beast::error_code ec, size_t) {
+      if (ec || parser->get().result_int() != 200) {
+        done = true;
+        return;
+      }
+      if (++answers == 3) {
+        done = true;
+        return;
+      }
+      read_next();
+    });
+  };
+  const std::string three = one + one + one;
+  stream.async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port_),
+                       [&](beast::error_code ec) {
+    ASSERT_FALSE(ec);
+    asio::async_write(stream, asio::buffer(three), [&](beast::error_code, size_t) { read_next(); });
+  });
+  run_until(done);
+  EXPECT_EQ(answers, 3);
+}
+
+TEST_F(ServerTest, ClosesIdleConnections) {
+  server_.reset();
+  start({.listen = "127.0.0.1:0", .token = "secret", .idle_timeout = 100ms});
+  bool done = false;
+  beast::error_code result;
+  beast::tcp_stream stream(io_);
+  char byte = 0;
+  stream.async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port_),
+                       [&](beast::error_code) {
+    stream.async_read_some(asio::buffer(&byte, 1), [&](beast::error_code ec, size_t) {
+      result = ec;
+      done = true;
+    });
+  });
+  run_until(done, 3s);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(result, asio::error::eof);
+}
+
+TEST_F(ServerTest, CapsConcurrentConnections) {
+  server_.reset();
+  start({.listen = "127.0.0.1:0", .token = "secret", .max_connections = 1});
+  // The first connection holds the only slot; the second is closed without an answer.
+  beast::tcp_stream holder(io_);
+  bool connected = false;
+  holder.async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port_),
+                       [&](beast::error_code) { connected = true; });
+  run_until(connected);
+  io_.run_for(50ms);  // let the server accept it
+  const Reply refused = get("/healthz", "");
+  EXPECT_EQ(refused.status, 0);
+  holder.close();
+  io_.run_for(50ms);
+  EXPECT_EQ(get("/healthz", "").status, 200);
+}
+
+TEST_F(ServerTest, StopClosesTheListener) {
+  server_->stop();
+  io_.run_for(20ms);
+  const Reply r = get("/healthz", "");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_FALSE(r.error.empty());
+}
+
+TEST_F(ServerTest, TokenCanChange) {
+  server_->set_token("new");
+  EXPECT_EQ(get("/v1/status").status, 401);
+  EXPECT_EQ(get("/v1/status", "X-Auth-Token: new\r\n").status, 200);
+}
+
+TEST(AdminServerStart, ErrorsNameTheAddress) {
+  asio::io_context io;
+  AdminServer first(io, {.listen = "127.0.0.1:0"}, [] { return model::LoadBalancerView{}; });
+  ASSERT_TRUE(first.start());
+  const std::string taken = first.bound();
+  AdminServer second(io, {.listen = taken}, [] { return model::LoadBalancerView{}; });
+  auto r = second.start();
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "cannot listen on " + taken + ": Address already in use");
+  for (const char* bad : {"8404", "127.0.0.1", "::1:80", "host.example:80", ":80", "1.2.3.4:99999"}) {
+    AdminServer s(io, {.listen = bad}, [] { return model::LoadBalancerView{}; });
+    auto err = s.start();
+    ASSERT_FALSE(err) << bad;
+    EXPECT_NE(err.error().message.find(bad), std::string::npos) << err.error().message;
+  }
+  AdminServer v6(io, {.listen = "[::1]:0"}, [] { return model::LoadBalancerView{}; });
+  if (v6.start()) {  // the machine may have no IPv6 loopback
+    EXPECT_TRUE(v6.bound().starts_with("[::1]:")) << v6.bound();
+  }
+}
+
+}  // namespace
+}  // namespace vigil::admin

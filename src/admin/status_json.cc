@@ -1,0 +1,152 @@
+#include "admin/status_json.h"
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value.hpp>
+#include <chrono>
+
+#include "admin/text.h"
+#include "model/config.h"
+
+namespace vigil::admin {
+namespace {
+
+namespace json = boost::json;
+
+int64_t millis(Duration d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d).count(); }
+
+json::value monitor_json(const model::PoolView& p) {
+  if (!p.config.health_monitor) return nullptr;
+  const model::HealthMonitor& hm = *p.config.health_monitor;
+  return json::object{
+      {"id", p.health_monitor_id},
+      {"type", model::to_string(hm.type)},
+      {"path", hm.path},
+      {"http_method", hm.http_method},
+      {"expected_codes", hm.expected_codes.to_string()},
+      {"interval_ms", millis(hm.interval)},
+      {"fast_interval_ms", millis(hm.fast_interval)},
+      {"timeout_ms", millis(hm.timeout)},
+      {"healthy_threshold", hm.healthy_threshold},
+      {"unhealthy_threshold", hm.unhealthy_threshold},
+  };
+}
+
+json::object member_json(const model::MemberView& m, model::WallTime now) {
+  const model::Member& c = m.config;
+  return json::object{
+      {"id", m.id},
+      {"pool_id", m.pool_id},
+      {"name", c.name},
+      {"address", c.address},
+      {"protocol_port", c.port},
+      {"weight", c.weight},
+      {"backup", c.backup},
+      {"admin_state_up", c.enabled},
+      {"monitor_address", c.monitor_address.empty() ? json::value() : json::value(c.monitor_address)},
+      {"monitor_port", c.monitor_port == 0 ? json::value() : json::value(c.monitor_port)},
+      {"operating_status", model::to_string(m.operating_status)},
+      {"provisioning_status", "ACTIVE"},
+      {"health", health_name(m.health)},
+      {"in_rotation", m.in_rotation},
+      {"check", check_json(m)},
+      {"state_since", time_json(m.state_since)},
+      {"state_seconds", seconds_between(m.state_since, now)},
+      {"consecutive_successes", m.consecutive_successes},
+      {"consecutive_failures", m.consecutive_failures},
+      {"active_connections", m.active_connections},
+      {"total_connections", m.total_connections},
+      {"connect_failures", m.connect_failures},
+  };
+}
+
+json::object pool_json(const model::PoolView& p, model::WallTime now) {
+  json::array listener_ids(p.listener_ids.begin(), p.listener_ids.end());
+  json::array members;
+  for (const model::MemberView& m : p.members) members.push_back(member_json(m, now));
+  return json::object{
+      {"id", p.id},
+      {"name", p.config.name},
+      {"algorithm", model::to_string(p.config.algorithm)},
+      {"connect_timeout_ms", millis(p.config.connect_timeout)},
+      {"retries", p.config.retries},
+      {"fail_open", p.config.fail_open},
+      {"fail_open_active", p.fail_open_active},
+      {"listener_ids", std::move(listener_ids)},
+      {"operating_status", model::to_string(p.operating_status)},
+      {"provisioning_status", "ACTIVE"},
+      {"health_monitor", monitor_json(p)},
+      {"members", std::move(members)},
+  };
+}
+
+json::object listener_json(const model::ListenerView& l) {
+  return json::object{
+      {"id", l.id},
+      {"name", l.config.name},
+      {"bind_address", l.config.bind_address},
+      {"protocol_port", l.config.port},
+      {"bound", l.bound},
+      {"default_pool_id", l.default_pool_id},
+      {"pool", l.config.pool},
+      {"max_connections", l.config.max_connections},
+      {"idle_timeout_ms", millis(l.config.idle_timeout)},
+      {"operating_status", model::to_string(l.operating_status)},
+      {"provisioning_status", "ACTIVE"},
+      {"active_connections", l.active_connections},
+      {"total_connections", l.total_connections},
+  };
+}
+
+}  // namespace
+
+json::value time_json(model::WallTime t) {
+  if (!is_set(t)) return nullptr;
+  return json::value(iso8601_utc(t));
+}
+
+json::value check_json(const model::MemberView& m) {
+  if (!m.last_check) return nullptr;
+  const model::CheckResult& r = *m.last_check;
+  return json::object{
+      {"result", model::to_string(r.outcome)},
+      {"http_code", r.http_code == 0 ? json::value() : json::value(r.http_code)},
+      {"duration_ms",
+       std::chrono::duration<double, std::milli>(r.duration).count()},
+      {"detail", r.detail},
+      {"failed_checks", json::array(r.failed_checks.begin(), r.failed_checks.end())},
+      {"reason", model::describe(r)},
+      {"at", time_json(m.last_check_at)},
+  };
+}
+
+std::string status_json(const model::LoadBalancerView& lb, model::WallTime now) {
+  json::array listeners;
+  for (const model::ListenerView& l : lb.listeners) listeners.push_back(listener_json(l));
+  json::array pools;
+  for (const model::PoolView& p : lb.pools) pools.push_back(pool_json(p, now));
+  json::array transitions;
+  for (const model::Transition& t : lb.recent_transitions) {
+    transitions.push_back(json::object{
+        {"at", time_json(t.at)}, {"pool", t.pool}, {"member", t.member}, {"message", t.message}});
+  }
+  json::object out{
+      {"generated_at", iso8601_utc(now)},
+      {"loadbalancer",
+       json::object{
+           {"id", lb.id},
+           {"name", lb.name},
+           {"operating_status", model::to_string(lb.operating_status)},
+           {"provisioning_status", "ACTIVE"},
+           {"source_file", lb.source_file},
+           {"started_at", time_json(lb.started_at)},
+       }},
+      {"listeners", std::move(listeners)},
+      {"pools", std::move(pools)},
+      {"recent_transitions", std::move(transitions)},
+  };
+  return json::serialize(out);
+}
+
+}  // namespace vigil::admin

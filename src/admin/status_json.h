@@ -1,0 +1,23 @@
+// The vigil-native picture of a load balancer served at GET /v1/status: every field of the view,
+// for the CLI (cli/) and for scripts. Pure functions; any thread.
+#pragma once
+
+#include <boost/json/fwd.hpp>
+#include <string>
+
+#include "model/status_tree.h"
+
+namespace vigil::admin {
+
+// {"generated_at", "loadbalancer", "listeners", "pools", "recent_transitions"}; docs/api.md lists
+// every field. `now` dates the answer and gives each member's state_seconds.
+std::string status_json(const model::LoadBalancerView& lb, model::WallTime now);
+
+// A member's last check: {result, http_code, duration_ms, detail, failed_checks, reason, at};
+// null before the first check. Shared with the Octavia member's `vigil_check`.
+boost::json::value check_json(const model::MemberView& m);
+
+// An ISO-8601 timestamp, or null when the time is not set.
+boost::json::value time_json(model::WallTime t);
+
+}  // namespace vigil::admin

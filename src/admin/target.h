@@ -1,0 +1,24 @@
+// A request target ("/v2/lbaas/pools?name=masters") split into decoded path segments and query
+// parameters. Pure; any thread.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace vigil::admin {
+
+struct Target {
+  std::vector<std::string> segments;  // "/v2/lbaas/pools/" -> {"v2", "lbaas", "pools"}
+  std::vector<std::pair<std::string, std::string>> query;
+
+  // The first value of a query parameter, if present.
+  std::optional<std::string> param(std::string_view name) const;
+};
+
+// Percent-escapes and '+' in the query are decoded; empty segments ("//", a trailing '/') dropped.
+Target parse_target(std::string_view target);
+
+}  // namespace vigil::admin

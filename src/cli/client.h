@@ -1,0 +1,33 @@
+// A one-shot HTTP/1.1 GET to vigil's admin API with a single deadline over resolve, connect,
+// send and receive. Blocking (it runs a private io_context); for the CLI's one thread.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "base/error.h"
+
+namespace vigil::cli {
+
+struct AdminUrl {
+  std::string host;    // "127.0.0.1", "::1", "vigil.example"
+  std::string port;    // "8404"
+  std::string prefix;  // "" or a path prefix such as "/vigil", without a trailing '/'
+};
+
+// "http://127.0.0.1:8404", "http://[::1]:8404/", "127.0.0.1:8404" (http assumed). https is
+// refused with a reason: the admin API speaks plain HTTP.
+Result<AdminUrl> parse_admin_url(std::string_view url);
+
+struct HttpReply {
+  int status = 0;
+  std::string body;
+};
+
+// GET prefix+path with `X-Auth-Token: token` (when not empty). The error is the bare reason
+// ("Connection refused", "no answer within 5s"); callers add which daemon they tried.
+Result<HttpReply> http_get(const AdminUrl& url, std::string_view path, std::string_view token,
+                           std::chrono::milliseconds timeout);
+
+}  // namespace vigil::cli

@@ -1,0 +1,106 @@
+#include "cli/status_doc.h"
+
+#include <fmt/format.h>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+namespace vigil::cli {
+
+namespace json = boost::json;
+
+Result<json::object> parse_status(std::string_view text) {
+  boost::system::error_code ec;
+  json::value v = json::parse(json::string_view(text.data(), text.size()), ec);
+  if (ec) return fail("vigil answered something that is not JSON: " + ec.message());
+  if (!v.is_object() || !v.as_object().contains("pools")) {
+    return fail("vigil's answer to /v1/status has no \"pools\": is this a vigil admin API?");
+  }
+  return std::move(v.as_object());
+}
+
+std::string str(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  if (v == nullptr || v->is_null()) return "";
+  if (v->is_string()) return std::string(v->as_string());
+  if (v->is_bool()) return v->as_bool() ? "true" : "false";
+  return json::serialize(*v);
+}
+
+int64_t num(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  if (v == nullptr) return 0;
+  if (v->is_int64()) return v->as_int64();
+  if (v->is_uint64()) return static_cast<int64_t>(v->as_uint64());
+  if (v->is_double()) return static_cast<int64_t>(v->as_double());
+  return 0;
+}
+
+bool flag(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  return v != nullptr && v->is_bool() && v->as_bool();
+}
+
+const json::array& list(const json::object& o, std::string_view key) {
+  static const json::array kEmpty;
+  const json::value* v = o.if_contains(key);
+  return v != nullptr && v->is_array() ? v->as_array() : kEmpty;
+}
+
+const json::object* child(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  return v != nullptr && v->is_object() ? &v->as_object() : nullptr;
+}
+
+std::string host_port(std::string_view host, int64_t port) {
+  if (host.find(':') != std::string_view::npos) return fmt::format("[{}]:{}", host, port);
+  return fmt::format("{}:{}", host, port);
+}
+
+std::string short_age(int64_t s) {
+  if (s < 0) s = 0;
+  if (s < 60) return fmt::format("{}s", s);
+  if (s < 3600) return fmt::format("{}m{}s", s / 60, s % 60);
+  if (s < 86400) return fmt::format("{}h{}m", s / 3600, s % 3600 / 60);
+  return fmt::format("{}d{}h", s / 86400, s % 86400 / 3600);
+}
+
+namespace {
+
+void pretty(const json::value& v, int depth, std::string& out) {
+  const std::string pad(static_cast<size_t>(depth + 1) * 2, ' ');
+  const std::string close_pad(static_cast<size_t>(depth) * 2, ' ');
+  if (v.is_object() && !v.as_object().empty()) {
+    out += "{\n";
+    bool first = true;
+    for (const auto& kv : v.as_object()) {
+      if (!first) out += ",\n";
+      first = false;
+      out += pad + json::serialize(json::value(kv.key())) + ": ";
+      pretty(kv.value(), depth + 1, out);
+    }
+    out += "\n" + close_pad + "}";
+  } else if (v.is_array() && !v.as_array().empty()) {
+    out += "[\n";
+    bool first = true;
+    for (const json::value& item : v.as_array()) {
+      if (!first) out += ",\n";
+      first = false;
+      out += pad;
+      pretty(item, depth + 1, out);
+    }
+    out += "\n" + close_pad + "]";
+  } else {
+    out += json::serialize(v);
+  }
+}
+
+}  // namespace
+
+std::string pretty_json(const json::value& v) {
+  std::string out;
+  pretty(v, 0, out);
+  return out + "\n";
+}
+
+}  // namespace vigil::cli

@@ -1,0 +1,32 @@
+// Reading the /v1/status document: parsing with a clear error, and accessors that give "", 0 or
+// an empty array for a missing key, so that a slightly older or newer daemon still prints.
+// Pure; any thread.
+#pragma once
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+#include <string>
+#include <string_view>
+
+#include "base/error.h"
+
+namespace vigil::cli {
+
+Result<boost::json::object> parse_status(std::string_view text);
+
+std::string str(const boost::json::object& o, std::string_view key);  // numbers as text too
+int64_t num(const boost::json::object& o, std::string_view key);
+bool flag(const boost::json::object& o, std::string_view key);
+const boost::json::array& list(const boost::json::object& o, std::string_view key);
+// The object under `key`, or nullptr when it is missing or null.
+const boost::json::object* child(const boost::json::object& o, std::string_view key);
+
+// "10.0.0.1:6443", "[fd00::1]:6443".
+std::string host_port(std::string_view host, int64_t port);
+// "12s", "3m4s", "2h5m", "3d4h".
+std::string short_age(int64_t seconds);
+// Two-space indented JSON, for people reading `--json` output.
+std::string pretty_json(const boost::json::value& v);
+
+}  // namespace vigil::cli

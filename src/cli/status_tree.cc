@@ -1,0 +1,175 @@
+// `vigil status`: the load balancer > listener > pool > member tree, as text or as Octavia's
+// status tree JSON, from the /v1/status document.
+#include <fmt/format.h>
+
+#include <boost/json/serialize.hpp>
+
+#include "cli/commands.h"
+#include "cli/status_doc.h"
+
+namespace vigil::cli {
+namespace {
+
+namespace json = boost::json;
+
+const json::object* find_pool(const json::object& doc, const std::string& id) {
+  for (const json::value& p : list(doc, "pools")) {
+    if (p.is_object() && str(p.as_object(), "id") == id) return &p.as_object();
+  }
+  return nullptr;
+}
+
+std::string pool_line(const json::object& p) {
+  std::string monitor = "no monitor";
+  if (const json::object* hm = child(p, "health_monitor")) {
+    monitor = str(*hm, "type");
+    if (monitor == "HTTP" || monitor == "HTTPS") monitor += " " + str(*hm, "path");
+  }
+  return fmt::format("pool {} {} {} ({}){}", str(p, "name"), str(p, "algorithm"), monitor,
+                     str(p, "operating_status"),
+                     flag(p, "fail_open_active") ? " fail-open: routing to every member" : "");
+}
+
+// What a member's line adds after its status: why it is not plainly serving, and since when.
+std::string member_detail(const json::object& p, const json::object& m) {
+  const std::string status = str(m, "operating_status");
+  const json::object* check = child(m, "check");
+  const std::string why = check ? str(*check, "reason") : "";
+  const std::string age = str(m, "state_since").empty() ? "" : " for " + short_age(num(m, "state_seconds"));
+  const json::object* hm = child(p, "health_monitor");
+  const int64_t failures = num(m, "consecutive_failures");
+  std::string counts;
+  if (hm && failures > 0) {
+    const int64_t threshold = num(*hm, "unhealthy_threshold");
+    counts = failures <= threshold ? fmt::format(" ({}/{} failures)", failures, threshold)
+                                   : fmt::format(" ({} failures)", failures);
+  }
+  if (!flag(m, "admin_state_up")) return "disabled";
+  if (status == "ERROR") {
+    std::string out = why + counts + age;
+    const int64_t passes = num(m, "consecutive_successes");
+    if (hm && passes > 0) {
+      out += fmt::format(", recovering ({}/{} passes)", passes, num(*hm, "healthy_threshold"));
+    }
+    return out;
+  }
+  if (status == "OFFLINE") return "not checked yet";
+  if (status == "DRAINING") return (num(m, "weight") == 0 ? "weight 0" : why) + age;
+  if (failures > 0) return "failing: " + why + counts;
+  if (!flag(m, "in_rotation")) return "not in rotation";
+  return "";
+}
+
+void add_members(const json::object& p, const std::string& indent, std::string& out) {
+  const json::array& members = list(p, "members");
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (!members[i].is_object()) continue;
+    const json::object& m = members[i].as_object();
+    const std::string detail = member_detail(p, m);
+    out += fmt::format("{}{} {} {} {}{}\n", indent, i + 1 == members.size() ? "└─" : "├─",
+                       str(m, "name"), host_port(str(m, "address"), num(m, "protocol_port")),
+                       str(m, "operating_status"), detail.empty() ? "" : "  " + detail);
+  }
+}
+
+std::string listener_address(const json::object& l) {
+  const int64_t port = num(l, "protocol_port");
+  if (port == 0 && !str(l, "bound").empty()) return str(l, "bound");
+  const std::string bind = str(l, "bind_address");
+  return bind.empty() ? fmt::format(":{}", port) : host_port(bind, port);
+}
+
+// The keys Octavia's status tree keeps of an object, plus provisioning_status.
+json::object octavia_status(const json::object& o, std::initializer_list<const char*> keys) {
+  json::object out;
+  for (const char* k : keys) out[k] = o.contains(k) ? o.at(k) : json::value();
+  out["provisioning_status"] = "ACTIVE";
+  return out;
+}
+
+json::object octavia_pool_status(const json::object& p) {
+  json::object out = octavia_status(p, {"id", "name", "operating_status"});
+  json::object monitor;  // Octavia shows {} for a pool without one
+  if (const json::object* hm = child(p, "health_monitor")) {
+    monitor = {{"id", str(*hm, "id")}, {"name", str(p, "name")}, {"type", str(*hm, "type")},
+               {"operating_status", "ONLINE"}, {"provisioning_status", "ACTIVE"}};
+  }
+  out["healthmonitor"] = std::move(monitor);
+  json::array members;
+  for (const json::value& m : list(p, "members")) {
+    if (m.is_object()) {
+      members.push_back(octavia_status(
+          m.as_object(), {"id", "name", "address", "protocol_port", "operating_status"}));
+    }
+  }
+  out["members"] = std::move(members);
+  return out;
+}
+
+}  // namespace
+
+Result<std::string> format_status_tree(std::string_view status_json) {
+  auto parsed = parse_status(status_json);
+  if (!parsed) return std::unexpected(parsed.error());
+  const json::object& doc = *parsed;
+  const json::object* lb = child(doc, "loadbalancer");
+  std::string out = fmt::format("loadbalancer {} ({})\n", lb ? str(*lb, "name") : "?",
+                                lb ? str(*lb, "operating_status") : "?");
+  // Listeners with their pool first, then the pools no listener uses.
+  std::vector<std::pair<std::string, const json::object*>> top;
+  for (const json::value& l : list(doc, "listeners")) {
+    if (l.is_object()) top.emplace_back("listener", &l.as_object());
+  }
+  for (const json::value& p : list(doc, "pools")) {
+    if (p.is_object() && list(p.as_object(), "listener_ids").empty()) {
+      top.emplace_back("pool", &p.as_object());
+    }
+  }
+  for (size_t i = 0; i < top.size(); ++i) {
+    const bool last = i + 1 == top.size();
+    const std::string branch = last ? "└─ " : "├─ ";
+    const std::string indent = last ? "   " : "│  ";
+    const json::object& o = *top[i].second;
+    if (top[i].first == "pool") {
+      out += branch + pool_line(o) + "\n";
+      add_members(o, indent, out);
+      continue;
+    }
+    out += fmt::format("{}listener {} {} ({})\n", branch, str(o, "name"), listener_address(o),
+                       str(o, "operating_status"));
+    if (const json::object* p = find_pool(doc, str(o, "default_pool_id"))) {
+      out += indent + "└─ " + pool_line(*p) + "\n";
+      add_members(*p, indent + "   ", out);
+    }
+  }
+  return out;
+}
+
+Result<std::string> format_status_tree_json(std::string_view status_json) {
+  auto parsed = parse_status(status_json);
+  if (!parsed) return std::unexpected(parsed.error());
+  const json::object& doc = *parsed;
+  json::array listeners;
+  for (const json::value& lv : list(doc, "listeners")) {
+    if (!lv.is_object()) continue;
+    json::object l = octavia_status(lv.as_object(), {"id", "name", "operating_status"});
+    json::array pools;
+    if (const json::object* p = find_pool(doc, str(lv.as_object(), "default_pool_id"))) {
+      pools.push_back(octavia_pool_status(*p));
+    }
+    l["pools"] = std::move(pools);
+    l["l7policies"] = json::array();
+    listeners.push_back(std::move(l));
+  }
+  json::array pools;
+  for (const json::value& p : list(doc, "pools")) {
+    if (p.is_object()) pools.push_back(octavia_pool_status(p.as_object()));
+  }
+  const json::object* lb = child(doc, "loadbalancer");
+  json::object root = lb ? octavia_status(*lb, {"id", "name", "operating_status"}) : json::object();
+  root["listeners"] = std::move(listeners);
+  root["pools"] = std::move(pools);
+  return pretty_json(json::object{{"statuses", json::object{{"loadbalancer", std::move(root)}}}});
+}
+
+}  // namespace vigil::cli
