@@ -100,7 +100,7 @@ inline model::LoadBalancerView sample_view() {
                             .pool = "masters",
                             .member = "master-02",
                             .message = "pool masters member master-02 127.0.0.1:6444 DOWN: "
-                                       "connect refused (3/3 failures)"}};
+                                       "connection refused (3/3 failures)"}};
   return lb;
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+
 #include "base/duration.h"
 
 namespace vigil::model {
@@ -26,7 +28,7 @@ std::string describe(const CheckResult& r) {
     case Outcome::kOk:
       out = r.http_code ? fmt::format("HTTP {}", r.http_code) : "ok";
       break;
-    case Outcome::kRefused: out = "connect refused"; break;
+    case Outcome::kRefused: out = "connection refused"; break;
     case Outcome::kTimeout: out = "timeout"; break;
     case Outcome::kNetworkError: out = "network error"; break;
     case Outcome::kTlsFailed: out = "TLS handshake failed"; break;
@@ -42,7 +44,14 @@ std::string describe(const CheckResult& r) {
     }
     out += fmt::format(" \"{}\"", joined);
   } else if (!r.detail.empty() && r.outcome != Outcome::kOk) {
-    out += fmt::format(": {}", r.detail);
+    // "connect refused: Connection refused" says the same thing twice.
+    std::string lower_detail = r.detail;
+    for (char& c : lower_detail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (out.find(lower_detail) == std::string::npos && lower_detail.find(out) == std::string::npos) {
+      out += fmt::format(": {}", r.detail);
+    } else if (lower_detail.find(out) != std::string::npos && lower_detail != out) {
+      out = r.detail;
+    }
   }
   return out;
 }

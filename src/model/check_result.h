@@ -33,7 +33,7 @@ struct CheckResult {
 std::string_view to_string(Outcome o);
 
 // One line for logs and the CLI's reason column, e.g. `HTTP 500 "[-]etcd failed"`,
-// `connect refused`, `timeout after 2s`.
+// `connection refused`, `timeout after 2s`.
 std::string describe(const CheckResult& r);
 
 }  // namespace vigil::model

@@ -44,7 +44,7 @@ def test_killed_member_goes_error_gets_no_traffic_and_comes_back(tmp_path, clean
     assert "refused" in down["check"]["reason"]
     assert down["in_rotation"] is False
     assert "pool masters member master-02" in vigil.log_text()
-    assert "DOWN: connect refused" in vigil.log_text()
+    assert "DOWN: connection refused" in vigil.log_text()
 
     host, port = vigil.listener("api")
     served = set()

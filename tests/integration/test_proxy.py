@@ -52,16 +52,24 @@ def test_half_closed_client_gets_the_whole_answer(tmp_path, cleanup):
     server = socket.create_server(("127.0.0.1", 0))
     cleanup(type("S", (), {"stop": server.close})())
 
-    def serve():
-        conn, _ = server.accept()
+    def answer(conn):
         with conn:
             total = 0
             while data := conn.recv(65536):
                 total += len(data)
             conn.sendall(f"received {total} bytes".encode() * 1000)
 
-    t = threading.Thread(target=serve, daemon=True)
-    t.start()
+    def serve():
+        # Health checks connect too, so every connection gets its own thread.
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            conn.settimeout(10)
+            threading.Thread(target=answer, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
     vigil = Vigil(tmp_path, config([server.getsockname()[1]]))
     cleanup(vigil)
     answer = echo_once(*vigil.listener("echo"), b"x" * 200_000)

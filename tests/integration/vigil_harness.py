@@ -20,6 +20,8 @@ BUILD = ROOT / os.environ.get("VIGIL_BUILD", "build/dev")
 VIGIL = BUILD / "src/daemon/vigil"
 APISIM = BUILD / "testing/apisim/vigil-apisim"
 TOKEN = "integration-test-token"
+# Never through a proxy from the environment: every request here goes to loopback.
+_opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 def wait_for(condition, timeout=10.0, interval=0.05, what="condition"):
@@ -54,6 +56,7 @@ class Vigil:
         self.config = self.dir / "vigil.yaml"
         self.config.write_text(config_text.replace("@TOKEN_FILE@", str(self.dir / "token")))
         self.ready = self.dir / "vigil.ready"
+        self.ready.unlink(missing_ok=True)
         self.log_path = self.dir / "vigil.log"
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(
@@ -72,7 +75,7 @@ class Vigil:
         if token is not None:
             req.add_header("X-Auth-Token", token)
         try:
-            with urllib.request.urlopen(req, timeout=5) as r:
+            with _opener.open(req, timeout=5) as r:
                 return r.status, r.read().decode()
         except urllib.error.HTTPError as e:
             return e.code, e.read().decode()

@@ -1,0 +1,93 @@
+#include "config/advice.h"
+
+#include <algorithm>
+
+#include "base/duration.h"
+#include "config/address.h"
+#include "config/timing.h"
+
+namespace vigil::config {
+namespace {
+
+using model::MonitorType;
+
+void advise_admin(const model::Config& config, std::vector<Diagnostic>& out) {
+  const model::SourceLocation file{.file = config.source_file, .line = 0};
+  const auto bind = parse_bind(config.admin.listen);
+  if (bind && !is_loopback(bind->address)) {
+    out.push_back(make_warning(
+        file, "admin.listen " + config.admin.listen +
+                  " is not a loopback address: the API, /metrics and the status page are "
+                  "reachable from the network"));
+  }
+  if (config.admin.token_file.empty()) {
+    out.push_back(make_warning(file,
+                               "admin.token_file is not set: the API and CLI will refuse requests "
+                               "that change anything"));
+  }
+}
+
+void advise_monitor(const model::Pool& pool, const model::HealthMonitor& m,
+                    std::vector<Diagnostic>& out) {
+  const std::string pool_name = "pool \"" + pool.name + "\"";
+  const bool weak_check = m.type == MonitorType::kTcp || m.type == MonitorType::kTlsHello;
+  const bool api_port = std::ranges::any_of(pool.members, [](const model::Member& member) {
+    return member.port == 6443 || member.monitor_port == 6443;
+  });
+  if (weak_check && api_port) {
+    out.push_back(make_warning(
+        m.where, pool_name + " checks port 6443 with a " + std::string(model::to_string(m.type)) +
+                     " monitor, which passes while an API server is not ready; use type: HTTPS "
+                     "with path: /readyz"));
+  }
+  if (m.type == MonitorType::kHttp && !m.bearer_token_file.empty()) {
+    out.push_back(make_warning(m.where, pool_name +
+                                            " sends its bearer token in clear text over HTTP; "
+                                            "use type: HTTPS"));
+  }
+  const PoolTiming timing = monitor_timing(m);
+  if (timing.worst_mark_down > kOpenShiftMarkDownLimit) {
+    out.push_back(make_warning(
+        m.where, pool_name + ": a dead member can stay in rotation for up to " +
+                     format_duration(timing.worst_mark_down) + " (interval " +
+                     format_duration(m.interval) + ", timeout " + format_duration(m.timeout) +
+                     ", unhealthy_threshold " + std::to_string(m.unhealthy_threshold) +
+                     "), which breaks OpenShift's rule of removing an API server within 30 s of "
+                     "/readyz failing"));
+  }
+}
+
+void advise_pool(const model::Pool& pool, bool monitor_opted_out, std::vector<Diagnostic>& out) {
+  const std::string pool_name = "pool \"" + pool.name + "\"";
+  if (pool.members.empty()) {
+    out.push_back(make_warning(
+        pool.where, pool_name + " has no members: connections to its listeners are refused"));
+  } else if (std::ranges::all_of(pool.members, &model::Member::backup)) {
+    out.push_back(make_warning(pool.where, pool_name +
+                                               " has only backup members: backups take traffic "
+                                               "only when no other member is usable"));
+  }
+  if (pool.health_monitor) {
+    advise_monitor(pool, *pool.health_monitor, out);
+  } else if (!monitor_opted_out) {
+    out.push_back(make_warning(
+        pool.where, pool_name +
+                        " has no health monitor: members are NO_MONITOR and a dead member stays "
+                        "in rotation; add health_monitor (e.g. type: HTTPS, path: /readyz)"));
+  }
+}
+
+}  // namespace
+
+std::vector<Diagnostic> advise(const model::Config& config,
+                               const std::vector<std::string>& monitor_opt_outs) {
+  std::vector<Diagnostic> out;
+  advise_admin(config, out);
+  for (const model::Pool& pool : config.pools) {
+    advise_pool(pool, std::ranges::find(monitor_opt_outs, pool.name) != monitor_opt_outs.end(),
+                out);
+  }
+  return out;
+}
+
+}  // namespace vigil::config

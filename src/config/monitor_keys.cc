@@ -1,0 +1,236 @@
+// Key tables of health_monitor and its tls map, and the checks that need the whole monitor (keys
+// that apply only to some monitor types, fast_interval against interval).
+#include <algorithm>
+#include <cctype>
+
+#include "base/duration.h"
+#include "config/suggest.h"
+#include "config/yaml_keys.h"
+
+namespace vigil::config {
+namespace {
+
+using model::MonitorType;
+using model::TlsCheck;
+
+std::string upper(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+void read_type(Reader& r, const Field& f, MonitorDraft& m) {
+  static const std::vector<std::string_view> kNames = {"TCP", "TLS-HELLO", "HTTP", "HTTPS"};
+  auto text = r.scalar(f, "TCP, TLS-HELLO, HTTP, HTTPS or none");
+  if (!text) return;
+  const std::string word = upper(*text);
+  if (word == "NONE") {
+    m.type_none = true;
+    return;
+  }
+  const auto it = std::ranges::find(kNames, word);
+  if (it == kNames.end()) {
+    return r.error(f.line, f.path() + ": unsupported monitor type " + Reader::describe(f.value) +
+                               "; use TCP, TLS-HELLO, HTTP, HTTPS or none" +
+                               did_you_mean(word, kNames));
+  }
+  m.type = static_cast<MonitorType>(it - kNames.begin());
+  m.type_known = true;
+}
+
+void read_path(Reader& r, const Field& f, MonitorDraft& m) {
+  std::string path;
+  r.set_string(f, path);
+  if (path.empty()) return;
+  if (path.front() != '/') return r.error(f.line, f.path() + ": must start with '/', like /readyz");
+  if (path.find(' ') != std::string::npos) {
+    return r.error(f.line, f.path() + ": must not contain spaces (write them as %20)");
+  }
+  m.path = path;
+}
+
+void read_method(Reader& r, const Field& f, MonitorDraft& m) {
+  // Octavia's list.
+  static const std::vector<std::string_view> kMethods = {
+      "GET", "HEAD", "POST", "PUT", "DELETE", "TRACE", "OPTIONS", "CONNECT", "PATCH"};
+  auto text = r.scalar(f, "an HTTP method");
+  if (!text) return;
+  const std::string word = upper(*text);
+  if (std::ranges::find(kMethods, word) == kMethods.end()) {
+    return r.error(f.line, f.path() + ": unknown HTTP method " + Reader::describe(f.value) +
+                               did_you_mean(word, kMethods));
+  }
+  m.http_method = word;
+}
+
+void read_host_header(Reader& r, const Field& f, MonitorDraft& m) {
+  std::string host;
+  r.set_string(f, host);
+  if (host.empty()) return;
+  if (host.find(' ') != std::string::npos) {
+    return r.error(f.line, f.path() + ": must not contain spaces");
+  }
+  m.host = host;
+}
+
+void read_expected_codes(Reader& r, const Field& f, MonitorDraft& m) {
+  auto text = r.scalar(f, "status codes like \"200\", \"200,202\" or \"200-204\"");
+  if (!text) return;
+  auto codes = model::ExpectedCodes::parse(*text);
+  if (!codes) return r.error(f.line, f.path() + ": " + codes.error().message);
+  m.expected_codes = *codes;
+}
+
+void read_tls(Reader& r, const Field& f, MonitorDraft& m) {
+  auto seen = r.read_map(f.value, f.line, tls_section(), m.tls);
+  if (!seen) return;
+  const auto has = [&](std::string_view key) {
+    return std::ranges::any_of(*seen, [&](const auto& s) { return s.spec->name == key; });
+  };
+  if (has("client_cert") != has("client_key")) {
+    r.error(f.line, f.path() + ": client_cert and client_key go together; set both or neither");
+  }
+  // Naming a CA means "verify against it" unless verify says otherwise.
+  if (has("ca_file") && !has("verify")) m.tls.verify = true;
+  if (has("ca_file") && has("verify") && !m.tls.verify) {
+    r.warning(f.line, f.path() + ": ca_file is not used while verify is false");
+  }
+}
+
+constexpr KeySpec<MonitorDraft> kMonitorKeys[] = {
+    {"type", "TCP | TLS-HELLO | HTTP | HTTPS | none", "",
+     "TCP: connect. TLS-HELLO: a full TLS handshake with SNI. HTTP/HTTPS: one request, passing "
+     "on an expected status code. none: no monitor, on purpose. Case-insensitive.",
+     read_type, true},
+    {"path", "string starting with /", "/readyz", "Request path.", read_path, false, kHttpMonitors},
+    {"http_method", "GET | HEAD | POST | PUT | DELETE | TRACE | OPTIONS | CONNECT | PATCH", "GET",
+     "Request method.", read_method, false, kHttpMonitors},
+    {"host", "string", "the member's address", "Host header.", read_host_header, false,
+     kHttpMonitors},
+    {"expected_codes", "string or integer", "200",
+     "Status codes that pass: \"200\", \"200,202\", \"200-204\".", read_expected_codes, false,
+     kHttpMonitors},
+    {"interval", "duration", "5s", "Time between the starts of two checks of a stable member.",
+     [](Reader& r, const Field& f, MonitorDraft& m) {
+       r.set_duration(f, m.interval, kMaxCheckDuration);
+     }},
+    {"fast_interval", "duration, at most interval", "1s (interval when interval < 1s)",
+     "Time between checks while a member is changing state (after a first result that "
+     "disagrees with its status), like HAProxy's fastinter.",
+     [](Reader& r, const Field& f, MonitorDraft& m) {
+       r.set_duration(f, m.fast_interval, kMaxCheckDuration);
+     }},
+    {"timeout", "duration", "2s",
+     "A check that has not passed within this time fails. May exceed interval (as in Octavia): "
+     "the next check then waits for the running one.",
+     [](Reader& r, const Field& f, MonitorDraft& m) {
+       r.set_duration(f, m.timeout, kMaxCheckDuration);
+     }},
+    {"healthy_threshold", "integer 1..10", "2",
+     "Consecutive passing checks that bring a member back (HAProxy's rise).",
+     [](Reader& r, const Field& f, MonitorDraft& m) { r.set_int(f, m.healthy_threshold, 1, 10); }},
+    {"unhealthy_threshold", "integer 1..10", "3",
+     "Consecutive failing checks that mark a member down (HAProxy's fall).",
+     [](Reader& r, const Field& f, MonitorDraft& m) {
+       r.set_int(f, m.unhealthy_threshold, 1, 10);
+     }},
+    {"tls", "map", "", "TLS settings of the check; see `tls`.", read_tls, false, kTlsMonitors},
+    {"bearer_token_file", "path", "",
+     "File holding a token sent as `Authorization: Bearer` (for clusters with anonymous auth "
+     "off).",
+     [](Reader& r, const Field& f, MonitorDraft& m) { r.set_string(f, m.bearer_token_file); },
+     false, kHttpMonitors},
+};
+
+constexpr KeySpec<TlsCheck> kTlsKeys[] = {
+    {"verify", "bool", "false (true when ca_file is set)",
+     "Verify the member's certificate chain and name.",
+     [](Reader& r, const Field& f, TlsCheck& t) { r.set_bool(f, t.verify); }},
+    {"ca_file", "path", "the system's CAs", "CA bundle to verify against.",
+     [](Reader& r, const Field& f, TlsCheck& t) { r.set_string(f, t.ca_file); }},
+    {"server_name", "string", "the member's address", "SNI, and the name verified.",
+     [](Reader& r, const Field& f, TlsCheck& t) { r.set_string(f, t.server_name); }},
+    {"client_cert", "path", "", "Client certificate (PEM); needs client_key.",
+     [](Reader& r, const Field& f, TlsCheck& t) { r.set_string(f, t.client_cert); }},
+    {"client_key", "path", "", "Client private key (PEM); needs client_cert.",
+     [](Reader& r, const Field& f, TlsCheck& t) { r.set_string(f, t.client_key); }},
+};
+
+// Keys that do not apply to the monitor's type are errors at their own line.
+void check_keys_apply(Reader& r, const MonitorDraft& m,
+                      const std::vector<SeenKey<MonitorDraft>>& seen) {
+  if (!m.type_known) return;
+  for (const SeenKey<MonitorDraft>& s : seen) {
+    if (s.spec->only_for != 0 && (s.spec->only_for & monitor_bit(m.type)) == 0) {
+      r.error(s.line, "health_monitor." + std::string(s.spec->name) + " applies only to " +
+                          monitor_types_text(s.spec->only_for) + " monitors, not " +
+                          std::string(model::to_string(m.type)));
+    }
+  }
+}
+
+void check_intervals(Reader& r, MonitorDraft& m, const std::vector<SeenKey<MonitorDraft>>& seen) {
+  const auto it =
+      std::ranges::find_if(seen, [](const auto& s) { return s.spec->name == "fast_interval"; });
+  if (it == seen.end()) {
+    m.fast_interval = std::min(m.fast_interval, m.interval);
+  } else if (m.fast_interval > m.interval) {
+    r.error(it->line, "health_monitor.fast_interval (" + format_duration(m.fast_interval) +
+                          ") must not be longer than interval (" + format_duration(m.interval) +
+                          ")");
+  }
+}
+
+}  // namespace
+
+std::string monitor_types_text(unsigned mask) {
+  std::vector<std::string> names;
+  for (MonitorType t :
+       {MonitorType::kTcp, MonitorType::kTlsHello, MonitorType::kHttp, MonitorType::kHttps}) {
+    if (mask & monitor_bit(t)) names.emplace_back(model::to_string(t));
+  }
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? " and " : ", ";
+    out += names[i];
+  }
+  return out;
+}
+
+const Section<MonitorDraft>& monitor_section() {
+  static constexpr Section<MonitorDraft> kSection{"health_monitor", "pools[].health_monitor",
+                                                  kMonitorKeys};
+  return kSection;
+}
+
+const Section<TlsCheck>& tls_section() {
+  static constexpr Section<TlsCheck> kSection{"health_monitor.tls", "pools[].health_monitor.tls",
+                                              kTlsKeys};
+  return kSection;
+}
+
+void read_health_monitor(Reader& r, const Field& f, PoolDraft& pool) {
+  if (f.value.IsNull()) return;  // `health_monitor:` with nothing after it: as if absent
+  if (f.value.IsScalar()) {
+    if (upper(f.value.Scalar()) == "NONE") {
+      pool.monitor_none = true;
+      return;
+    }
+    return r.error(f.line,
+                   f.path() + ": expected a map of keys or none, got " + Reader::describe(f.value));
+  }
+  MonitorDraft m;
+  m.where = r.at(f.line);
+  auto seen = r.read_map(f.value, f.line, monitor_section(), m);
+  if (!seen) return;
+  if (m.type_none) {
+    if (seen->size() > 1) return r.error(f.line, f.path() + ": type none takes no other keys");
+    pool.monitor_none = true;
+    return;
+  }
+  check_keys_apply(r, m, *seen);
+  check_intervals(r, m, *seen);
+  pool.health_monitor = static_cast<model::HealthMonitor&&>(m);
+}
+
+}  // namespace vigil::config

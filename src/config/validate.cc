@@ -1,0 +1,90 @@
+#include "config/validate.h"
+
+#include <map>
+#include <string>
+
+#include "config/address.h"
+#include "config/suggest.h"
+
+namespace vigil::config {
+namespace {
+
+std::string show(const model::SourceLocation& where) {
+  return where.file + ":" + std::to_string(where.line);
+}
+
+std::string show(const BindAddress& bind) {
+  if (bind.address.find(':') != std::string::npos) {
+    return "[" + bind.address + "]:" + std::to_string(bind.port);
+  }
+  return bind.address + ":" + std::to_string(bind.port);
+}
+
+// `what`: "listener name", "member name ... in pool \"x\"".
+template <typename T>
+void check_unique(const std::vector<T>& items, const std::string& what, const std::string& suffix,
+                  std::vector<Diagnostic>& out) {
+  std::map<std::string, const model::SourceLocation*> first;
+  for (const T& item : items) {
+    if (item.name.empty()) continue;
+    auto [it, inserted] = first.emplace(item.name, &item.where);
+    if (!inserted) {
+      out.push_back(make_error(item.where, "duplicate " + what + " \"" + item.name + "\"" + suffix +
+                                               " (first defined at " + show(*it->second) + ")"));
+    }
+  }
+}
+
+void check_pool_references(const model::Config& config, std::vector<Diagnostic>& out) {
+  std::vector<std::string_view> names;
+  for (const model::Pool& p : config.pools) names.push_back(p.name);
+  for (const model::Listener& l : config.listeners) {
+    if (l.pool.empty() || config.find_pool(l.pool) != nullptr) continue;
+    out.push_back(make_error(l.where, "listener \"" + l.name + "\" uses pool \"" + l.pool +
+                                          "\", which is not defined" +
+                                          did_you_mean(l.pool, names)));
+  }
+  for (const model::Pool& p : config.pools) {
+    if (p.name.empty()) continue;
+    bool used = false;
+    for (const model::Listener& l : config.listeners) used = used || l.pool == p.name;
+    if (!used)
+      out.push_back(make_warning(p.where, "pool \"" + p.name + "\" is not used by any listener"));
+  }
+}
+
+void check_binds(const model::Config& config, std::vector<Diagnostic>& out) {
+  const auto& listeners = config.listeners;
+  const auto admin = parse_bind(config.admin.listen);
+  for (size_t j = 0; j < listeners.size(); ++j) {
+    const BindAddress b{.address = listeners[j].bind_address, .port = listeners[j].port};
+    for (size_t i = 0; i < j; ++i) {
+      const BindAddress a{.address = listeners[i].bind_address, .port = listeners[i].port};
+      if (!binds_overlap(a, b)) continue;
+      out.push_back(make_error(listeners[j].where,
+                               "listener \"" + listeners[j].name + "\" binds " + show(b) +
+                                   ", which clashes with listener \"" + listeners[i].name +
+                                   "\" on " + show(a) + " (" + show(listeners[i].where) + ")"));
+      break;
+    }
+    if (admin && binds_overlap(*admin, b)) {
+      out.push_back(make_error(listeners[j].where,
+                               "listener \"" + listeners[j].name + "\" binds " + show(b) +
+                                   ", which clashes with admin.listen " + config.admin.listen));
+    }
+  }
+}
+
+}  // namespace
+
+void validate(const model::Config& config, std::vector<Diagnostic>& out) {
+  check_unique(config.listeners, "listener name", "", out);
+  check_unique(config.pools, "pool name", "", out);
+  for (const model::Pool& p : config.pools) {
+    check_unique(p.members, "member name", " in pool \"" + p.name + "\"", out);
+  }
+  check_pool_references(config, out);
+  check_binds(config, out);
+}
+
+}  // namespace vigil::config

@@ -1,0 +1,15 @@
+// Checks across the objects of a config, after each was read on its own: unique names, listeners
+// naming pools that exist, binds that do not clash, pools no listener uses (a warning).
+// Pure function; objects with empty names (already reported as missing) are skipped.
+#pragma once
+
+#include <vector>
+
+#include "config/diagnostic.h"
+#include "model/config.h"
+
+namespace vigil::config {
+
+void validate(const model::Config& config, std::vector<Diagnostic>& out);
+
+}  // namespace vigil::config

@@ -1,0 +1,47 @@
+// The vigil YAML grammar: one key table per section (HAProxy's keyword -> parse function), used by
+// the loader, for "unknown key" errors and to write the key reference in docs. Internal to config/.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/yaml_reader.h"
+#include "model/config.h"
+
+namespace vigil::config {
+
+// What a section reads besides the model's fields.
+struct MonitorDraft : model::HealthMonitor {
+  bool type_known = false;  // `type` held a supported monitor type
+  bool type_none = false;   // `type: none`
+};
+struct PoolDraft : model::Pool {
+  bool monitor_none = false;  // `health_monitor: none` or `{type: none}`
+};
+struct ConfigDraft : model::Config {
+  std::vector<std::string> monitor_opt_outs;
+};
+
+constexpr unsigned monitor_bit(model::MonitorType t) { return 1u << static_cast<unsigned>(t); }
+inline constexpr unsigned kHttpMonitors =
+    monitor_bit(model::MonitorType::kHttp) | monitor_bit(model::MonitorType::kHttps);
+inline constexpr unsigned kTlsMonitors =
+    monitor_bit(model::MonitorType::kTlsHello) | monitor_bit(model::MonitorType::kHttps);
+std::string monitor_types_text(unsigned mask);  // "HTTP and HTTPS"
+
+// Upper limits that keep durations sane (and the timing arithmetic far from overflow).
+inline constexpr Duration kMaxCheckDuration = std::chrono::hours(24);
+inline constexpr Duration kMaxIdleTimeout = std::chrono::hours(24 * 30);
+
+const Section<ConfigDraft>& top_section();
+const Section<model::Admin>& admin_section();
+const Section<model::Listener>& listener_section();
+const Section<PoolDraft>& pool_section();
+const Section<model::Member>& member_section();
+const Section<MonitorDraft>& monitor_section();
+const Section<model::TlsCheck>& tls_section();
+
+// pool.health_monitor: a map, `none`, or nothing (same as absent).
+void read_health_monitor(Reader& r, const Field& f, PoolDraft& pool);
+
+}  // namespace vigil::config

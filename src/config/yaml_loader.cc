@@ -1,0 +1,119 @@
+// load_yaml: YAML text -> ConfigDraft through the key tables -> cross-object checks -> Config.
+// yaml-cpp throws on syntax errors; this is the boundary where that becomes a diagnostic.
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cctype>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include "config/address.h"
+#include "config/loader.h"
+#include "config/validate.h"
+#include "config/yaml_keys.h"
+
+namespace vigil::config {
+namespace {
+
+// "/etc/vigil/vigil.yaml" -> "vigil", made into a valid name.
+std::string default_name(const std::string& file_name) {
+  std::string stem = file_name.substr(file_name.rfind('/') + 1);
+  if (const size_t dot = stem.rfind('.'); dot != std::string::npos && dot > 0) stem.resize(dot);
+  for (char& c : stem) {
+    if (!valid_name(std::string_view(&c, 1))) c = '-';
+  }
+  if (stem.size() > kMaxNameLength) stem.resize(kMaxNameLength);
+  return stem.empty() ? "vigil" : stem;
+}
+
+// Where each document of a stream starts; the parse builds no nodes.
+class DocumentStarts final : public YAML::EventHandler {
+ public:
+  std::optional<YAML::Mark> first;  // of the document being handled
+
+  void OnDocumentStart(const YAML::Mark&) override { first.reset(); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { see(mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { see(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    see(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    see(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    see(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void see(const YAML::Mark& mark) {
+    if (!first) first = mark;
+  }
+};
+
+// Reports a second document. yaml-cpp 0.7's LoadAll never returns on a token it cannot start a
+// node with at document level, such as a stray ',' (jbeder/yaml-cpp#1040, fixed upstream in
+// #1319): its parser yields empty documents at the same place forever. So documents are stepped
+// through here at most twice, and a "second document" that starts where the first did is that
+// stuck token.
+void check_single_document(std::string_view text, Reader& reader) {
+  std::istringstream stream{std::string(text)};
+  YAML::Parser parser(stream);
+  DocumentStarts starts;
+  if (!parser.HandleNextDocument(starts)) return;
+  const std::optional<YAML::Mark> first = starts.first;
+  if (!parser.HandleNextDocument(starts) || !starts.first) return;
+  const YAML::Mark& second = *starts.first;
+  if (first && first->pos == second.pos && second.pos >= 0 &&
+      static_cast<size_t>(second.pos) < text.size()) {
+    const char c = text[static_cast<size_t>(second.pos)];
+    const std::string shown = std::isprint(static_cast<unsigned char>(c)) ? std::string(1, c) : "?";
+    reader.error(second.line + 1, "YAML syntax error: unexpected \"" + shown + "\"");
+    return;
+  }
+  reader.error(second.line + 1, "a second YAML document (after ---): a config is one document");
+}
+
+void read_document(std::string_view text, const std::string& file_name, LoadResult& result) {
+  Reader reader(file_name, result.diagnostics);
+  const YAML::Node root = YAML::Load(std::string(text));
+  check_single_document(text, reader);
+  if (root.IsNull()) {
+    if (result.diagnostics.empty()) reader.error(0, "empty config");
+    return;
+  }
+  ConfigDraft draft;
+  draft.source_file = file_name;
+  draft.name = default_name(file_name);
+  if (!reader.read_map(root, Reader::line_of(root, 1), top_section(), draft)) return;
+  validate(draft, result.diagnostics);
+  result.monitor_opt_outs = draft.monitor_opt_outs;
+  result.config = std::move(static_cast<model::Config&>(draft));
+}
+
+}  // namespace
+
+LoadResult load_yaml(std::string_view text, const std::string& file_name) {
+  LoadResult result;
+  try {
+    read_document(text, file_name, result);
+  } catch (const YAML::Exception& e) {
+    const int line = e.mark.line >= 0 ? e.mark.line + 1 : 0;
+    result.diagnostics.push_back(
+        make_error({.file = file_name, .line = line}, "YAML syntax error: " + e.msg));
+  } catch (const std::exception& e) {
+    result.diagnostics.push_back(
+        make_error({.file = file_name, .line = 0}, std::string("cannot load: ") + e.what()));
+  }
+  sort_by_line(result.diagnostics);
+  if (!result.ok()) result.config.reset();
+  return result;
+}
+
+}  // namespace vigil::config

@@ -1,0 +1,179 @@
+// vigil's command line: one binary, one verb per job (DESIGN.md section 2.1).
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/file.h"
+#include "base/log.h"
+#include "cli/commands.h"
+#include "config/loader.h"
+#include "config/report.h"
+#include "daemon/control_plane.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: vigil COMMAND [options]
+
+commands:
+  serve -c FILE [--ready-file PATH] [--log-level debug|info|warn|error]
+                              run the load balancer in the foreground
+  check -c FILE               validate a config; print errors with file:line and, per pool,
+                              how long a dead member takes to be taken out and to come back
+  members [POOL] [--json]     the member table of a running vigil, with each check's reason
+  status [--json]             the status tree of a running vigil
+  version                     print the version
+
+client options (members, status):
+  --admin URL        where vigil's admin API listens (env VIGIL_ADMIN; default: the config's
+                     admin.listen, else http://127.0.0.1:8404)
+  --token-file FILE  the admin token (env VIGIL_TOKEN holds the token itself; default: the
+                     config's admin.token_file)
+  -c FILE            the config to take those defaults from (default /etc/vigil/vigil.yaml)
+)";
+
+constexpr const char* kDefaultConfig = "/etc/vigil/vigil.yaml";
+
+struct Args {
+  std::string verb;
+  std::vector<std::string> positional;
+  std::optional<std::string> config, ready_file, admin, token_file, log_level;
+  bool json = false;
+};
+
+std::optional<Args> parse(int argc, char** argv, std::string& error) {
+  Args a;
+  if (argc < 2) return std::nullopt;
+  a.verb = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&](std::optional<std::string>& out) {
+      if (i + 1 >= argc) {
+        error = arg + " needs a value";
+        return false;
+      }
+      out = argv[++i];
+      return true;
+    };
+    bool ok = true;
+    if (arg == "-c" || arg == "--config") ok = value(a.config);
+    else if (arg == "--ready-file") ok = value(a.ready_file);
+    else if (arg == "--admin") ok = value(a.admin);
+    else if (arg == "--token-file") ok = value(a.token_file);
+    else if (arg == "--log-level") ok = value(a.log_level);
+    else if (arg == "--json") a.json = true;
+    else if (arg.starts_with("-")) {
+      error = "unknown option " + arg;
+      return std::nullopt;
+    } else {
+      a.positional.push_back(arg);
+    }
+    if (!ok) return std::nullopt;
+  }
+  return a;
+}
+
+// --admin / VIGIL_ADMIN / the config's admin.listen; --token-file / VIGIL_TOKEN / token_file.
+std::optional<vigil::cli::ClientOptions> client_options(const Args& a) {
+  vigil::cli::ClientOptions o{.admin_url = "http://127.0.0.1:8404"};
+  std::optional<vigil::model::Config> config;
+  const std::string path = a.config.value_or(kDefaultConfig);
+  if (a.config || ::access(kDefaultConfig, R_OK) == 0) {
+    auto loaded = vigil::config::load_file(path);
+    if (loaded.ok()) {
+      config = std::move(loaded.config);
+    } else if (a.config) {
+      std::cerr << "vigil: " << path << " is not a valid config (run `vigil check -c " << path
+                << "`)\n";
+      return std::nullopt;
+    }
+  }
+  if (config && !config->admin.listen.empty()) o.admin_url = "http://" + config->admin.listen;
+  if (const char* env = std::getenv("VIGIL_ADMIN")) o.admin_url = env;
+  if (a.admin) o.admin_url = *a.admin;
+  std::optional<std::string> token_file;
+  if (config && !config->admin.token_file.empty()) token_file = config->admin.token_file;
+  if (const char* env = std::getenv("VIGIL_TOKEN")) {
+    o.token = env;
+    token_file.reset();
+  }
+  if (a.token_file) token_file = a.token_file;
+  if (token_file) {
+    auto t = vigil::read_secret_file(*token_file);
+    if (!t) {
+      std::cerr << "vigil: " << t.error().message << "\n";
+      return std::nullopt;
+    }
+    o.token = *t;
+  }
+  return o;
+}
+
+int run_check(const Args& a) {
+  if (!a.config) {
+    std::cerr << "vigil check: -c FILE is required\n";
+    return 2;
+  }
+  const auto result = vigil::config::load_file(*a.config);
+  std::cout << vigil::config::check_report(result);
+  return result.ok() ? 0 : 1;
+}
+
+int run_serve(const Args& a) {
+  if (!a.config) {
+    std::cerr << "vigil serve: -c FILE is required\n";
+    return 2;
+  }
+  if (a.log_level) {
+    using vigil::log::Level;
+    const std::string& l = *a.log_level;
+    if (l == "debug") vigil::log::set_level(Level::kDebug);
+    else if (l == "info") vigil::log::set_level(Level::kInfo);
+    else if (l == "warn") vigil::log::set_level(Level::kWarn);
+    else if (l == "error") vigil::log::set_level(Level::kError);
+    else {
+      std::cerr << "vigil serve: --log-level must be debug, info, warn or error\n";
+      return 2;
+    }
+  }
+  return vigil::daemon::serve({.config_path = *a.config, .ready_file = a.ready_file.value_or("")});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string error;
+  auto args = parse(argc, argv, error);
+  if (!args) {
+    std::cerr << (error.empty() ? "" : "vigil: " + error + "\n") << kUsage;
+    return 2;
+  }
+  const std::string& verb = args->verb;
+  if (verb == "serve") return run_serve(*args);
+  if (verb == "check") return run_check(*args);
+  if (verb == "members" || verb == "status") {
+    auto options = client_options(*args);
+    if (!options) return 2;
+    if (verb == "members") {
+      std::optional<std::string> pool;
+      if (!args->positional.empty()) pool = args->positional[0];
+      return vigil::cli::run_members(*options, pool, args->json, std::cout, std::cerr);
+    }
+    return vigil::cli::run_status(*options, args->json, std::cout, std::cerr);
+  }
+  if (verb == "convert") {
+    std::cerr << "vigil convert: haproxy.cfg import is not available yet\n";
+    return 1;
+  }
+  if (verb == "version" || verb == "--version") {
+    std::cout << "vigil " << VIGIL_VERSION << "\n";
+    return 0;
+  }
+  if (verb == "help" || verb == "--help" || verb == "-h") {
+    std::cout << kUsage;
+    return 0;
+  }
+  std::cerr << "vigil: unknown command \"" << verb << "\"\n" << kUsage;
+  return 2;
+}

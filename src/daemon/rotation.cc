@@ -1,0 +1,33 @@
+#include "daemon/rotation.h"
+
+#include <algorithm>
+
+namespace vigil::daemon {
+
+Rotation choose_rotation(std::span<const RotationInput> members, bool fail_open) {
+  auto eligible = [](const RotationInput& m) { return m.enabled && m.weight > 0 && m.resolved; };
+  const bool none_checked = std::ranges::none_of(members, [&](const RotationInput& m) {
+    return eligible(m) && m.has_monitor && m.health != model::Health::kUnchecked;
+  });
+  auto healthy = [&](const RotationInput& m) {
+    if (!eligible(m) || m.passive_out) return false;
+    if (!m.has_monitor || m.health == model::Health::kUp) return true;
+    return m.health == model::Health::kUnchecked && none_checked;
+  };
+  Rotation out;
+  for (bool backup : {false, true}) {
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (members[i].backup == backup && healthy(members[i])) out.members.push_back(i);
+    }
+    if (!out.members.empty()) return out;
+  }
+  if (fail_open) {
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (eligible(members[i])) out.members.push_back(i);
+    }
+    out.fail_open = !out.members.empty();
+  }
+  return out;
+}
+
+}  // namespace vigil::daemon

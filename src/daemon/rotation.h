@@ -1,0 +1,33 @@
+// Which members of a pool take new connections (DESIGN.md section 4): pure logic, no time, no I/O.
+// The control thread calls it after every health change and publishes the result to workers.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "model/status.h"
+
+namespace vigil::daemon {
+
+struct RotationInput {
+  bool enabled = true;
+  int weight = 1;
+  bool backup = false;
+  bool has_monitor = false;
+  model::Health health = model::Health::kUnchecked;
+  bool passive_out = false;  // a connect failed; out until a check passes
+  bool resolved = true;      // has an address to connect to
+};
+
+struct Rotation {
+  std::vector<size_t> members;  // indices into the input
+  bool fail_open = false;       // no member was usable; routing to every eligible one
+};
+
+// Healthy primaries; else healthy backups; else, with fail_open, every enabled member with
+// weight and an address; else none. A member is healthy when it has no monitor or its last
+// verdict is up; while no member of the pool has a result yet, unchecked members count as healthy
+// (vigil never refuses traffic just because it started a moment ago).
+Rotation choose_rotation(std::span<const RotationInput> members, bool fail_open);
+
+}  // namespace vigil::daemon

@@ -1,0 +1,63 @@
+#include "daemon/rotation.h"
+
+#include <gtest/gtest.h>
+
+namespace vigil::daemon {
+namespace {
+
+using model::Health;
+
+RotationInput up() { return {.has_monitor = true, .health = Health::kUp}; }
+RotationInput down() { return {.has_monitor = true, .health = Health::kDown}; }
+RotationInput unchecked() { return {.has_monitor = true, .health = Health::kUnchecked}; }
+RotationInput backup(RotationInput m) {
+  m.backup = true;
+  return m;
+}
+
+TEST(Rotation, Rules) {
+  struct Case {
+    const char* description;
+    std::vector<RotationInput> members;
+    bool fail_open;
+    std::vector<size_t> expected;
+    bool expect_fail_open;
+  };
+  const Case cases[] = {
+      {.description = "healthy primaries only", .members = {up(), down(), up()},
+       .fail_open = true, .expected = {0, 2}, .expect_fail_open = false},
+      {.description = "nothing checked yet: route to all", .members = {unchecked(), unchecked()},
+       .fail_open = false, .expected = {0, 1}, .expect_fail_open = false},
+      {.description = "once one is checked, unchecked ones wait", .members = {up(), unchecked()},
+       .fail_open = true, .expected = {0}, .expect_fail_open = false},
+      {.description = "backup only when primaries are gone",
+       .members = {down(), backup(up()), down()}, .fail_open = true, .expected = {1},
+       .expect_fail_open = false},
+      {.description = "backup idle while a primary is up", .members = {up(), backup(up())},
+       .fail_open = true, .expected = {0}, .expect_fail_open = false},
+      {.description = "all down fails open", .members = {down(), down()}, .fail_open = true,
+       .expected = {0, 1}, .expect_fail_open = true},
+      {.description = "all down, fail_open off: none", .members = {down(), down()},
+       .fail_open = false, .expected = {}, .expect_fail_open = false},
+      {.description = "no monitor routes", .members = {{}, {}}, .fail_open = false,
+       .expected = {0, 1}, .expect_fail_open = false},
+      {.description = "weight 0 and disabled never", .members = {{.weight = 0}, {.enabled = false}, {}},
+       .fail_open = true, .expected = {2}, .expect_fail_open = false},
+      {.description = "fail open skips disabled and drained",
+       .members = {{.enabled = false, .has_monitor = true}, {.weight = 0}, down()},
+       .fail_open = true, .expected = {2}, .expect_fail_open = true},
+      {.description = "passive failure takes a member out at once",
+       .members = {{.has_monitor = true, .health = Health::kUp, .passive_out = true}, up()},
+       .fail_open = true, .expected = {1}, .expect_fail_open = false},
+      {.description = "unresolved never", .members = {{.resolved = false}, {}},
+       .fail_open = true, .expected = {1}, .expect_fail_open = false},
+  };
+  for (const auto& c : cases) {
+    const Rotation r = choose_rotation(c.members, c.fail_open);
+    EXPECT_EQ(r.members, c.expected) << c.description;
+    EXPECT_EQ(r.fail_open, c.expect_fail_open) << c.description;
+  }
+}
+
+}  // namespace
+}  // namespace vigil::daemon

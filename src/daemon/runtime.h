@@ -1,0 +1,55 @@
+// What the control thread knows about each pool and member while vigil runs: health verdicts,
+// last check, passive failures, counters. Control thread only.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/check_result.h"
+#include "model/config.h"
+#include "model/status.h"
+#include "model/status_tree.h"
+#include "net/address.h"
+#include "proxy/snapshot.h"
+#include "proxy/stats.h"
+
+namespace vigil::daemon {
+
+struct MemberRuntime {
+  std::string id;
+  model::Member config;
+  std::optional<net::SocketAddress> address;  // resolved at load; none: cannot resolve
+  std::string resolve_error;
+  model::Health health = model::Health::kUnchecked;
+  bool first_check = false;  // the last result was the member's first
+  int successes = 0;  // consecutive
+  int failures = 0;
+  bool passive_out = false;
+  std::optional<model::CheckResult> last_check;
+  model::WallTime last_check_at{};
+  model::OperatingStatus status = model::OperatingStatus::kOffline;
+  model::WallTime state_since{};
+  bool in_rotation = false;
+  std::shared_ptr<proxy::BackendStats> stats = std::make_shared<proxy::BackendStats>();
+};
+
+struct PoolRuntime {
+  std::string id;
+  model::Pool config;
+  std::vector<MemberRuntime> members;
+  model::OperatingStatus status = model::OperatingStatus::kOnline;
+  bool fail_open_active = false;
+  proxy::PoolSnapshotPtr snapshot;
+};
+
+struct ListenerRuntime {
+  std::string id;
+  model::Listener config;
+  size_t pool_index = 0;
+  std::string bound;
+  std::shared_ptr<proxy::ListenerStats> stats = std::make_shared<proxy::ListenerStats>();
+};
+
+}  // namespace vigil::daemon

@@ -1,0 +1,33 @@
+// The one log line written when a member changes state, e.g.
+//   pool masters member master-01 10.0.0.11:6443 DOWN: HTTP 500 "[-]etcd failed" (3/3 failures,
+//   check 12ms); 2 of 3 members up
+// Pure formatting, any thread.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "model/check_result.h"
+#include "model/status.h"
+
+namespace vigil::daemon {
+
+struct TransitionFacts {
+  std::string pool;
+  std::string member;
+  std::string address;
+  model::OperatingStatus before;
+  model::OperatingStatus after;
+  std::optional<model::CheckResult> check;
+  bool first_check = false;  // the member's first result: it alone decided
+  int successes = 0;
+  int failures = 0;
+  int healthy_threshold = 0;
+  int unhealthy_threshold = 0;
+  size_t members_up = 0;
+  size_t members_total = 0;
+};
+
+std::string transition_line(const TransitionFacts& f);
+
+}  // namespace vigil::daemon
