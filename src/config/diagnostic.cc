@@ -1,6 +1,7 @@
 #include "config/diagnostic.h"
 
 #include <algorithm>
+#include <cctype>
 #include <utility>
 
 namespace vigil::config {
@@ -9,7 +10,8 @@ std::string Diagnostic::to_string() const {
   std::string out = where.file;
   if (where.line > 0) out += ":" + std::to_string(where.line);
   out += is_error() ? ": error: " : ": warning: ";
-  out += message;
+  // Messages quote the config's text; keep its control characters off terminals and logs.
+  for (char c : message) out += std::iscntrl(static_cast<unsigned char>(c)) ? '?' : c;
   return out;
 }
 

@@ -19,7 +19,7 @@ std::string upper(std::string_view text) {
   return out;
 }
 
-void read_type(Reader& r, const Field& f, MonitorDraft& m) {
+void read_type(YamlReader& r, const Field& f, MonitorDraft& m) {
   static const std::vector<std::string_view> kNames = {"TCP", "TLS-HELLO", "HTTP", "HTTPS"};
   auto text = r.scalar(f, "TCP, TLS-HELLO, HTTP, HTTPS or none");
   if (!text) return;
@@ -30,15 +30,15 @@ void read_type(Reader& r, const Field& f, MonitorDraft& m) {
   }
   const auto it = std::ranges::find(kNames, word);
   if (it == kNames.end()) {
-    return r.error(f.line, f.path() + ": unsupported monitor type " + Reader::describe(f.value) +
-                               "; use TCP, TLS-HELLO, HTTP, HTTPS or none" +
-                               did_you_mean(word, kNames));
+    return r.error(f.line,
+                   f.path() + ": unsupported monitor type " + YamlReader::describe(f.value) +
+                       "; use TCP, TLS-HELLO, HTTP, HTTPS or none" + did_you_mean(word, kNames));
   }
   m.type = static_cast<MonitorType>(it - kNames.begin());
   m.type_known = true;
 }
 
-void read_path(Reader& r, const Field& f, MonitorDraft& m) {
+void read_path(YamlReader& r, const Field& f, MonitorDraft& m) {
   std::string path;
   r.set_string(f, path);
   if (path.empty()) return;
@@ -49,7 +49,7 @@ void read_path(Reader& r, const Field& f, MonitorDraft& m) {
   m.path = path;
 }
 
-void read_method(Reader& r, const Field& f, MonitorDraft& m) {
+void read_method(YamlReader& r, const Field& f, MonitorDraft& m) {
   // Octavia's list.
   static const std::vector<std::string_view> kMethods = {
       "GET", "HEAD", "POST", "PUT", "DELETE", "TRACE", "OPTIONS", "CONNECT", "PATCH"};
@@ -57,13 +57,13 @@ void read_method(Reader& r, const Field& f, MonitorDraft& m) {
   if (!text) return;
   const std::string word = upper(*text);
   if (std::ranges::find(kMethods, word) == kMethods.end()) {
-    return r.error(f.line, f.path() + ": unknown HTTP method " + Reader::describe(f.value) +
+    return r.error(f.line, f.path() + ": unknown HTTP method " + YamlReader::describe(f.value) +
                                did_you_mean(word, kMethods));
   }
   m.http_method = word;
 }
 
-void read_host_header(Reader& r, const Field& f, MonitorDraft& m) {
+void read_host_header(YamlReader& r, const Field& f, MonitorDraft& m) {
   std::string host;
   r.set_string(f, host);
   if (host.empty()) return;
@@ -73,7 +73,7 @@ void read_host_header(Reader& r, const Field& f, MonitorDraft& m) {
   m.host = host;
 }
 
-void read_expected_codes(Reader& r, const Field& f, MonitorDraft& m) {
+void read_expected_codes(YamlReader& r, const Field& f, MonitorDraft& m) {
   auto text = r.scalar(f, "status codes like \"200\", \"200,202\" or \"200-204\"");
   if (!text) return;
   auto codes = model::ExpectedCodes::parse(*text);
@@ -81,7 +81,7 @@ void read_expected_codes(Reader& r, const Field& f, MonitorDraft& m) {
   m.expected_codes = *codes;
 }
 
-void read_tls(Reader& r, const Field& f, MonitorDraft& m) {
+void read_tls(YamlReader& r, const Field& f, MonitorDraft& m) {
   auto seen = r.read_map(f.value, f.line, tls_section(), m.tls);
   if (!seen) return;
   const auto has = [&](std::string_view key) {
@@ -111,53 +111,55 @@ constexpr KeySpec<MonitorDraft> kMonitorKeys[] = {
      "Status codes that pass: \"200\", \"200,202\", \"200-204\".", read_expected_codes, false,
      kHttpMonitors},
     {"interval", "duration", "5s", "Time between the starts of two checks of a stable member.",
-     [](Reader& r, const Field& f, MonitorDraft& m) {
+     [](YamlReader& r, const Field& f, MonitorDraft& m) {
        r.set_duration(f, m.interval, kMaxCheckDuration);
      }},
     {"fast_interval", "duration, at most interval", "1s (interval when interval < 1s)",
      "Time between checks while a member is changing state (after a first result that "
      "disagrees with its status), like HAProxy's fastinter.",
-     [](Reader& r, const Field& f, MonitorDraft& m) {
+     [](YamlReader& r, const Field& f, MonitorDraft& m) {
        r.set_duration(f, m.fast_interval, kMaxCheckDuration);
      }},
     {"timeout", "duration", "2s",
      "A check that has not passed within this time fails. May exceed interval (as in Octavia): "
      "the next check then waits for the running one.",
-     [](Reader& r, const Field& f, MonitorDraft& m) {
+     [](YamlReader& r, const Field& f, MonitorDraft& m) {
        r.set_duration(f, m.timeout, kMaxCheckDuration);
      }},
     {"healthy_threshold", "integer 1..10", "2",
      "Consecutive passing checks that bring a member back (HAProxy's rise).",
-     [](Reader& r, const Field& f, MonitorDraft& m) { r.set_int(f, m.healthy_threshold, 1, 10); }},
+     [](YamlReader& r, const Field& f, MonitorDraft& m) {
+       r.set_int(f, m.healthy_threshold, 1, 10);
+     }},
     {"unhealthy_threshold", "integer 1..10", "3",
      "Consecutive failing checks that mark a member down (HAProxy's fall).",
-     [](Reader& r, const Field& f, MonitorDraft& m) {
+     [](YamlReader& r, const Field& f, MonitorDraft& m) {
        r.set_int(f, m.unhealthy_threshold, 1, 10);
      }},
     {"tls", "map", "", "TLS settings of the check; see `tls`.", read_tls, false, kTlsMonitors},
     {"bearer_token_file", "path", "",
      "File holding a token sent as `Authorization: Bearer` (for clusters with anonymous auth "
      "off).",
-     [](Reader& r, const Field& f, MonitorDraft& m) { r.set_string(f, m.bearer_token_file); },
+     [](YamlReader& r, const Field& f, MonitorDraft& m) { r.set_string(f, m.bearer_token_file); },
      false, kHttpMonitors},
 };
 
 constexpr KeySpec<TlsCheck> kTlsKeys[] = {
     {"verify", "bool", "false (true when ca_file is set)",
      "Verify the member's certificate chain and name.",
-     [](Reader& r, const Field& f, TlsCheck& t) { r.set_bool(f, t.verify); }},
+     [](YamlReader& r, const Field& f, TlsCheck& t) { r.set_bool(f, t.verify); }},
     {"ca_file", "path", "the system's CAs", "CA bundle to verify against.",
-     [](Reader& r, const Field& f, TlsCheck& t) { r.set_string(f, t.ca_file); }},
+     [](YamlReader& r, const Field& f, TlsCheck& t) { r.set_string(f, t.ca_file); }},
     {"server_name", "string", "the member's address", "SNI, and the name verified.",
-     [](Reader& r, const Field& f, TlsCheck& t) { r.set_string(f, t.server_name); }},
+     [](YamlReader& r, const Field& f, TlsCheck& t) { r.set_string(f, t.server_name); }},
     {"client_cert", "path", "", "Client certificate (PEM); needs client_key.",
-     [](Reader& r, const Field& f, TlsCheck& t) { r.set_string(f, t.client_cert); }},
+     [](YamlReader& r, const Field& f, TlsCheck& t) { r.set_string(f, t.client_cert); }},
     {"client_key", "path", "", "Client private key (PEM); needs client_cert.",
-     [](Reader& r, const Field& f, TlsCheck& t) { r.set_string(f, t.client_key); }},
+     [](YamlReader& r, const Field& f, TlsCheck& t) { r.set_string(f, t.client_key); }},
 };
 
 // Keys that do not apply to the monitor's type are errors at their own line.
-void check_keys_apply(Reader& r, const MonitorDraft& m,
+void check_keys_apply(YamlReader& r, const MonitorDraft& m,
                       const std::vector<SeenKey<MonitorDraft>>& seen) {
   if (!m.type_known) return;
   for (const SeenKey<MonitorDraft>& s : seen) {
@@ -169,7 +171,8 @@ void check_keys_apply(Reader& r, const MonitorDraft& m,
   }
 }
 
-void check_intervals(Reader& r, MonitorDraft& m, const std::vector<SeenKey<MonitorDraft>>& seen) {
+void check_intervals(YamlReader& r, MonitorDraft& m,
+                     const std::vector<SeenKey<MonitorDraft>>& seen) {
   const auto it =
       std::ranges::find_if(seen, [](const auto& s) { return s.spec->name == "fast_interval"; });
   if (it == seen.end()) {
@@ -209,15 +212,15 @@ const Section<TlsCheck>& tls_section() {
   return kSection;
 }
 
-void read_health_monitor(Reader& r, const Field& f, PoolDraft& pool) {
+void read_health_monitor(YamlReader& r, const Field& f, PoolDraft& pool) {
   if (f.value.IsNull()) return;  // `health_monitor:` with nothing after it: as if absent
   if (f.value.IsScalar()) {
     if (upper(f.value.Scalar()) == "NONE") {
       pool.monitor_none = true;
       return;
     }
-    return r.error(f.line,
-                   f.path() + ": expected a map of keys or none, got " + Reader::describe(f.value));
+    return r.error(f.line, f.path() + ": expected a map of keys or none, got " +
+                               YamlReader::describe(f.value));
   }
   MonitorDraft m;
   m.where = r.at(f.line);

@@ -76,6 +76,13 @@ TEST(CheckReport, Errors) {
             "2 errors (1 warning)\n");
 }
 
+TEST(CheckReport, ControlCharactersAreNotPrinted) {
+  const LoadResult r = load("listeners: [{name: a, bind: \":1\", pool: \"x\\e[31m\"}]\n");
+  const std::string report = check_report(r);
+  EXPECT_EQ(report.find('\x1b'), std::string::npos) << report;
+  EXPECT_NE(report.find("pool \"x?[31m\""), std::string::npos) << report;
+}
+
 TEST(CheckReport, OneErrorNoConfig) {
   LoadResult r;
   r.diagnostics.push_back(make_error({.file = "x.yaml", .line = 0},

@@ -15,7 +15,7 @@ using model::Admin;
 using model::Listener;
 using model::Member;
 
-void read_bind(Reader& r, const Field& f, Listener& l) {
+void read_bind(YamlReader& r, const Field& f, Listener& l) {
   auto text = r.scalar(f, "[address]:port");
   if (!text) return;
   auto bind = parse_bind(*text);
@@ -24,7 +24,7 @@ void read_bind(Reader& r, const Field& f, Listener& l) {
   l.port = bind->port;
 }
 
-void read_admin_listen(Reader& r, const Field& f, Admin& a) {
+void read_admin_listen(YamlReader& r, const Field& f, Admin& a) {
   auto text = r.scalar(f, "[address]:port");
   if (!text) return;
   auto bind = parse_bind(*text);
@@ -32,7 +32,7 @@ void read_admin_listen(Reader& r, const Field& f, Admin& a) {
   a.listen = *text;
 }
 
-void read_host(Reader& r, const Field& f, std::string& out) {
+void read_host(YamlReader& r, const Field& f, std::string& out) {
   auto text = r.scalar(f, "an IP address or host name");
   if (!text) return;
   auto host = parse_host(*text);
@@ -40,7 +40,7 @@ void read_host(Reader& r, const Field& f, std::string& out) {
   out = *host;
 }
 
-void read_algorithm(Reader& r, const Field& f, PoolDraft& p) {
+void read_algorithm(YamlReader& r, const Field& f, PoolDraft& p) {
   static const std::vector<std::string_view> kNames = {"round_robin", "least_connections",
                                                        "source_ip"};
   // HAProxy's names for the same policies, for a better hint than edit distance gives.
@@ -59,22 +59,22 @@ void read_algorithm(Reader& r, const Field& f, PoolDraft& p) {
   for (const auto& [haproxy, vigil] : kHaproxyNames) {
     if (word == haproxy) hint = " (did you mean \"" + std::string(vigil) + "\"?)";
   }
-  r.error(f.line, f.path() + ": unknown algorithm " + Reader::describe(f.value) +
+  r.error(f.line, f.path() + ": unknown algorithm " + YamlReader::describe(f.value) +
                       "; use round_robin, least_connections or source_ip" + hint);
 }
 
 template <typename T>
-void read_list(Reader& r, const Field& f, const Section<T>& section, std::vector<T>& out) {
+void read_list(YamlReader& r, const Field& f, const Section<T>& section, std::vector<T>& out) {
   if (!r.expect_list(f, "a list of " + std::string(section.name) + "s")) return;
   for (const YAML::Node& item : f.value) {
     T value;
-    const int line = Reader::line_of(item, f.line);
+    const int line = YamlReader::line_of(item, f.line);
     value.where = r.at(line);
     if (r.read_map(item, line, section, value)) out.push_back(std::move(value));
   }
 }
 
-void read_pools(Reader& r, const Field& f, ConfigDraft& c) {
+void read_pools(YamlReader& r, const Field& f, ConfigDraft& c) {
   std::vector<PoolDraft> pools;
   read_list(r, f, pool_section(), pools);
   for (PoolDraft& p : pools) {
@@ -85,16 +85,16 @@ void read_pools(Reader& r, const Field& f, ConfigDraft& c) {
 
 constexpr KeySpec<ConfigDraft> kTopKeys[] = {
     {"name", "name", "the file's stem", "The load balancer's name (its id is derived from it).",
-     [](Reader& r, const Field& f, ConfigDraft& c) { r.set_name(f, c.name); }},
+     [](YamlReader& r, const Field& f, ConfigDraft& c) { r.set_name(f, c.name); }},
     {"admin", "map", "", "The admin API, /metrics and the status page; see `admin`.",
-     [](Reader& r, const Field& f, ConfigDraft& c) {
+     [](YamlReader& r, const Field& f, ConfigDraft& c) {
        r.read_map(f.value, f.line, admin_section(), c.admin);
      }},
     {"workers", "integer 0..1024", "0", "Proxy worker threads; 0 starts one per CPU core.",
-     [](Reader& r, const Field& f, ConfigDraft& c) { r.set_int(f, c.workers, 0, 1024); }},
+     [](YamlReader& r, const Field& f, ConfigDraft& c) { r.set_int(f, c.workers, 0, 1024); }},
     {"listeners", "list of maps", "",
      "The addresses vigil accepts connections on; see `listeners[]`.",
-     [](Reader& r, const Field& f, ConfigDraft& c) {
+     [](YamlReader& r, const Field& f, ConfigDraft& c) {
        read_list(r, f, listener_section(), c.listeners);
      }},
     {"pools", "list of maps", "", "The backends; see `pools[]`.", read_pools},
@@ -108,37 +108,37 @@ constexpr KeySpec<Admin> kAdminKeys[] = {
     {"token_file", "path", "",
      "File holding the API token, required by every mutating call and by the Octavia API; "
      "without it the API and CLI refuse such requests.",
-     [](Reader& r, const Field& f, Admin& a) { r.set_string(f, a.token_file); }},
+     [](YamlReader& r, const Field& f, Admin& a) { r.set_string(f, a.token_file); }},
     {"state_file", "path", "",
      "Where objects created through the API are kept (written atomically).",
-     [](Reader& r, const Field& f, Admin& a) { r.set_string(f, a.state_file); }},
+     [](YamlReader& r, const Field& f, Admin& a) { r.set_string(f, a.state_file); }},
 };
 
 constexpr KeySpec<Listener> kListenerKeys[] = {
     {"name", "name", "", "Unique among listeners.",
-     [](Reader& r, const Field& f, Listener& l) { r.set_name(f, l.name); }, true},
+     [](YamlReader& r, const Field& f, Listener& l) { r.set_name(f, l.name); }, true},
     {"bind", "[address]:port", "",
      "`:6443` or `*:6443` (every address), `127.0.0.1:6443`, `[::1]:6443`; port 0 lets the "
      "kernel pick (tests). Two listeners may not bind the same address and port.",
      read_bind, true},
     {"pool", "name", "", "The pool (defined in this file) that gets the connections.",
-     [](Reader& r, const Field& f, Listener& l) { r.set_name(f, l.pool); }, true},
+     [](YamlReader& r, const Field& f, Listener& l) { r.set_name(f, l.pool); }, true},
     {"max_connections", "integer 1..10000000", "50000",
      "Connections held at once; further ones wait in the kernel's accept queue.",
-     [](Reader& r, const Field& f, Listener& l) {
+     [](YamlReader& r, const Field& f, Listener& l) {
        r.set_int(f, l.max_connections, 1, 10'000'000);
      }},
     {"idle_timeout", "duration", "1h",
      "A session with no byte either way for this long is closed. Watches are long-lived: do not "
      "copy HAProxy's 20 s client timeout.",
-     [](Reader& r, const Field& f, Listener& l) {
+     [](YamlReader& r, const Field& f, Listener& l) {
        r.set_duration(f, l.idle_timeout, kMaxIdleTimeout);
      }},
 };
 
 constexpr KeySpec<PoolDraft> kPoolKeys[] = {
     {"name", "name", "", "Unique among pools.",
-     [](Reader& r, const Field& f, PoolDraft& p) { r.set_name(f, p.name); }, true},
+     [](YamlReader& r, const Field& f, PoolDraft& p) { r.set_name(f, p.name); }, true},
     {"algorithm", "round_robin | least_connections | source_ip", "round_robin",
      "How a new connection picks a member: in turn (by weight), the member with the fewest "
      "sessions, or by a hash of the client's IP address.",
@@ -146,46 +146,48 @@ constexpr KeySpec<PoolDraft> kPoolKeys[] = {
     {"connect_timeout", "duration", "1s",
      "How long a connect to a member may take before vigil tries another (LAN backends answer "
      "in milliseconds).",
-     [](Reader& r, const Field& f, PoolDraft& p) {
+     [](YamlReader& r, const Field& f, PoolDraft& p) {
        r.set_duration(f, p.connect_timeout, kMaxCheckDuration);
      }},
     {"retries", "integer 0..10", "3",
      "Further connect attempts after a refused or timed-out one, each on another member when "
      "there is one.",
-     [](Reader& r, const Field& f, PoolDraft& p) { r.set_int(f, p.retries, 0, 10); }},
+     [](YamlReader& r, const Field& f, PoolDraft& p) { r.set_int(f, p.retries, 0, 10); }},
     {"fail_open", "bool", "true",
      "When no member is usable, route to all of them anyway (logged loudly) rather than refuse "
      "every connection.",
-     [](Reader& r, const Field& f, PoolDraft& p) { r.set_bool(f, p.fail_open); }},
+     [](YamlReader& r, const Field& f, PoolDraft& p) { r.set_bool(f, p.fail_open); }},
     {"health_monitor", "map, or none", "",
      "How members are checked; see `health_monitor`. Absent: members are NO_MONITOR and "
      "`vigil check` warns; `none` (or `{type: none}`) opts out without the warning.",
      read_health_monitor},
     {"members", "list of maps", "", "The backends; see `members[]`.",
-     [](Reader& r, const Field& f, PoolDraft& p) { read_list(r, f, member_section(), p.members); }},
+     [](YamlReader& r, const Field& f, PoolDraft& p) {
+       read_list(r, f, member_section(), p.members);
+     }},
 };
 
 constexpr KeySpec<Member> kMemberKeys[] = {
     {"name", "name", "", "Unique within the pool.",
-     [](Reader& r, const Field& f, Member& m) { r.set_name(f, m.name); }, true},
+     [](YamlReader& r, const Field& f, Member& m) { r.set_name(f, m.name); }, true},
     {"address", "IP address or host name", "",
      "Where the member listens; a host name is resolved when the config is loaded.",
-     [](Reader& r, const Field& f, Member& m) { read_host(r, f, m.address); }, true},
+     [](YamlReader& r, const Field& f, Member& m) { read_host(r, f, m.address); }, true},
     {"port", "integer 1..65535", "", "The member's port.",
-     [](Reader& r, const Field& f, Member& m) { r.set_int(f, m.port, 1, 65535); }, true},
+     [](YamlReader& r, const Field& f, Member& m) { r.set_int(f, m.port, 1, 65535); }, true},
     {"weight", "integer 0..256", "1",
      "Share of new connections relative to the other members; 0 drains the member.",
-     [](Reader& r, const Field& f, Member& m) { r.set_int(f, m.weight, 0, 256); }},
+     [](YamlReader& r, const Field& f, Member& m) { r.set_int(f, m.weight, 0, 256); }},
     {"backup", "bool", "false", "Used only when no non-backup member is usable.",
-     [](Reader& r, const Field& f, Member& m) { r.set_bool(f, m.backup); }},
+     [](YamlReader& r, const Field& f, Member& m) { r.set_bool(f, m.backup); }},
     {"enabled", "bool", "true", "false: the member gets no traffic and is not checked (OFFLINE).",
-     [](Reader& r, const Field& f, Member& m) { r.set_bool(f, m.enabled); }},
+     [](YamlReader& r, const Field& f, Member& m) { r.set_bool(f, m.enabled); }},
     {"monitor_address", "IP address or host name", "address",
      "Address the health checks go to, when not the member's address.",
-     [](Reader& r, const Field& f, Member& m) { read_host(r, f, m.monitor_address); }},
+     [](YamlReader& r, const Field& f, Member& m) { read_host(r, f, m.monitor_address); }},
     {"monitor_port", "integer 1..65535", "port",
      "Port the health checks go to, when not the member's port.",
-     [](Reader& r, const Field& f, Member& m) { r.set_int(f, m.monitor_port, 1, 65535); }},
+     [](YamlReader& r, const Field& f, Member& m) { r.set_int(f, m.monitor_port, 1, 65535); }},
 };
 
 }  // namespace

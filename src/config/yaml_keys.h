@@ -42,6 +42,6 @@ const Section<MonitorDraft>& monitor_section();
 const Section<model::TlsCheck>& tls_section();
 
 // pool.health_monitor: a map, `none`, or nothing (same as absent).
-void read_health_monitor(Reader& r, const Field& f, PoolDraft& pool);
+void read_health_monitor(YamlReader& r, const Field& f, PoolDraft& pool);
 
 }  // namespace vigil::config

@@ -62,7 +62,7 @@ class DocumentStarts final : public YAML::EventHandler {
 // #1319): its parser yields empty documents at the same place forever. So documents are stepped
 // through here at most twice, and a "second document" that starts where the first did is that
 // stuck token.
-void check_single_document(std::string_view text, Reader& reader) {
+void check_single_document(std::string_view text, YamlReader& reader) {
   std::istringstream stream{std::string(text)};
   YAML::Parser parser(stream);
   DocumentStarts starts;
@@ -81,7 +81,7 @@ void check_single_document(std::string_view text, Reader& reader) {
 }
 
 void read_document(std::string_view text, const std::string& file_name, LoadResult& result) {
-  Reader reader(file_name, result.diagnostics);
+  YamlReader reader(file_name, result.diagnostics);
   const YAML::Node root = YAML::Load(std::string(text));
   check_single_document(text, reader);
   if (root.IsNull()) {
@@ -91,7 +91,7 @@ void read_document(std::string_view text, const std::string& file_name, LoadResu
   ConfigDraft draft;
   draft.source_file = file_name;
   draft.name = default_name(file_name);
-  if (!reader.read_map(root, Reader::line_of(root, 1), top_section(), draft)) return;
+  if (!reader.read_map(root, YamlReader::line_of(root, 1), top_section(), draft)) return;
   validate(draft, result.diagnostics);
   result.monitor_opt_outs = draft.monitor_opt_outs;
   result.config = std::move(static_cast<model::Config&>(draft));

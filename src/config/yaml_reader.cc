@@ -29,20 +29,20 @@ std::string Field::path() const {
   return std::string(section) + "." + std::string(key);
 }
 
-void Reader::error(int line, std::string message) {
+void YamlReader::error(int line, std::string message) {
   out_.push_back(make_error(at(line), std::move(message)));
 }
 
-void Reader::warning(int line, std::string message) {
+void YamlReader::warning(int line, std::string message) {
   out_.push_back(make_warning(at(line), std::move(message)));
 }
 
-int Reader::line_of(const YAML::Node& node, int fallback) {
+int YamlReader::line_of(const YAML::Node& node, int fallback) {
   const int line = node.Mark().line;
   return line >= 0 ? line + 1 : fallback;
 }
 
-std::string Reader::describe(const YAML::Node& node) {
+std::string YamlReader::describe(const YAML::Node& node) {
   switch (node.Type()) {
     case YAML::NodeType::Sequence:
       return "a list";
@@ -61,8 +61,8 @@ std::string Reader::describe(const YAML::Node& node) {
   }
 }
 
-void Reader::unknown_key(int line, std::string_view key, std::string_view section,
-                         const std::vector<std::string_view>& known) {
+void YamlReader::unknown_key(int line, std::string_view key, std::string_view section,
+                             const std::vector<std::string_view>& known) {
   const std::string where = section.empty() ? "at top level" : "in " + std::string(section);
   std::string shown(key.substr(0, 64));
   for (char& c : shown) {
@@ -71,7 +71,7 @@ void Reader::unknown_key(int line, std::string_view key, std::string_view sectio
   error(line, "unknown key \"" + shown + "\" " + where + did_you_mean(key, known));
 }
 
-std::optional<std::string> Reader::scalar(const Field& f, std::string_view expected) {
+std::optional<std::string> YamlReader::scalar(const Field& f, std::string_view expected) {
   if (!f.value.IsScalar()) {
     error(f.line, f.path() + ": expected " + std::string(expected) + ", got " + describe(f.value));
     return std::nullopt;
@@ -79,7 +79,7 @@ std::optional<std::string> Reader::scalar(const Field& f, std::string_view expec
   return f.value.Scalar();
 }
 
-void Reader::set_string(const Field& f, std::string& out) {
+void YamlReader::set_string(const Field& f, std::string& out) {
   auto text = scalar(f, "a string");
   if (!text) return;
   if (text->empty()) {
@@ -91,7 +91,7 @@ void Reader::set_string(const Field& f, std::string& out) {
   }
 }
 
-void Reader::set_name(const Field& f, std::string& out) {
+void YamlReader::set_name(const Field& f, std::string& out) {
   auto text = scalar(f, "a name");
   if (!text) return;
   if (const std::string problem = name_problem(*text); !problem.empty()) {
@@ -100,7 +100,7 @@ void Reader::set_name(const Field& f, std::string& out) {
   out = std::move(*text);
 }
 
-void Reader::set_bool(const Field& f, bool& out) {
+void YamlReader::set_bool(const Field& f, bool& out) {
   auto text = scalar(f, "true or false");
   if (!text) return;
   const std::string word = lower(*text);
@@ -113,7 +113,7 @@ void Reader::set_bool(const Field& f, bool& out) {
   }
 }
 
-void Reader::set_duration(const Field& f, Duration& out, Duration max) {
+void YamlReader::set_duration(const Field& f, Duration& out, Duration max) {
   auto text = scalar(f, "a duration like 500ms, 5s or 1m");
   if (!text) return;
   auto d = parse_duration(*text);
@@ -128,7 +128,7 @@ void Reader::set_duration(const Field& f, Duration& out, Duration max) {
   }
 }
 
-std::optional<long long> Reader::integer(const Field& f, long long low, long long high) {
+std::optional<long long> YamlReader::integer(const Field& f, long long low, long long high) {
   const std::string expected =
       "an integer from " + std::to_string(low) + " to " + std::to_string(high);
   auto text = scalar(f, expected);
@@ -143,7 +143,7 @@ std::optional<long long> Reader::integer(const Field& f, long long low, long lon
   return value;
 }
 
-bool Reader::expect_list(const Field& f, std::string_view what) {
+bool YamlReader::expect_list(const Field& f, std::string_view what) {
   if (f.value.IsSequence()) return true;
   error(f.line, f.path() + ": expected " + std::string(what) + ", got " + describe(f.value));
   return false;

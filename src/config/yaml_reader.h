@@ -1,7 +1,7 @@
-// Reader: turns yaml-cpp nodes into typed values for the key tables, reporting every problem as a
-// Diagnostic with file:line rather than an exception. Also the key table types (KeySpec, Section):
-// each config section's keys live in one table, used for parsing, "unknown key" errors and docs.
-// Internal to config/. One Reader per load; not thread-safe.
+// YamlReader: turns yaml-cpp nodes into typed values for the key tables, reporting every problem as
+// a Diagnostic with file:line rather than an exception. Also the key table types (KeySpec,
+// Section): each config section's keys live in one table, used for parsing, "unknown key" errors
+// and docs. Internal to config/. One YamlReader per load; not thread-safe.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -27,7 +27,7 @@ struct Field {
   std::string path() const;  // "health_monitor.interval"
 };
 
-class Reader;
+class YamlReader;
 
 template <typename T>
 struct KeySpec {
@@ -35,7 +35,7 @@ struct KeySpec {
   std::string_view type;           // for docs: "integer 1..10", "duration"
   std::string_view default_value;  // for docs; empty when there is none
   std::string_view meaning;        // for docs
-  void (*read)(Reader&, const Field&, T&);
+  void (*read)(YamlReader&, const Field&, T&);
   bool required = false;
   unsigned only_for = 0;  // health_monitor keys: mask of monitor types it applies to; 0: all
 };
@@ -53,9 +53,9 @@ struct SeenKey {
   int line;
 };
 
-class Reader {
+class YamlReader {
  public:
-  Reader(std::string file, std::vector<Diagnostic>& out) : file_(std::move(file)), out_(out) {}
+  YamlReader(std::string file, std::vector<Diagnostic>& out) : file_(std::move(file)), out_(out) {}
 
   const std::string& file() const { return file_; }
   model::SourceLocation at(int line) const { return {.file = file_, .line = line}; }
@@ -97,8 +97,8 @@ class Reader {
 };
 
 template <typename T>
-std::optional<std::vector<SeenKey<T>>> Reader::read_map(const YAML::Node& node, int line,
-                                                        const Section<T>& section, T& out) {
+std::optional<std::vector<SeenKey<T>>> YamlReader::read_map(const YAML::Node& node, int line,
+                                                            const Section<T>& section, T& out) {
   if (!node.IsMap()) {
     error(line, std::string(section.name.empty() ? "the config" : section.name) +
                     ": expected a map of keys, got " + describe(node));

@@ -20,7 +20,7 @@ Session::Session(SessionHost& host, uint64_t id, net::Fd client,
       id_(id),
       listener_(listener),
       client_(Handler::Kind::kClient, this),
-      backend_(Handler::Kind::kBackend, this),
+      attempts_{Attempt(this), Attempt(this)},
       client_address_(client_address) {
   client_.fd = std::move(client);
   last_activity_ = host_.now();
@@ -39,79 +39,6 @@ bool Session::arm(Side& side) {
   return ::epoll_ctl(host_.epoll_fd(), EPOLL_CTL_ADD, side.fd.get(), &ev) == 0;
 }
 
-void Session::start() {
-  if (!arm(client_)) {
-    close();
-    return;
-  }
-  connect_next();
-}
-
-// Picks the next member not yet tried and starts a non-blocking connect to it. Nothing has been
-// sent to any member yet, so moving to another one loses no client byte.
-void Session::connect_next() {
-  const PoolSnapshotPtr& latest = host_.pool(listener_.pool_index);
-  if (pool_ != latest) {
-    // Health changed since the last attempt: indices refer to a new candidate list.
-    pool_ = latest;
-    tried_count_ = 0;
-  }
-  const int max_attempts = 1 + pool_->retries;
-  while (attempts_ < max_attempts && tried_count_ < kMaxTried) {
-    const int index = host_.balancer(listener_.pool_index)
-                          .pick(*pool_, {.client_ip = client_address_.ip_bytes(),
-                                         .tried = {tried_, static_cast<size_t>(tried_count_)}});
-    if (index < 0) break;
-    tried_[tried_count_++] = static_cast<uint32_t>(index);
-    ++attempts_;
-    current_ = index;
-    const Backend& b = pool_->candidates[index];
-    auto connecting = net::connect_nonblocking(b.address);
-    if (!connecting) {
-      host_.connect_failed(*pool_, b, connecting.error().message);
-      continue;
-    }
-    backend_ = Side(Handler::Kind::kBackend, this);
-    backend_.fd = std::move(connecting->fd);
-    if (!arm(backend_)) {
-      backend_.fd.reset();
-      continue;
-    }
-    if (!connecting->in_progress) {
-      on_connected();
-      return;
-    }
-    connect_deadline_ = host_.now() + pool_->connect_timeout;
-    host_.schedule(id_, connect_deadline_);
-    return;
-  }
-  // No member could be reached: the client sees its connection closed, never a hang.
-  listener_.stats->no_backend.fetch_add(1, std::memory_order_relaxed);
-  close();
-}
-
-void Session::connect_failed(const std::string& reason) {
-  backend_.fd.reset();  // closing also removes it from epoll
-  if (pool_ && current_ >= 0) host_.connect_failed(*pool_, pool_->candidates[current_], reason);
-  connect_next();
-}
-
-void Session::on_connected() {
-  state_ = State::kPumping;
-  const Backend& b = pool_->candidates[current_];
-  backend_stats_ = b.stats;
-  member_id_ = b.member_id;
-  backend_stats_->active.fetch_add(1, std::memory_order_relaxed);
-  backend_stats_->total.fetch_add(1, std::memory_order_relaxed);
-  pool_.reset();
-  net::set_dead_peer_detection(client_.fd.get(), {});
-  net::set_dead_peer_detection(backend_.fd.get(), {});
-  backend_.writable = true;
-  last_activity_ = host_.now();
-  host_.schedule(id_, last_activity_ + listener_.idle_timeout);
-  pump_all();
-}
-
 void Session::on_event(Side& side, uint32_t events) {
   if (state_ == State::kClosed) return;
   if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) side.readable = true;
@@ -119,44 +46,30 @@ void Session::on_event(Side& side, uint32_t events) {
   if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR)) side.writable = true;
 
   if (state_ == State::kConnecting) {
-    if (&side == &backend_ && side.writable) {
-      const int err = net::socket_error(backend_.fd.get());
-      if (err == 0) {
-        on_connected();
-      } else {
-        connect_failed(net::errno_string(err));
-      }
-    } else if (&side == &client_ && (events & EPOLLERR)) {
-      close();  // the client gave up while we were connecting
+    for (Attempt& a : attempts_) {
+      if (&side == &a.side && a.active() && side.writable) on_connect_event(a);
     }
+    if (&side == &client_ && (events & EPOLLERR)) close();  // the client gave up meanwhile
     return;
   }
+  if (&side != &client_ && &side != backend_) return;  // a hedge that lost
   // Pump only the direction this event concerns.
+  const bool in = events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR);
+  const bool out = events & (EPOLLOUT | EPOLLHUP | EPOLLERR);
   bool ok = true;
   if (&side == &client_) {
-    if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
-      ok = pump(client_, backend_, up_, &backend_stats_->bytes_out);
-    }
-    if (ok && (events & (EPOLLOUT | EPOLLHUP | EPOLLERR))) {
-      ok = pump(backend_, client_, down_, &backend_stats_->bytes_in);
-    }
+    if (in) ok = pump(client_, *backend_, up_, &backend_stats_->bytes_out);
+    if (ok && out) ok = pump(*backend_, client_, down_, &backend_stats_->bytes_in);
   } else {
-    if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
-      ok = pump(backend_, client_, down_, &backend_stats_->bytes_in);
-    }
-    if (ok && (events & (EPOLLOUT | EPOLLHUP | EPOLLERR))) {
-      ok = pump(client_, backend_, up_, &backend_stats_->bytes_out);
-    }
+    if (in) ok = pump(*backend_, client_, down_, &backend_stats_->bytes_in);
+    if (ok && out) ok = pump(client_, *backend_, up_, &backend_stats_->bytes_out);
   }
-  if (!ok || (client_.read_eof && backend_.write_shut && backend_.read_eof && client_.write_shut)) {
-    close();
-  }
+  after_pump(ok);
 }
 
-void Session::pump_all() {
-  const bool ok = pump(client_, backend_, up_, &backend_stats_->bytes_out) &&
-                  pump(backend_, client_, down_, &backend_stats_->bytes_in);
-  if (!ok || (client_.read_eof && backend_.write_shut && backend_.read_eof && client_.write_shut)) {
+void Session::after_pump(bool ok) {
+  if (state_ != State::kPumping) return;
+  if (!ok || (client_.read_eof && backend_->write_shut && backend_->read_eof && client_.write_shut)) {
     close();
   }
 }
@@ -219,11 +132,7 @@ bool Session::pump(Side& src, Side& dst, Buffer*& buf, std::atomic<uint64_t>* by
 
 void Session::on_timer(TimePoint now) {
   if (state_ == State::kConnecting) {
-    if (backend_.fd.valid() && now >= connect_deadline_) {
-      connect_failed("connect timeout");
-    } else if (backend_.fd.valid()) {
-      host_.schedule(id_, connect_deadline_);
-    }
+    on_connect_timer(now);
     return;
   }
   if (state_ != State::kPumping) return;
@@ -245,7 +154,7 @@ void Session::release() {
   const bool was_pumping = state_ == State::kPumping;
   state_ = State::kClosed;
   client_.fd.reset();
-  backend_.fd.reset();
+  for (Attempt& a : attempts_) a.side.fd.reset();
   if (up_ != nullptr) host_.buffers().give(std::exchange(up_, nullptr));
   if (down_ != nullptr) host_.buffers().give(std::exchange(down_, nullptr));
   if (was_pumping && backend_stats_) backend_stats_->active.fetch_sub(1, std::memory_order_relaxed);

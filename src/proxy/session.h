@@ -1,9 +1,11 @@
 // Session: one proxied TCP connection, client leg and backend leg, from connect to close. Owned by
 // the worker that accepted it and touched only on that worker's thread; no locks. The worker
-// feeds it epoll events and timer expiries; it reads top to bottom: start() picks a member and
-// connects (retrying on another member), then pump() moves bytes each way with half-close.
+// feeds it epoll events and timer expiries. It reads top to bottom: start() picks a member and
+// connects (session_connect.cc: retry on another member, hedge a slow connect), then pump() moves
+// bytes each way with half-close.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -11,6 +13,7 @@
 #include "base/clock.h"
 #include "net/address.h"
 #include "net/fd.h"
+#include "net/socket.h"
 #include "proxy/balancer.h"
 #include "proxy/buffer_pool.h"
 #include "proxy/snapshot.h"
@@ -33,12 +36,19 @@ struct Side : Handler {
   net::Fd fd;
   bool readable = false;
   bool writable = false;
-  bool hup = false;        // the event said RDHUP/HUP/ERR: read until 0 or an error
-  bool read_eof = false;   // the peer shut its write side
-  bool write_shut = false; // we shut our write side toward the peer
+  bool hup = false;         // the event said RDHUP/HUP/ERR: read until 0 or an error
+  bool read_eof = false;    // the peer shut its write side
+  bool write_shut = false;  // we shut our write side toward the peer
 };
 
-struct ListenerRuntime;
+struct ListenerRuntime {
+  std::string name;
+  uint32_t pool_index = 0;
+  int max_connections = 0;
+  Duration idle_timeout{};
+  net::DeadPeerOptions client_dead_peer;
+  std::shared_ptr<ListenerStats> stats;
+};
 
 // The services a session needs from its worker.
 class SessionHost {
@@ -50,17 +60,10 @@ class SessionHost {
   virtual void schedule(uint64_t session_id, TimePoint when) = 0;
   virtual const PoolSnapshotPtr& pool(uint32_t index) const = 0;
   virtual Balancer& balancer(uint32_t index) = 0;
+  virtual bool take_hedge_token() = 0;  // the hedge budget: false when hedging too often
   virtual void connect_failed(const PoolSnapshot& pool, const Backend& backend,
-                              const std::string& reason) = 0;
+                              const std::string& reason, bool silent) = 0;
   virtual void session_closed(Session& s) = 0;
-};
-
-struct ListenerRuntime {
-  std::string name;
-  uint32_t pool_index = 0;
-  int max_connections = 0;
-  Duration idle_timeout{};
-  std::shared_ptr<ListenerStats> stats;
 };
 
 class Session {
@@ -78,16 +81,35 @@ class Session {
 
   uint64_t id() const { return id_; }
   bool closed() const { return state_ == State::kClosed; }
+  bool established() const { return state_ == State::kPumping; }
   const std::string& member_id() const { return member_id_; }
+  int backend_fd() const { return backend_ ? backend_->fd.get() : -1; }
 
  private:
   enum class State { kConnecting, kPumping, kClosed };
 
-  void connect_next();
-  void connect_failed(const std::string& reason);
-  void on_connected();
+  // One connect in flight. Two exist at once only while a slow connect is hedged.
+  struct Attempt {
+    explicit Attempt(Session* s) : side(Handler::Kind::kBackend, s) {}
+    Side side;
+    int candidate = -1;  // index into pool_->candidates
+    TimePoint started{};
+    TimePoint deadline{};
+    bool active() const { return side.fd.valid(); }
+  };
+
+  // session_connect.cc
+  bool start_attempt(Attempt& a);
+  void attempt_failed(Attempt& a, const std::string& reason, bool silent);
+  void attempt_connected(Attempt& a);
+  void on_connect_event(Attempt& a);
+  void on_connect_timer(TimePoint now);
+  void give_up();
+  Attempt& other(const Attempt& a) { return &a == &attempts_[0] ? attempts_[1] : attempts_[0]; }
+
+  // session.cc
   bool pump(Side& src, Side& dst, Buffer*& buf, std::atomic<uint64_t>* bytes);
-  void pump_all();
+  void after_pump(bool ok);
   bool arm(Side& side);
   void release();  // closes fds and gives back buffers and counts, without telling the host
 
@@ -96,19 +118,19 @@ class Session {
   const ListenerRuntime& listener_;
   State state_ = State::kConnecting;
   Side client_;
-  Side backend_;
-  Buffer* up_ = nullptr;    // client -> backend
-  Buffer* down_ = nullptr;  // backend -> client
+  std::array<Attempt, 2> attempts_;
+  Side* backend_ = nullptr;  // the attempt that connected first
+  Buffer* up_ = nullptr;     // client -> backend
+  Buffer* down_ = nullptr;   // backend -> client
   net::SocketAddress client_address_;
 
   // While connecting: the snapshot the tried indices refer to, and what was tried.
   PoolSnapshotPtr pool_;
   static constexpr int kMaxTried = 16;
-  uint32_t tried_[kMaxTried] = {};
+  std::array<uint32_t, kMaxTried> tried_{};
   int tried_count_ = 0;
-  int attempts_ = 0;
-  int current_ = -1;  // index into pool_->candidates of the attempt in flight
-  TimePoint connect_deadline_{};
+  int attempts_made_ = 0;
+  TimePoint hedge_at_{};  // when to hedge; zero when not (any more)
 
   std::shared_ptr<BackendStats> backend_stats_;  // set once connected
   std::string member_id_;

@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "model/config.h"
 #include "net/address.h"
+#include "net/socket.h"
 #include "proxy/stats.h"
 
 namespace vigil::proxy {
@@ -28,6 +29,10 @@ struct PoolSnapshot {
   model::Algorithm algorithm = model::Algorithm::kRoundRobin;
   Duration connect_timeout = std::chrono::seconds(1);
   int retries = 3;
+  // Start a second connect to another member when the first has not completed by then; zero
+  // disables. Nothing has been sent yet, so whichever completes first is used.
+  Duration hedge_after = std::chrono::milliseconds(200);
+  net::DeadPeerOptions backend_dead_peer;
   // The members that may take new connections now, as the control thread decided them (healthy
   // primaries; else healthy backups; else, failing open, every enabled member). Empty: refuse.
   std::vector<Backend> candidates;
@@ -42,6 +47,9 @@ struct ConnectFailure {
   std::string pool;
   std::string member_id;
   std::string reason;
+  // No answer at all (connect timeout, or slower than hedge_after): the host may be dark, so its
+  // established sessions may be dead without a FIN or RST.
+  bool silent = false;
 };
 
 }  // namespace vigil::proxy

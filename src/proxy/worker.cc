@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <queue>
 #include <unordered_map>
 
@@ -32,8 +33,11 @@ class Worker::Loop final : public SessionHost {
   void schedule(uint64_t session_id, TimePoint when) override { timers_.push({when, session_id}); }
   const PoolSnapshotPtr& pool(uint32_t index) const override { return pools_[index]; }
   Balancer& balancer(uint32_t index) override;
-  void connect_failed(const PoolSnapshot& pool, const Backend& backend,
-                      const std::string& reason) override;
+  bool take_hedge_token() override;
+  void connect_failed(const PoolSnapshot& pool, const Backend& backend, const std::string& reason,
+                      bool silent) override;
+  size_t close_member_sessions(const std::string& member_id);
+  void probe_member_sessions(const std::string& member_id, const net::DeadPeerOptions& probe);
   void session_closed(Session& s) override { finished_.push_back(s.id()); }
 
  private:
@@ -68,6 +72,10 @@ class Worker::Loop final : public SessionHost {
   std::vector<uint64_t> finished_;  // closed this round; deleted after the event batch
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
   uint64_t next_session_id_ = 1;
+  // Hedge budget: each new session earns a tenth of a hedge, up to a burst of kHedgeBurst, so
+  // that a slow but healthy pool is not hit twice as hard.
+  static constexpr double kHedgeBurst = 10;
+  double hedge_tokens_ = kHedgeBurst;
   TimePoint now_{};
   bool stopping_ = false;
 
@@ -96,6 +104,7 @@ Worker::Loop::Loop(int index, std::vector<ListenSocket> listeners,
                   .pool_index = ls.pool_index,
                   .max_connections = ls.max_connections,
                   .idle_timeout = ls.idle_timeout,
+                  .client_dead_peer = ls.client_dead_peer,
                   .stats = ls.stats};
     l->fd = std::move(ls.fd);
     // Level-triggered: accept a bounded batch per wake-up, the rest on the next round.
@@ -126,11 +135,38 @@ Balancer& Worker::Loop::balancer(uint32_t index) {
   return *balancers_[index];
 }
 
+bool Worker::Loop::take_hedge_token() {
+  if (hedge_tokens_ < 1) return false;
+  hedge_tokens_ -= 1;
+  return true;
+}
+
 void Worker::Loop::connect_failed(const PoolSnapshot& pool, const Backend& backend,
-                                  const std::string& reason) {
+                                  const std::string& reason, bool silent) {
   backend.stats->connect_failures.fetch_add(1, std::memory_order_relaxed);
   if (callbacks_.on_connect_failure) {
-    callbacks_.on_connect_failure({.pool = pool.name, .member_id = backend.member_id, .reason = reason});
+    callbacks_.on_connect_failure(
+        {.pool = pool.name, .member_id = backend.member_id, .reason = reason, .silent = silent});
+  }
+}
+
+size_t Worker::Loop::close_member_sessions(const std::string& member_id) {
+  size_t closed = 0;
+  for (auto& [id, s] : sessions_) {
+    if (s->established() && s->member_id() == member_id) {
+      s->close();
+      ++closed;
+    }
+  }
+  return closed;  // deleted after this event batch, like every closed session
+}
+
+void Worker::Loop::probe_member_sessions(const std::string& member_id,
+                                         const net::DeadPeerOptions& probe) {
+  for (auto& [id, s] : sessions_) {
+    if (s->established() && s->member_id() == member_id) {
+      net::set_dead_peer_detection(s->backend_fd(), probe);
+    }
   }
 }
 
@@ -174,6 +210,7 @@ void Worker::Loop::accept_from(Listening& l) {
       continue;  // closing at once tells the client; holding it would look like a hang
     }
     net::set_nodelay(client.get());
+    hedge_tokens_ = std::min(kHedgeBurst, hedge_tokens_ + 0.1);
     const uint64_t id = next_session_id_++;
     auto session = std::make_unique<Session>(
         *this, id, std::move(client),
@@ -251,6 +288,19 @@ void Worker::start() {
 
 void Worker::publish(std::vector<PoolSnapshotPtr> pools) {
   post([pools = std::move(pools)](Loop& loop) mutable { loop.set_pools(std::move(pools)); });
+}
+
+void Worker::close_member_sessions(std::string member_id, std::function<void(size_t)> done) {
+  post([member_id = std::move(member_id), done = std::move(done)](Loop& loop) {
+    const size_t n = loop.close_member_sessions(member_id);
+    if (done) done(n);
+  });
+}
+
+void Worker::probe_member_sessions(std::string member_id, net::DeadPeerOptions probe) {
+  post([member_id = std::move(member_id), probe](Loop& loop) {
+    loop.probe_member_sessions(member_id, probe);
+  });
 }
 
 void Worker::stop() {

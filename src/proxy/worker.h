@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "net/fd.h"
+#include "net/socket.h"
 #include "proxy/snapshot.h"
 
 namespace vigil::proxy {
@@ -21,6 +22,7 @@ struct ListenSocket {
   uint32_t pool_index = 0;
   int max_connections = 50000;
   Duration idle_timeout = std::chrono::hours(1);
+  net::DeadPeerOptions client_dead_peer;
   std::shared_ptr<ListenerStats> stats;  // shared by the workers that serve this listener
 };
 
@@ -41,6 +43,12 @@ class Worker {
   void start();
   // Any thread. The new pools replace the old ones by index (the listener's pool_index).
   void publish(std::vector<PoolSnapshotPtr> pools);
+  // Any thread. Closes this worker's established sessions to the member, so their clients
+  // reconnect through a healthy one; `done` then runs on the worker thread with the count.
+  void close_member_sessions(std::string member_id, std::function<void(size_t)> done);
+  // Any thread. The member did not answer a connect: its sessions may be dead without a FIN or
+  // RST. Tightens keepalive on their backend legs so that the kernel finds out in seconds.
+  void probe_member_sessions(std::string member_id, net::DeadPeerOptions probe);
   // Any thread. Closes the listeners and every session, then the thread ends; joins.
   void stop();
 

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include <atomic>
+#include <future>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -95,10 +96,11 @@ struct Failures {
 class Proxy {
  public:
   Proxy(std::vector<net::SocketAddress> members, Duration connect_timeout = 1s,
-        int max_connections = 1000, Duration idle_timeout = 1h) {
+        int max_connections = 1000, Duration idle_timeout = 1h, Duration hedge_after = 0s) {
     auto pool = std::make_shared<PoolSnapshot>();
     pool->name = "p";
     pool->connect_timeout = connect_timeout;
+    pool->hedge_after = hedge_after;
     pool->version = 1;
     int i = 0;
     for (const auto& m : members) {
@@ -131,6 +133,7 @@ class Proxy {
     return failures_.seen;
   }
   void publish(PoolSnapshotPtr p) { worker_->publish({std::move(p)}); }
+  Worker& worker() { return *worker_; }
 
  private:
   PoolSnapshotPtr pool_;
@@ -243,6 +246,50 @@ TEST(Worker, ConnectTimeoutMovesToTheNextMember) {
   bool saw_timeout = false;
   for (const auto& f : proxy.failures()) saw_timeout |= f.reason == "connect timeout";
   EXPECT_TRUE(saw_timeout);
+}
+
+// A listener whose accept queue is full: SYNs to it are dropped, like to a powered-off host.
+struct Blackhole {
+  Blackhole() {
+    fd = std::move(*net::listen_tcp(loopback(), {.reuse_port = false, .backlog = 0}));
+    address = *net::local_address(fd.get());
+    for (int i = 0; i < 4; ++i) fillers.push_back(std::move(net::connect_nonblocking(address)->fd));
+  }
+  net::Fd fd;
+  net::SocketAddress address;
+  std::vector<net::Fd> fillers;
+};
+
+TEST(Worker, HedgedConnectWinsLongBeforeTheConnectTimeout) {
+  Blackhole hole;
+  Backend good;
+  // The connect timeout (30 s) is far beyond the client's 5 s socket timeout: only the hedge
+  // can make these succeed.
+  Proxy proxy({hole.address, good.address()}, /*connect_timeout=*/30s, 1000, 1h,
+              /*hedge_after=*/50ms);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(echo_through(proxy.address(), "ping"), "ping") << i;
+  }
+  bool reported = false;
+  for (const auto& f : proxy.failures()) {
+    reported |= f.member_id == "m0" && f.silent && f.reason.find("hedge_after") != std::string::npos;
+  }
+  EXPECT_TRUE(reported) << "the silent member is reported as a passive failure";
+}
+
+TEST(Worker, CloseMemberSessionsEndsThemAndCounts) {
+  Backend a;
+  Proxy proxy({a.address()});
+  net::Fd fd = connect_blocking(proxy.address());
+  ASSERT_EQ(::send(fd.get(), "a", 1, 0), 1);
+  char c;
+  ASSERT_EQ(::recv(fd.get(), &c, 1, 0), 1);
+  std::promise<size_t> closed;
+  proxy.worker().close_member_sessions("m0", [&](size_t n) { closed.set_value(n); });
+  auto count = closed.get_future();
+  ASSERT_EQ(count.wait_for(5s), std::future_status::ready);
+  EXPECT_EQ(count.get(), 1u);
+  EXPECT_TRUE(closed_by_peer(fd.get()));
 }
 
 TEST(Worker, NoMemberMeansTheClientIsClosedNotLeftHanging) {

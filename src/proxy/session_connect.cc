@@ -1,0 +1,139 @@
+// The connect path of a session: pick a member not yet tried, connect without blocking, retry at
+// once on another member after a refusal or a timeout, and hedge a connect that is slow to
+// complete with a second one to another member. Nothing has been sent to any member before one
+// connects, so no client byte is lost whichever wins.
+#include <sys/epoll.h>
+
+#include "net/socket.h"
+#include "proxy/session.h"
+
+namespace vigil::proxy {
+
+void Session::start() {
+  if (!arm(client_)) {
+    close();
+    return;
+  }
+  if (!start_attempt(attempts_[0])) {
+    give_up();
+    return;
+  }
+  if (state_ == State::kConnecting && pool_->hedge_after > Duration::zero()) {
+    hedge_at_ = host_.now() + pool_->hedge_after;
+    host_.schedule(id_, hedge_at_);
+  }
+}
+
+// Starts a connect in `a` to the next member not yet tried. False when none is left.
+bool Session::start_attempt(Attempt& a) {
+  const PoolSnapshotPtr& latest = host_.pool(listener_.pool_index);
+  if (pool_ != latest && !other(a).active()) {
+    // Health changed since the last attempt: tried indices referred to the old candidate list.
+    pool_ = latest;
+    tried_count_ = 0;
+  }
+  const int max_attempts = 1 + pool_->retries;
+  while (attempts_made_ < max_attempts && tried_count_ < kMaxTried) {
+    const int index = host_.balancer(listener_.pool_index)
+                          .pick(*pool_, {.client_ip = client_address_.ip_bytes(),
+                                         .tried = {tried_.data(), static_cast<size_t>(tried_count_)}});
+    if (index < 0) return false;
+    tried_[tried_count_++] = static_cast<uint32_t>(index);
+    ++attempts_made_;
+    const Backend& b = pool_->candidates[index];
+    auto connecting = net::connect_nonblocking(b.address);
+    if (!connecting) {
+      host_.connect_failed(*pool_, b, connecting.error().message, false);
+      continue;
+    }
+    a.side = Side(Handler::Kind::kBackend, this);
+    a.side.fd = std::move(connecting->fd);
+    a.candidate = index;
+    a.started = host_.now();
+    a.deadline = a.started + pool_->connect_timeout;
+    if (!arm(a.side)) {
+      a.side.fd.reset();
+      continue;
+    }
+    if (!connecting->in_progress) {
+      attempt_connected(a);
+    } else {
+      host_.schedule(id_, a.deadline);
+    }
+    return true;
+  }
+  return false;
+}
+
+void Session::on_connect_event(Attempt& a) {
+  const int err = net::socket_error(a.side.fd.get());
+  if (err == 0) {
+    attempt_connected(a);
+  } else {
+    attempt_failed(a, net::errno_string(err), false);
+  }
+}
+
+void Session::attempt_failed(Attempt& a, const std::string& reason, bool silent) {
+  a.side.fd.reset();  // closing also removes it from epoll
+  host_.connect_failed(*pool_, pool_->candidates[a.candidate], reason, silent);
+  if (start_attempt(a)) return;
+  if (!other(a).active()) give_up();
+}
+
+void Session::attempt_connected(Attempt& a) {
+  Attempt& loser = other(a);
+  if (loser.active()) {
+    // The loser was the first attempt only if it was still pending when the hedge started: a
+    // connect that slow on a LAN means the member did not answer.
+    const bool loser_was_first = loser.started < a.started;
+    if (loser_was_first) {
+      host_.connect_failed(*pool_, pool_->candidates[loser.candidate],
+                           "no answer to connect within hedge_after", true);
+    }
+    loser.side.fd.reset();
+  }
+  state_ = State::kPumping;
+  hedge_at_ = {};
+  backend_ = &a.side;
+  const Backend& b = pool_->candidates[a.candidate];
+  backend_stats_ = b.stats;
+  member_id_ = b.member_id;
+  backend_stats_->active.fetch_add(1, std::memory_order_relaxed);
+  backend_stats_->total.fetch_add(1, std::memory_order_relaxed);
+  net::set_dead_peer_detection(client_.fd.get(), listener_.client_dead_peer);
+  net::set_dead_peer_detection(backend_->fd.get(), pool_->backend_dead_peer);
+  pool_.reset();
+  backend_->writable = true;
+  last_activity_ = host_.now();
+  host_.schedule(id_, last_activity_ + listener_.idle_timeout);
+  after_pump(pump(client_, *backend_, up_, &backend_stats_->bytes_out) &&
+             pump(*backend_, client_, down_, &backend_stats_->bytes_in));
+}
+
+void Session::on_connect_timer(TimePoint now) {
+  for (Attempt& a : attempts_) {
+    if (state_ != State::kConnecting) return;
+    if (a.active() && now >= a.deadline) attempt_failed(a, "connect timeout", true);
+  }
+  if (state_ != State::kConnecting) return;
+  if (hedge_at_ != TimePoint{} && now >= hedge_at_) {
+    hedge_at_ = {};
+    Attempt* idle = !attempts_[0].active() ? &attempts_[0] : !attempts_[1].active() ? &attempts_[1] : nullptr;
+    if (idle != nullptr && host_.take_hedge_token()) start_attempt(*idle);
+  }
+  if (state_ != State::kConnecting) return;
+  TimePoint next = hedge_at_;
+  for (const Attempt& a : attempts_) {
+    if (a.active() && (next == TimePoint{} || a.deadline < next)) next = a.deadline;
+  }
+  if (next != TimePoint{}) host_.schedule(id_, next);
+}
+
+// No member could be reached: the client sees its connection closed, never a hang.
+void Session::give_up() {
+  listener_.stats->no_backend.fetch_add(1, std::memory_order_relaxed);
+  close();
+}
+
+}  // namespace vigil::proxy
