@@ -134,6 +134,12 @@ constexpr KeySpec<Listener> kListenerKeys[] = {
      [](YamlReader& r, const Field& f, Listener& l) {
        r.set_duration(f, l.idle_timeout, kMaxIdleTimeout);
      }},
+    {"dead_peer_timeout", "duration", "60s",
+     "A client that stops acknowledging (or answering keepalive probes) for this long is "
+     "dropped: TCP keepalive plus TCP_USER_TIMEOUT on the client leg.",
+     [](YamlReader& r, const Field& f, Listener& l) {
+       r.set_duration(f, l.dead_peer_timeout, kMaxCheckDuration);
+     }},
 };
 
 constexpr KeySpec<PoolDraft> kPoolKeys[] = {
@@ -157,6 +163,26 @@ constexpr KeySpec<PoolDraft> kPoolKeys[] = {
      "When no member is usable, route to all of them anyway (logged loudly) rather than refuse "
      "every connection.",
      [](YamlReader& r, const Field& f, PoolDraft& p) { r.set_bool(f, p.fail_open); }},
+    {"hedge_after", "duration, 0 disables", "200ms",
+     "When a connect has not completed after this, a second one starts to another member and "
+     "the first to complete is used (no client byte is sent before). At most about one new "
+     "connection in ten is hedged.",
+     [](YamlReader& r, const Field& f, PoolDraft& p) {
+       r.set_duration_or_zero(f, p.hedge_after, kMaxCheckDuration);
+     }},
+    {"shutdown_sessions_on_down", "bool", "true",
+     "Close the sessions of a member marked ERROR because it stopped answering, so long-lived "
+     "clients (watches) reconnect through a healthy member at once. A member that still answers "
+     "its checks (a failing /readyz) keeps its sessions until it closes them.",
+     [](YamlReader& r, const Field& f, PoolDraft& p) {
+       r.set_bool(f, p.shutdown_sessions_on_down);
+     }},
+    {"dead_peer_timeout", "duration", "10s",
+     "A member that stops acknowledging (or answering keepalive probes) for this long has its "
+     "session dropped: TCP keepalive plus TCP_USER_TIMEOUT on the backend leg.",
+     [](YamlReader& r, const Field& f, PoolDraft& p) {
+       r.set_duration(f, p.dead_peer_timeout, kMaxCheckDuration);
+     }},
     {"health_monitor", "map, or none", "",
      "How members are checked; see `health_monitor`. Absent: members are NO_MONITOR and "
      "`vigil check` warns; `none` (or `{type: none}`) opts out without the warning.",

@@ -113,6 +113,23 @@ void YamlReader::set_bool(const Field& f, bool& out) {
   }
 }
 
+void YamlReader::set_duration_or_zero(const Field& f, Duration& out, Duration max) {
+  auto text = scalar(f, "a duration like 200ms, or 0s to disable");
+  if (!text) return;
+  if (*text == "0") {  // "0" needs no unit: zero is zero
+    out = Duration::zero();
+    return;
+  }
+  auto d = parse_duration(*text);
+  if (!d) {
+    error(f.line, f.path() + ": " + d.error().message);
+  } else if (*d > max) {
+    error(f.line, f.path() + ": " + *text + " is too long; the limit is " + format_duration(max));
+  } else {
+    out = *d;
+  }
+}
+
 void YamlReader::set_duration(const Field& f, Duration& out, Duration max) {
   auto text = scalar(f, "a duration like 500ms, 5s or 1m");
   if (!text) return;

@@ -72,6 +72,7 @@ class YamlReader {
                                                       // follow-on "not defined" errors
   void set_bool(const Field& f, bool& out);
   void set_duration(const Field& f, Duration& out, Duration max);  // 0 < d <= max
+  void set_duration_or_zero(const Field& f, Duration& out, Duration max);  // 0 <= d <= max
   template <typename Int>
   void set_int(const Field& f, Int& out, long long low, long long high) {
     if (auto v = integer(f, low, high)) out = static_cast<Int>(*v);

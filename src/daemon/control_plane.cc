@@ -21,6 +21,19 @@ namespace {
 
 constexpr size_t kMaxTransitions = 100;
 
+// Keepalive for the sessions of a member that stopped answering connects: a probe after 1 s
+// idle, dead after two unanswered probes a second apart.
+const net::DeadPeerOptions kSuspectProbe{.keepalive_idle = std::chrono::seconds(1),
+                                         .keepalive_interval = std::chrono::seconds(1),
+                                         .keepalive_count = 2,
+                                         .user_timeout = std::chrono::milliseconds(3000)};
+
+// The member answered its check at the application level: it is alive and serving, so its
+// sessions are left to finish (a draining API server closes them itself).
+bool answered(const std::optional<model::CheckResult>& check) {
+  return check && (check->outcome == model::Outcome::kOk || check->outcome == model::Outcome::kBadStatus);
+}
+
 model::WallTime wall_now() { return std::chrono::system_clock::now(); }
 
 }  // namespace
@@ -89,6 +102,7 @@ Result<void> ControlPlane::bind_listeners(int workers,
            .pool_index = static_cast<uint32_t>(l.pool_index),
            .max_connections = l.config.max_connections,
            .idle_timeout = l.config.idle_timeout,
+           .client_dead_peer = net::dead_peer_options(l.config.dead_peer_timeout),
            .stats = l.stats});
     }
   }
@@ -166,6 +180,11 @@ void ControlPlane::handle_connect_failure(const proxy::ConnectFailure& failure) 
   log::warn("pool {} member {} {}: connect failed ({}); out of rotation until a check passes",
             pool.config.name, m.config.name, m.address ? m.address->to_string() : m.config.address,
             failure.reason);
+  if (failure.silent) {
+    // The host did not answer at all: it may be powered off, and then its sessions hang without
+    // a FIN or RST. Probe them now rather than after the normal keepalive idle time.
+    for (auto& w : workers_) w->probe_member_sessions(m.id, kSuspectProbe);
+  }
   checker_->check_now(m.id);
   refresh_pool(it->second.first, "passive failure");
 }
@@ -193,13 +212,23 @@ void ControlPlane::refresh_pool(size_t pool_index, const std::string& cause) {
   std::vector<model::OperatingStatus> statuses;
   for (MemberRuntime& m : pool.members) {
     const model::OperatingStatus before = m.status;
+    // Up by the thresholds but answering with a failure (a /readyz that says [-]shutdown): no new
+    // connections from the first such answer, established ones continue.
+    const bool draining = has_monitor && m.health == model::Health::kUp && m.last_check &&
+                          m.last_check->outcome == model::Outcome::kBadStatus;
+    m.draining = draining;
     m.status = model::member_status({.enabled = m.config.enabled,
                                      .weight = m.config.weight,
+                                     .draining = draining,
                                      .has_monitor = has_monitor,
                                      .health = m.health});
-    if (m.status != before || cause == "start-up") {
-      if (m.status != before) m.state_since = wall_now();
-      if (cause != "start-up") record_transition(pool, m, before);
+    if (m.status != before && cause != "start-up") {
+      m.state_since = wall_now();
+      record_transition(pool, m, before);
+      if (m.status == model::OperatingStatus::kError && pool.config.shutdown_sessions_on_down &&
+          !answered(m.last_check)) {
+        close_sessions(pool, m);
+      }
     }
     statuses.push_back(m.status);
     inputs.push_back({.enabled = m.config.enabled,
@@ -208,6 +237,7 @@ void ControlPlane::refresh_pool(size_t pool_index, const std::string& cause) {
                       .has_monitor = has_monitor,
                       .health = m.health,
                       .passive_out = m.passive_out,
+                      .draining = draining,
                       .resolved = m.address.has_value()});
   }
   pool.status = model::pool_status(statuses);
@@ -231,6 +261,8 @@ void ControlPlane::refresh_pool(size_t pool_index, const std::string& cause) {
   next->algorithm = pool.config.algorithm;
   next->connect_timeout = pool.config.connect_timeout;
   next->retries = pool.config.retries;
+  next->hedge_after = pool.config.hedge_after;
+  next->backend_dead_peer = net::dead_peer_options(pool.config.dead_peer_timeout);
   for (MemberRuntime& m : pool.members) m.in_rotation = false;
   for (size_t i : rotation.members) {
     MemberRuntime& m = pool.members[i];
@@ -250,6 +282,28 @@ void ControlPlane::refresh_pool(size_t pool_index, const std::string& cause) {
   next->version = ++snapshot_version_;
   pool.snapshot = std::move(next);
   publish();
+}
+
+// Closes the member's sessions on every worker so that their clients reconnect through a healthy
+// member; logs how many once every worker has answered.
+void ControlPlane::close_sessions(const PoolRuntime& pool, const MemberRuntime& m) {
+  struct Tally {
+    size_t closed = 0;
+    size_t pending = 0;
+  };
+  auto tally = std::make_shared<Tally>(Tally{.pending = workers_.size()});
+  const std::string what = fmt::format("pool {} member {}", pool.config.name, m.config.name);
+  for (auto& w : workers_) {
+    w->close_member_sessions(m.id, [this, tally, what](size_t n) {
+      boost::asio::post(io_, [tally, what, n] {
+        tally->closed += n;
+        if (--tally->pending == 0 && tally->closed > 0) {
+          log::info("{}: closed {} sessions so that their clients reconnect elsewhere", what,
+                    tally->closed);
+        }
+      });
+    });
+  }
 }
 
 void ControlPlane::publish() {

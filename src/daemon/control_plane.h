@@ -60,6 +60,7 @@ class ControlPlane {
   void handle_connect_failure(const proxy::ConnectFailure& failure);
   void refresh_pool(size_t pool_index, const std::string& cause);
   void publish();
+  void close_sessions(const PoolRuntime& pool, const MemberRuntime& member);
   void record_transition(const PoolRuntime& pool, const MemberRuntime& member,
                          model::OperatingStatus before);
 

@@ -10,7 +10,7 @@ Rotation choose_rotation(std::span<const RotationInput> members, bool fail_open)
     return eligible(m) && m.has_monitor && m.health != model::Health::kUnchecked;
   });
   auto healthy = [&](const RotationInput& m) {
-    if (!eligible(m) || m.passive_out) return false;
+    if (!eligible(m) || m.passive_out || m.draining) return false;
     if (!m.has_monitor || m.health == model::Health::kUp) return true;
     return m.health == model::Health::kUnchecked && none_checked;
   };

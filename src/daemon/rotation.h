@@ -16,6 +16,7 @@ struct RotationInput {
   bool has_monitor = false;
   model::Health health = model::Health::kUnchecked;
   bool passive_out = false;  // a connect failed; out until a check passes
+  bool draining = false;     // answers its checks with a failure: no new connections
   bool resolved = true;      // has an address to connect to
 };
 

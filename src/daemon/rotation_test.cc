@@ -49,6 +49,13 @@ TEST(Rotation, Rules) {
       {.description = "passive failure takes a member out at once",
        .members = {{.has_monitor = true, .health = Health::kUp, .passive_out = true}, up()},
        .fail_open = true, .expected = {1}, .expect_fail_open = false},
+      {.description = "draining takes no new connections",
+       .members = {{.has_monitor = true, .health = Health::kUp, .draining = true}, up()},
+       .fail_open = true, .expected = {1}, .expect_fail_open = false},
+      {.description = "all draining (an etcd blip everywhere) fails open",
+       .members = {{.has_monitor = true, .health = Health::kUp, .draining = true},
+                   {.has_monitor = true, .health = Health::kUp, .draining = true}},
+       .fail_open = true, .expected = {0, 1}, .expect_fail_open = true},
       {.description = "unresolved never", .members = {{.resolved = false}, {}},
        .fail_open = true, .expected = {1}, .expect_fail_open = false},
   };

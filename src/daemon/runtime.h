@@ -27,6 +27,7 @@ struct MemberRuntime {
   int successes = 0;  // consecutive
   int failures = 0;
   bool passive_out = false;
+  bool draining = false;  // up, but its last check answered with a failure
   std::optional<model::CheckResult> last_check;
   model::WallTime last_check_at{};
   model::OperatingStatus status = model::OperatingStatus::kOffline;

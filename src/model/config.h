@@ -67,6 +67,9 @@ struct Pool {
   Duration connect_timeout = 1s;
   int retries = 3;
   bool fail_open = true;  // route to every member when none is usable
+  Duration hedge_after = 200ms;  // a second connect to another member after this; 0 disables
+  bool shutdown_sessions_on_down = true;  // close a dead member's sessions when it goes ERROR
+  Duration dead_peer_timeout = 10s;       // backend legs: keepalive + TCP_USER_TIMEOUT
   std::optional<HealthMonitor> health_monitor;  // none: members are NO_MONITOR
   std::vector<Member> members;
   SourceLocation where;
@@ -79,6 +82,7 @@ struct Listener {
   std::string pool;
   int max_connections = 50000;
   Duration idle_timeout = 1h;  // watches are long-lived
+  Duration dead_peer_timeout = 60s;  // client legs: keepalive + TCP_USER_TIMEOUT
   SourceLocation where;
 };
 

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <netinet/tcp.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -73,6 +74,17 @@ int socket_error(int fd) {
 void set_nodelay(int fd) {
   const int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+DeadPeerOptions dead_peer_options(std::chrono::nanoseconds timeout) {
+  using std::chrono::seconds;
+  const auto whole = std::max(seconds(2), std::chrono::duration_cast<seconds>(timeout));
+  DeadPeerOptions o;
+  o.keepalive_idle = std::max(seconds(1), whole / 2);
+  o.keepalive_count = 3;
+  o.keepalive_interval = std::max(seconds(1), (whole - o.keepalive_idle) / o.keepalive_count);
+  o.user_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(whole);
+  return o;
 }
 
 void set_dead_peer_detection(int fd, const DeadPeerOptions& o) {

@@ -45,6 +45,10 @@ struct DeadPeerOptions {
 };
 void set_dead_peer_detection(int fd, const DeadPeerOptions& options);
 
+// Options that drop a silent peer after about `timeout`: the first keepalive probe after half of
+// it, three probes over the other half, and TCP_USER_TIMEOUT for data left unacknowledged.
+DeadPeerOptions dead_peer_options(std::chrono::nanoseconds timeout);
+
 std::string errno_string(int err);
 
 }  // namespace vigil::net

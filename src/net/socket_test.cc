@@ -56,5 +56,17 @@ TEST(Socket, BindErrorNamesTheAddress) {
   EXPECT_NE(taken.error().message.find("127.0.0.1:"), std::string::npos) << taken.error().message;
 }
 
+TEST(DeadPeerOptions, SpreadTheTimeoutOverIdleAndProbes) {
+  using namespace std::chrono_literals;
+  const auto o = dead_peer_options(10s);
+  EXPECT_EQ(o.keepalive_idle, 5s);
+  EXPECT_EQ(o.keepalive_count, 3);
+  EXPECT_EQ(o.keepalive_interval, 1s);
+  EXPECT_EQ(o.user_timeout, 10s);
+  const auto tiny = dead_peer_options(100ms);  // the kernel counts in seconds
+  EXPECT_EQ(tiny.keepalive_idle, 1s);
+  EXPECT_EQ(tiny.user_timeout, 2s);
+}
+
 }  // namespace
 }  // namespace vigil::net

@@ -112,3 +112,81 @@ def test_no_traffic_to_a_member_before_its_first_check_passes(tmp_path, cleanup)
     for _ in range(10):
         assert echo_once(*vigil.listener("api"), b"ping") == b"ping"
     assert vigil.members()["dead"]["total_connections"] == 0
+
+
+def _held_tls_connection(host, port):
+    """A keep-alive TLS connection through vigil; returns (connection, the master that answered)."""
+    import http.client
+    import ssl
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    conn = http.client.HTTPSConnection(host, port, timeout=5, context=ctx)
+    conn.request("GET", "/version")
+    r = conn.getresponse()
+    r.read()
+    return conn, r.getheader("X-Served-By")
+
+
+def test_sessions_of_a_member_that_stops_answering_are_closed(tmp_path, cleanup):
+    import signal
+    sims = [ApiSim(tmp_path, f"master-0{i}") for i in (1, 2)]
+    for s in sims:
+        cleanup(s)
+    vigil = Vigil(tmp_path, pool_config(FAST_HTTPS, [(s.name, s.port) for s in sims]))
+    cleanup(vigil)
+    for s in sims:
+        vigil.wait_member(s.name, "ONLINE")
+    conn, served_by = _held_tls_connection(*vigil.listener("api"))
+    frozen = next(s for s in sims if s.name == served_by)
+    frozen.proc.send_signal(signal.SIGSTOP)  # no FIN, no RST: like a host that lost power
+    try:
+        vigil.wait_member(served_by, "ERROR")
+        # vigil closed the session: the next request on it fails at once instead of hanging.
+        def closed():
+            try:
+                conn.request("GET", "/version")
+                conn.getresponse().read()
+                return False
+            except (OSError, Exception):
+                return True
+        wait_for(closed, 10, what="the frozen member's session to be closed")
+        assert "closed 1 sessions" in vigil.log_text()
+    finally:
+        frozen.proc.send_signal(signal.SIGCONT)
+        conn.close()
+
+
+def test_failing_readyz_drains_new_connections_but_keeps_sessions(tmp_path, cleanup):
+    import urllib.request
+    sims = [ApiSim(tmp_path, f"master-0{i}") for i in (1, 2)]
+    for s in sims:
+        cleanup(s)
+    vigil = Vigil(tmp_path, pool_config(FAST_HTTPS, [(s.name, s.port) for s in sims]))
+    cleanup(vigil)
+    for s in sims:
+        vigil.wait_member(s.name, "ONLINE")
+    host, port = vigil.listener("api")
+    conn, served_by = _held_tls_connection(host, port)
+    draining = next(s for s in sims if s.name == served_by)
+    # The simulator's control endpoint: /readyz now answers 500 with [-]shutdown failed.
+    import ssl
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), urllib.request.HTTPSHandler(context=ctx))
+    opener.open(urllib.request.Request(f"https://127.0.0.1:{draining.port}/sim/readyz?fail=shutdown",
+                                       method="POST"), timeout=5).read()
+    member = vigil.wait_member(served_by, "ERROR")
+    assert "shutdown" in member["check"]["reason"]
+    assert "DRAINING" in vigil.log_text()
+    # New connections avoid it...
+    for _ in range(10):
+        _, _, _ = https_get(host, port, "/version")
+    assert vigil.members()[served_by]["in_rotation"] is False
+    # ...while the established session still works.
+    conn.request("GET", "/version")
+    r = conn.getresponse()
+    r.read()
+    assert r.status == 200 and r.getheader("X-Served-By") == served_by
+    conn.close()
