@@ -34,6 +34,7 @@ struct TlsCheck {
 };
 
 struct HealthMonitor {
+  std::string id;  // empty: derived from the pool's name (objects from a config file)
   MonitorType type = MonitorType::kTcp;
   std::string path = "/readyz";
   std::string http_method = "GET";
@@ -50,6 +51,7 @@ struct HealthMonitor {
 };
 
 struct Member {
+  std::string id;  // empty: derived from the names (objects from a config file)
   std::string name;
   std::string address;  // an IP literal or a host name resolved at load time
   uint16_t port = 0;
@@ -62,6 +64,7 @@ struct Member {
 };
 
 struct Pool {
+  std::string id;  // empty: derived from the names (objects from a config file)
   std::string name;
   Algorithm algorithm = Algorithm::kRoundRobin;
   Duration connect_timeout = 1s;
@@ -76,6 +79,7 @@ struct Pool {
 };
 
 struct Listener {
+  std::string id;  // empty: derived from the names (objects from a config file)
   std::string name;
   std::string bind_address;  // empty: every address ("::" dual-stack)
   uint16_t port = 0;         // 0: the kernel picks (tests)
@@ -92,7 +96,13 @@ struct Admin {
   std::string state_file;
 };
 
+// Where a load balancer's objects come from: a config file (read-only through the API, changed
+// by editing the file and reloading) or the Octavia API (persisted in admin.state_file).
+enum class Origin { kFile, kApi };
+
 struct Config {
+  std::string id;  // the load balancer's id; empty: derived from its name
+  Origin origin = Origin::kFile;
   std::string source_file;
   std::string name;  // the load balancer's name; defaults to the file's stem
   Admin admin;

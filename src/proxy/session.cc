@@ -15,10 +15,12 @@ constexpr uint32_t kEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
 }  // namespace
 
 Session::Session(SessionHost& host, uint64_t id, net::Fd client,
-                 const net::SocketAddress& client_address, const ListenerRuntime& listener)
+                 const net::SocketAddress& client_address,
+                 std::shared_ptr<const ListenerRuntime> listener)
     : host_(host),
       id_(id),
-      listener_(listener),
+      listener_ptr_(std::move(listener)),
+      listener_(*listener_ptr_),
       client_(Handler::Kind::kClient, this),
       attempts_{Attempt(this), Attempt(this)},
       client_address_(client_address) {

@@ -69,7 +69,7 @@ class SessionHost {
 class Session {
  public:
   Session(SessionHost& host, uint64_t id, net::Fd client, const net::SocketAddress& client_address,
-          const ListenerRuntime& listener);
+          std::shared_ptr<const ListenerRuntime> listener);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -115,6 +115,8 @@ class Session {
 
   SessionHost& host_;
   const uint64_t id_;
+  // Shared so that a reload may replace or remove the listener while this session lives on.
+  const std::shared_ptr<const ListenerRuntime> listener_ptr_;
   const ListenerRuntime& listener_;
   State state_ = State::kConnecting;
   Side client_;

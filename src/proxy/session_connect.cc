@@ -27,15 +27,22 @@ void Session::start() {
 // Starts a connect in `a` to the next member not yet tried. False when none is left.
 bool Session::start_attempt(Attempt& a) {
   const PoolSnapshotPtr& latest = host_.pool(listener_.pool_index);
-  if (pool_ != latest && !other(a).active()) {
+  if (!latest && !pool_) return false;  // the pool was removed by a reload
+  if (latest && pool_ != latest && !other(a).active()) {
     // Health changed since the last attempt: tried indices referred to the old candidate list.
     pool_ = latest;
     tried_count_ = 0;
   }
   const int max_attempts = 1 + pool_->retries;
   while (attempts_made_ < max_attempts && tried_count_ < kMaxTried) {
-    const int index = host_.balancer(listener_.pool_index)
-                          .pick(*pool_, {.client_ip = client_address_.ip_bytes(),
+    // A balancer belongs to the current snapshot; after a removal, finish with the old list.
+    Balancer* balancer = pool_ == latest ? &host_.balancer(listener_.pool_index) : nullptr;
+    std::unique_ptr<Balancer> stale;
+    if (balancer == nullptr) {
+      stale = make_balancer(*pool_);
+      balancer = stale.get();
+    }
+    const int index = balancer->pick(*pool_, {.client_ip = client_address_.ip_bytes(),
                                          .tried = {tried_.data(), static_cast<size_t>(tried_count_)}});
     if (index < 0) return false;
     tried_[tried_count_++] = static_cast<uint32_t>(index);

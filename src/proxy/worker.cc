@@ -24,6 +24,7 @@ class Worker::Loop final : public SessionHost {
   void run();
   void post(std::function<void(Loop&)> fn);
   void set_pools(std::vector<PoolSnapshotPtr> pools);
+  void set_listeners(std::vector<ListenSocket> listeners);
   void request_stop() { stopping_ = true; }
 
   // SessionHost
@@ -43,8 +44,8 @@ class Worker::Loop final : public SessionHost {
  private:
   struct Listening : Handler {
     Listening() : Handler(Kind::kListener) {}
-    ListenerRuntime runtime;
-    net::Fd fd;
+    std::shared_ptr<const ListenerRuntime> runtime;
+    net::Fd fd;  // invalid once retired
   };
   struct Timer {
     TimePoint when;
@@ -62,7 +63,9 @@ class Worker::Loop final : public SessionHost {
   net::Fd epoll_;
   net::Fd wake_;  // eventfd: the mailbox has messages
   Handler wake_handler_{Handler::Kind::kMailbox};
-  std::vector<std::unique_ptr<Listening>> listeners_;
+  std::unordered_map<std::string, std::unique_ptr<Listening>> listeners_;  // by listener id
+  // Removed by a reload during this event batch; freed after it, as later events may name them.
+  std::vector<std::unique_ptr<Listening>> retired_;
   std::vector<PoolSnapshotPtr> pools_;
   std::vector<std::unique_ptr<Balancer>> balancers_;
   std::vector<uint64_t> balancer_versions_;
@@ -98,22 +101,7 @@ Worker::Loop::Loop(int index, std::vector<ListenSocket> listeners,
   ev.data.ptr = &wake_handler_;
   ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, wake_.get(), &ev);
   set_pools(std::move(pools));
-  for (ListenSocket& ls : listeners) {
-    auto l = std::make_unique<Listening>();
-    l->runtime = {.name = ls.listener_name,
-                  .pool_index = ls.pool_index,
-                  .max_connections = ls.max_connections,
-                  .idle_timeout = ls.idle_timeout,
-                  .client_dead_peer = ls.client_dead_peer,
-                  .stats = ls.stats};
-    l->fd = std::move(ls.fd);
-    // Level-triggered: accept a bounded batch per wake-up, the rest on the next round.
-    epoll_event lev{};
-    lev.events = EPOLLIN;
-    lev.data.ptr = static_cast<Handler*>(l.get());
-    ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, l->fd.get(), &lev);
-    listeners_.push_back(std::move(l));
-  }
+  set_listeners(std::move(listeners));
 }
 
 Worker::Loop::~Loop() {
@@ -126,8 +114,44 @@ void Worker::Loop::set_pools(std::vector<PoolSnapshotPtr> pools) {
   balancer_versions_.resize(pools_.size(), 0);
 }
 
+void Worker::Loop::set_listeners(std::vector<ListenSocket> listeners) {
+  std::unordered_map<std::string, std::unique_ptr<Listening>> next;
+  for (ListenSocket& ls : listeners) {
+    const std::string id = ls.listener_id.empty() ? ls.listener_name : ls.listener_id;
+    auto runtime = std::make_shared<const ListenerRuntime>(
+        ListenerRuntime{.name = ls.listener_name,
+                        .pool_index = ls.pool_index,
+                        .max_connections = ls.max_connections,
+                        .idle_timeout = ls.idle_timeout,
+                        .client_dead_peer = ls.client_dead_peer,
+                        .stats = ls.stats});
+    std::unique_ptr<Listening> l;
+    if (!ls.fd.valid()) {
+      auto old = listeners_.find(id);
+      if (old == listeners_.end()) continue;  // nothing to keep: cannot happen by contract
+      l = std::move(old->second);
+      listeners_.erase(old);
+    } else {
+      l = std::make_unique<Listening>();
+      l->fd = std::move(ls.fd);
+      // Level-triggered: accept a bounded batch per wake-up, the rest on the next round.
+      epoll_event lev{};
+      lev.events = EPOLLIN;
+      lev.data.ptr = static_cast<Handler*>(l.get());
+      ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, l->fd.get(), &lev);
+    }
+    l->runtime = std::move(runtime);
+    next[id] = std::move(l);
+  }
+  for (auto& [id, old] : listeners_) {
+    old->fd.reset();  // stops accepting; closing also removes it from epoll
+    retired_.push_back(std::move(old));
+  }
+  listeners_ = std::move(next);
+}
+
 Balancer& Worker::Loop::balancer(uint32_t index) {
-  const PoolSnapshot& p = *pools_[index];
+  const PoolSnapshot& p = *pools_[index];  // callers check the slot is not empty
   if (!balancers_[index] || balancer_versions_[index] != p.version) {
     balancers_[index] = make_balancer(p);
     balancer_versions_[index] = p.version;
@@ -191,6 +215,8 @@ void Worker::Loop::drain_mailbox() {
 }
 
 void Worker::Loop::accept_from(Listening& l) {
+  if (!l.fd.valid()) return;  // retired earlier in this batch
+  const ListenerRuntime& runtime = *l.runtime;
   for (int i = 0; i < 64; ++i) {
     sockaddr_storage ss{};
     socklen_t len = sizeof ss;
@@ -199,15 +225,18 @@ void Worker::Loop::accept_from(Listening& l) {
     if (fd < 0) {
       if (errno == EMFILE || errno == ENFILE) {
         log::warn("listener {}: out of file descriptors, connections wait in the backlog",
-                  l.runtime.name);
+                  runtime.name);
       }
       return;  // EAGAIN, or an error the next round may not have
     }
     net::Fd client(fd);
-    if (l.runtime.stats->active.load(std::memory_order_relaxed) >=
-        static_cast<uint64_t>(l.runtime.max_connections)) {
-      l.runtime.stats->rejected.fetch_add(1, std::memory_order_relaxed);
+    if (runtime.stats->active.load(std::memory_order_relaxed) >=
+        static_cast<uint64_t>(runtime.max_connections)) {
+      runtime.stats->rejected.fetch_add(1, std::memory_order_relaxed);
       continue;  // closing at once tells the client; holding it would look like a hang
+    }
+    if (runtime.pool_index >= pools_.size() || !pools_[runtime.pool_index]) {
+      continue;  // cannot happen by contract (a listener names a live pool); never crash on it
     }
     net::set_nodelay(client.get());
     hedge_tokens_ = std::min(kHedgeBurst, hedge_tokens_ + 0.1);
@@ -241,6 +270,7 @@ int Worker::Loop::next_timeout_ms() const {
 void Worker::Loop::reap() {
   for (uint64_t id : finished_) sessions_.erase(id);
   finished_.clear();
+  retired_.clear();
 }
 
 void Worker::Loop::run() {
@@ -288,6 +318,15 @@ void Worker::start() {
 
 void Worker::publish(std::vector<PoolSnapshotPtr> pools) {
   post([pools = std::move(pools)](Loop& loop) mutable { loop.set_pools(std::move(pools)); });
+}
+
+void Worker::reconfigure(std::vector<PoolSnapshotPtr> pools, std::vector<ListenSocket> listeners) {
+  // std::function needs a copyable callable; the sockets travel in a shared box.
+  auto box = std::make_shared<std::vector<ListenSocket>>(std::move(listeners));
+  post([pools = std::move(pools), box](Loop& loop) mutable {
+    loop.set_pools(std::move(pools));
+    loop.set_listeners(std::move(*box));
+  });
 }
 
 void Worker::close_member_sessions(std::string member_id, std::function<void(size_t)> done) {

@@ -17,6 +17,7 @@
 namespace vigil::proxy {
 
 struct ListenSocket {
+  std::string listener_id;  // identity across reconfigurations; defaults to the name
   std::string listener_name;
   net::Fd fd;
   uint32_t pool_index = 0;
@@ -43,6 +44,11 @@ class Worker {
   void start();
   // Any thread. The new pools replace the old ones by index (the listener's pool_index).
   void publish(std::vector<PoolSnapshotPtr> pools);
+  // Any thread. A reload: the pools by index, and every listener this worker serves from now on.
+  // A listener with a valid fd is new (or replaces the one with the same id: its sockets were
+  // bound again); one without keeps its socket and takes the new settings. Listeners not named
+  // stop accepting; sessions they accepted live on.
+  void reconfigure(std::vector<PoolSnapshotPtr> pools, std::vector<ListenSocket> listeners);
   // Any thread. Closes this worker's established sessions to the member, so their clients
   // reconnect through a healthy one; `done` then runs on the worker thread with the count.
   void close_member_sessions(std::string member_id, std::function<void(size_t)> done);

@@ -292,6 +292,33 @@ TEST(Worker, CloseMemberSessionsEndsThemAndCounts) {
   EXPECT_TRUE(closed_by_peer(fd.get()));
 }
 
+TEST(Worker, ReconfigureAddsAndRemovesListenersWhileSessionsLiveOn) {
+  Backend a;
+  Proxy proxy({a.address()});
+  net::Fd held = connect_blocking(proxy.address());
+  ASSERT_EQ(::send(held.get(), "a", 1, 0), 1);
+  char c;
+  ASSERT_EQ(::recv(held.get(), &c, 1, 0), 1);
+
+  // Replace listener "l" by a new one, "l2", on another port.
+  auto fd = net::listen_tcp(loopback());
+  const auto second = *net::local_address(fd->get());
+  std::vector<ListenSocket> listeners;
+  listeners.push_back({.listener_id = "l2", .listener_name = "l2", .fd = std::move(*fd),
+                       .pool_index = 0, .stats = std::make_shared<ListenerStats>()});
+  proxy.worker().reconfigure({std::make_shared<PoolSnapshot>(proxy.pool())}, std::move(listeners));
+
+  EXPECT_EQ(echo_through(second, "via the new listener"), "via the new listener");
+  // The old listener no longer accepts (its socket is closed: refused)...
+  net::Fd refused(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  const auto old = proxy.address();
+  EXPECT_NE(::connect(refused.get(), old.sockaddr_ptr(), old.size()), 0);
+  // ...and the session it accepted still works.
+  ASSERT_EQ(::send(held.get(), "b", 1, 0), 1);
+  ASSERT_EQ(::recv(held.get(), &c, 1, 0), 1);
+  EXPECT_EQ(c, 'b');
+}
+
 TEST(Worker, NoMemberMeansTheClientIsClosedNotLeftHanging) {
   Proxy proxy({});
   net::Fd fd = connect_blocking(proxy.address());
