@@ -35,52 +35,64 @@ std::string label(std::string_view key, std::string_view value) {
   return fmt::format("{}=\"{}\"", key, escape_label_value(value));
 }
 
+using Lbs = std::vector<model::LoadBalancerView>;
+
+// Objects created through the API may have no name: their id labels them then.
+std::string_view name_or_id(const std::string& name, const std::string& id) {
+  return name.empty() ? id : name;
+}
+
 std::string member_labels(const model::LoadBalancerView& lb, const model::PoolView& p,
                           const model::MemberView& m) {
-  return label("lb", lb.name) + "," + label("pool", p.config.name) + "," +
-         label("member", m.config.name) + "," +
+  return label("lb", name_or_id(lb.name, lb.id)) + "," +
+         label("pool", name_or_id(p.config.name, p.id)) + "," +
+         label("member", name_or_id(m.config.name, m.id)) + "," +
          label("address", host_port(m.config.address, m.config.port));
 }
 
 // One family, one sample per member; `value` returns nullopt to skip a member.
-void member_family(Writer& w, const model::LoadBalancerView& lb, std::string_view name,
+void member_family(Writer& w, const Lbs& lbs, std::string_view name,
                    std::string_view type, std::string_view help,
                    const std::function<std::optional<double>(const model::MemberView&)>& value) {
   w.family(name, type, help);
-  for (const model::PoolView& p : lb.pools) {
-    for (const model::MemberView& m : p.members) {
-      if (auto v = value(m)) w.sample(name, member_labels(lb, p, m), *v);
+  for (const model::LoadBalancerView& lb : lbs) {
+    for (const model::PoolView& p : lb.pools) {
+      for (const model::MemberView& m : p.members) {
+        if (auto v = value(m)) w.sample(name, member_labels(lb, p, m), *v);
+      }
     }
   }
 }
 
-void member_metrics(Writer& w, const model::LoadBalancerView& lb) {
+void member_metrics(Writer& w, const Lbs& lbs) {
   using M = model::MemberView;
-  member_family(w, lb, "vigil_member_up", "gauge",
+  member_family(w, lbs, "vigil_member_up", "gauge",
                 "1 when the member is in rotation (receives new connections).",
                 [](const M& m) { return m.in_rotation ? 1.0 : 0.0; });
   // Every status gets a sample (0 or 1) so that a series never vanishes when a member changes.
   w.family("vigil_member_operating_status", "gauge",
            "Octavia operating status of the member: 1 for the current status, else 0.");
-  for (const model::PoolView& p : lb.pools) {
-    for (const model::MemberView& m : p.members) {
-      for (OperatingStatus s : kStatuses) {
-        w.sample("vigil_member_operating_status",
-                 member_labels(lb, p, m) + "," + label("status", model::to_string(s)),
-                 m.operating_status == s ? 1 : 0);
+  for (const model::LoadBalancerView& lb : lbs) {
+    for (const model::PoolView& p : lb.pools) {
+      for (const model::MemberView& m : p.members) {
+        for (OperatingStatus s : kStatuses) {
+          w.sample("vigil_member_operating_status",
+                   member_labels(lb, p, m) + "," + label("status", model::to_string(s)),
+                   m.operating_status == s ? 1 : 0);
+        }
       }
     }
   }
-  member_family(w, lb, "vigil_member_active_connections", "gauge",
+  member_family(w, lbs, "vigil_member_active_connections", "gauge",
                 "Client sessions open to the member now.",
                 [](const M& m) { return static_cast<double>(m.active_connections); });
-  member_family(w, lb, "vigil_member_connections_total", "counter",
+  member_family(w, lbs, "vigil_member_connections_total", "counter",
                 "Client sessions sent to the member.",
                 [](const M& m) { return static_cast<double>(m.total_connections); });
-  member_family(w, lb, "vigil_member_connect_failures_total", "counter",
+  member_family(w, lbs, "vigil_member_connect_failures_total", "counter",
                 "Connects from the data plane to the member that failed (passive health).",
                 [](const M& m) { return static_cast<double>(m.connect_failures); });
-  member_family(w, lb, "vigil_member_check_duration_seconds", "gauge",
+  member_family(w, lbs, "vigil_member_check_duration_seconds", "gauge",
                 "Duration of the member's last health check.", [](const M& m) {
                   std::optional<double> v;
                   if (m.last_check) {
@@ -88,39 +100,51 @@ void member_metrics(Writer& w, const model::LoadBalancerView& lb) {
                   }
                   return v;
                 });
-  member_family(w, lb, "vigil_member_consecutive_failures", "gauge",
+  member_family(w, lbs, "vigil_member_consecutive_failures", "gauge",
                 "Health checks of the member that failed in a row.",
                 [](const M& m) { return static_cast<double>(m.consecutive_failures); });
 }
 
-void listener_and_pool_metrics(Writer& w, const model::LoadBalancerView& lb) {
-  auto listener_labels = [&](const model::ListenerView& l) {
-    return label("lb", lb.name) + "," + label("listener", l.config.name);
+void listener_and_pool_metrics(Writer& w, const Lbs& lbs) {
+  auto listener_labels = [](const model::LoadBalancerView& lb, const model::ListenerView& l) {
+    return label("lb", name_or_id(lb.name, lb.id)) + "," +
+           label("listener", name_or_id(l.config.name, l.id));
+  };
+  auto pool_labels = [](const model::LoadBalancerView& lb, const model::PoolView& p) {
+    return label("lb", name_or_id(lb.name, lb.id)) + "," +
+           label("pool", name_or_id(p.config.name, p.id));
+  };
+  auto each_listener = [&](auto f) {
+    for (const model::LoadBalancerView& lb : lbs) {
+      for (const model::ListenerView& l : lb.listeners) f(lb, l);
+    }
+  };
+  auto each_pool = [&](auto f) {
+    for (const model::LoadBalancerView& lb : lbs) {
+      for (const model::PoolView& p : lb.pools) f(lb, p);
+    }
   };
   w.family("vigil_listener_active_connections", "gauge", "Client sessions open on the listener.");
-  for (const model::ListenerView& l : lb.listeners) {
-    w.sample("vigil_listener_active_connections", listener_labels(l),
+  each_listener([&](const auto& lb, const auto& l) {
+    w.sample("vigil_listener_active_connections", listener_labels(lb, l),
              static_cast<double>(l.active_connections));
-  }
+  });
   w.family("vigil_listener_connections_total", "counter", "Client sessions accepted.");
-  for (const model::ListenerView& l : lb.listeners) {
-    w.sample("vigil_listener_connections_total", listener_labels(l),
+  each_listener([&](const auto& lb, const auto& l) {
+    w.sample("vigil_listener_connections_total", listener_labels(lb, l),
              static_cast<double>(l.total_connections));
-  }
-  auto pool_labels = [&](const model::PoolView& p) {
-    return label("lb", lb.name) + "," + label("pool", p.config.name);
-  };
+  });
   w.family("vigil_pool_members_in_rotation", "gauge", "Members receiving new connections.");
-  for (const model::PoolView& p : lb.pools) {
+  each_pool([&](const auto& lb, const auto& p) {
     int n = 0;
     for (const model::MemberView& m : p.members) n += m.in_rotation ? 1 : 0;
-    w.sample("vigil_pool_members_in_rotation", pool_labels(p), n);
-  }
+    w.sample("vigil_pool_members_in_rotation", pool_labels(lb, p), n);
+  });
   w.family("vigil_pool_fail_open", "gauge",
            "1 when no member is usable and the pool routes to all of them.");
-  for (const model::PoolView& p : lb.pools) {
-    w.sample("vigil_pool_fail_open", pool_labels(p), p.fail_open_active ? 1 : 0);
-  }
+  each_pool([&](const auto& lb, const auto& p) {
+    w.sample("vigil_pool_fail_open", pool_labels(lb, p), p.fail_open_active ? 1 : 0);
+  });
 }
 
 }  // namespace
@@ -142,11 +166,15 @@ std::string escape_label_value(std::string_view value) {
   return out;
 }
 
-std::string metrics_text(const model::LoadBalancerView& lb) {
+std::string metrics_text(const std::vector<model::LoadBalancerView>& lbs) {
   Writer w;
-  member_metrics(w, lb);
-  listener_and_pool_metrics(w, lb);
+  member_metrics(w, lbs);
+  listener_and_pool_metrics(w, lbs);
   return w.take();
+}
+
+std::string metrics_text(const model::LoadBalancerView& lb) {
+  return metrics_text(std::vector<model::LoadBalancerView>{lb});
 }
 
 }  // namespace vigil::admin

@@ -6,12 +6,15 @@
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
+#include "admin/json_filter.h"
 #include "admin/octavia_json.h"
+#include "admin/octavia_stored.h"
 
 namespace vigil::admin {
 namespace {
 
 namespace json = boost::json;
+using model::LoadBalancerView;
 
 Response ok(std::string_view key, json::value body) {
   Response r;
@@ -19,27 +22,9 @@ Response ok(std::string_view key, json::value body) {
   return r;
 }
 
-Response ok(json::object body) {
+Response ok(const json::object& body) {
   Response r;
   r.body = json::serialize(body);
-  return r;
-}
-
-std::string file_of(const model::LoadBalancerView& lb) {
-  return lb.source_file.empty() ? std::string("the config file") : lb.source_file;
-}
-
-// A write to an object that exists: it came from the config file.
-Response read_only(const model::LoadBalancerView& lb) {
-  return fault(409, fmt::format("objects from {} are read-only through the API: edit the file "
-                                "and reload", file_of(lb)));
-}
-
-// A write that would create an object: not supported until API-created objects exist.
-Response cannot_create(const model::LoadBalancerView& lb) {
-  Response r = fault(405, fmt::format("Method not allowed: objects from {} are read-only; edit "
-                                      "the file and reload", file_of(lb)));
-  r.headers.emplace_back("Allow", "GET");
   return r;
 }
 
@@ -47,13 +32,7 @@ Response not_found(std::string_view kind, std::string_view id) {
   return fault(404, fmt::format("{} {} not found.", kind, id));
 }
 
-bool selected(const Target& t, const std::string& id, const std::string& name) {
-  if (auto want = t.param("id"); want && *want != id) return false;
-  if (auto want = t.param("name"); want && *want != name) return false;
-  return true;
-}
-
-// Octavia takes ids; names are accepted too, for curl users.
+// Octavia takes ids; names are accepted too, for curl users: ids first, then names.
 template <typename T, typename Name>
 const T* find(const std::vector<T>& items, std::string_view key, Name name) {
   for (const T& item : items) {
@@ -65,41 +44,58 @@ const T* find(const std::vector<T>& items, std::string_view key, Name name) {
   return nullptr;
 }
 
-const model::ListenerView* find_listener(const model::LoadBalancerView& lb, std::string_view key) {
-  return find(lb.listeners, key, [](const model::ListenerView& l) { return l.config.name; });
+ApiState& mutable_state(const ApiState* s) {
+  // ApiState's finders do not modify; they come in one (non-const) flavour.
+  return const_cast<ApiState&>(*s);
 }
 
-const model::PoolView* find_pool(const model::LoadBalancerView& lb, std::string_view key) {
-  return find(lb.pools, key, [](const model::PoolView& p) { return p.config.name; });
-}
-
-const model::PoolView* find_monitored_pool(const model::LoadBalancerView& lb, std::string_view key) {
-  for (const model::PoolView& p : lb.pools) {
-    if (p.config.health_monitor && (p.health_monitor_id == key || p.config.name == key)) return &p;
+// The pool of the status tree whose id is `id`, in the listeners' pools and the top-level list.
+void name_tree_monitors(json::object& tree, ApiState& state) {
+  auto fix = [&](json::value& pool) {
+    json::object& p = pool.as_object();
+    auto found = state.find_pool(p.at("id").as_string());
+    if (found && found.item->healthmonitor && p.at("healthmonitor").is_object() &&
+        !p.at("healthmonitor").as_object().empty()) {
+      const ApiHealthMonitor& hm = *found.item->healthmonitor;
+      json::object& m = p.at("healthmonitor").as_object();
+      m["name"] = hm.name;
+      m["operating_status"] = hm.admin_state_up ? "ONLINE" : "OFFLINE";
+    }
+  };
+  json::object& lb = tree.at("statuses").as_object().at("loadbalancer").as_object();
+  for (json::value& l : lb.at("listeners").as_array()) {
+    for (json::value& p : l.as_object().at("pools").as_array()) fix(p);
   }
-  return nullptr;
+  for (json::value& p : lb.at("pools").as_array()) fix(p);
 }
 
 struct Call {
-  bool get;
   const std::vector<std::string>& s;  // the segments after "lbaas"
   const Target& target;
-  const model::LoadBalancerView& lb;
+  const Catalog& catalog;
 };
 
+template <typename Render>
+Response list(const Call& c, std::string_view key, Render render) {
+  json::array items;
+  render([&](json::object o) {
+    if (matches_filters(o, c.target)) items.push_back(std::move(o));
+  });
+  return ok(key, std::move(items));
+}
+
 Response loadbalancers(const Call& c) {
-  const model::LoadBalancerView& lb = c.lb;
   if (c.s.size() == 1) {
-    if (!c.get) return cannot_create(lb);
-    json::array items;
-    if (selected(c.target, lb.id, lb.name)) items.push_back(octavia::loadbalancer(lb));
-    return ok("loadbalancers", std::move(items));
+    return list(c, "loadbalancers", [&](auto add) {
+      for (const LoadBalancerView& lb : c.catalog.lbs()) add(c.catalog.render(lb));
+    });
   }
-  if (c.s[1] != lb.id && c.s[1] != lb.name) return not_found("Load Balancer", c.s[1]);
-  if (!c.get) return read_only(lb);
-  if (c.s.size() == 2) return ok("loadbalancer", octavia::loadbalancer(lb));
+  auto hit = c.catalog.loadbalancer(c.s[1]);
+  if (!hit) return not_found("Load Balancer", c.s[1]);
+  const LoadBalancerView& lb = *hit.item;
+  if (c.s.size() == 2) return ok("loadbalancer", c.catalog.render(lb));
   if (c.s.size() == 3 && (c.s[2] == "status" || c.s[2] == "statuses")) {
-    return ok(octavia::status_tree(lb));
+    return ok(c.catalog.status_tree(lb));
   }
   if (c.s.size() == 3 && c.s[2] == "stats") {
     uint64_t active = 0, total = 0;
@@ -114,81 +110,212 @@ Response loadbalancers(const Call& c) {
 
 Response listeners(const Call& c) {
   if (c.s.size() == 1) {
-    if (!c.get) return cannot_create(c.lb);
-    json::array items;
-    for (const model::ListenerView& l : c.lb.listeners) {
-      if (selected(c.target, l.id, l.config.name)) items.push_back(octavia::listener(c.lb, l));
-    }
-    return ok("listeners", std::move(items));
+    return list(c, "listeners", [&](auto add) {
+      for (const LoadBalancerView& lb : c.catalog.lbs()) {
+        for (const model::ListenerView& l : lb.listeners) add(c.catalog.render(lb, l));
+      }
+    });
   }
-  const model::ListenerView* l = find_listener(c.lb, c.s[1]);
-  if (l == nullptr) return not_found("Listener", c.s[1]);
-  if (!c.get) return read_only(c.lb);
-  if (c.s.size() == 2) return ok("listener", octavia::listener(c.lb, *l));
+  auto hit = c.catalog.listener(c.s[1]);
+  if (!hit) return not_found("Listener", c.s[1]);
+  if (c.s.size() == 2) return ok("listener", c.catalog.render(*hit.lb, *hit.item));
   if (c.s.size() == 3 && c.s[2] == "stats") {
-    return ok(octavia::stats(l->active_connections, l->total_connections));
+    return ok(octavia::stats(hit.item->active_connections, hit.item->total_connections));
   }
   return fault(404, "Not found: unknown listener sub-resource " + c.s[2]);
 }
 
-Response members(const Call& c, const model::PoolView& p) {
+Response members(const Call& c, const LoadBalancerView& lb, const model::PoolView& p) {
   if (c.s.size() == 3) {
-    if (!c.get) return read_only(c.lb);  // adding a member changes a pool of the file
-    json::array items;
-    for (const model::MemberView& m : p.members) {
-      if (selected(c.target, m.id, m.config.name)) items.push_back(octavia::member(c.lb, m));
-    }
-    return ok("members", std::move(items));
+    return list(c, "members", [&](auto add) {
+      for (const model::MemberView& m : p.members) add(c.catalog.render(lb, m));
+    });
   }
-  const model::MemberView* m =
-      find(p.members, c.s[3], [](const model::MemberView& v) { return v.config.name; });
-  if (m == nullptr) return not_found("Member", c.s[3]);
-  if (!c.get) return read_only(c.lb);
-  if (c.s.size() == 4) return ok("member", octavia::member(c.lb, *m));
+  auto hit = c.catalog.member(p, c.s[3]);
+  if (!hit) return not_found("Member", c.s[3]);
+  if (c.s.size() == 4) return ok("member", c.catalog.render(lb, *hit.item));
   return fault(404, "Not found: unknown member sub-resource " + c.s[4]);
 }
 
 Response pools(const Call& c) {
   if (c.s.size() == 1) {
-    if (!c.get) return cannot_create(c.lb);
-    json::array items;
-    for (const model::PoolView& p : c.lb.pools) {
-      if (selected(c.target, p.id, p.config.name)) items.push_back(octavia::pool(c.lb, p));
-    }
-    return ok("pools", std::move(items));
+    return list(c, "pools", [&](auto add) {
+      for (const LoadBalancerView& lb : c.catalog.lbs()) {
+        for (const model::PoolView& p : lb.pools) add(c.catalog.render(lb, p));
+      }
+    });
   }
-  const model::PoolView* p = find_pool(c.lb, c.s[1]);
-  if (p == nullptr) return not_found("Pool", c.s[1]);
-  if (c.s.size() >= 3 && c.s[2] == "members") return members(c, *p);
-  if (!c.get) return read_only(c.lb);
-  if (c.s.size() == 2) return ok("pool", octavia::pool(c.lb, *p));
+  auto hit = c.catalog.pool(c.s[1]);
+  if (!hit) return not_found("Pool", c.s[1]);
+  if (c.s.size() >= 3 && c.s[2] == "members") return members(c, *hit.lb, *hit.item);
+  if (c.s.size() == 2) return ok("pool", c.catalog.render(*hit.lb, *hit.item));
   return fault(404, "Not found: unknown pool sub-resource " + c.s[2]);
 }
 
 Response healthmonitors(const Call& c) {
   if (c.s.size() == 1) {
-    if (!c.get) return cannot_create(c.lb);
-    json::array items;
-    for (const model::PoolView& p : c.lb.pools) {
-      if (p.config.health_monitor && selected(c.target, p.health_monitor_id, p.config.name)) {
-        items.push_back(octavia::health_monitor(c.lb, p));
+    return list(c, "healthmonitors", [&](auto add) {
+      for (const LoadBalancerView& lb : c.catalog.lbs()) {
+        for (const model::PoolView& p : lb.pools) {
+          if (p.config.health_monitor) add(c.catalog.render_monitor(lb, p));
+        }
       }
-    }
-    return ok("healthmonitors", std::move(items));
+    });
   }
-  const model::PoolView* p = find_monitored_pool(c.lb, c.s[1]);
-  if (p == nullptr) return not_found("Health Monitor", c.s[1]);
-  if (!c.get) return read_only(c.lb);
-  if (c.s.size() == 2) return ok("healthmonitor", octavia::health_monitor(c.lb, *p));
+  auto hit = c.catalog.monitored_pool(c.s[1]);
+  if (!hit) return not_found("Health Monitor", c.s[1]);
+  if (c.s.size() == 2) return ok("healthmonitor", c.catalog.render_monitor(*hit.lb, *hit.item));
   return fault(404, "Not found: unknown health monitor sub-resource " + c.s[2]);
 }
 
 }  // namespace
 
-Response route_octavia(std::string_view method, const Target& target,
-                       const model::LoadBalancerView& lb) {
+Catalog::Catalog(const std::vector<LoadBalancerView>& lbs, const ObjectStore* store)
+    : lbs_(lbs), store_(store) {}
+
+Catalog::Hit<LoadBalancerView> Catalog::loadbalancer(std::string_view key) const {
+  const LoadBalancerView* lb = find(lbs_, key, [](const LoadBalancerView& v) { return v.name; });
+  return {lb, lb};
+}
+
+Catalog::Hit<model::ListenerView> Catalog::listener(std::string_view key) const {
+  for (const LoadBalancerView& lb : lbs_) {
+    for (const model::ListenerView& l : lb.listeners) {
+      if (l.id == key) return {&lb, &l};
+    }
+  }
+  for (const LoadBalancerView& lb : lbs_) {
+    for (const model::ListenerView& l : lb.listeners) {
+      if (l.config.name == key) return {&lb, &l};
+    }
+  }
+  return {};
+}
+
+Catalog::Hit<model::PoolView> Catalog::pool(std::string_view key) const {
+  for (const LoadBalancerView& lb : lbs_) {
+    for (const model::PoolView& p : lb.pools) {
+      if (p.id == key) return {&lb, &p};
+    }
+  }
+  for (const LoadBalancerView& lb : lbs_) {
+    for (const model::PoolView& p : lb.pools) {
+      if (p.config.name == key) return {&lb, &p};
+    }
+  }
+  return {};
+}
+
+Catalog::Hit<model::MemberView> Catalog::member(const model::PoolView& pool,
+                                                std::string_view key) const {
+  const model::MemberView* m =
+      find(pool.members, key, [](const model::MemberView& v) { return v.config.name; });
+  return {owner_of(pool.id), m};
+}
+
+Catalog::Hit<model::PoolView> Catalog::monitored_pool(std::string_view key) const {
+  for (const LoadBalancerView& lb : lbs_) {
+    for (const model::PoolView& p : lb.pools) {
+      if (p.config.health_monitor && p.health_monitor_id == key) return {&lb, &p};
+    }
+  }
+  if (const ApiState* s = state()) {
+    for (const ApiLoadBalancer& alb : s->loadbalancers) {
+      for (const ApiPool& ap : alb.pools) {
+        if (ap.healthmonitor && ap.healthmonitor->name == key && !key.empty()) {
+          return monitored_pool(ap.healthmonitor->id);
+        }
+      }
+    }
+  }
+  for (const LoadBalancerView& lb : lbs_) {
+    if (from_api(lb)) continue;  // a file's monitor is named after its pool
+    for (const model::PoolView& p : lb.pools) {
+      if (p.config.health_monitor && p.config.name == key) return {&lb, &p};
+    }
+  }
+  return {};
+}
+
+const LoadBalancerView* Catalog::owner_of(std::string_view id) const {
+  for (const LoadBalancerView& lb : lbs_) {
+    if (lb.id == id) return &lb;
+    for (const model::ListenerView& l : lb.listeners) {
+      if (l.id == id) return &lb;
+    }
+    for (const model::PoolView& p : lb.pools) {
+      if (p.id == id || (!p.health_monitor_id.empty() && p.health_monitor_id == id)) return &lb;
+      for (const model::MemberView& m : p.members) {
+        if (m.id == id) return &lb;
+      }
+    }
+  }
+  return nullptr;
+}
+
+bool Catalog::from_api(const LoadBalancerView& lb) const {
+  return state() != nullptr && mutable_state(state()).find_lb(lb.id) != nullptr;
+}
+
+Response Catalog::read_only(const LoadBalancerView& lb) const {
+  const std::string file = lb.source_file.empty() ? std::string("the config file") : lb.source_file;
+  return fault(409, fmt::format("objects from {} are read-only through the API: edit the file "
+                                "and reload", file));
+}
+
+json::object Catalog::render(const LoadBalancerView& lb) const {
+  json::object o = octavia::loadbalancer(lb);
+  if (const ApiState* s = state()) {
+    if (const ApiLoadBalancer* a = mutable_state(s).find_lb(lb.id)) {
+      octavia::stored_loadbalancer(o, *a);
+    }
+  }
+  return o;
+}
+
+json::object Catalog::render(const LoadBalancerView& lb, const model::ListenerView& l) const {
+  json::object o = octavia::listener(lb, l);
+  if (const ApiState* s = state()) {
+    if (auto a = mutable_state(s).find_listener(l.id)) octavia::stored_listener(o, *a.item);
+  }
+  return o;
+}
+
+json::object Catalog::render(const LoadBalancerView& lb, const model::PoolView& p) const {
+  json::object o = octavia::pool(lb, p);
+  if (const ApiState* s = state()) {
+    if (auto a = mutable_state(s).find_pool(p.id)) octavia::stored_pool(o, *a.item);
+  }
+  return o;
+}
+
+json::object Catalog::render(const LoadBalancerView& lb, const model::MemberView& m) const {
+  json::object o = octavia::member(lb, m);
+  if (const ApiState* s = state()) {
+    if (auto a = mutable_state(s).find_member(m.id)) octavia::stored_member(o, *a.item);
+  }
+  return o;
+}
+
+json::object Catalog::render_monitor(const LoadBalancerView& lb, const model::PoolView& p) const {
+  json::object o = octavia::health_monitor(lb, p);
+  if (const ApiState* s = state()) {
+    if (auto a = mutable_state(s).find_monitor(p.health_monitor_id)) {
+      octavia::stored_monitor(o, *a.item);
+    }
+  }
+  return o;
+}
+
+json::object Catalog::status_tree(const LoadBalancerView& lb) const {
+  json::object tree = octavia::status_tree(lb);
+  if (from_api(lb)) name_tree_monitors(tree, mutable_state(state()));
+  return tree;
+}
+
+Response route_octavia(const Target& target, const Catalog& catalog) {
   const std::vector<std::string> s(target.segments.begin() + 2, target.segments.end());
-  const Call call{.get = method == "GET", .s = s, .target = target, .lb = lb};
+  const Call call{.s = s, .target = target, .catalog = catalog};
   if (s.empty()) return fault(404, "Not found: /" + target.segments[0] + "/lbaas");
   if (s[0] == "loadbalancers") return loadbalancers(call);
   if (s[0] == "listeners") return listeners(call);

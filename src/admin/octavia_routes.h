@@ -1,17 +1,63 @@
-// The read-only Octavia v2 subset under /v2/lbaas and /v2.0/lbaas: lists with `id` and `name`
-// filters, shows, the status tree and stats. Writes answer 409 (the object comes from the config
-// file) or 405. Pure; called by route() on the control thread.
+// The Octavia v2 subset under /v2/lbaas and /v2.0/lbaas, reads: lists with filters on any scalar
+// field, shows, the status tree and stats, over every load balancer (the config file's and the
+// API's). Writes are in octavia_writes.h. Pure; called by route() on the control thread.
 #pragma once
 
 #include <string_view>
+#include <vector>
 
+#include <boost/json/fwd.hpp>
+
+#include "admin/object_store.h"
 #include "admin/routes.h"
 #include "admin/target.h"
+#include "model/status_tree.h"
 
 namespace vigil::admin {
 
-// Requires: target.segments starts with "v2" or "v2.0", then "lbaas".
-Response route_octavia(std::string_view method, const Target& target,
-                       const model::LoadBalancerView& lb);
+// The objects the Octavia routes see, found by id (or by name, for curl users) across load
+// balancers, and rendered in Octavia's shape with the store's fields for API objects.
+class Catalog {
+ public:
+  // `lbs` are the merged views (api_views.h); `store` may be null. Both must outlive the catalog.
+  Catalog(const std::vector<model::LoadBalancerView>& lbs, const ObjectStore* store);
+
+  template <typename T>
+  struct Hit {
+    const model::LoadBalancerView* lb = nullptr;
+    const T* item = nullptr;
+    explicit operator bool() const { return item != nullptr; }
+  };
+  Hit<model::LoadBalancerView> loadbalancer(std::string_view key) const;
+  Hit<model::ListenerView> listener(std::string_view key) const;
+  Hit<model::PoolView> pool(std::string_view key) const;
+  Hit<model::MemberView> member(const model::PoolView& pool, std::string_view key) const;
+  Hit<model::PoolView> monitored_pool(std::string_view key) const;  // by monitor id or name
+
+  // The object behind any id, of whatever kind; null when none.
+  const model::LoadBalancerView* owner_of(std::string_view id) const;
+  // True for a load balancer created through the API.
+  bool from_api(const model::LoadBalancerView& lb) const;
+  // 409: "objects from FILE are read-only through the API: edit the file and reload".
+  Response read_only(const model::LoadBalancerView& lb) const;
+
+  const std::vector<model::LoadBalancerView>& lbs() const { return lbs_; }
+  const ApiState* state() const { return store_ ? &store_->state() : nullptr; }
+
+  boost::json::object render(const model::LoadBalancerView& lb) const;
+  boost::json::object render(const model::LoadBalancerView& lb, const model::ListenerView& l) const;
+  boost::json::object render(const model::LoadBalancerView& lb, const model::PoolView& p) const;
+  boost::json::object render(const model::LoadBalancerView& lb, const model::MemberView& m) const;
+  boost::json::object render_monitor(const model::LoadBalancerView& lb,
+                                     const model::PoolView& p) const;
+  boost::json::object status_tree(const model::LoadBalancerView& lb) const;
+
+ private:
+  const std::vector<model::LoadBalancerView>& lbs_;
+  const ObjectStore* store_;
+};
+
+// GET on the Octavia paths. Requires: target.segments starts with "v2" or "v2.0", then "lbaas".
+Response route_octavia(const Target& target, const Catalog& catalog);
 
 }  // namespace vigil::admin

@@ -5,7 +5,10 @@
 
 #include "admin/auth.h"
 #include "admin/metrics.h"
+#include "admin/api_views.h"
+#include "admin/local_network.h"
 #include "admin/octavia_routes.h"
+#include "admin/octavia_writes.h"
 #include "admin/status_json.h"
 #include "admin/status_page.h"
 #include "admin/target.h"
@@ -48,11 +51,22 @@ std::string joined_path(const Segments& segments) {
 Response authenticated(const Request& request, const Target& target, const RouteContext& ctx) {
   const Segments& s = target.segments;
   const bool get = request.method == "GET";
-  const bool octavia = s.size() >= 2 && (s[0] == "v2" || s[0] == "v2.0") && s[1] == "lbaas";
-  if (octavia) return route_octavia(request.method, target, ctx.view());
+  const bool v2 = s.size() >= 2 && (s[0] == "v2" || s[0] == "v2.0");
+  // The views are asked for only by routes that show state.
+  auto views = [&] { return merged_views(ctx.views(), ctx.store); };
+  if (v2 && s[1] == "lbaas") {
+    const std::vector<model::LoadBalancerView> lbs = views();
+    const Catalog catalog(lbs, ctx.store);
+    if (get) return route_octavia(target, catalog);
+    return route_octavia_write(request, target, catalog, ctx);
+  }
+  // What `openstack loadbalancer create --vip-subnet-id` looks up through Neutron.
+  if (v2) {
+    if (auto r = route_neutron(request.method, target)) return *r;
+  }
   if (s.empty()) {
     if (!get) return method_not_allowed();
-    Response r = text(200, "text/html; charset=utf-8", status_page(ctx.view(), ctx.now));
+    Response r = text(200, "text/html; charset=utf-8", status_page(views(), ctx.now));
     // The page has no scripts and no external assets; the policy keeps it that way.
     r.headers.emplace_back("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
     r.headers.emplace_back("Cache-Control", "no-store");
@@ -60,11 +74,11 @@ Response authenticated(const Request& request, const Target& target, const Route
   }
   if (s == Segments{"v1", "status"}) {
     if (!get) return method_not_allowed();
-    return text(200, "application/json", status_json(ctx.view(), ctx.now));
+    return text(200, "application/json", status_json(views(), ctx.now));
   }
   if (s == Segments{"metrics"}) {
     if (!get) return method_not_allowed();
-    return text(200, "text/plain; version=0.0.4; charset=utf-8", metrics_text(ctx.view()));
+    return text(200, "text/plain; version=0.0.4; charset=utf-8", metrics_text(views()));
   }
   return fault(404, "Not found: " + joined_path(s));
 }

@@ -1,6 +1,6 @@
 // The admin API's routing: one request in, one response out, without sockets, so that every
-// route is testable alone. Called by AdminServer on the control thread (the view callback runs
-// there); the functions themselves are pure apart from calling it.
+// route is testable alone. Called by AdminServer on the control thread (the callbacks run there);
+// apart from the callbacks and the object store's writes, the functions are pure.
 #pragma once
 
 #include <functional>
@@ -9,15 +9,20 @@
 #include <utility>
 #include <vector>
 
+#include "base/error.h"
+#include "model/config.h"
 #include "model/status_tree.h"
 
 namespace vigil::admin {
+
+class ObjectStore;
 
 struct Request {
   std::string_view method;  // "GET"
   std::string_view target;  // "/v2/lbaas/pools?name=masters"
   std::string_view x_auth_token;
   std::string_view authorization;
+  std::string_view body;  // POST and PUT
 };
 
 struct Response {
@@ -27,12 +32,21 @@ struct Response {
   std::vector<std::pair<std::string, std::string>> headers;  // beyond Content-Type
 };
 
-using ViewSource = std::function<model::LoadBalancerView()>;
+// Every load balancer the daemon runs: the config file's first, then those of the API.
+using ViewsSource = std::function<std::vector<model::LoadBalancerView>()>;
+
+// The daemon's side of an API write: make the running configuration of the API's load balancers
+// what `api_load_balancers` says (one Config per API load balancer, origin kApi, every id set),
+// or refuse with the reason, e.g. "cannot bind 127.0.0.1:6443: Address already in use", leaving
+// the running configuration as it was.
+using ApplyFn = std::function<Result<void>(const std::vector<model::Config>& api_load_balancers)>;
 
 struct RouteContext {
-  std::string_view token;  // empty: no token configured, every authenticated route answers 401
-  const ViewSource& view;  // called only by routes that show state, never for /healthz
+  std::string_view token;    // empty: no token configured, every authenticated route answers 401
+  const ViewsSource& views;  // called only by routes that show state, never for /healthz
   model::WallTime now;
+  ObjectStore* store = nullptr;   // null: the Octavia API cannot create objects (405)
+  const ApplyFn* apply = nullptr;  // required with a store
 };
 
 Response route(const Request& request, const RouteContext& context);

@@ -18,7 +18,7 @@ class RoutesTest : public ::testing::Test {
  protected:
   Response call(std::string_view method, std::string_view target, std::string_view token = "T") {
     const Request request{.method = method, .target = target, .x_auth_token = token};
-    return route(request, RouteContext{.token = token_, .view = view_, .now = testing::kNow});
+    return route(request, RouteContext{.token = token_, .views = views_, .now = testing::kNow});
   }
   json::value body(const Response& r) { return json::parse(r.body); }
   std::string faultstring(const Response& r) {
@@ -26,10 +26,10 @@ class RoutesTest : public ::testing::Test {
   }
 
   std::string token_ = "T";
-  int views_ = 0;
-  ViewSource view_ = [this] {
-    ++views_;
-    return testing::sample_view();
+  int view_calls_ = 0;
+  ViewsSource views_ = [this] {
+    ++view_calls_;
+    return std::vector{testing::sample_view()};
   };
 };
 
@@ -37,7 +37,7 @@ TEST_F(RoutesTest, HealthzNeedsNoTokenAndShowsNothing) {
   const Response r = call("GET", "/healthz", "");
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.body, "ok\n");
-  EXPECT_EQ(views_, 0);
+  EXPECT_EQ(view_calls_, 0);
 }
 
 TEST_F(RoutesTest, EverythingElseNeedsTheToken) {
@@ -48,7 +48,7 @@ TEST_F(RoutesTest, EverythingElseNeedsTheToken) {
     EXPECT_EQ(faultstring(none), "Authentication required");
     EXPECT_EQ(call("GET", path, "wrong").status, 401) << path;
   }
-  EXPECT_EQ(views_, 0);
+  EXPECT_EQ(view_calls_, 0);
   EXPECT_EQ(call("GET", "/v1/status").status, 200);
 }
 
@@ -61,7 +61,7 @@ TEST_F(RoutesTest, NoConfiguredTokenSaysSo) {
 
 TEST_F(RoutesTest, BearerHeaderAndPageQueryToken) {
   const Request bearer{.method = "GET", .target = "/metrics", .authorization = "Bearer T"};
-  EXPECT_EQ(route(bearer, {.token = token_, .view = view_, .now = testing::kNow}).status, 200);
+  EXPECT_EQ(route(bearer, {.token = token_, .views = views_, .now = testing::kNow}).status, 200);
   EXPECT_EQ(call("GET", "/?token=T", "").status, 200);
   EXPECT_EQ(call("GET", "/?token=T", "").content_type, "text/html; charset=utf-8");
   // Only the page takes the token from the query: it would end up in proxies' logs elsewhere.

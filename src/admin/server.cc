@@ -82,13 +82,13 @@ Result<tcp::endpoint> parse_listen(std::string_view text) {
 class Session;
 
 struct ServerState {
-  ServerState(asio::io_context& io, Options o, ViewSource v)
+  ServerState(asio::io_context& io, Options o, ViewsSource v)
       : acceptor(io), retry(io), options(std::move(o)), view(std::move(v)) {}
 
   tcp::acceptor acceptor;
   asio::steady_timer retry;
   Options options;
-  ViewSource view;
+  ViewsSource view;
   std::map<uint64_t, std::weak_ptr<Session>> sessions;
   uint64_t next_session = 0;
   bool refusing = false;  // at max_connections; logged once per episode
@@ -138,12 +138,16 @@ class Session : public std::enable_shared_from_this<Session> {
         .target = req.target(),
         .x_auth_token = req["X-Auth-Token"],
         .authorization = req[http::field::authorization],
+        .body = req.body(),
     };
     Response response;
     try {
-      response = route(request, RouteContext{.token = server_->options.token,
-                                             .view = server_->view,
-                                             .now = std::chrono::system_clock::now()});
+      const Options& o = server_->options;
+      response = route(request, RouteContext{.token = o.token,
+                                             .views = server_->view,
+                                             .now = std::chrono::system_clock::now(),
+                                             .store = o.store,
+                                             .apply = &o.apply});
     } catch (const std::exception& e) {
       log::error("admin API: {} {} failed: {}", std::string_view(request.method),
                  std::string_view(request.target), e.what());
@@ -243,8 +247,7 @@ void accept_next(const std::shared_ptr<ServerState>& s) {
 
 }  // namespace
 
-AdminServer::AdminServer(asio::io_context& io, Options options,
-                         std::function<model::LoadBalancerView()> view)
+AdminServer::AdminServer(asio::io_context& io, Options options, ViewsSource view)
     : state_(std::make_shared<ServerState>(io, std::move(options), std::move(view))) {}
 
 AdminServer::~AdminServer() { stop(); }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "admin/routes.h"
 #include "base/error.h"
 #include "model/status_tree.h"
 
@@ -23,14 +24,19 @@ struct Options {
   // Limits; tests shorten them.
   std::chrono::milliseconds idle_timeout{60'000};  // a connection idle this long is closed
   size_t max_connections = 256;                    // further connections are closed at once
+  // The objects created through the Octavia API (owned by the daemon, outliving the server);
+  // null: the API creates nothing and shows the config file's objects only.
+  ObjectStore* store = nullptr;
+  // Runs the API's load balancers as a write asks (routes.h); required with a store.
+  ApplyFn apply;
 };
 
 struct ServerState;  // Asio objects and the open sessions, in server.cc
 
 class AdminServer {
  public:
-  AdminServer(boost::asio::io_context& io, Options options,
-              std::function<model::LoadBalancerView()> view);
+  // `views`: every load balancer the daemon runs, the config file's first.
+  AdminServer(boost::asio::io_context& io, Options options, ViewsSource views);
   ~AdminServer();  // stops
   AdminServer(const AdminServer&) = delete;
   AdminServer& operator=(const AdminServer&) = delete;

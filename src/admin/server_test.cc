@@ -39,7 +39,7 @@ class ServerTest : public ::testing::Test {
 
   void start(Options options) {
     server_ = std::make_unique<AdminServer>(io_, std::move(options),
-                                            [] { return testing::sample_view(); });
+                                            [] { return std::vector{testing::sample_view()}; });
     auto started = server_->start();
     ASSERT_TRUE(started) << started.error().message;
     const std::string bound = server_->bound();
@@ -254,20 +254,20 @@ TEST_F(ServerTest, TokenCanChange) {
 
 TEST(AdminServerStart, ErrorsNameTheAddress) {
   asio::io_context io;
-  AdminServer first(io, {.listen = "127.0.0.1:0"}, [] { return model::LoadBalancerView{}; });
+  AdminServer first(io, {.listen = "127.0.0.1:0"}, [] { return std::vector<model::LoadBalancerView>{}; });
   ASSERT_TRUE(first.start());
   const std::string taken = first.bound();
-  AdminServer second(io, {.listen = taken}, [] { return model::LoadBalancerView{}; });
+  AdminServer second(io, {.listen = taken}, [] { return std::vector<model::LoadBalancerView>{}; });
   auto r = second.start();
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().message, "cannot listen on " + taken + ": Address already in use");
   for (const char* bad : {"8404", "127.0.0.1", "::1:80", "host.example:80", ":80", "1.2.3.4:99999"}) {
-    AdminServer s(io, {.listen = bad}, [] { return model::LoadBalancerView{}; });
+    AdminServer s(io, {.listen = bad}, [] { return std::vector<model::LoadBalancerView>{}; });
     auto err = s.start();
     ASSERT_FALSE(err) << bad;
     EXPECT_NE(err.error().message.find(bad), std::string::npos) << err.error().message;
   }
-  AdminServer v6(io, {.listen = "[::1]:0"}, [] { return model::LoadBalancerView{}; });
+  AdminServer v6(io, {.listen = "[::1]:0"}, [] { return std::vector<model::LoadBalancerView>{}; });
   if (v6.start()) {  // the machine may have no IPv6 loopback
     EXPECT_TRUE(v6.bound().starts_with("[::1]:")) << v6.bound();
   }

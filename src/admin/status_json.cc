@@ -121,7 +121,10 @@ json::value check_json(const model::MemberView& m) {
   };
 }
 
-std::string status_json(const model::LoadBalancerView& lb, model::WallTime now) {
+namespace {
+
+// One load balancer: {"loadbalancer", "listeners", "pools", "recent_transitions"}.
+json::object lb_json(const model::LoadBalancerView& lb, model::WallTime now) {
   json::array listeners;
   for (const model::ListenerView& l : lb.listeners) listeners.push_back(listener_json(l));
   json::array pools;
@@ -131,8 +134,7 @@ std::string status_json(const model::LoadBalancerView& lb, model::WallTime now) 
     transitions.push_back(json::object{
         {"at", time_json(t.at)}, {"pool", t.pool}, {"member", t.member}, {"message", t.message}});
   }
-  json::object out{
-      {"generated_at", iso8601_utc(now)},
+  return json::object{
       {"loadbalancer",
        json::object{
            {"id", lb.id},
@@ -146,7 +148,26 @@ std::string status_json(const model::LoadBalancerView& lb, model::WallTime now) 
       {"pools", std::move(pools)},
       {"recent_transitions", std::move(transitions)},
   };
+}
+
+}  // namespace
+
+std::string status_json(const std::vector<model::LoadBalancerView>& lbs, model::WallTime now) {
+  json::array all;
+  for (const model::LoadBalancerView& lb : lbs) all.push_back(lb_json(lb, now));
+  // The first load balancer's fields stay at the top, where clients of one load balancer read.
+  json::object out = lbs.empty() ? json::object{{"loadbalancer", nullptr},
+                                                {"listeners", json::array()},
+                                                {"pools", json::array()},
+                                                {"recent_transitions", json::array()}}
+                                 : all.front().as_object();
+  out["generated_at"] = iso8601_utc(now);
+  out["loadbalancers"] = std::move(all);
   return json::serialize(out);
+}
+
+std::string status_json(const model::LoadBalancerView& lb, model::WallTime now) {
+  return status_json(std::vector<model::LoadBalancerView>{lb}, now);
 }
 
 }  // namespace vigil::admin

@@ -4,13 +4,17 @@
 
 #include <boost/json/fwd.hpp>
 #include <string>
+#include <vector>
 
 #include "model/status_tree.h"
 
 namespace vigil::admin {
 
-// {"generated_at", "loadbalancer", "listeners", "pools", "recent_transitions"}; docs/api.md lists
-// every field. `now` dates the answer and gives each member's state_seconds.
+// {"generated_at", "loadbalancers": [{"loadbalancer", "listeners", "pools",
+// "recent_transitions"}, ...]}, with the first load balancer's four fields also at the top level
+// (what clients of one load balancer read); docs/api.md lists every field. `now` dates the answer
+// and gives each member's state_seconds.
+std::string status_json(const std::vector<model::LoadBalancerView>& lbs, model::WallTime now);
 std::string status_json(const model::LoadBalancerView& lb, model::WallTime now);
 
 // A member's last check: {result, http_code, duration_ms, detail, failed_checks, reason, at};

@@ -120,16 +120,25 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
-std::string status_page(const model::LoadBalancerView& lb, model::WallTime now) {
-  std::string out = fmt::format(kHead, html_escape(lb.name));
-  out += fmt::format("<h1>{} {}</h1>\n<p class=\"muted\">{} &middot; started {} &middot; "
-                     "shown {} (UTC), refreshing every 5 s</p>\n",
-                     html_escape(lb.name), badge(lb.operating_status), html_escape(lb.source_file),
-                     is_set(lb.started_at) ? iso8601_utc(lb.started_at) : "-", iso8601_utc(now));
-  out += listeners_section(lb);
-  for (const model::PoolView& p : lb.pools) out += pool_section(p, now);
-  out += transitions_section(lb);
+std::string status_page(const std::vector<model::LoadBalancerView>& lbs, model::WallTime now) {
+  std::string out = fmt::format(kHead, html_escape(lbs.empty() ? "vigil" : lbs.front().name));
+  for (const model::LoadBalancerView& lb : lbs) {
+    const std::string origin = lb.source_file.empty() ? "created through the API" : lb.source_file;
+    out += fmt::format("<h1>{} {}</h1>\n<p class=\"muted\">{} &middot; started {} &middot; "
+                       "shown {} (UTC), refreshing every 5 s</p>\n",
+                       html_escape(lb.name.empty() ? lb.id : lb.name), badge(lb.operating_status),
+                       html_escape(origin),
+                       is_set(lb.started_at) ? iso8601_utc(lb.started_at) : "-",
+                       iso8601_utc(now));
+    out += listeners_section(lb);
+    for (const model::PoolView& p : lb.pools) out += pool_section(p, now);
+    out += transitions_section(lb);
+  }
   return out + "</body></html>\n";
+}
+
+std::string status_page(const model::LoadBalancerView& lb, model::WallTime now) {
+  return status_page(std::vector<model::LoadBalancerView>{lb}, now);
 }
 
 }  // namespace vigil::admin

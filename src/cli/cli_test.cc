@@ -186,7 +186,7 @@ class EndToEnd : public ::testing::Test {
   void SetUp() override {
     server_ = std::make_unique<admin::AdminServer>(
         io_, admin::Options{.listen = "127.0.0.1:0", .token = "secret"},
-        [] { return admin::testing::sample_view(); });
+        [] { return std::vector{admin::testing::sample_view()}; });
     ASSERT_TRUE(server_->start());
     url_ = "http://" + server_->bound();
     thread_ = std::thread([this] { io_.run(); });

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "config/haproxy_loader.h"
+
 namespace vigil::config {
 namespace {
 
@@ -80,13 +82,7 @@ LoadResult load_file(const std::string& path) {
         make_error({.file = path, .line = 0}, "cannot read " + path + ": " + file.error));
     return result;
   }
-  if (detect_format(file.text) == Format::kHaproxyCfg) {
-    LoadResult result;
-    result.diagnostics.push_back(
-        make_error({.file = path, .line = first_word(file.text).first},
-                   "haproxy.cfg input is not supported yet (see issue: managing vigil)"));
-    return result;
-  }
+  if (detect_format(file.text) == Format::kHaproxyCfg) return load_haproxy_cfg(file.text, path);
   return load_yaml(file.text, path);
 }
 

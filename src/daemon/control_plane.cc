@@ -8,12 +8,11 @@
 #include <thread>
 
 #include "admin/server.h"
-#include "base/duration.h"
 #include "base/log.h"
+#include "config/loader.h"
 #include "daemon/rotation.h"
 #include "daemon/transition_log.h"
 #include "health/checker.h"
-#include "model/ids.h"
 #include "net/socket.h"
 
 namespace vigil::daemon {
@@ -31,129 +30,48 @@ const net::DeadPeerOptions kSuspectProbe{.keepalive_idle = std::chrono::seconds(
 // The member answered its check at the application level: it is alive and serving, so its
 // sessions are left to finish (a draining API server closes them itself).
 bool answered(const std::optional<model::CheckResult>& check) {
-  return check && (check->outcome == model::Outcome::kOk || check->outcome == model::Outcome::kBadStatus);
+  return check &&
+         (check->outcome == model::Outcome::kOk || check->outcome == model::Outcome::kBadStatus);
 }
 
 model::WallTime wall_now() { return std::chrono::system_clock::now(); }
 
 }  // namespace
 
-ControlPlane::ControlPlane(boost::asio::io_context& io, model::Config config, std::string token)
-    : io_(io), config_(std::move(config)), token_(std::move(token)) {
-  lb_id_ = model::load_balancer_id(config_.name);
-  started_at_ = wall_now();
-  for (const model::Pool& p : config_.pools) {
-    PoolRuntime pool{.id = model::pool_id(config_.name, p.name), .config = p};
-    pool.config.members.clear();
-    for (const model::Member& m : p.members) {
-      MemberRuntime member{.id = model::member_id(config_.name, p.name, m.name), .config = m};
-      member.state_since = started_at_;
-      pool.members.push_back(std::move(member));
-    }
-    pools_.push_back(std::move(pool));
-  }
-  for (size_t i = 0; i < pools_.size(); ++i) {
-    for (size_t j = 0; j < pools_[i].members.size(); ++j) index_[pools_[i].members[j].id] = {i, j};
-  }
-  for (const model::Listener& l : config_.listeners) {
-    ListenerRuntime listener{.id = model::listener_id(config_.name, l.name), .config = l};
-    for (size_t i = 0; i < config_.pools.size(); ++i) {
-      if (config_.pools[i].name == l.pool) listener.pool_index = i;
-    }
-    listeners_.push_back(std::move(listener));
-  }
+ControlPlane::ControlPlane(boost::asio::io_context& io, ServeOptions options,
+                           model::Config file_config, std::string token)
+    : io_(io), options_(std::move(options)), token_(std::move(token)), started_at_(wall_now()) {
+  lbs_.push_back({.config = std::move(file_config)});
 }
 
 ControlPlane::~ControlPlane() { stop(); }
 
-void ControlPlane::resolve_members() {
-  for (PoolRuntime& pool : pools_) {
-    for (MemberRuntime& m : pool.members) {
-      auto addresses = net::resolve(m.config.address, m.config.port);
-      if (addresses) {
-        m.address = addresses->front();
-      } else {
-        m.resolve_error = addresses.error().message;
-        log::warn("pool {} member {}: {}; it gets no traffic", pool.config.name, m.config.name,
-                  m.resolve_error);
-      }
-    }
-  }
-}
-
-Result<void> ControlPlane::bind_listeners(int workers,
-                                          std::vector<std::vector<proxy::ListenSocket>>& out) {
-  out.resize(static_cast<size_t>(workers));
-  for (ListenerRuntime& l : listeners_) {
-    const std::string host = l.config.bind_address.empty() ? "::" : l.config.bind_address;
-    auto address = net::SocketAddress::from_ip(host, l.config.port);
-    if (!address) return fail(fmt::format("listener {}: {}", l.config.name, address.error().message));
-    for (int w = 0; w < workers; ++w) {
-      auto fd = net::listen_tcp(*address);
-      if (!fd) return fail(fmt::format("listener {}: {}", l.config.name, fd.error().message));
-      if (w == 0) {
-        // With port 0 the kernel picked one; the other workers' sockets join it.
-        *address = *net::local_address(fd->get());
-        l.bound = address->to_string();
-      }
-      out[static_cast<size_t>(w)].push_back(
-          {.listener_name = l.config.name,
-           .fd = std::move(*fd),
-           .pool_index = static_cast<uint32_t>(l.pool_index),
-           .max_connections = l.config.max_connections,
-           .idle_timeout = l.config.idle_timeout,
-           .client_dead_peer = net::dead_peer_options(l.config.dead_peer_timeout),
-           .stats = l.stats});
-    }
-  }
-  return {};
-}
-
 Result<void> ControlPlane::start() {
-  resolve_members();
-  for (size_t i = 0; i < pools_.size(); ++i) refresh_pool(i, "start-up");
-  const int workers = config_.workers > 0
-                          ? config_.workers
-                          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  std::vector<std::vector<proxy::ListenSocket>> sockets;
-  if (auto bound = bind_listeners(workers, sockets); !bound) return bound;
-
-  std::vector<proxy::PoolSnapshotPtr> snapshots;
-  for (const PoolRuntime& p : pools_) snapshots.push_back(p.snapshot);
-  for (int w = 0; w < workers; ++w) {
+  const model::Config& file = lbs_.front().config;
+  worker_count_ = file.workers > 0
+                      ? file.workers
+                      : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  checker_ = std::make_unique<health::HealthChecker>(
+      io_, clock_, [this](const health::Event& e) { on_check(e); });
+  for (int w = 0; w < worker_count_; ++w) {
     workers_.push_back(std::make_unique<proxy::Worker>(
-        w, std::move(sockets[static_cast<size_t>(w)]), snapshots,
+        w, std::vector<proxy::ListenSocket>{}, std::vector<proxy::PoolSnapshotPtr>{},
         proxy::WorkerCallbacks{.on_connect_failure = [this](proxy::ConnectFailure f) {
           on_connect_failure(std::move(f));
         }}));
     workers_.back()->start();
   }
-  for (const ListenerRuntime& l : listeners_) {
-    log::info("listener {} on {} -> pool {}", l.config.name, l.bound, l.config.pool);
-  }
+  std::vector<model::Config> initial{file};
+  lbs_.clear();
+  if (auto applied = apply(std::move(initial)); !applied) return applied;
 
-  if (!config_.admin.listen.empty()) {
-    admin_ = std::make_unique<admin::AdminServer>(io_, admin::Options{.listen = config_.admin.listen, .token = token_},
-                                                  [this] { return view(); });
+  if (!file.admin.listen.empty()) {
+    admin_ = std::make_unique<admin::AdminServer>(
+        io_, admin::Options{.listen = file.admin.listen, .token = token_},
+        [this] { return views(); });
     if (auto started = admin_->start(); !started) return started;
     log::info("admin API on http://{}", admin_->bound());
   }
-
-  checker_ = std::make_unique<health::HealthChecker>(
-      io_, clock_, [this](const health::Event& e) { on_check(e); });
-  std::vector<health::Target> targets;
-  for (const PoolRuntime& p : pools_) {
-    if (!p.config.health_monitor) continue;
-    for (const MemberRuntime& m : p.members) {
-      if (!m.config.enabled) continue;
-      targets.push_back(
-          {.member_id = m.id,
-           .monitor = *p.config.health_monitor,
-           .address = m.config.monitor_address.empty() ? m.config.address : m.config.monitor_address,
-           .port = m.config.monitor_port ? m.config.monitor_port : m.config.port});
-    }
-  }
-  checker_->set_targets(std::move(targets));
   return {};
 }
 
@@ -165,6 +83,32 @@ void ControlPlane::stop() {
   for (auto& w : workers_) w->stop();  // closes listeners and sessions, joins
 }
 
+Result<void> ControlPlane::reload() {
+  config::LoadResult loaded = config::load_file(options_.config_path);
+  for (const auto& d : loaded.diagnostics) {
+    if (d.severity == config::Diagnostic::Severity::kError) log::error("reload: {}", d.to_string());
+  }
+  if (!loaded.ok()) {
+    log::error("reload refused: {} has errors; the running configuration stays",
+               options_.config_path);
+    return fail(options_.config_path + " has errors (see the log, or run vigil check)");
+  }
+  std::vector<model::Config> next{std::move(*loaded.config)};
+  for (size_t i = 1; i < lbs_.size(); ++i) next.push_back(lbs_[i].config);
+  if (auto applied = apply(std::move(next)); !applied) {
+    log::error("reload refused: {}; the running configuration stays", applied.error().message);
+    return applied;
+  }
+  log::info("reloaded {}", options_.config_path);
+  return {};
+}
+
+Result<void> ControlPlane::apply_api(std::vector<model::Config> api_load_balancers) {
+  std::vector<model::Config> next{lbs_.front().config};
+  for (auto& c : api_load_balancers) next.push_back(std::move(c));
+  return apply(std::move(next));
+}
+
 void ControlPlane::on_connect_failure(proxy::ConnectFailure failure) {
   boost::asio::post(io_, [this, f = std::move(failure)] { handle_connect_failure(f); });
 }
@@ -172,7 +116,7 @@ void ControlPlane::on_connect_failure(proxy::ConnectFailure failure) {
 void ControlPlane::handle_connect_failure(const proxy::ConnectFailure& failure) {
   auto it = index_.find(failure.member_id);
   if (stopped_ || it == index_.end()) return;  // a member removed since
-  PoolRuntime& pool = pools_[it->second.first];
+  PoolRuntime& pool = *it->second.first;
   MemberRuntime& m = pool.members[it->second.second];
   // Without a monitor nothing could bring the member back, so only the counter records it.
   if (!pool.config.health_monitor || m.passive_out) return;
@@ -186,13 +130,15 @@ void ControlPlane::handle_connect_failure(const proxy::ConnectFailure& failure) 
     for (auto& w : workers_) w->probe_member_sessions(m.id, kSuspectProbe);
   }
   checker_->check_now(m.id);
-  refresh_pool(it->second.first, "passive failure");
+  refresh_pool(pool, true);
+  publish();
 }
 
 void ControlPlane::on_check(const health::Event& e) {
   auto it = index_.find(e.member_id);
   if (stopped_ || it == index_.end()) return;
-  MemberRuntime& m = pools_[it->second.first].members[it->second.second];
+  PoolRuntime& pool = *it->second.first;
+  MemberRuntime& m = pool.members[it->second.second];
   m.last_check = e.result;
   m.last_check_at = wall_now();
   m.health = e.health;
@@ -200,13 +146,13 @@ void ControlPlane::on_check(const health::Event& e) {
   m.successes = e.successes;
   m.failures = e.failures;
   if (e.result.ok()) m.passive_out = false;
-  refresh_pool(it->second.first, "check");
+  refresh_pool(pool, true);
+  publish();
 }
 
-// Recomputes statuses and the rotation of one pool; logs what changed and publishes a new
-// snapshot to the workers when the set of candidates changed.
-void ControlPlane::refresh_pool(size_t pool_index, const std::string& cause) {
-  PoolRuntime& pool = pools_[pool_index];
+// Recomputes statuses and the rotation of one pool, logs what changed, and puts a new snapshot
+// in its slot when the set of candidates changed (publish() sends the slots to the workers).
+void ControlPlane::refresh_pool(PoolRuntime& pool, bool log_changes) {
   const bool has_monitor = pool.config.health_monitor.has_value();
   std::vector<RotationInput> inputs;
   std::vector<model::OperatingStatus> statuses;
@@ -214,15 +160,14 @@ void ControlPlane::refresh_pool(size_t pool_index, const std::string& cause) {
     const model::OperatingStatus before = m.status;
     // Up by the thresholds but answering with a failure (a /readyz that says [-]shutdown): no new
     // connections from the first such answer, established ones continue.
-    const bool draining = has_monitor && m.health == model::Health::kUp && m.last_check &&
-                          m.last_check->outcome == model::Outcome::kBadStatus;
-    m.draining = draining;
+    m.draining = has_monitor && m.health == model::Health::kUp && m.last_check &&
+                 m.last_check->outcome == model::Outcome::kBadStatus;
     m.status = model::member_status({.enabled = m.config.enabled,
                                      .weight = m.config.weight,
-                                     .draining = draining,
+                                     .draining = m.draining,
                                      .has_monitor = has_monitor,
                                      .health = m.health});
-    if (m.status != before && cause != "start-up") {
+    if (m.status != before && log_changes) {
       m.state_since = wall_now();
       record_transition(pool, m, before);
       if (m.status == model::OperatingStatus::kError && pool.config.shutdown_sessions_on_down &&
@@ -237,7 +182,7 @@ void ControlPlane::refresh_pool(size_t pool_index, const std::string& cause) {
                       .has_monitor = has_monitor,
                       .health = m.health,
                       .passive_out = m.passive_out,
-                      .draining = draining,
+                      .draining = m.draining,
                       .resolved = m.address.has_value()});
   }
   pool.status = model::pool_status(statuses);
@@ -251,7 +196,8 @@ void ControlPlane::refresh_pool(size_t pool_index, const std::string& cause) {
     }
     pool.fail_open_active = rotation.fail_open;
   }
-  if (rotation.members.empty() && !pool.members.empty() && cause != "start-up") {
+  if (rotation.members.empty() && !pool.members.empty() && log_changes &&
+      pool.snapshot && !pool.snapshot->candidates.empty()) {
     log::error("pool {}: no member can take connections; new connections are closed",
                pool.config.name);
   }
@@ -274,14 +220,20 @@ void ControlPlane::refresh_pool(size_t pool_index, const std::string& cause) {
                                 .stats = m.stats});
   }
   auto same = [](const proxy::PoolSnapshot& a, const proxy::PoolSnapshot& b) {
-    return std::ranges::equal(a.candidates, b.candidates, [](const auto& x, const auto& y) {
-      return x.member_id == y.member_id && x.weight == y.weight;
-    });
+    return a.connect_timeout == b.connect_timeout && a.retries == b.retries &&
+           a.algorithm == b.algorithm && a.hedge_after == b.hedge_after &&
+           std::ranges::equal(a.candidates, b.candidates, [](const auto& x, const auto& y) {
+             return x.member_id == y.member_id && x.weight == y.weight && x.address == y.address;
+           });
   };
   if (pool.snapshot && same(*pool.snapshot, *next)) return;
   next->version = ++snapshot_version_;
   pool.snapshot = std::move(next);
-  publish();
+  slots_[pool.slot] = pool.snapshot;
+}
+
+void ControlPlane::publish() {
+  for (auto& w : workers_) w->publish(slots_);
 }
 
 // Closes the member's sessions on every worker so that their clients reconnect through a healthy
@@ -306,19 +258,13 @@ void ControlPlane::close_sessions(const PoolRuntime& pool, const MemberRuntime& 
   }
 }
 
-void ControlPlane::publish() {
-  if (workers_.empty()) return;
-  std::vector<proxy::PoolSnapshotPtr> snapshots;
-  for (const PoolRuntime& p : pools_) snapshots.push_back(p.snapshot);
-  for (auto& w : workers_) w->publish(snapshots);
-}
-
 void ControlPlane::record_transition(const PoolRuntime& pool, const MemberRuntime& m,
                                      model::OperatingStatus before) {
-  const size_t up = static_cast<size_t>(std::ranges::count_if(pool.members, [](const MemberRuntime& x) {
+  const auto up = static_cast<size_t>(std::ranges::count_if(pool.members, [](const MemberRuntime& x) {
     return x.status == model::OperatingStatus::kOnline ||
            x.status == model::OperatingStatus::kNoMonitor;
   }));
+  const auto& monitor = pool.config.health_monitor;
   const std::string line = transition_line({
       .pool = pool.config.name,
       .member = m.config.name,
@@ -329,8 +275,8 @@ void ControlPlane::record_transition(const PoolRuntime& pool, const MemberRuntim
       .first_check = m.first_check,
       .successes = m.successes,
       .failures = m.failures,
-      .healthy_threshold = pool.config.health_monitor ? pool.config.health_monitor->healthy_threshold : 0,
-      .unhealthy_threshold = pool.config.health_monitor ? pool.config.health_monitor->unhealthy_threshold : 0,
+      .healthy_threshold = monitor ? monitor->healthy_threshold : 0,
+      .unhealthy_threshold = monitor ? monitor->unhealthy_threshold : 0,
       .members_up = up,
       .members_total = pool.members.size(),
   });
@@ -339,7 +285,8 @@ void ControlPlane::record_transition(const PoolRuntime& pool, const MemberRuntim
   } else {
     log::info("{}", line);
   }
-  transitions_.push_back({.at = wall_now(), .pool = pool.config.name, .member = m.config.name, .message = line});
+  transitions_.push_back(
+      {.at = wall_now(), .pool = pool.config.name, .member = m.config.name, .message = line});
   while (transitions_.size() > kMaxTransitions) transitions_.pop_front();
 }
 

@@ -1,7 +1,9 @@
-// ControlPlane: the control thread's state and wiring. It owns the runtime picture of every
-// pool and member, runs the health checker and the admin API on one io_context, turns health
-// results into Octavia statuses, transition logs and new pool snapshots, and publishes those to
-// the workers. Control thread only, except on_connect_failure(), which any worker may call.
+// ControlPlane: the control thread's state and wiring. It owns the runtime picture of every load
+// balancer, listener, pool and member, runs the health checker and the admin API on one
+// io_context, turns health results into Octavia statuses, transition logs and new pool
+// snapshots, publishes those to the workers, and applies configuration changes live (reload of
+// the file, writes through the API). Control thread only, except on_connect_failure(), which
+// any worker may call.
 #pragma once
 
 #include <deque>
@@ -13,9 +15,9 @@
 
 #include "base/clock.h"
 #include "base/error.h"
+#include "daemon/runtime.h"
 #include "model/config.h"
 #include "model/status_tree.h"
-#include "daemon/runtime.h"
 #include "proxy/worker.h"
 
 namespace boost::asio {
@@ -38,41 +40,62 @@ struct ServeOptions {
 
 class ControlPlane {
  public:
-  ControlPlane(boost::asio::io_context& io, model::Config config, std::string token);
+  // `file_config` is the config file's load balancer; `token` the admin token it names.
+  ControlPlane(boost::asio::io_context& io, ServeOptions options, model::Config file_config,
+               std::string token);
   ~ControlPlane();
   ControlPlane(const ControlPlane&) = delete;
   ControlPlane& operator=(const ControlPlane&) = delete;
 
-  // Binds every listener (one socket per worker), starts workers, the admin API and the checks.
+  // Starts the workers and the checks, binds every listener, then starts the admin API.
   Result<void> start();
   void stop();
+
+  // Makes `load_balancers` (the file's first, then the API's) the running configuration. Binds
+  // new listeners first, so that a failure changes nothing. Members that stay keep their health
+  // state and sessions; removed members' sessions drain; removed listeners stop accepting.
+  Result<void> apply(std::vector<model::Config> load_balancers);
+  // Re-reads the config file and applies it with the API's objects; on any error the running
+  // configuration stays and the error is returned (and logged).
+  Result<void> reload();
+  // Applies new API objects next to the file's load balancer.
+  Result<void> apply_api(std::vector<model::Config> api_load_balancers);
 
   // Any thread: a worker's connect to a member failed.
   void on_connect_failure(proxy::ConnectFailure failure);
 
-  model::LoadBalancerView view() const;
+  std::vector<model::LoadBalancerView> views() const;
+  model::LoadBalancerView view() const;  // the file's load balancer
   std::string ready_json() const;  // {"admin": "...", "listeners": {"api": "127.0.0.1:6443"}}
 
  private:
-  Result<void> bind_listeners(int workers, std::vector<std::vector<proxy::ListenSocket>>& out);
-  void resolve_members();
+  struct Binding;  // sockets bound for one listener, one per worker (apply.cc)
+
+  Result<std::vector<Binding>> bind_changed(const std::vector<model::Config>& lbs);
+  void adopt_pools(const std::vector<model::Config>& lbs);
+  void adopt_listeners(const std::vector<model::Config>& lbs, std::vector<Binding>& bindings);
+  void push_to_workers(std::vector<Binding>& bindings);
+  void update_checks();
   void on_check(const health::Event& event);
   void handle_connect_failure(const proxy::ConnectFailure& failure);
-  void refresh_pool(size_t pool_index, const std::string& cause);
+  void refresh_pool(PoolRuntime& pool, bool log_changes);
   void publish();
   void close_sessions(const PoolRuntime& pool, const MemberRuntime& member);
   void record_transition(const PoolRuntime& pool, const MemberRuntime& member,
                          model::OperatingStatus before);
+  void reindex();
 
   boost::asio::io_context& io_;
-  model::Config config_;
+  ServeOptions options_;
   std::string token_;
-  std::string lb_id_;
   model::WallTime started_at_;
   SteadyClock clock_;
-  std::vector<PoolRuntime> pools_;
-  std::unordered_map<std::string, std::pair<size_t, size_t>> index_;  // member id -> pool, member
-  std::vector<ListenerRuntime> listeners_;
+  int worker_count_ = 1;
+  std::vector<LoadBalancerRuntime> lbs_;  // the file's first
+  std::unordered_map<std::string, std::unique_ptr<PoolRuntime>> pools_;  // by id
+  std::unordered_map<std::string, ListenerRuntime> listeners_;            // by id
+  std::vector<proxy::PoolSnapshotPtr> slots_;  // what workers index by PoolRuntime::slot
+  std::unordered_map<std::string, std::pair<PoolRuntime*, size_t>> index_;  // member id
   std::vector<std::unique_ptr<proxy::Worker>> workers_;
   std::unique_ptr<health::HealthChecker> checker_;
   std::unique_ptr<admin::AdminServer> admin_;
@@ -81,7 +104,8 @@ class ControlPlane {
   bool stopped_ = false;
 };
 
-// `vigil serve`: loads the config, runs until SIGTERM/SIGINT. Returns the process exit code.
+// `vigil serve`: loads the config, runs until SIGTERM/SIGINT, reloads on SIGHUP. Returns the
+// process exit code.
 int serve(const ServeOptions& options);
 
 }  // namespace vigil::daemon

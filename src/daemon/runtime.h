@@ -1,5 +1,5 @@
-// What the control thread knows about each pool and member while vigil runs: health verdicts,
-// last check, passive failures, counters. Control thread only.
+// What the control thread knows about each load balancer, listener, pool and member while vigil
+// runs: health verdicts, last check, passive failures, counters. Control thread only.
 #pragma once
 
 #include <memory>
@@ -24,7 +24,7 @@ struct MemberRuntime {
   std::string resolve_error;
   model::Health health = model::Health::kUnchecked;
   bool first_check = false;  // the last result was the member's first
-  int successes = 0;  // consecutive
+  int successes = 0;         // consecutive
   int failures = 0;
   bool passive_out = false;
   bool draining = false;  // up, but its last check answered with a failure
@@ -38,7 +38,10 @@ struct MemberRuntime {
 
 struct PoolRuntime {
   std::string id;
-  model::Pool config;
+  std::string lb_id;
+  std::string lb_name;
+  uint32_t slot = 0;  // index in the snapshot vector the workers hold; never reused
+  model::Pool config; // members are in `members`, not config.members
   std::vector<MemberRuntime> members;
   model::OperatingStatus status = model::OperatingStatus::kOnline;
   bool fail_open_active = false;
@@ -47,10 +50,17 @@ struct PoolRuntime {
 
 struct ListenerRuntime {
   std::string id;
+  std::string lb_id;
+  std::string pool_id;
   model::Listener config;
-  size_t pool_index = 0;
-  std::string bound;
+  std::string bound;  // "address:port" actually bound
   std::shared_ptr<proxy::ListenerStats> stats = std::make_shared<proxy::ListenerStats>();
+};
+
+struct LoadBalancerRuntime {
+  model::Config config;  // as given (listeners and pools with their ids filled in)
+  std::vector<std::string> listener_ids;
+  std::vector<std::string> pool_ids;
 };
 
 }  // namespace vigil::daemon

@@ -23,7 +23,8 @@ void wait_for_signals(boost::asio::signal_set& signals, ControlPlane& control,
   signals.async_wait([&](const boost::system::error_code& ec, int signo) {
     if (ec) return;
     if (signo == SIGHUP) {
-      log::warn("SIGHUP: live reload is not implemented yet; restart vigil to apply a new config");
+      log::info("SIGHUP: reloading");
+      (void)control.reload();  // logs its own errors; the running configuration stays on error
       wait_for_signals(signals, control, io);
       return;
     }
@@ -66,7 +67,7 @@ int serve(const ServeOptions& options) {
             config.listeners.size(), config.pools.size(), count_members(config));
 
   boost::asio::io_context io;
-  ControlPlane control(io, std::move(config), std::move(token));
+  ControlPlane control(io, options, std::move(config), std::move(token));
   if (auto started = control.start(); !started) {
     log::error("{}", started.error().message);
     return 1;

@@ -54,6 +54,8 @@ class Worker::Loop final : public SessionHost {
   };
 
   void accept_from(Listening& l);
+  void pause_accepting(Listening& l, int err);
+  void resume_accepting();
   void drain_mailbox();
   void run_timers();
   int next_timeout_ms() const;
@@ -81,6 +83,12 @@ class Worker::Loop final : public SessionHost {
   double hedge_tokens_ = kHedgeBurst;
   TimePoint now_{};
   bool stopping_ = false;
+  // Out of file descriptors: listeners taken out of epoll until resume_at_, so that a
+  // level-triggered listener does not spin; the warning is logged at most every kFdLogEvery.
+  std::vector<std::string> paused_;
+  TimePoint resume_at_{};
+  TimePoint fd_warned_at_{};
+  uint64_t fd_failures_ = 0;
 
   std::mutex mailbox_mutex_;  // guards mailbox_ only; never held on the connection path
   std::vector<std::function<void(Loop&)>> mailbox_;
@@ -223,10 +231,7 @@ void Worker::Loop::accept_from(Listening& l) {
     const int fd = ::accept4(l.fd.get(), reinterpret_cast<sockaddr*>(&ss), &len,
                              SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
-      if (errno == EMFILE || errno == ENFILE) {
-        log::warn("listener {}: out of file descriptors, connections wait in the backlog",
-                  runtime.name);
-      }
+      if (errno == EMFILE || errno == ENFILE) pause_accepting(l, errno);
       return;  // EAGAIN, or an error the next round may not have
     }
     net::Fd client(fd);
@@ -250,7 +255,39 @@ void Worker::Loop::accept_from(Listening& l) {
   }
 }
 
+void Worker::Loop::pause_accepting(Listening& l, int err) {
+  constexpr auto kPause = std::chrono::milliseconds(100);
+  constexpr auto kFdLogEvery = std::chrono::seconds(10);
+  ++fd_failures_;
+  if (fd_warned_at_ == TimePoint{} || now_ - fd_warned_at_ >= kFdLogEvery) {
+    log::warn("worker {}: listener {}: {} ({} accept failures); new connections wait in the "
+              "backlog; raise the open-file limit (LimitNOFILE) or lower max_connections",
+              index_, l.runtime->name, net::errno_string(err), fd_failures_);
+    fd_warned_at_ = now_;
+    fd_failures_ = 0;
+  }
+  ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, l.fd.get(), nullptr);
+  for (auto& [id, listening] : listeners_) {
+    if (listening.get() == &l) paused_.push_back(id);
+  }
+  resume_at_ = now_ + kPause;
+}
+
+void Worker::Loop::resume_accepting() {
+  for (const std::string& id : paused_) {
+    auto it = listeners_.find(id);
+    if (it == listeners_.end() || !it->second->fd.valid()) continue;  // removed meanwhile
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = static_cast<Handler*>(it->second.get());
+    ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, it->second->fd.get(), &ev);
+  }
+  paused_.clear();
+  resume_at_ = {};
+}
+
 void Worker::Loop::run_timers() {
+  if (!paused_.empty() && now_ >= resume_at_) resume_accepting();
   while (!timers_.empty() && timers_.top().when <= now_) {
     const Timer t = timers_.top();
     timers_.pop();
@@ -260,8 +297,10 @@ void Worker::Loop::run_timers() {
 }
 
 int Worker::Loop::next_timeout_ms() const {
-  if (timers_.empty()) return -1;
-  const auto wait = timers_.top().when - now_;
+  if (timers_.empty() && paused_.empty()) return -1;
+  TimePoint next = timers_.empty() ? resume_at_ : timers_.top().when;
+  if (!paused_.empty() && resume_at_ < next) next = resume_at_;
+  const auto wait = next - now_;
   if (wait <= Duration::zero()) return 0;
   // Round up so that we do not wake a millisecond early and spin.
   return static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(wait).count());

@@ -100,11 +100,13 @@ def test_pool_without_monitor_is_no_monitor_and_routes(tmp_path, cleanup):
 def test_no_traffic_to_a_member_before_its_first_check_passes(tmp_path, cleanup):
     good = EchoServer()
     cleanup(good)
-    # A port with nothing listening: its first check fails, so it must never be picked.
+    # A port bound but not listening refuses connections, and stays ours for the whole test (a
+    # closed port could be taken by another process meanwhile): its first check fails, so the
+    # member must never be picked.
     closed = socket.socket()
     closed.bind(("127.0.0.1", 0))
     closed_port = closed.getsockname()[1]
-    closed.close()
+    cleanup(type("S", (), {"stop": closed.close})())
     monitor = "    health_monitor: {type: TCP, interval: 300ms, fast_interval: 100ms, timeout: 500ms}"
     vigil = Vigil(tmp_path, pool_config(monitor, [("good", good.port), ("dead", closed_port)]))
     cleanup(vigil)

@@ -1,0 +1,1031 @@
+#!/usr/bin/env python3
+"""Data-plane benchmark: vigil against HAProxy, NGINX stream and a direct connection, same run.
+
+Starts its own backends on 127.0.0.1 (nginx for HTTP, an iperf3 server for bulk, and for the idle
+test a holder process, this script run with --holder, that accepts connections and holds them)
+and its own load balancers, then
+measures, interleaved over several rounds (round 1: every target, round 2: every target, ...):
+
+  bulk1      iperf3, 1 stream: Gbit/s, and the LB's CPU seconds per GB moved
+  bulk4      iperf3, 4 streams: the same
+  newconn    one request per new connection (hey -disable-keepalive): requests/s and LB CPU
+             microseconds per connection; the backend nginx's accept counter proves that every
+             request came on a new connection
+  keepalive  requests on kept-alive connections (wrk): requests/s, LB CPU microseconds/request
+  idle       N idle connections held through a freshly started instance of the LB: LB resident
+             memory per connection
+
+CPU time is utime+stime from /proc/PID/stat of the LB process (all threads; for nginx the master
+plus its workers), read before and after each measurement. It prints, per metric, the median,
+the spread (min-max) and the ratios to HAProxy default and to direct, then one JSON line.
+
+Everything listens on and connects to 127.0.0.1 only. Every process is started here and stopped
+at the end (also on Ctrl-C or SIGTERM); temporary files go to a directory under /tmp. Every wait
+is bounded. Needs root (nginx runs as root, file-descriptor limits are raised) and Debian's
+haproxy, nginx, libnginx-mod-stream, iperf3, wrk and hey; run.sh installs them.
+
+Python 3 standard library only.
+"""
+
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HOST = "127.0.0.1"  # the only address this script ever uses
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+DEFAULT_VIGIL = os.path.join(REPO, "build", "release", "src", "daemon", "vigil")
+NGINX_STREAM_MODULE = "/usr/lib/nginx/modules/ngx_stream_module.so"
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+HOLDER_LIFETIME_S = 24 * 3600
+MAXPIPES = 256  # haproxy-tuned: pipes for splicing
+ALL_TARGETS = ["direct", "vigil", "haproxy", "haproxy-tuned", "nginx"]
+
+# (key, title, unit, higher_is_better, lb_only): lb_only metrics have no value for direct.
+METRICS = [
+    ("bulk1_gbps", "bulk, 1 stream (iperf3)", "Gbit/s", True, False),
+    ("bulk1_cpu_s_per_gb", "bulk, 1 stream: LB CPU", "CPU s/GB", False, True),
+    ("bulk4_gbps", "bulk, 4 streams (iperf3 -P 4)", "Gbit/s", True, False),
+    ("bulk4_cpu_s_per_gb", "bulk, 4 streams: LB CPU", "CPU s/GB", False, True),
+    ("newconn_rps", "one request per new connection (hey -disable-keepalive)", "req/s", True, False),
+    ("newconn_cpu_us_per_conn", "new connections: LB CPU", "CPU us/conn", False, True),
+    ("keepalive_rps", "keep-alive requests (wrk)", "req/s", True, False),
+    ("keepalive_cpu_us_per_req", "keep-alive requests: LB CPU", "CPU us/req", False, True),
+    ("idle_rss_bytes_per_conn", "idle connections held: LB RSS", "bytes/conn", False, True),
+]
+
+
+def log(msg):
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+class Stop(BaseException):  # not an Exception: a failed measurement must not swallow it
+    """SIGTERM: unwind through the finally blocks that stop every process."""
+
+
+def on_sigterm(signum, frame):
+    raise Stop()
+
+
+# ---------------------------------------------------------------------------------------------
+# Small helpers: ports, /proc, bounded waits
+
+
+def free_port():
+    """A port the kernel picked for 127.0.0.1 and we released again (a race, acceptable here)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+    finally:
+        s.close()
+
+
+def wait_until(predicate, timeout, interval=0.05):
+    deadline = time.monotonic() + timeout
+    while True:
+        if predicate():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(interval)
+
+
+def listening(port):
+    """True when some socket listens on 127.0.0.1:port (from /proc/net/tcp; no connection made)."""
+    want_local = {f"0100007F:{port:04X}", f"00000000:{port:04X}"}
+    try:
+        with open("/proc/net/tcp") as f:
+            next(f)
+            for line in f:
+                parts = line.split()
+                if len(parts) > 3 and parts[3] == "0A" and parts[1] in want_local:
+                    return True
+    except OSError:
+        pass
+    return False
+
+
+def proc_children(pid):
+    kids = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                kids += [int(x) for x in f.read().split()]
+        return kids
+    except OSError:
+        pass
+    for entry in os.listdir("/proc"):  # no /proc/PID/task/TID/children: scan for the parent
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                if int(fields[1]) == pid:
+                    kids.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    return kids
+
+
+def cpu_seconds(pids):
+    """utime+stime of the processes (every thread included), in seconds."""
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # fields 14 and 15 of stat(5)
+    return total / CLK_TCK
+
+
+def rss_bytes(pids):
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+    return total
+
+
+def fd_count(pids):
+    n = 0
+    for pid in pids:
+        try:
+            n += len(os.listdir(f"/proc/{pid}/fd"))
+        except OSError:
+            pass
+    return n
+
+
+def read_first_line(path):
+    try:
+        with open(path) as f:
+            return f.readline().strip()
+    except OSError:
+        return ""
+
+
+def tail(path, lines=15):
+    try:
+        with open(path, errors="replace") as f:
+            return "".join(f.readlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def machine_info():
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem_kb = 0
+    try:
+        with open("/proc/meminfo") as f:
+            mem_kb = int(f.readline().split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return {"nproc": os.cpu_count(), "cpu": model, "kernel": os.uname().release,
+            "mem_gib": round(mem_kb / 1024 / 1024, 1)}
+
+
+def loadavg():
+    """1-minute load average: other work on the machine makes every number noisier."""
+    try:
+        with open("/proc/loadavg") as f:
+            return float(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def tool_version(argv, pattern):
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=10)
+        m = re.search(pattern, r.stdout + r.stderr)
+        return m.group(1) if m else "?"
+    except (OSError, subprocess.TimeoutExpired):
+        return "missing"
+
+
+# ---------------------------------------------------------------------------------------------
+# Processes
+
+
+class Processes:
+    """Every long-running process this script starts; stop_all() ends them (by their own pid and
+    process group only)."""
+
+    def __init__(self, tmp, nofile):
+        self.tmp = tmp
+        self.nofile = nofile
+        self.procs = []
+
+    def _preexec(self):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.nofile, self.nofile))
+
+    def spawn(self, name, argv, pipes=False):
+        logpath = os.path.join(self.tmp, f"{name}.log")
+        logf = open(logpath, "wb")
+        try:
+            io = ({"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": logf, "text": True}
+                  if pipes else {"stdin": subprocess.DEVNULL, "stdout": logf, "stderr": subprocess.STDOUT})
+            p = subprocess.Popen(argv, cwd=self.tmp, start_new_session=True, preexec_fn=self._preexec, **io)
+        finally:
+            logf.close()
+        p.logpath = logpath
+        p.name = name
+        self.procs.append(p)
+        return p
+
+    def stop(self, p, grace=5.0):
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(p.pid, sig)  # its own group (start_new_session): nginx's workers too
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                p.wait(timeout=grace)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        # the group may outlive its leader (an nginx worker); give it a moment, then kill it
+        if not wait_until(lambda: not group_alive(p.pid), 2.0):
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def stop_all(self):
+        for p in reversed(self.procs):
+            self.stop(p)
+        self.procs.clear()
+
+
+def group_alive(pgid):
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
+
+
+# ---------------------------------------------------------------------------------------------
+# Backends
+
+
+def holder_main(port_file):
+    """The idle test's backend, run as a process of its own (``run.py --holder FILE``): accepts
+    connections on 127.0.0.1 and holds them without reading or writing. Commands on stdin, one a
+    line: "count" (answers how many it holds) and "reset" (closes them all, answers "ok")."""
+    import selectors
+    lst = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    lst.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    lst.bind((HOST, 0))
+    lst.listen(4096)
+    lst.setblocking(False)
+    with open(port_file + ".tmp", "w") as f:
+        f.write(str(lst.getsockname()[1]))
+    os.rename(port_file + ".tmp", port_file)
+    held = []
+    sel = selectors.DefaultSelector()
+    sel.register(lst, selectors.EVENT_READ, "accept")
+    sel.register(sys.stdin, selectors.EVENT_READ, "command")
+    deadline = time.monotonic() + HOLDER_LIFETIME_S  # bounded even if nobody stops it
+    while time.monotonic() < deadline:
+        for key, _ in sel.select(timeout=1.0):
+            if key.data == "accept":
+                for _ in range(1024):  # bounded batch per wake-up
+                    try:
+                        conn, _ = lst.accept()
+                    except (BlockingIOError, InterruptedError):
+                        break
+                    except OSError:  # EMFILE and the like: the connections wait in the backlog
+                        time.sleep(0.01)
+                        break
+                    held.append(conn)
+            else:
+                line = sys.stdin.readline()
+                if not line:  # the parent is gone
+                    return 0
+                if line.strip() == "reset":
+                    for c in held:
+                        c.close()
+                    held = []
+                    print("ok", flush=True)
+                else:
+                    print(len(held), flush=True)
+    return 0
+
+
+class Holder:
+    """Client side of holder_main()."""
+
+    def __init__(self, procs, tmp):
+        port_file = os.path.join(tmp, "holder.port")
+        self.proc = procs.spawn("holder", [sys.executable, os.path.abspath(__file__), "--holder", port_file],
+                                pipes=True)
+        if not wait_until(lambda: os.path.exists(port_file) or self.proc.poll() is not None, 10):
+            raise RuntimeError("holder did not start")
+        if self.proc.poll() is not None:
+            raise RuntimeError(f"holder exited: {tail(self.proc.logpath)}")
+        with open(port_file) as f:
+            self.port = int(f.read())
+
+    def _ask(self, cmd):
+        if self.proc.poll() is not None:
+            raise RuntimeError("holder exited")
+        self.proc.stdin.write(cmd + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()  # it answers at once; it exits if we do
+        if not line:
+            raise RuntimeError("holder exited")
+        return line.strip()
+
+    def count(self):
+        return int(self._ask("count"))
+
+    def reset(self):
+        self._ask("reset")
+
+
+class Backends:
+    def __init__(self, procs, tmp, nofile):
+        self.procs = procs
+        self.tmp = tmp
+        self.nofile = nofile
+        self.http_port = None
+        self.stub_port = None
+        self.bulk_port = None
+        self.holder = None
+
+    def start(self):
+        self.holder = Holder(self.procs, self.tmp)
+        self.http_port, self.stub_port, self.bulk_port = free_port(), free_port(), free_port()
+        d = os.path.join(self.tmp, "backend-nginx")
+        os.makedirs(d)
+        conf = os.path.join(d, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write(f"""\
+user root;
+worker_processes 1;
+daemon off;
+pid {d}/nginx.pid;
+error_log {d}/error.log warn;
+worker_rlimit_nofile {self.nofile};
+events {{ worker_connections {self.nofile - 100}; }}
+http {{
+    access_log off;
+    client_body_temp_path {d}/body;
+    proxy_temp_path {d}/proxy;
+    fastcgi_temp_path {d}/fastcgi;
+    uwsgi_temp_path {d}/uwsgi;
+    scgi_temp_path {d}/scgi;
+    keepalive_requests 10000000;
+    keepalive_timeout 75s;
+    server {{
+        listen {HOST}:{self.http_port} backlog=4096;
+        location / {{ return 200 "ok\\n"; }}
+    }}
+    server {{
+        listen {HOST}:{self.stub_port};
+        location / {{ stub_status; }}
+    }}
+}}
+""")
+        self.nginx = self.procs.spawn("backend-nginx", ["nginx", "-p", d, "-e", f"{d}/error.log", "-c", conf])
+        self.iperf = self.procs.spawn("backend-iperf3", ["iperf3", "-s", "-B", HOST, "-p", str(self.bulk_port)])
+        for port, p in ((self.http_port, self.nginx), (self.stub_port, self.nginx), (self.bulk_port, self.iperf)):
+            if not wait_until(lambda: listening(port) or p.poll() is not None, 10):
+                raise RuntimeError(f"backend {p.name} does not listen on {port}")
+            if p.poll() is not None:
+                raise RuntimeError(f"backend {p.name} exited: {tail(p.logpath)}")
+
+    def accepts(self):
+        """nginx's stub_status accepts counter (this query's own connection included)."""
+        with socket.create_connection((HOST, self.stub_port), timeout=5) as s:
+            s.sendall(b"GET / HTTP/1.0\r\nHost: stub\r\n\r\n")
+            data = b""
+            while len(data) < 65536:
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+        m = re.search(rb"\n\s*(\d+)\s+(\d+)\s+(\d+)\s*\n", data)
+        if not m:
+            raise RuntimeError(f"cannot parse stub_status: {data[:200]!r}")
+        return int(m.group(1))
+
+
+# ---------------------------------------------------------------------------------------------
+# Targets: direct and the load balancers, each with three front ports (bulk, http, idle)
+
+
+class Target:
+    name = "?"
+
+    def __init__(self, procs, backends, tmp, args, instance=""):
+        self.procs = procs
+        self.instance = instance  # "" for the long-running one; "-idleN" for a fresh idle-test one
+        self.backends = backends
+        self.tmp = tmp
+        self.args = args
+        self.proc = None
+        self.ports = {}
+        self.dead = None  # why it stopped answering, once it did
+
+    def start(self):
+        raise NotImplementedError
+
+    def pids(self):
+        if self.proc is None:
+            return []
+        return [self.proc.pid] + proc_children(self.proc.pid)
+
+    def alive(self):
+        return self.proc is None or self.proc.poll() is None
+
+    def _wait_listening(self):
+        for port in self.ports.values():
+            if not wait_until(lambda: listening(port) or self.proc.poll() is not None, 15):
+                raise RuntimeError(f"does not listen on {port} within 15 s:\n{tail(self.proc.logpath)}")
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"exited with {self.proc.returncode}:\n{tail(self.proc.logpath)}")
+
+    def _backend_ports(self):
+        b = self.backends
+        return {"bulk": b.bulk_port, "http": b.http_port, "idle": b.holder.port}
+
+
+class Direct(Target):
+    name = "direct"
+
+    def start(self):
+        self.ports = self._backend_ports()
+
+
+class HAProxy(Target):
+    name = "haproxy"
+    tuned = False
+
+    def start(self):
+        d = os.path.join(self.tmp, self.name + self.instance)
+        os.makedirs(d)
+        self.ports = {k: free_port() for k in ("bulk", "http", "idle")}
+        back = self._backend_ports()
+        # Each proxied connection takes two descriptors; spliced ones also a pipe (two more).
+        # maxpipes only caps the pipes kept for splicing (at most a few dozen are busy here) so
+        # that maxconn still fits the descriptor limit.
+        maxconn = (self.args.nofile - 200 - (2 * MAXPIPES if self.tuned else 0)) // 2
+        g = [f"    nbthread {self.args.workers}", f"    maxconn {maxconn}"]
+        dflt = ["    mode tcp", "    timeout connect 5s", "    timeout client 1m",
+                "    timeout server 1m", f"    maxconn {maxconn}"]
+        if self.tuned:
+            g += ["    tune.bufsize 65536", "    tune.pipesize 1048576", f"    maxpipes {MAXPIPES}"]
+            dflt += ["    option splice-auto"]
+        text = "global\n" + "\n".join(g) + "\n\ndefaults\n" + "\n".join(dflt) + "\n"
+        for k in ("bulk", "http", "idle"):
+            text += f"\nlisten {k}\n    bind {HOST}:{self.ports[k]}\n    server b1 {HOST}:{back[k]}\n"
+        conf = os.path.join(d, "haproxy.cfg")
+        with open(conf, "w") as f:
+            f.write(text)
+        # -db: foreground, one process (no master-worker): the pid's CPU time is the proxy's.
+        self.proc = self.procs.spawn(self.name + self.instance, ["haproxy", "-db", "-f", conf])
+        self._wait_listening()
+
+
+class HAProxyTuned(HAProxy):
+    name = "haproxy-tuned"
+    tuned = True
+
+
+class Nginx(Target):
+    name = "nginx"
+
+    def start(self):
+        d = os.path.join(self.tmp, "lb-nginx" + self.instance)
+        os.makedirs(d)
+        self.ports = {k: free_port() for k in ("bulk", "http", "idle")}
+        back = self._backend_ports()
+        servers = "".join(f"    server {{ listen {HOST}:{self.ports[k]}; proxy_pass {HOST}:{back[k]}; }}\n"
+                          for k in ("bulk", "http", "idle"))
+        load = f"load_module {NGINX_STREAM_MODULE};\n" if os.path.exists(NGINX_STREAM_MODULE) else ""
+        conf = os.path.join(d, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write(f"""\
+{load}user root;
+worker_processes {self.args.workers};
+daemon off;
+pid {d}/nginx.pid;
+error_log {d}/error.log warn;
+worker_rlimit_nofile {self.args.nofile};
+events {{ worker_connections {self.args.nofile - 100}; }}
+stream {{
+{servers}}}
+""")
+        self.proc = self.procs.spawn("lb-nginx" + self.instance, ["nginx", "-p", d, "-e", f"{d}/error.log", "-c", conf])
+        self.errlog = f"{d}/error.log"
+        self._wait_listening()
+        # the workers: wait until the master has started them all
+        if not wait_until(lambda: len(proc_children(self.proc.pid)) >= self.args.workers, 10):
+            raise RuntimeError("nginx workers did not start")
+
+
+class Vigil(Target):
+    name = "vigil"
+
+    def start(self):
+        binary = self.args.vigil
+        if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
+            raise RuntimeError(f"no vigil binary at {binary} (cmake --preset release && "
+                               "cmake --build --preset release --target vigil)")
+        d = os.path.join(self.tmp, "vigil" + self.instance)
+        os.makedirs(d)
+        back = self._backend_ports()
+        lines = ['admin: {listen: "127.0.0.1:0"}', f"workers: {self.args.workers}", "listeners:"]
+        for k in ("bulk", "http", "idle"):
+            lines.append(f'  - {{name: {k}, bind: "{HOST}:0", pool: {k}}}')
+        lines.append("pools:")
+        for k in ("bulk", "http", "idle"):
+            lines += [f"  - name: {k}", "    health_monitor: none", "    members:",
+                      f"      - {{name: b1, address: {HOST}, port: {back[k]}}}"]
+        conf = os.path.join(d, "bench.yaml")
+        with open(conf, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        ready = os.path.join(d, "ready.json")
+        self.proc = self.procs.spawn("vigil" + self.instance, [binary, "serve", "-c", conf, "--ready-file", ready])
+        if not wait_until(lambda: os.path.exists(ready) or self.proc.poll() is not None, 15):
+            raise RuntimeError(f"no ready file within 15 s:\n{tail(self.proc.logpath)}")
+        if self.proc.poll() is not None:
+            raise RuntimeError(f"exited with {self.proc.returncode}:\n{tail(self.proc.logpath)}")
+        with open(ready) as f:
+            info = json.load(f)
+        for k in ("bulk", "http", "idle"):
+            addr = info["listeners"][k]
+            host, port = addr.rsplit(":", 1)
+            if host.strip("[]") != HOST:
+                raise RuntimeError(f"listener {k} bound to {addr}, not {HOST}")
+            self.ports[k] = int(port)
+        self._wait_listening()
+
+
+TARGET_CLASSES = {"direct": Direct, "vigil": Vigil, "haproxy": HAProxy,
+                  "haproxy-tuned": HAProxyTuned, "nginx": Nginx}
+
+
+# ---------------------------------------------------------------------------------------------
+# Measurements. Each returns {metric: value} plus notes; it raises on a failed measurement.
+
+
+def run_client(argv, timeout):
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return r.returncode, r.stdout, r.stderr
+
+
+def measure_bulk(target, streams, args):
+    pids = target.pids()
+    c0 = cpu_seconds(pids) if pids else None
+    argv = ["iperf3", "-c", HOST, "-p", str(target.ports["bulk"]), "-t", str(args.duration),
+            "-P", str(streams), "-J", "--connect-timeout", "3000"]
+    rc, out, err = run_client(argv, args.duration + 30)
+    c1 = cpu_seconds(pids) if pids else None
+    try:
+        j = json.loads(out)
+    except ValueError:
+        raise RuntimeError(f"iperf3 rc={rc}: {(out + err)[-400:]}")
+    if "error" in j:
+        raise RuntimeError(f"iperf3: {j['error']}")
+    s = j["end"]["sum_received"]
+    nbytes, secs = s["bytes"], s["seconds"]
+    if nbytes <= 0 or secs <= 0:
+        raise RuntimeError("iperf3 moved nothing")
+    key = f"bulk{streams}"
+    res = {f"{key}_gbps": nbytes * 8 / secs / 1e9}
+    if pids:
+        res[f"{key}_cpu_s_per_gb"] = (c1 - c0) / (nbytes / 1e9)
+    return res, {}
+
+
+def parse_hey(out):
+    total = re.search(r"Total:\s+([\d.]+)\s+secs", out)
+    codes = {int(c): int(n) for c, n in re.findall(r"\[(\d{3})\]\s+(\d+)\s+responses", out)}
+    errors = 0
+    if "Error distribution:" in out:
+        errors = sum(int(n) for n in re.findall(r"^\s+\[(\d+)\]\s", out.split("Error distribution:", 1)[1], re.M))
+    if not total:
+        raise RuntimeError(f"cannot parse hey output: {out[-400:]}")
+    return float(total.group(1)), codes, errors
+
+
+def measure_newconn(target, backends, args):
+    pids = target.pids()
+    a0 = backends.accepts()
+    c0 = cpu_seconds(pids) if pids else None
+    argv = ["hey", "-z", f"{args.duration}s", "-c", str(args.concurrency), "-disable-keepalive",
+            "-t", "10", f"http://{HOST}:{target.ports['http']}/"]
+    rc, out, err = run_client(argv, args.duration + 60)
+    c1 = cpu_seconds(pids) if pids else None
+    a1 = backends.accepts()
+    if rc != 0:
+        raise RuntimeError(f"hey rc={rc}: {(out + err)[-400:]}")
+    secs, codes, errors = parse_hey(out)
+    ok = codes.get(200, 0)
+    if ok == 0:
+        raise RuntimeError(f"hey: no 200 answer: {out[-400:]}")
+    # the two stub_status queries are accepts too: subtract the second one's own connection
+    accepts = a1 - a0 - 1
+    notes = {"requests": ok, "accepts": accepts, "errors": errors,
+             "non_200": sum(n for c, n in codes.items() if c != 200)}
+    # Each request on its own connection means the backend accepted at least as many
+    # connections as it answered requests (a connection cut before its answer adds accepts).
+    notes["new_connection_per_request"] = accepts >= ok
+    res = {"newconn_rps": ok / secs}
+    if pids:
+        res["newconn_cpu_us_per_conn"] = (c1 - c0) / ok * 1e6
+    return res, notes
+
+
+def parse_wrk(out):
+    m = re.search(r"(\d+) requests in ([\d.]+)(us|ms|s|m)\b", out)
+    if not m:
+        raise RuntimeError(f"cannot parse wrk output: {out[-400:]}")
+    scale = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0}[m.group(3)]
+    errs = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return (int(m.group(1)), float(m.group(2)) * scale,
+            sum(int(x) for x in errs.groups()) if errs else 0, int(non2xx.group(1)) if non2xx else 0)
+
+
+def measure_keepalive(target, backends, args):
+    pids = target.pids()
+    a0 = backends.accepts()
+    c0 = cpu_seconds(pids) if pids else None
+    argv = ["wrk", "-t", "1", "-c", str(args.concurrency), "-d", f"{args.duration}s",
+            f"http://{HOST}:{target.ports['http']}/"]
+    rc, out, err = run_client(argv, args.duration + 60)
+    c1 = cpu_seconds(pids) if pids else None
+    a1 = backends.accepts()
+    if rc != 0:
+        raise RuntimeError(f"wrk rc={rc}: {(out + err)[-400:]}")
+    requests, secs, sock_errors, non2xx = parse_wrk(out)
+    if requests == 0:
+        raise RuntimeError(f"wrk: no request completed: {out[-400:]}")
+    notes = {"requests": requests, "accepts": a1 - a0 - 1, "socket_errors": sock_errors,
+             "non_2xx": non2xx}
+    res = {"keepalive_rps": (requests - non2xx) / secs}
+    if pids:
+        res["keepalive_cpu_us_per_req"] = (c1 - c0) / requests * 1e6
+    return res, notes
+
+
+def measure_idle(target, backends, args, rnd):
+    """Starts a fresh instance of the LB (a process that has served traffic keeps freed memory
+    in its allocator or pools, so a second measurement in it would read close to zero), opens N
+    connections through it to the holder, and reports (RSS with N - RSS with 0) / N."""
+    fresh = type(target)(target.procs, backends, target.tmp, target.args, instance=f"-idle{rnd}")
+    try:
+        fresh.start()
+    except Exception as e:
+        raise RuntimeError(f"fresh instance for the idle test did not start: {e}")
+    try:
+        res, notes = idle_connections(fresh, backends, args)
+        if not fresh.alive():
+            notes["exited"] = f"{fresh.proc.returncode}: {tail(fresh.proc.logpath, 5)}"
+        return res, notes
+    finally:
+        target.procs.stop(fresh.proc)
+        target.procs.procs.remove(fresh.proc)
+        fresh.findings = log_findings(fresh.proc.logpath)
+        if getattr(fresh, "errlog", None):
+            fresh.findings += log_findings(fresh.errlog)
+        if fresh.findings:
+            target.idle_findings = getattr(target, "idle_findings", []) + fresh.findings
+
+
+def idle_connections(target, backends, args):
+    holder = backends.holder
+    holder.reset()
+    pids = target.pids()
+    time.sleep(0.3)
+    rss0, fds0 = rss_bytes(pids), fd_count(pids)
+    n = args.idle
+    socks = []
+    notes = {}
+    try:
+        deadline = time.monotonic() + max(30.0, n / 300)
+        batch = 500
+        while len(socks) < n and time.monotonic() < deadline:
+            for _ in range(min(batch, n - len(socks))):
+                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                s.setblocking(False)
+                socks.append(s)
+                s.connect_ex((HOST, target.ports["idle"]))  # EINPROGRESS; completes in the kernel
+            # keep the accept queues short: wait (bounded) for the LB to catch up
+            wait_until(lambda: holder.count() >= len(socks) - batch // 2, 5, 0.01)
+            if not target.alive():
+                raise RuntimeError("LB exited while connections were opened")
+        if not wait_until(lambda: holder.count() >= n, max(5.0, deadline - time.monotonic()), 0.05):
+            notes["held"] = holder.count()
+            raise RuntimeError(f"only {holder.count()} of {n} idle connections reached the backend")
+        time.sleep(0.5)  # let the LB finish its bookkeeping
+        rss1 = rss_bytes(pids)
+        held = holder.count()
+        notes.update({"held": held, "rss_before": rss0, "rss_with_conns": rss1})
+        per_conn = (rss1 - rss0) / held
+    finally:
+        for s in socks:
+            s.close()
+        holder.reset()
+    # the LB should release both sides; wait (bounded) until its descriptors are back
+    released = wait_until(lambda: fd_count(pids) <= fds0 + 4, 20, 0.1)
+    notes["fds_released"] = released
+    if not released:
+        notes["fds_left"] = fd_count(pids) - fds0
+    return {"idle_rss_bytes_per_conn": per_conn}, notes
+
+
+# ---------------------------------------------------------------------------------------------
+# Report
+
+
+def summarise(samples):
+    if not samples:
+        return None
+    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples),
+            "n": len(samples), "samples": samples}
+
+
+def fmt_num(v):
+    if v is None:
+        return "-"
+    a = abs(v)
+    if a >= 1000:
+        return f"{v:,.0f}"
+    if a >= 100:
+        return f"{v:.0f}"
+    if a >= 10:
+        return f"{v:.1f}"
+    if a >= 1:
+        return f"{v:.2f}"
+    return f"{v:.3f}"
+
+
+def print_tables(targets, summary, missing, tests):
+    out = sys.stdout
+    for key, title, unit, higher, lb_only in METRICS:
+        if key.split("_", 1)[0] not in tests:
+            continue
+        rows = []
+        hap = summary.get("haproxy", {}).get(key)
+        direct = summary.get("direct", {}).get(key)
+        for t in targets:
+            if lb_only and t == "direct":
+                continue
+            s = summary.get(t, {}).get(key)
+            if s is None:
+                why = missing.get(t) or "no sample"
+                rows.append((t, "missing", "", "", "", why.splitlines()[0][:60]))
+                continue
+            r_h = s["median"] / hap["median"] if hap and hap["median"] else None
+            r_d = s["median"] / direct["median"] if direct and direct["median"] and not lb_only else None
+            rows.append((t, fmt_num(s["median"]), f"{fmt_num(s['min'])} - {fmt_num(s['max'])}",
+                         f"{r_h:.2f}" if r_h is not None else "-",
+                         f"{r_d:.2f}" if r_d is not None else "-", ""))
+        better = "higher is better" if higher else "lower is better"
+        print(f"\n{title}  [{unit}, {better}]", file=out)
+        print(f"  {'target':<14} {'median':>10}  {'spread (min - max)':<22} {'/haproxy':>8} {'/direct':>8}", file=out)
+        for name, med, spread, rh, rd, why in rows:
+            print(f"  {name:<14} {med:>10}  {spread:<22} {rh:>8} {rd:>8}  {why}".rstrip(), file=out)
+    out.flush()
+
+
+def log_findings(path, patterns=("error", "warn", "alert", "emerg", "crit", "fatal", "abort", "sanitizer")):
+    """Lines of a process log that look like problems (first few, and a count)."""
+    hits = []
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                low = line.lower()
+                # iperf3 resets its data connections at the end of a test: not a problem
+                if any(p in low for p in patterns) and "reset by peer" not in low:
+                    hits.append(line.rstrip())
+    except OSError:
+        pass
+    return hits
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3)")
+    p.add_argument("--duration", type=int, default=3, help="seconds per iperf3/hey/wrk run (default 3)")
+    p.add_argument("--idle", type=int, default=10000, help="idle connections held (default 10000; 0 skips)")
+    p.add_argument("--targets", default=",".join(ALL_TARGETS),
+                   help=f"comma-separated, from {','.join(ALL_TARGETS)} (default all)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="vigil workers = haproxy nbthread = nginx worker_processes (default 1)")
+    p.add_argument("--concurrency", type=int, default=32, help="connections of hey and wrk (default 32)")
+    p.add_argument("--tests", default="bulk1,bulk4,newconn,keepalive,idle",
+                   help="comma-separated subset of bulk1,bulk4,newconn,keepalive,idle")
+    p.add_argument("--vigil", default=DEFAULT_VIGIL, help=f"vigil binary (default {DEFAULT_VIGIL})")
+    p.add_argument("--json-out", help="also write the JSON result to this file")
+    p.add_argument("--keep-tmp", action="store_true", help="keep the temporary directory (configs, logs)")
+    a = p.parse_args(argv)
+    a.targets = [t.strip() for t in a.targets.split(",") if t.strip()]
+    for t in a.targets:
+        if t not in ALL_TARGETS:
+            p.error(f"unknown target {t!r}")
+    a.tests = [t.strip() for t in a.tests.split(",") if t.strip()]
+    for t in a.tests:
+        if t not in ("bulk1", "bulk4", "newconn", "keepalive", "idle"):
+            p.error(f"unknown test {t!r}")
+    if a.idle <= 0 and "idle" in a.tests:
+        a.tests.remove("idle")
+    if not (1 <= a.rounds <= 50 and 1 <= a.duration <= 600 and 0 <= a.idle <= 200000
+            and 1 <= a.workers <= 64 and 1 <= a.concurrency <= 1000):
+        p.error("a value is out of range (rounds 1-50, duration 1-600, idle 0-200000, workers 1-64, "
+                "concurrency 1-1000)")
+    return a
+
+
+def main(argv):
+    args = parse_args(argv)
+    if os.geteuid() != 0:
+        print("run.py: needs root (nginx runs as root; descriptor limits are raised)", file=sys.stderr)
+        return 2
+    need = ["haproxy", "nginx", "iperf3", "wrk", "hey"]
+    lacking = [t for t in need if shutil.which(t) is None]
+    if lacking:
+        print(f"run.py: missing {' '.join(lacking)}; run bench/dataplane/run.sh, which installs them",
+              file=sys.stderr)
+        return 2
+    signal.signal(signal.SIGTERM, on_sigterm)
+
+    # An LB holds two descriptors per idle connection; this process and the holder one each.
+    # Raising the hard limit needs CAP_SYS_RESOURCE; without it the hard limit caps the idle test.
+    want = max(65536, 2 * args.idle + 4096)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, want))
+    except (ValueError, OSError):
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    args.nofile = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    fit = (args.nofile - 300 - 2 * MAXPIPES) // 2
+    if args.idle > fit:
+        log(f"descriptor limit {args.nofile} (cannot be raised here): {fit} idle connections instead of {args.idle}")
+        args.idle = fit
+
+    tmp = tempfile.mkdtemp(prefix="vigil-bench-dataplane-", dir="/tmp")
+    procs = Processes(tmp, args.nofile)
+    started = time.monotonic()
+    load_start = loadavg()
+    if load_start is not None and load_start > 0.5:
+        log(f"load average {load_start} before the start: other work on this machine adds noise")
+    missing = {}
+    samples = {t: {} for t in args.targets}
+    notes = {t: [] for t in args.targets}
+    targets = {}
+    backends = Backends(procs, tmp, args.nofile)
+    try:
+        backends.start()
+        log(f"backends: nginx http {backends.http_port}, iperf3 {backends.bulk_port}, holder {backends.holder.port}")
+        for name in args.targets:
+            t = TARGET_CLASSES[name](procs, backends, tmp, args)
+            try:
+                t.start()
+                targets[name] = t
+                log(f"{name}: ports {t.ports}" + (f", pids {t.pids()}" if t.pids() else ""))
+            except Exception as e:  # a target that cannot start is reported, not fatal
+                missing[name] = f"did not start: {e}"
+                log(f"{name}: MISSING: {e}")
+        tests = {
+            "bulk1": lambda t: measure_bulk(t, 1, args),
+            "bulk4": lambda t: measure_bulk(t, 4, args),
+            "newconn": lambda t: measure_newconn(t, backends, args),
+            "keepalive": lambda t: measure_keepalive(t, backends, args),
+            "idle": lambda t: measure_idle(t, backends, args, rnd),
+        }
+        for rnd in range(1, args.rounds + 1):
+            for name in args.targets:
+                t = targets.get(name)
+                if t is None or t.dead:
+                    continue
+                for test in args.tests:
+                    if test == "idle" and name == "direct":
+                        continue  # no LB: nothing to measure
+                    try:
+                        res, nt = tests[test](t)
+                    except Exception as e:
+                        res, nt = {}, {"error": str(e)[:500]}
+                        log(f"round {rnd} {name} {test}: FAILED: {e}")
+                    for k, v in res.items():
+                        samples[name].setdefault(k, []).append(v)
+                    if nt:
+                        notes[name].append({"round": rnd, "test": test, **nt})
+                    if res:
+                        log(f"round {rnd} {name} {test}: " + ", ".join(f"{k}={fmt_num(v)}" for k, v in res.items())
+                            + (f"  {nt}" if nt else ""))
+                    if not t.alive():
+                        t.dead = f"exited with {t.proc.returncode} during {test} in round {rnd}:\n{tail(t.proc.logpath)}"
+                        missing[name] = t.dead
+                        log(f"{name}: DIED: {t.dead}")
+                        break
+                    time.sleep(0.3)
+    finally:
+        findings = {}
+        for t in targets.values():
+            hits = getattr(t, "idle_findings", [])
+            if hits:
+                findings[t.name + " (idle-test instances)"] = {"count": len(hits), "first": hits[:5]}
+        for p in procs.procs:
+            hits = log_findings(p.logpath)
+            if p.name == "lb-nginx":
+                hits += log_findings(os.path.join(tmp, "lb-nginx", "error.log"))
+            if hits:
+                findings[p.name] = {"count": len(hits), "first": hits[:5]}
+        procs.stop_all()
+        if args.keep_tmp:
+            log(f"kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    summary = {t: {k: summarise(v) for k, v in samples[t].items()} for t in args.targets}
+    machine = machine_info()
+    machine["loadavg_start"], machine["loadavg_end"] = load_start, loadavg()
+    versions = {
+        "haproxy": tool_version(["haproxy", "-v"], r"version (\S+)"),
+        "nginx": tool_version(["nginx", "-v"], r"nginx/(\S+)"),
+        "iperf3": tool_version(["iperf3", "--version"], r"iperf (\S+)"),
+        "wrk": tool_version(["wrk", "--version"], r"wrk (\S+)"),
+        "vigil": tool_version([args.vigil, "version"], r"(\d+\.\d+\S*)") if "vigil" in args.targets else None,
+    }
+    print(f"\nmachine: {machine['nproc']} CPUs ({machine['cpu']}), kernel {machine['kernel']}; "
+          f"rounds {args.rounds}, {args.duration} s per run, {args.concurrency} client connections, "
+          f"{args.idle} idle connections, workers {args.workers}; "
+          f"{time.monotonic() - started:.0f} s; load average {machine['loadavg_start']} at the start, "
+          f"{machine['loadavg_end']} at the end (this run included)")
+    for name in args.targets:
+        if name in missing:
+            print(f"MISSING {name}: {missing[name].splitlines()[0]}")
+    print_tables(args.targets, summary, missing, args.tests)
+    unverified = [(t, n["round"]) for t in args.targets for n in notes[t]
+                  if n.get("test") == "newconn" and n.get("new_connection_per_request") is False]
+    print("\nnew connection per request (backend accepts >= requests): "
+          + ("verified in every run" if not unverified else f"NOT verified for {unverified}"))
+    problems = [(t, n) for t in args.targets for n in notes[t]
+                if n.get("error") or n.get("errors") or n.get("socket_errors") or n.get("non_200")
+                or n.get("non_2xx") or n.get("fds_released") is False]
+    for t, n in problems:
+        print(f"note: {t}: {n}")
+    for name, f in findings.items():
+        print(f"log {name}: {f['count']} line(s) with error/warn, first: {f['first'][0][:200]}")
+    result = {
+        "bench": "dataplane",
+        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "machine": machine,
+        "versions": versions,
+        "params": {"rounds": args.rounds, "duration_s": args.duration, "idle": args.idle,
+                   "workers": args.workers, "concurrency": args.concurrency, "tests": args.tests},
+        "targets": args.targets,
+        "missing": {k: v.splitlines()[0] for k, v in missing.items()},
+        "results": summary,
+        "ratios": {t: {k: {"vs_haproxy": (s["median"] / summary["haproxy"][k]["median"])
+                           if summary.get("haproxy", {}).get(k) and summary["haproxy"][k]["median"] else None,
+                           "vs_direct": (s["median"] / summary["direct"][k]["median"])
+                           if summary.get("direct", {}).get(k) and summary["direct"][k]["median"] else None}
+                       for k, s in summary[t].items() if s}
+                   for t in args.targets},
+        "notes": notes,
+        "log_findings": findings,
+    }
+    line = json.dumps(result, separators=(",", ":"), sort_keys=True)
+    if args.json_out:
+        with open(args.json_out, "w") as f:
+            f.write(line + "\n")
+    print(line)
+    return 0 if not missing else 1
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--holder":
+        sys.exit(holder_main(sys.argv[2]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except (KeyboardInterrupt, Stop):
+        print("interrupted; every process was stopped", file=sys.stderr)
+        sys.exit(130)

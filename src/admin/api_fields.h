@@ -1,0 +1,28 @@
+// The fields of each Octavia object in a create (POST) or update (PUT) request: names, types,
+// ranges, defaults and the fields vigil refuses, following Octavia's API reference. Relations
+// (loadbalancer_id, listener_id, pool_id, default_pool_id) are left to api_ops.cc, which knows
+// the state. Pure; any thread.
+#pragma once
+
+#include <string_view>
+
+#include "admin/api_objects.h"
+#include "admin/json_fields.h"
+
+namespace vigil::admin {
+
+enum class Mode { kCreate, kUpdate };
+
+// Each reads the fields its Mode allows from `r` into `out`: on create, `out` starts with the
+// defaults and mandatory fields are checked; on update, `out` is the current object and a null
+// resets a field to its default, as Octavia does. Errors are left in `r`.
+void read_loadbalancer(FieldReader& r, ApiLoadBalancer& out, Mode mode);
+void read_listener(FieldReader& r, ApiListener& out, Mode mode);
+void read_pool(FieldReader& r, ApiPool& out, Mode mode);
+void read_member(FieldReader& r, ApiMember& out, Mode mode);
+void read_healthmonitor(FieldReader& r, ApiHealthMonitor& out, Mode mode);
+
+// An IPv4 or IPv6 literal.
+bool is_ip_address(std::string_view text);
+
+}  // namespace vigil::admin

@@ -1,0 +1,116 @@
+// The Octavia objects created through the admin API, as the object store keeps them: values with
+// Octavia's field names, nested the way cascades go (load balancer > listeners, pools; pool >
+// members, health monitor), so that a cascade delete is erasing one element and the state file
+// is one JSON tree. Plain values; control thread only (they live in the ObjectStore).
+#pragma once
+
+#include <cstdint>
+#include <expected>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace vigil::admin {
+
+// A refused API request: the HTTP status and Octavia's faultstring.
+struct ApiError {
+  int status = 400;
+  std::string message;
+};
+
+template <typename T>
+using ApiResult = std::expected<T, ApiError>;
+
+inline std::unexpected<ApiError> api_error(int status, std::string message) {
+  return std::unexpected<ApiError>(ApiError{status, std::move(message)});
+}
+
+// Fields every Octavia object has. `description` is kept only for the objects that have one in
+// Octavia (load balancers, listeners, pools).
+struct ApiCommon {
+  std::string id;  // random UUIDv4
+  std::string name;
+  std::string description;
+  std::string project_id;
+  std::vector<std::string> tags;
+  bool admin_state_up = true;
+  std::string created_at;  // Octavia's form, "2024-05-01T12:00:00" (UTC)
+  std::string updated_at;
+};
+
+struct ApiHealthMonitor : ApiCommon {
+  std::string type;  // TCP, TLS-HELLO, HTTP, HTTPS
+  int delay = 0;     // seconds between checks
+  int timeout = 0;   // seconds; may exceed delay, as Octavia allows
+  int max_retries = 0;       // successes to come back (healthy threshold), 1..10
+  int max_retries_down = 3;  // failures to go down (unhealthy threshold), 1..10
+  // The HTTP fields are empty (shown as null) for TCP and TLS-HELLO, as in Octavia.
+  std::string http_method;
+  std::string url_path;
+  std::string expected_codes;
+  std::optional<double> http_version;  // 1.0 or 1.1
+  std::string domain_name;             // the Host header; empty: none
+};
+
+struct ApiMember : ApiCommon {
+  std::string address;  // an IP literal
+  int protocol_port = 0;
+  int weight = 1;  // 0..256; 0 drains
+  bool backup = false;
+  std::string monitor_address;  // empty: none
+  int monitor_port = 0;         // 0: none
+  std::string subnet_id;        // stored and shown; vigil has no subnets to check it against
+};
+
+struct ApiPool : ApiCommon {
+  std::string protocol = "TCP";
+  std::string lb_algorithm = "ROUND_ROBIN";
+  std::optional<ApiHealthMonitor> healthmonitor;
+  std::vector<ApiMember> members;
+};
+
+struct ApiListener : ApiCommon {
+  std::string protocol = "TCP";
+  int protocol_port = 0;
+  int connection_limit = -1;    // -1: unlimited (vigil's default cap, 50000)
+  std::string default_pool_id;  // a pool of the same load balancer; empty: none
+  // Milliseconds; unset: vigil's defaults (idle 1 h, which long watches need; connect 1 s).
+  std::optional<int64_t> timeout_client_data;
+  std::optional<int64_t> timeout_member_connect;
+  std::optional<int64_t> timeout_member_data;
+  std::optional<int64_t> timeout_tcp_inspect;
+};
+
+struct ApiLoadBalancer : ApiCommon {
+  std::string vip_address;  // an address of this host; listeners bind it
+  std::string vip_subnet_id;
+  std::string vip_network_id;
+  std::vector<ApiListener> listeners;
+  std::vector<ApiPool> pools;
+};
+
+// Everything the API created. Lookups take an id and give pointers into the state (valid until
+// the state changes), or nulls when there is no such object.
+struct ApiState {
+  std::vector<ApiLoadBalancer> loadbalancers;
+
+  template <typename T>
+  struct Found {
+    ApiLoadBalancer* lb = nullptr;
+    T* item = nullptr;
+    ApiPool* pool = nullptr;  // for members and monitors: their pool
+    explicit operator bool() const { return item != nullptr; }
+  };
+
+  ApiLoadBalancer* find_lb(std::string_view id);
+  Found<ApiListener> find_listener(std::string_view id);
+  Found<ApiPool> find_pool(std::string_view id);
+  Found<ApiMember> find_member(std::string_view id);
+  Found<ApiHealthMonitor> find_monitor(std::string_view id);
+  // True when some object of the state has this id, of whatever kind.
+  bool contains(std::string_view id) const;
+};
+
+}  // namespace vigil::admin

@@ -1,0 +1,123 @@
+#include "admin/api_views.h"
+
+#include <algorithm>
+
+namespace vigil::admin {
+namespace {
+
+using model::OperatingStatus;
+
+template <typename T>
+const T* by_id(const std::vector<T>& items, const std::string& id) {
+  for (const T& item : items) {
+    if (item.id == id) return &item;
+  }
+  return nullptr;
+}
+
+model::MemberView member_view(const ApiMember& am, const model::Member& config,
+                              const ApiPool& pool, const model::PoolView* live) {
+  model::MemberView v{.id = am.id, .pool_id = pool.id, .config = config};
+  v.config.name = am.name;
+  const model::MemberView* l = live ? by_id(live->members, am.id) : nullptr;
+  if (l == nullptr) {
+    // Not run (yet): what the daemon would show before the first check.
+    const bool monitored = pool.healthmonitor && pool.healthmonitor->admin_state_up;
+    v.operating_status = model::member_status(
+        {.enabled = config.enabled, .weight = config.weight, .has_monitor = monitored});
+    return v;
+  }
+  v.operating_status = l->operating_status;
+  v.health = l->health;
+  v.in_rotation = l->in_rotation;
+  v.last_check = l->last_check;
+  v.last_check_at = l->last_check_at;
+  v.state_since = l->state_since;
+  v.consecutive_successes = l->consecutive_successes;
+  v.consecutive_failures = l->consecutive_failures;
+  v.active_connections = l->active_connections;
+  v.total_connections = l->total_connections;
+  v.connect_failures = l->connect_failures;
+  return v;
+}
+
+model::PoolView pool_view(const ApiLoadBalancer& lb, const ApiPool& ap, model::Pool config,
+                          const model::LoadBalancerView* live) {
+  model::PoolView v{.id = ap.id, .load_balancer_id = lb.id};
+  if (ap.healthmonitor) v.health_monitor_id = ap.healthmonitor->id;
+  for (const ApiListener& l : lb.listeners) {
+    if (l.default_pool_id == ap.id) v.listener_ids.push_back(l.id);
+  }
+  const model::PoolView* lp = live ? by_id(live->pools, ap.id) : nullptr;
+  std::vector<OperatingStatus> statuses;
+  for (size_t i = 0; i < ap.members.size() && i < config.members.size(); ++i) {
+    v.members.push_back(member_view(ap.members[i], config.members[i], ap, lp));
+    statuses.push_back(v.members.back().operating_status);
+  }
+  config.members.clear();  // the members are in v.members (status_tree.h)
+  config.name = ap.name;
+  v.config = std::move(config);
+  v.operating_status = lp ? lp->operating_status : model::pool_status(statuses);
+  v.fail_open_active = lp && lp->fail_open_active;
+  return v;
+}
+
+}  // namespace
+
+model::LoadBalancerView api_view(const ApiLoadBalancer& lb, const model::LoadBalancerView* live) {
+  model::Config config = config_of(lb, Purpose::kShow);
+  model::LoadBalancerView v{.id = lb.id, .name = lb.name};
+  if (live) {
+    v.started_at = live->started_at;
+    v.recent_transitions = live->recent_transitions;
+  }
+  for (size_t i = 0; i < lb.pools.size() && i < config.pools.size(); ++i) {
+    v.pools.push_back(pool_view(lb, lb.pools[i], std::move(config.pools[i]), live));
+  }
+  std::vector<OperatingStatus> statuses;
+  for (size_t i = 0; i < lb.listeners.size() && i < config.listeners.size(); ++i) {
+    const ApiListener& al = lb.listeners[i];
+    model::ListenerView lv{.id = al.id, .load_balancer_id = lb.id,
+                           .default_pool_id = al.default_pool_id,
+                           .config = std::move(config.listeners[i])};
+    lv.config.name = al.name;
+    const model::ListenerView* ll = live ? by_id(live->listeners, al.id) : nullptr;
+    const model::PoolView* pool = by_id(v.pools, al.default_pool_id);
+    if (!lb.admin_state_up || !al.admin_state_up) {
+      lv.operating_status = OperatingStatus::kOffline;
+    } else if (ll != nullptr) {
+      lv.operating_status = ll->operating_status;
+      lv.bound = ll->bound;
+      lv.active_connections = ll->active_connections;
+      lv.total_connections = ll->total_connections;
+    } else {
+      lv.operating_status = pool ? pool->operating_status : OperatingStatus::kOffline;
+    }
+    statuses.push_back(lv.operating_status);
+    v.listeners.push_back(std::move(lv));
+  }
+  if (statuses.empty()) {
+    for (const model::PoolView& p : v.pools) statuses.push_back(p.operating_status);
+  }
+  v.operating_status = lb.admin_state_up ? model::aggregate_status(statuses)
+                                         : OperatingStatus::kOffline;
+  return v;
+}
+
+std::vector<model::LoadBalancerView> merged_views(std::vector<model::LoadBalancerView> daemon,
+                                                  const ObjectStore* store) {
+  if (store == nullptr) return daemon;
+  const ApiState& state = store->state();
+  std::vector<model::LoadBalancerView> out;
+  for (model::LoadBalancerView& v : daemon) {
+    const bool api = std::any_of(state.loadbalancers.begin(), state.loadbalancers.end(),
+                                 [&](const ApiLoadBalancer& lb) { return lb.id == v.id; });
+    if (!api) out.push_back(std::move(v));
+  }
+  for (const ApiLoadBalancer& lb : state.loadbalancers) {
+    out.push_back(api_view(lb, by_id(daemon, lb.id)));
+  }
+  return out;
+}
+
+}  // namespace vigil::admin

@@ -1,0 +1,23 @@
+// The load balancers the admin API shows: the daemon's views of the config file's load balancers
+// first, then one view per load balancer of the object store. Those are built from the store, so
+// they carry the names people gave and every object, also one the daemon does not run (a disabled
+// listener, or before the daemon applied anything), and take the live state (statuses, checks,
+// counters, bound address) from the daemon's view of the same ids where there is one. Pure;
+// control thread (it reads the store).
+#pragma once
+
+#include <vector>
+
+#include "admin/object_store.h"
+#include "model/status_tree.h"
+
+namespace vigil::admin {
+
+// `store` may be null (no API objects): the daemon's views as they are.
+std::vector<model::LoadBalancerView> merged_views(std::vector<model::LoadBalancerView> daemon,
+                                                  const ObjectStore* store);
+
+// One API load balancer's view; `live` is the daemon's view of it, or null.
+model::LoadBalancerView api_view(const ApiLoadBalancer& lb, const model::LoadBalancerView* live);
+
+}  // namespace vigil::admin

@@ -1,0 +1,51 @@
+#include "admin/object_store.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <sys/stat.h>
+
+#include "admin/store_json.h"
+#include "base/file.h"
+
+namespace vigil::admin {
+
+Result<ObjectStore> ObjectStore::load(const std::string& state_file) {
+  ObjectStore store;
+  store.state_file_ = state_file;
+  if (state_file.empty()) return store;
+  struct stat st {};
+  if (::stat(state_file.c_str(), &st) != 0 && errno == ENOENT) return store;
+  auto text = read_file(state_file);
+  if (!text) {
+    return fail(fmt::format("cannot load the objects created through the API: {}",
+                            text.error().message));
+  }
+  auto state = state_from_json(*text);
+  if (!state) {
+    return fail(fmt::format("cannot load the objects created through the API from {}: {}. Fix "
+                            "the file or move it away (vigil then starts without those objects)",
+                            state_file, state.error().message));
+  }
+  store.state_ = std::move(*state);
+  return store;
+}
+
+Result<void> ObjectStore::commit(ApiState next) {
+  if (!state_file_.empty()) {
+    if (auto written = write_file_atomic(state_file_, state_to_json(next)); !written) {
+      return fail(fmt::format("cannot save the API objects: {}", written.error().message));
+    }
+  }
+  state_ = std::move(next);
+  return {};
+}
+
+std::vector<model::Config> ObjectStore::configs_of(const ApiState& state) {
+  std::vector<model::Config> out;
+  out.reserve(state.loadbalancers.size());
+  for (const ApiLoadBalancer& lb : state.loadbalancers) out.push_back(config_of(lb));
+  return out;
+}
+
+}  // namespace vigil::admin

@@ -1,0 +1,61 @@
+// ObjectStore: the Octavia objects created through the admin API (load balancers, listeners,
+// pools, members, health monitors), kept in memory and in `admin.state_file`, and their
+// conversion into the model::Config the daemon runs. Control thread only.
+//
+// Writes go through a copy: the admin API copies state(), changes the copy (api_ops.h), asks the
+// daemon to apply configs_of(copy), and only then commit()s it, which writes the state file
+// (temporary file, fsync, rename, fsync of the directory) before anything is answered. A failed
+// apply or write leaves the store as it was.
+//
+// Names. Octavia names are free text: empty, repeated, anything. The converted configs therefore
+// name every object by its id (as Octavia's own amphora haproxy.cfg does), so that
+// model::Listener::pool, which refers to a pool by name, always resolves, and log lines and
+// config checks see unique names. The names people gave are put back by the admin API's views
+// (api_views.h), which build API objects from this store.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "admin/api_objects.h"
+#include "base/error.h"
+#include "model/config.h"
+
+namespace vigil::admin {
+
+class ObjectStore {
+ public:
+  // An empty store that lives in memory only (no state file): objects do not survive a restart.
+  ObjectStore() = default;
+
+  // Loads `state_file`. A missing file is an empty store (the first start); an unreadable or
+  // corrupt one is an error naming the file and the problem, and vigil must not start, lest the
+  // next write replace the objects it could not read. An empty path is ObjectStore().
+  static Result<ObjectStore> load(const std::string& state_file);
+
+  const std::string& state_file() const { return state_file_; }
+  const ApiState& state() const { return state_; }
+
+  // Saves `next` to the state file, then makes it the state. On a write error the state is
+  // unchanged and the error names the file.
+  Result<void> commit(ApiState next);
+
+  // One model::Config per load balancer of the state, in creation order (origin kApi, ids filled
+  // in, names = ids; see above).
+  std::vector<model::Config> configs() const { return configs_of(state_); }
+  static std::vector<model::Config> configs_of(const ApiState& state);
+
+ private:
+  std::string state_file_;
+  ApiState state_;
+};
+
+// The config of one load balancer. Listeners bind vip_address:protocol_port; a listener without
+// a default pool has `pool` empty. Disabled objects (admin_state_up false): a load balancer or
+// listener is left out of `listeners` (its port is not bound), a pool's members are disabled,
+// a monitor is left out (members NO_MONITOR). kShow keeps the disabled listeners and monitors,
+// for the views (api_views.cc), which show them OFFLINE and disabled.
+enum class Purpose { kRun, kShow };
+model::Config config_of(const ApiLoadBalancer& lb, Purpose purpose = Purpose::kRun);
+
+}  // namespace vigil::admin

@@ -1,0 +1,105 @@
+// config_of(): an API load balancer as the model::Config the daemon runs (object_store.h).
+#include <chrono>
+
+#include "admin/object_store.h"
+
+namespace vigil::admin {
+namespace {
+
+using namespace std::chrono_literals;
+
+model::MonitorType monitor_type(std::string_view type) {
+  if (type == "TLS-HELLO") return model::MonitorType::kTlsHello;
+  if (type == "HTTP") return model::MonitorType::kHttp;
+  if (type == "HTTPS") return model::MonitorType::kHttps;
+  return model::MonitorType::kTcp;
+}
+
+model::Algorithm algorithm(std::string_view a) {
+  if (a == "LEAST_CONNECTIONS") return model::Algorithm::kLeastConnections;
+  if (a == "SOURCE_IP") return model::Algorithm::kSourceIp;
+  return model::Algorithm::kRoundRobin;
+}
+
+model::HealthMonitor monitor_of(const ApiHealthMonitor& hm) {
+  model::HealthMonitor out;
+  out.id = hm.id;
+  out.type = monitor_type(hm.type);
+  if (!hm.url_path.empty()) out.path = hm.url_path;
+  if (!hm.http_method.empty()) out.http_method = hm.http_method;
+  out.host = hm.domain_name;
+  out.tls.server_name = hm.domain_name;  // SNI for TLS-HELLO and HTTPS
+  if (!hm.expected_codes.empty()) {
+    // Validated on the way in; a parse failure keeps the default (200) rather than crash.
+    if (auto codes = model::ExpectedCodes::parse(hm.expected_codes)) out.expected_codes = *codes;
+  }
+  out.interval = std::chrono::seconds(hm.delay);
+  // Octavia has no faster interval between states; vigil's 1 s keeps its quick reaction.
+  out.fast_interval = std::min<Duration>(out.interval, 1s);
+  out.timeout = std::chrono::seconds(hm.timeout);
+  out.healthy_threshold = hm.max_retries;
+  out.unhealthy_threshold = hm.max_retries_down;
+  return out;
+}
+
+model::Pool pool_of(const ApiPool& p, const ApiLoadBalancer& lb, Purpose purpose) {
+  model::Pool out;
+  out.id = p.id;
+  out.name = p.id;
+  out.algorithm = algorithm(p.lb_algorithm);
+  // Octavia sets the connect timeout on the listener; vigil on the pool it connects for.
+  for (const ApiListener& l : lb.listeners) {
+    if (l.default_pool_id == p.id && l.timeout_member_connect.value_or(0) > 0) {
+      out.connect_timeout = std::chrono::milliseconds(*l.timeout_member_connect);
+    }
+  }
+  if (p.healthmonitor && (p.healthmonitor->admin_state_up || purpose == Purpose::kShow)) {
+    out.health_monitor = monitor_of(*p.healthmonitor);
+  }
+  for (const ApiMember& m : p.members) {
+    model::Member member;
+    member.id = m.id;
+    member.name = m.id;
+    member.address = m.address;
+    member.port = static_cast<uint16_t>(m.protocol_port);
+    member.weight = m.weight;
+    member.backup = m.backup;
+    member.enabled = m.admin_state_up && p.admin_state_up;
+    member.monitor_address = m.monitor_address;
+    member.monitor_port = static_cast<uint16_t>(m.monitor_port);
+    out.members.push_back(std::move(member));
+  }
+  return out;
+}
+
+model::Listener listener_of(const ApiListener& l, const ApiLoadBalancer& lb) {
+  model::Listener out;
+  out.id = l.id;
+  out.name = l.id;
+  out.bind_address = lb.vip_address;
+  out.port = static_cast<uint16_t>(l.protocol_port);
+  out.pool = l.default_pool_id;
+  if (l.connection_limit > 0) out.max_connections = l.connection_limit;
+  // Octavia's 50 s default would cut long watches; unset or 0 keeps vigil's 1 h.
+  if (l.timeout_client_data.value_or(0) > 0) {
+    out.idle_timeout = std::chrono::milliseconds(*l.timeout_client_data);
+  }
+  return out;
+}
+
+}  // namespace
+
+model::Config config_of(const ApiLoadBalancer& lb, Purpose purpose) {
+  model::Config out;
+  out.id = lb.id;
+  out.origin = model::Origin::kApi;
+  out.name = lb.id;
+  for (const ApiListener& l : lb.listeners) {
+    const bool up = lb.admin_state_up && l.admin_state_up;
+    if (up || purpose == Purpose::kShow) out.listeners.push_back(listener_of(l, lb));
+  }
+  for (const ApiPool& p : lb.pools) out.pools.push_back(pool_of(p, lb, purpose));
+  return out;
+}
+
+}  // namespace vigil::admin

@@ -1,0 +1,247 @@
+#include "admin/store_json.h"
+
+#include <fmt/format.h>
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value.hpp>
+#include <set>
+
+#include "admin/api_fields.h"
+#include "admin/json_fields.h"
+#include "admin/random_id.h"
+
+namespace vigil::admin {
+namespace {
+
+namespace json = boost::json;
+
+json::value text_or_null(const std::string& s) { return s.empty() ? json::value() : json::value(s); }
+
+template <typename T>
+json::value optional_value(const std::optional<T>& v) {
+  return v ? json::value(*v) : json::value();
+}
+
+void put_common(json::object& o, const ApiCommon& c, bool has_description) {
+  o["id"] = c.id;
+  o["name"] = c.name;
+  if (has_description) o["description"] = c.description;
+  o["project_id"] = c.project_id;
+  o["tags"] = json::array(c.tags.begin(), c.tags.end());
+  o["admin_state_up"] = c.admin_state_up;
+  o["created_at"] = c.created_at;
+  o["updated_at"] = c.updated_at;
+}
+
+json::object monitor_json(const ApiHealthMonitor& hm) {
+  json::object o;
+  put_common(o, hm, false);
+  o["type"] = hm.type;
+  o["delay"] = hm.delay;
+  o["timeout"] = hm.timeout;
+  o["max_retries"] = hm.max_retries;
+  o["max_retries_down"] = hm.max_retries_down;
+  o["http_method"] = text_or_null(hm.http_method);
+  o["url_path"] = text_or_null(hm.url_path);
+  o["expected_codes"] = text_or_null(hm.expected_codes);
+  o["http_version"] = optional_value(hm.http_version);
+  o["domain_name"] = text_or_null(hm.domain_name);
+  return o;
+}
+
+json::object member_json(const ApiMember& m) {
+  json::object o;
+  put_common(o, m, false);
+  o["address"] = m.address;
+  o["protocol_port"] = m.protocol_port;
+  o["weight"] = m.weight;
+  o["backup"] = m.backup;
+  o["monitor_address"] = text_or_null(m.monitor_address);
+  o["monitor_port"] = m.monitor_port == 0 ? json::value() : json::value(m.monitor_port);
+  o["subnet_id"] = text_or_null(m.subnet_id);
+  return o;
+}
+
+json::object pool_json(const ApiPool& p) {
+  json::object o;
+  put_common(o, p, true);
+  o["protocol"] = p.protocol;
+  o["lb_algorithm"] = p.lb_algorithm;
+  o["healthmonitor"] = p.healthmonitor ? json::value(monitor_json(*p.healthmonitor)) : nullptr;
+  json::array members;
+  for (const ApiMember& m : p.members) members.push_back(member_json(m));
+  o["members"] = std::move(members);
+  return o;
+}
+
+json::object listener_json(const ApiListener& l) {
+  json::object o;
+  put_common(o, l, true);
+  o["protocol"] = l.protocol;
+  o["protocol_port"] = l.protocol_port;
+  o["connection_limit"] = l.connection_limit;
+  o["default_pool_id"] = text_or_null(l.default_pool_id);
+  o["timeout_client_data"] = optional_value(l.timeout_client_data);
+  o["timeout_member_connect"] = optional_value(l.timeout_member_connect);
+  o["timeout_member_data"] = optional_value(l.timeout_member_data);
+  o["timeout_tcp_inspect"] = optional_value(l.timeout_tcp_inspect);
+  return o;
+}
+
+json::object lb_json(const ApiLoadBalancer& lb) {
+  json::object o;
+  put_common(o, lb, true);
+  o["vip_address"] = lb.vip_address;
+  o["vip_subnet_id"] = lb.vip_subnet_id;
+  o["vip_network_id"] = lb.vip_network_id;
+  json::array listeners, pools;
+  for (const ApiListener& l : lb.listeners) listeners.push_back(listener_json(l));
+  for (const ApiPool& p : lb.pools) pools.push_back(pool_json(p));
+  o["listeners"] = std::move(listeners);
+  o["pools"] = std::move(pools);
+  return o;
+}
+
+// Loading: each object goes through the API's reader, after the nested lists are taken out.
+class Loader {
+ public:
+  std::optional<std::string> error;
+
+  json::value take(json::object& o, std::string_view key) {
+    json::value v;
+    if (auto* p = o.if_contains(key)) v = std::move(*p);
+    o.erase(key);
+    return v;
+  }
+
+  const json::array* list(const json::value& v, const std::string& where) {
+    if (v.is_array()) return &v.as_array();
+    fail(where, "expected a list");
+    return nullptr;
+  }
+
+  void fail(const std::string& where, std::string_view message) {
+    if (!error) error = fmt::format("{}: {}", where, message);
+  }
+
+  // Reads id, created_at and updated_at, then the object's own fields with `read`.
+  template <typename T, typename Read>
+  bool object(const json::value& v, const std::string& where, T& out, Read read) {
+    if (!v.is_object()) {
+      fail(where, "expected an object");
+      return false;
+    }
+    FieldReader r(v.as_object(), where);
+    r.require("id");
+    if (auto id = r.string("id")) out.id = *id;
+    if (auto t = r.string("created_at")) out.created_at = *t;
+    if (auto t = r.string("updated_at")) out.updated_at = *t;
+    read(r, out);
+    if (r.ok() && !is_uuid(out.id)) r.invalid("id", "Value should be a UUID");
+    if (r.ok() && !ids_.insert(out.id).second) r.fail(400, "the id " + out.id + " appears twice");
+    if (auto e = r.finish()) fail(where, e->message);
+    return !error;
+  }
+
+ private:
+  std::set<std::string> ids_;
+};
+
+void load_pool(Loader& ld, json::value v, const std::string& where, ApiPool& p) {
+  if (!v.is_object()) return ld.fail(where, "expected an object");
+  json::object& o = v.as_object();
+  const json::value monitor = ld.take(o, "healthmonitor");
+  const json::value members = ld.take(o, "members");
+  if (!ld.object(v, where, p, [](FieldReader& r, ApiPool& x) { read_pool(r, x, Mode::kCreate); })) {
+    return;
+  }
+  if (!monitor.is_null()) {
+    ApiHealthMonitor hm;
+    auto read = [](FieldReader& r, ApiHealthMonitor& x) { read_healthmonitor(r, x, Mode::kCreate); };
+    if (ld.object(monitor, where + ".healthmonitor", hm, read)) p.healthmonitor = std::move(hm);
+  }
+  if (members.is_null()) return;
+  const json::array* list = ld.list(members, where + ".members");
+  for (size_t i = 0; list != nullptr && i < list->size() && !ld.error; ++i) {
+    ApiMember m;
+    auto read = [](FieldReader& r, ApiMember& x) { read_member(r, x, Mode::kCreate); };
+    if (ld.object((*list)[i], fmt::format("{}.members[{}]", where, i), m, read)) {
+      p.members.push_back(std::move(m));
+    }
+  }
+}
+
+void load_lb(Loader& ld, json::value v, const std::string& where, ApiState& out) {
+  if (!v.is_object()) return ld.fail(where, "expected an object");
+  json::object& o = v.as_object();
+  const json::value listeners = ld.take(o, "listeners");
+  const json::value pools = ld.take(o, "pools");
+  ApiLoadBalancer lb;
+  auto read_lb = [](FieldReader& r, ApiLoadBalancer& x) {
+    read_loadbalancer(r, x, Mode::kCreate);
+    r.require("vip_address");
+  };
+  if (!ld.object(v, where, lb, read_lb)) return;
+  if (const json::array* list = pools.is_null() ? nullptr : ld.list(pools, where + ".pools")) {
+    for (size_t i = 0; i < list->size() && !ld.error; ++i) {
+      ApiPool p;
+      load_pool(ld, (*list)[i], fmt::format("{}.pools[{}]", where, i), p);
+      lb.pools.push_back(std::move(p));
+    }
+  }
+  if (const json::array* list =
+          listeners.is_null() ? nullptr : ld.list(listeners, where + ".listeners")) {
+    for (size_t i = 0; i < list->size() && !ld.error; ++i) {
+      ApiListener l;
+      const std::string at = fmt::format("{}.listeners[{}]", where, i);
+      auto read = [&](FieldReader& r, ApiListener& x) {
+        if (auto pool = r.string("default_pool_id")) x.default_pool_id = *pool;
+        read_listener(r, x, Mode::kCreate);
+      };
+      if (!ld.object((*list)[i], at, l, read)) break;
+      const bool known = l.default_pool_id.empty() ||
+                         std::any_of(lb.pools.begin(), lb.pools.end(),
+                                     [&](const ApiPool& p) { return p.id == l.default_pool_id; });
+      if (!known) ld.fail(at, "default_pool_id " + l.default_pool_id + " is no pool of its load "
+                                  "balancer");
+      lb.listeners.push_back(std::move(l));
+    }
+  }
+  out.loadbalancers.push_back(std::move(lb));
+}
+
+}  // namespace
+
+std::string state_to_json(const ApiState& state) {
+  json::array lbs;
+  for (const ApiLoadBalancer& lb : state.loadbalancers) lbs.push_back(lb_json(lb));
+  return json::serialize(json::object{{"version", kStateVersion}, {"loadbalancers", std::move(lbs)}}) +
+         "\n";
+}
+
+Result<ApiState> state_from_json(std::string_view text) {
+  boost::system::error_code ec;
+  json::value doc = json::parse(text, ec);
+  if (ec) return fail(fmt::format("not valid JSON ({})", ec.message()));
+  if (!doc.is_object()) return fail("expected a JSON object {\"version\": 1, \"loadbalancers\": [...]}");
+  json::object& top = doc.as_object();
+  const json::value* version = top.if_contains("version");
+  if (version == nullptr || !version->is_int64() || version->as_int64() != kStateVersion) {
+    return fail(fmt::format("unknown format version {} (this vigil reads version {})",
+                            version ? json::serialize(*version) : "none", kStateVersion));
+  }
+  const json::value* lbs = top.if_contains("loadbalancers");
+  if (lbs == nullptr || !lbs->is_array()) return fail("\"loadbalancers\" must be a list");
+  Loader ld;
+  ApiState out;
+  for (size_t i = 0; i < lbs->as_array().size() && !ld.error; ++i) {
+    load_lb(ld, lbs->as_array()[i], fmt::format("loadbalancers[{}]", i), out);
+  }
+  if (ld.error) return fail(*ld.error);
+  return out;
+}
+
+}  // namespace vigil::admin

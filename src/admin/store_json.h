@@ -1,0 +1,23 @@
+// The state file's format: {"version": 1, "loadbalancers": [...]}, each load balancer with its
+// listeners and pools, each pool with its members and health monitor, under Octavia's field
+// names. Loading runs every object through the API's own validation (api_fields.h), so a state
+// file never holds what the API would refuse. Pure; any thread.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "admin/api_objects.h"
+#include "base/error.h"
+
+namespace vigil::admin {
+
+inline constexpr int kStateVersion = 1;
+
+std::string state_to_json(const ApiState& state);
+
+// The error names the object and field: "loadbalancers[0].pools[1].members[2]: Invalid input
+// for field/attribute protocol_port. Value: '70000'. Value should be lower or equal to 65535".
+Result<ApiState> state_from_json(std::string_view text);
+
+}  // namespace vigil::admin

@@ -1,0 +1,236 @@
+// The object store: the state file (round trip, corrupt files, atomic writes), the conversion
+// into model::Config and the views built from the store.
+#include "admin/object_store.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "admin/api_ops.h"
+#include "admin/api_views.h"
+#include "admin/local_network.h"
+#include "admin/store_json.h"
+#include "base/file.h"
+
+namespace vigil::admin {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A load balancer with a listener, a pool (HTTPS monitor) and two members, one disabled.
+ApiState sample_state() {
+  ApiState s;
+  int ids = 0;
+  const OpContext c{.now = "2024-05-01T12:00:00",
+                    .new_id = [&] { return fmt::format("00000000-0000-4000-8000-{:012}", ++ids); },
+                    .is_local_address = is_local_address};
+  const std::string lb = *create_loadbalancer(s, R"({"loadbalancer": {"name": "k8s",
+      "description": "masters", "project_id": "p1", "tags": ["a", "b"]}})", c);
+  const std::string l = *create_listener(s, fmt::format(R"({{"listener": {{"loadbalancer_id":
+      "{}", "protocol": "TCP", "protocol_port": 16443, "timeout_client_data": 600000,
+      "timeout_member_connect": 2000, "connection_limit": 100}}}})", lb), c);
+  const std::string p = *create_pool(s, fmt::format(R"({{"pool": {{"listener_id": "{}",
+      "protocol": "TCP", "lb_algorithm": "LEAST_CONNECTIONS", "name": ""}}}})", l), c);
+  EXPECT_TRUE(create_member(s, p, R"({"member": {"address": "127.0.0.1", "protocol_port": 7001,
+      "name": "m1", "monitor_port": 7101}})", c));
+  EXPECT_TRUE(create_member(s, p, R"({"member": {"address": "127.0.0.1", "protocol_port": 7002,
+      "name": "m1", "admin_state_up": false, "weight": 0, "backup": true}})", c));
+  EXPECT_TRUE(create_healthmonitor(s, fmt::format(R"({{"healthmonitor": {{"pool_id": "{}", "type": "HTTPS",
+      "delay": 5, "timeout": 2, "max_retries": 2, "max_retries_down": 4, "url_path": "/readyz",
+      "expected_codes": "200-204", "http_version": 1.1, "domain_name": "api.k8s"}}}})", p), c));
+  return s;
+}
+
+class StoreFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / fmt::format("vigil-store-{}", ::getpid());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    ::chmod(dir_.c_str(), 0700);
+    fs::remove_all(dir_);
+  }
+  std::string path(std::string_view name = "state.json") { return (dir_ / name).string(); }
+  void write(const std::string& text) { std::ofstream(path()) << text; }
+
+  fs::path dir_;
+};
+
+TEST_F(StoreFileTest, RoundTripKeepsEveryField) {
+  const ApiState s = sample_state();
+  const std::string text = state_to_json(s);
+  auto back = state_from_json(text);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(state_to_json(*back), text);
+  const ApiHealthMonitor& hm = *back->loadbalancers[0].pools[0].healthmonitor;
+  EXPECT_EQ(hm.domain_name, "api.k8s");
+  EXPECT_EQ(hm.http_version, 1.1);
+  EXPECT_EQ(back->loadbalancers[0].listeners[0].timeout_client_data, 600000);
+  EXPECT_EQ(back->loadbalancers[0].tags, (std::vector<std::string>{"a", "b"}));
+}
+
+TEST_F(StoreFileTest, CommitWritesTheFileAndLoadReadsIt) {
+  auto empty = ObjectStore::load(path());  // missing: the first start
+  ASSERT_TRUE(empty) << empty.error().message;
+  EXPECT_TRUE(empty->state().loadbalancers.empty());
+  ASSERT_TRUE(empty->commit(sample_state()));
+  auto again = ObjectStore::load(path());
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(state_to_json(again->state()), state_to_json(sample_state()));
+  // Only the file is left behind: the temporary file was renamed over it.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
+TEST_F(StoreFileTest, AFailedWriteKeepsTheStateAndTheOldFile) {
+  auto store = ObjectStore::load(path());
+  ASSERT_TRUE(store->commit(ApiState{}));
+  const std::string before = *read_file(path());
+  // A directory where write_file_atomic puts its temporary file: open() fails, even for root.
+  fs::create_directory(path() + ".tmp." + std::to_string(::getpid()));
+  auto failed = store->commit(sample_state());
+  ASSERT_FALSE(failed);
+  EXPECT_NE(failed.error().message.find("cannot save the API objects"), std::string::npos);
+  EXPECT_TRUE(store->state().loadbalancers.empty());
+  EXPECT_EQ(*read_file(path()), before);
+}
+
+TEST_F(StoreFileTest, ACorruptFileIsAnErrorNamingFileAndProblem) {
+  struct Case {
+    std::string text, message;
+  };
+  std::string bad_port = state_to_json(sample_state());
+  bad_port.replace(bad_port.find("\"protocol_port\":7001"), 20, "\"protocol_port\":70000");
+  const std::vector<Case> cases = {
+      {"{\"version\": 1, \"loadbal", "not valid JSON"},
+      {"[]", "expected a JSON object"},
+      {R"({"version": 2, "loadbalancers": []})", "unknown format version 2"},
+      {R"({"version": 1})", "\"loadbalancers\" must be a list"},
+      {R"({"version": 1, "loadbalancers": [{"name": "x"}]})",
+       "loadbalancers[0]: Invalid input for field/attribute id. Value: 'None'. Mandatory"},
+      {bad_port, "loadbalancers[0].pools[0].members[0]: Invalid input for field/attribute "
+                 "protocol_port. Value: '70000'. Value should be lower or equal to 65535"},
+  };
+  for (const Case& c : cases) {
+    write(c.text);
+    auto r = ObjectStore::load(path());
+    ASSERT_FALSE(r) << c.text;
+    EXPECT_NE(r.error().message.find(path()), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find(c.message), std::string::npos) << r.error().message;
+  }
+  ::chmod(path().c_str(), 0);
+  if (::geteuid() != 0) {
+    EXPECT_FALSE(ObjectStore::load(path()));
+  }
+}
+
+TEST_F(StoreFileTest, NoStateFileKeepsObjectsInMemory) {
+  ObjectStore store;
+  ASSERT_TRUE(store.commit(sample_state()));
+  EXPECT_EQ(store.state().loadbalancers.size(), 1u);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 0);
+}
+
+TEST(StoreConfig, ApiObjectsBecomeConfigsNamedByTheirIds) {
+  const ApiState s = sample_state();
+  const std::vector<model::Config> configs = ObjectStore::configs_of(s);
+  ASSERT_EQ(configs.size(), 1u);
+  const model::Config& c = configs[0];
+  const ApiLoadBalancer& lb = s.loadbalancers[0];
+  EXPECT_EQ(c.origin, model::Origin::kApi);
+  EXPECT_EQ(c.id, lb.id);
+  ASSERT_EQ(c.listeners.size(), 1u);
+  const model::Listener& l = c.listeners[0];
+  EXPECT_EQ(l.id, lb.listeners[0].id);
+  EXPECT_EQ(l.name, l.id);
+  EXPECT_EQ(l.bind_address, "127.0.0.1");
+  EXPECT_EQ(l.port, 16443);
+  EXPECT_EQ(l.pool, lb.pools[0].id);
+  EXPECT_EQ(l.max_connections, 100);
+  EXPECT_EQ(l.idle_timeout, std::chrono::minutes(10));
+  const model::Pool& p = c.pools.at(0);
+  EXPECT_EQ(p.name, p.id);
+  EXPECT_EQ(p.algorithm, model::Algorithm::kLeastConnections);
+  EXPECT_EQ(p.connect_timeout, std::chrono::seconds(2));
+  ASSERT_TRUE(p.health_monitor);
+  EXPECT_EQ(p.health_monitor->id, lb.pools[0].healthmonitor->id);
+  EXPECT_EQ(p.health_monitor->type, model::MonitorType::kHttps);
+  EXPECT_EQ(p.health_monitor->path, "/readyz");
+  EXPECT_EQ(p.health_monitor->host, "api.k8s");
+  EXPECT_EQ(p.health_monitor->interval, std::chrono::seconds(5));
+  EXPECT_EQ(p.health_monitor->timeout, std::chrono::seconds(2));
+  EXPECT_EQ(p.health_monitor->healthy_threshold, 2);
+  EXPECT_EQ(p.health_monitor->unhealthy_threshold, 4);
+  EXPECT_TRUE(p.health_monitor->expected_codes.contains(204));
+  ASSERT_EQ(p.members.size(), 2u);
+  EXPECT_EQ(p.members[0].name, p.members[0].id);  // both are called "m1" by their users
+  EXPECT_EQ(p.members[0].monitor_port, 7101);
+  EXPECT_TRUE(p.members[0].enabled);
+  EXPECT_FALSE(p.members[1].enabled);
+  EXPECT_TRUE(p.members[1].backup);
+  EXPECT_EQ(p.members[1].weight, 0);
+}
+
+TEST(StoreConfig, DisabledObjectsAreNotRun) {
+  ApiState s = sample_state();
+  s.loadbalancers[0].listeners[0].admin_state_up = false;
+  s.loadbalancers[0].pools[0].healthmonitor->admin_state_up = false;
+  s.loadbalancers[0].pools[0].admin_state_up = false;
+  const model::Config c = config_of(s.loadbalancers[0]);
+  EXPECT_TRUE(c.listeners.empty());
+  EXPECT_FALSE(c.pools[0].health_monitor);
+  EXPECT_FALSE(c.pools[0].members[0].enabled);
+  // The views still show them.
+  const model::Config shown = config_of(s.loadbalancers[0], Purpose::kShow);
+  EXPECT_EQ(shown.listeners.size(), 1u);
+  EXPECT_TRUE(shown.pools[0].health_monitor);
+}
+
+TEST(ApiViews, BuiltFromTheStoreWithTheDaemonsLiveState) {
+  auto store = ObjectStore::load("");
+  ASSERT_TRUE(store->commit(sample_state()));
+  const ApiLoadBalancer& lb = store->state().loadbalancers[0];
+  model::LoadBalancerView file{.id = "file-lb", .name = "vigil", .source_file = "/etc/v.yaml"};
+  // Before the daemon runs the API's load balancer: statuses as before a first check.
+  std::vector<model::LoadBalancerView> views = merged_views({file}, &*store);
+  ASSERT_EQ(views.size(), 2u);
+  EXPECT_EQ(views[0].id, "file-lb");
+  const model::LoadBalancerView& v = views[1];
+  EXPECT_EQ(v.name, "k8s");
+  EXPECT_EQ(v.pools[0].config.name, "");  // as its user named it
+  EXPECT_EQ(v.pools[0].members[0].config.name, "m1");
+  EXPECT_EQ(v.pools[0].members[0].operating_status, model::OperatingStatus::kOffline);
+  EXPECT_EQ(v.pools[0].members[1].operating_status, model::OperatingStatus::kOffline);
+  EXPECT_EQ(v.listeners[0].default_pool_id, lb.pools[0].id);
+  EXPECT_EQ(v.pools[0].listener_ids, std::vector<std::string>{lb.listeners[0].id});
+  EXPECT_EQ(v.pools[0].health_monitor_id, lb.pools[0].healthmonitor->id);
+  // With the daemon's view of the same ids: its statuses and counters.
+  model::LoadBalancerView live{.id = lb.id, .name = lb.id};
+  model::PoolView pool{.id = lb.pools[0].id, .operating_status = model::OperatingStatus::kDegraded};
+  pool.members.push_back({.id = lb.pools[0].members[0].id,
+                          .operating_status = model::OperatingStatus::kError,
+                          .health = model::Health::kDown,
+                          .consecutive_failures = 4});
+  live.pools.push_back(pool);
+  live.listeners.push_back({.id = lb.listeners[0].id, .bound = "127.0.0.1:16443",
+                            .operating_status = model::OperatingStatus::kDegraded,
+                            .total_connections = 7});
+  views = merged_views({file, live}, &*store);
+  ASSERT_EQ(views.size(), 2u);
+  const model::LoadBalancerView& w = views[1];
+  EXPECT_EQ(w.pools[0].members[0].operating_status, model::OperatingStatus::kError);
+  EXPECT_EQ(w.pools[0].members[0].consecutive_failures, 4);
+  EXPECT_EQ(w.pools[0].members[0].config.name, "m1");
+  EXPECT_EQ(w.pools[0].operating_status, model::OperatingStatus::kDegraded);
+  EXPECT_EQ(w.listeners[0].bound, "127.0.0.1:16443");
+  EXPECT_EQ(w.listeners[0].total_connections, 7u);
+  EXPECT_EQ(w.operating_status, model::OperatingStatus::kDegraded);
+}
+
+}  // namespace
+}  // namespace vigil::admin

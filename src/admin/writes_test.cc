@@ -1,0 +1,254 @@
+// Octavia writes through route(): the store changes only after the daemon applied the change and
+// the state file holds it; refusals change nothing. The daemon is a fake that records calls.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <filesystem>
+
+#include "admin/local_network.h"
+#include "admin/object_store.h"
+#include "admin/routes.h"
+#include "admin/sample_view_test.h"
+#include "base/file.h"
+
+namespace vigil::admin {
+namespace {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+class WritesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    state_file_ = (fs::temp_directory_path() / fmt::format("vigil-writes-{}.json", ::getpid()));
+    fs::remove(state_file_);
+    store_ = std::move(*ObjectStore::load(state_file_.string()));
+  }
+  void TearDown() override { fs::remove(state_file_); }
+
+  Response call(std::string_view method, std::string_view target, std::string_view body = "") {
+    const Request request{.method = method, .target = target, .x_auth_token = "T", .body = body};
+    return route(request, RouteContext{.token = "T", .views = views_, .now = testing::kNow,
+                                       .store = &store_, .apply = &apply_});
+  }
+  json::value body(const Response& r) { return json::parse(r.body); }
+  std::string faultstring(const Response& r) {
+    return std::string(body(r).at("faultstring").as_string());
+  }
+  // POSTs and returns the new object's id; fails the test unless 201.
+  std::string create(std::string_view target, std::string_view kind, const std::string& fields) {
+    const Response r = call("POST", target, fmt::format(R"({{"{}": {}}})", kind, fields));
+    EXPECT_EQ(r.status, 201) << r.body;
+    if (r.status != 201) return "";
+    return std::string(body(r).at(kind).at("id").as_string());
+  }
+  // The seed's scenario: a load balancer, a TCP listener, a pool and a member.
+  void scenario() {
+    lb_ = create("/v2.0/lbaas/loadbalancers", "loadbalancer",
+                 R"({"name": "k8s", "vip_subnet_id": ")" + local_subnet_id() + "\"}");
+    listener_ = create("/v2.0/lbaas/listeners", "listener",
+                       R"({"loadbalancer_id": ")" + lb_ +
+                           R"(", "protocol": "TCP", "protocol_port": 16443, "name": "api"})");
+    pool_ = create("/v2.0/lbaas/pools", "pool",
+                   R"({"listener_id": ")" + listener_ +
+                       R"(", "protocol": "TCP", "lb_algorithm": "ROUND_ROBIN", "name": "masters"})");
+    member_ = create("/v2.0/lbaas/pools/" + pool_ + "/members", "member",
+                     R"({"address": "127.0.0.1", "protocol_port": 7001, "name": "master-01"})");
+  }
+
+  fs::path state_file_;
+  ObjectStore store_;
+  std::vector<std::vector<model::Config>> applied_;
+  std::string refuse_;  // when set, the fake daemon refuses with this message
+  ApplyFn apply_ = [this](const std::vector<model::Config>& configs) -> Result<void> {
+    if (!refuse_.empty()) return fail(refuse_);
+    applied_.push_back(configs);
+    return {};
+  };
+  ViewsSource views_ = [] { return std::vector{testing::sample_view()}; };
+  std::string lb_, listener_, pool_, member_;
+};
+
+TEST_F(WritesTest, CreatesAnswer201WithTheObjectAppliedAndSaved) {
+  const Response r = call("POST", "/v2.0/lbaas/loadbalancers",
+                          R"({"loadbalancer": {"name": "k8s", "vip_address": "127.0.0.1"}})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  const json::value lb = body(r).at("loadbalancer");
+  EXPECT_EQ(lb.at("name"), "k8s");
+  EXPECT_EQ(lb.at("provisioning_status"), "ACTIVE");
+  EXPECT_EQ(lb.at("vip_address"), "127.0.0.1");
+  EXPECT_EQ(lb.at("vip_subnet_id"), json::value(local_subnet_id()));
+  EXPECT_EQ(lb.at("admin_state_up"), true);
+  ASSERT_EQ(applied_.size(), 1u);
+  ASSERT_EQ(applied_[0].size(), 1u);
+  EXPECT_EQ(applied_[0][0].id, lb.at("id").as_string());
+  EXPECT_EQ(applied_[0][0].origin, model::Origin::kApi);
+  // Saved before the answer.
+  auto reloaded = ObjectStore::load(state_file_.string());
+  ASSERT_TRUE(reloaded);
+  EXPECT_EQ(reloaded->state().loadbalancers.at(0).id, lb.at("id").as_string());
+}
+
+TEST_F(WritesTest, TheSeedsScenarioThroughTheRoutes) {
+  scenario();
+  ASSERT_FALSE(member_.empty());
+  const json::value members = body(call("GET", "/v2.0/lbaas/pools/" + pool_ + "/members"));
+  ASSERT_EQ(members.at("members").as_array().size(), 1u);
+  EXPECT_EQ(members.at("members").at(0).at("operating_status"), "NO_MONITOR");
+  EXPECT_EQ(members.at("members").at(0).at("name"), "master-01");
+  const std::string hm = create("/v2.0/lbaas/healthmonitors", "healthmonitor",
+                                R"({"pool_id": ")" + pool_ +
+                                    R"(", "type": "TLS-HELLO", "delay": 5, "timeout": 10,
+                                    "max_retries": 4})");
+  const json::value shown = body(call("GET", "/v2.0/lbaas/healthmonitors/" + hm));
+  EXPECT_EQ(shown.at("healthmonitor").at("max_retries"), 4);
+  EXPECT_EQ(shown.at("healthmonitor").at("max_retries_down"), 3);
+  EXPECT_EQ(shown.at("healthmonitor").at("timeout"), 10);
+  EXPECT_EQ(shown.at("healthmonitor").at("pools").at(0).at("id"), json::value(pool_));
+  // Before the daemon's first check: OFFLINE, as Octavia shows it.
+  EXPECT_EQ(body(call("GET", "/v2.0/lbaas/pools/" + pool_ + "/members/" + member_))
+                .at("member").at("operating_status"), "OFFLINE");
+  const Response put = call("PUT", "/v2.0/lbaas/pools/" + pool_ + "/members/" + member_,
+                            R"({"member": {"weight": 0}})");
+  ASSERT_EQ(put.status, 200) << put.body;
+  EXPECT_EQ(body(put).at("member").at("weight"), 0);
+  EXPECT_EQ(body(put).at("member").at("operating_status"), "DRAINING");
+  const json::value tree = body(call("GET", "/v2/lbaas/loadbalancers/" + lb_ + "/status"));
+  const json::value& pool = tree.at("statuses").at("loadbalancer").at("listeners").at(0).at("pools").at(0);
+  EXPECT_EQ(pool.at("name"), "masters");
+  EXPECT_EQ(pool.at("healthmonitor").at("id"), json::value(hm));
+  EXPECT_EQ(pool.at("members").at(0).at("name"), "master-01");
+  EXPECT_EQ(applied_.size(), 6u);
+  const Response gone = call("DELETE", "/v2.0/lbaas/loadbalancers/" + lb_ + "?cascade=True");
+  EXPECT_EQ(gone.status, 204);
+  EXPECT_TRUE(gone.body.empty());
+  EXPECT_TRUE(store_.state().loadbalancers.empty());
+  EXPECT_TRUE(applied_.back().empty());
+}
+
+TEST_F(WritesTest, ListsShowTheFilesAndTheApisObjectsWithFilters) {
+  scenario();
+  const json::value lbs = body(call("GET", "/v2.0/lbaas/loadbalancers"));
+  ASSERT_EQ(lbs.at("loadbalancers").as_array().size(), 2u);
+  EXPECT_EQ(lbs.at("loadbalancers").at(0).at("name"), "vigil");  // the file's first
+  EXPECT_EQ(lbs.at("loadbalancers").at(1).at("name"), "k8s");
+  const json::value ours = body(call("GET", "/v2.0/lbaas/listeners?loadbalancer_id=" + lb_));
+  ASSERT_EQ(ours.at("listeners").as_array().size(), 1u);
+  EXPECT_EQ(ours.at("listeners").at(0).at("name"), "api");
+  EXPECT_EQ(ours.at("listeners").at(0).at("connection_limit"), -1);
+  const json::value by_port = body(call("GET", "/v2.0/lbaas/listeners?protocol_port=6443"));
+  EXPECT_EQ(by_port.at("listeners").at(0).at("name"), "api");  // the file's
+  EXPECT_EQ(body(call("GET", "/v2.0/lbaas/pools?name=masters")).at("pools").as_array().size(), 2u);
+  EXPECT_EQ(body(call("GET", "/v2.0/lbaas/pools?listener_id=" + listener_)).at("pools").as_array().size(), 1u);
+  EXPECT_EQ(body(call("GET", "/v2.0/lbaas/loadbalancers?operating_status=DEGRADED"))
+                .at("loadbalancers").as_array().size(), 1u);
+  const json::value status = body(call("GET", "/v1/status"));
+  EXPECT_EQ(status.at("loadbalancers").as_array().size(), 2u);
+  EXPECT_EQ(status.at("loadbalancer").at("name"), "vigil");
+  EXPECT_NE(call("GET", "/metrics").body.find("lb=\"k8s\""), std::string::npos);
+}
+
+TEST_F(WritesTest, ARefusalByTheDaemonChangesNothing) {
+  scenario();
+  const std::string before = *read_file(state_file_.string());
+  const size_t calls = applied_.size();
+  refuse_ = "cannot bind 127.0.0.1:16444: Address already in use";
+  const Response r = call("POST", "/v2.0/lbaas/listeners",
+                          R"({"listener": {"loadbalancer_id": ")" + lb_ +
+                              R"(", "protocol": "TCP", "protocol_port": 16444}})");
+  EXPECT_EQ(r.status, 409);
+  EXPECT_EQ(faultstring(r), refuse_);
+  EXPECT_EQ(store_.state().loadbalancers[0].listeners.size(), 1u);
+  EXPECT_EQ(*read_file(state_file_.string()), before);
+  EXPECT_EQ(applied_.size(), calls);
+}
+
+TEST_F(WritesTest, BadInputIs400AndNeverReachesTheDaemon) {
+  scenario();
+  const std::string before = *read_file(state_file_.string());
+  const size_t calls = applied_.size();
+  struct Case {
+    std::string method, target, body, message;
+  };
+  const std::vector<Case> cases = {
+      {"POST", "/v2.0/lbaas/healthmonitors",
+       R"({"healthmonitor": {"pool_id": ")" + pool_ + R"(", "type": "PING", "delay": 1,
+           "timeout": 1, "max_retries": 1}})", "Value should be one of: TCP, TLS-HELLO"},
+      {"POST", "/v2.0/lbaas/healthmonitors",
+       R"({"healthmonitor": {"pool_id": ")" + pool_ + R"(", "type": "TCP", "delay": 1,
+           "timeout": 1, "max_retries": 0}})", "max_retries. Value: '0'"},
+      {"POST", "/v2.0/lbaas/listeners", R"({"listener": {"loadbalancer_id": ")" + lb_ +
+       R"(", "protocol": "TCP", "protocol_port": 70000}})", "Value: '70000'"},
+      {"POST", "/v2.0/lbaas/pools/" + pool_ + "/members", "{\"member\": {", "Malformed JSON"},
+      {"PUT", "/v2.0/lbaas/listeners/" + listener_, R"({"listener": {"protocol": "UDP"}})",
+       "Unknown attribute for argument listener: protocol"},
+  };
+  for (const Case& c : cases) {
+    const Response r = call(c.method, c.target, c.body);
+    EXPECT_EQ(r.status, 400) << c.target << " " << r.body;
+    EXPECT_NE(faultstring(r).find(c.message), std::string::npos) << faultstring(r);
+  }
+  EXPECT_EQ(applied_.size(), calls);
+  EXPECT_EQ(*read_file(state_file_.string()), before);
+}
+
+TEST_F(WritesTest, TheFilesObjectsAreReadOnly) {
+  const auto file = testing::sample_view();
+  const std::string read_only =
+      "objects from /etc/vigil/vigil.yaml are read-only through the API: edit the file and reload";
+  for (const auto& [method, target] : std::vector<std::pair<std::string, std::string>>{
+           {"PUT", "/v2/lbaas/pools/" + file.pools[0].id},
+           {"DELETE", "/v2/lbaas/loadbalancers/" + file.id},
+           {"POST", "/v2/lbaas/pools/masters/members"},
+           {"DELETE", "/v2/lbaas/healthmonitors/" + file.pools[0].health_monitor_id}}) {
+    const Response r = call(method, target, R"({"x": {}})");
+    EXPECT_EQ(r.status, 409) << target;
+    EXPECT_EQ(faultstring(r), read_only);
+  }
+  // A relation to the file's objects in a body: the same answer.
+  const Response monitor = call("POST", "/v2/lbaas/healthmonitors",
+                                R"({"healthmonitor": {"pool_id": ")" + file.pools[1].id +
+                                    R"(", "type": "TCP", "delay": 1, "timeout": 1,
+                                    "max_retries": 1}})");
+  EXPECT_EQ(monitor.status, 409);
+  EXPECT_EQ(faultstring(monitor), read_only);
+  EXPECT_TRUE(applied_.empty());
+}
+
+TEST_F(WritesTest, MethodsAndMissingObjects) {
+  scenario();
+  EXPECT_EQ(call("PUT", "/v2/lbaas/pools", "{}").status, 405);
+  EXPECT_EQ(call("POST", "/v2/lbaas/pools/" + pool_, "{}").status, 405);
+  EXPECT_EQ(call("PATCH", "/v2/lbaas/pools/" + pool_, "{}").status, 405);
+  EXPECT_EQ(call("DELETE", "/v2/lbaas/loadbalancers/" + lb_ + "/status").status, 405);
+  const Response missing = call("DELETE", "/v2/lbaas/listeners/nope");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(faultstring(missing), "Listener nope not found.");
+  EXPECT_EQ(call("DELETE", "/v2/lbaas/pools/" + pool_ + "/members/nope").status, 404);
+  const Response children = call("DELETE", "/v2/lbaas/loadbalancers/" + lb_);
+  EXPECT_EQ(children.status, 400);
+  EXPECT_NE(faultstring(children).find("it has children"), std::string::npos);
+  EXPECT_EQ(call("DELETE", "/v2/lbaas/pools/" + pool_ + "/members/" + member_).status, 204);
+  EXPECT_EQ(call("DELETE", "/v2/lbaas/pools/" + pool_).status, 204);
+  EXPECT_EQ(call("DELETE", "/v2/lbaas/listeners/" + listener_).status, 204);
+  EXPECT_EQ(call("DELETE", "/v2/lbaas/loadbalancers/" + lb_).status, 204);
+}
+
+TEST_F(WritesTest, NeutronAnswersForTheCli) {
+  const json::value subnets = body(call("GET", "/v2.0/subnets?name=vigil-local"));
+  ASSERT_EQ(subnets.at("subnets").as_array().size(), 1u);
+  EXPECT_EQ(subnets.at("subnets").at(0).at("id"), json::value(local_subnet_id()));
+  EXPECT_TRUE(body(call("GET", "/v2.0/subnets?name=other")).at("subnets").as_array().empty());
+  EXPECT_EQ(body(call("GET", "/v2.0/subnets/" + local_subnet_id())).at("subnet").at("name"),
+            "vigil-local");
+  EXPECT_EQ(call("GET", "/v2.0/subnets/nope").status, 404);
+  EXPECT_EQ(body(call("GET", "/v2.0/networks?id=" + local_network_id())).at("networks")
+                .as_array().size(), 1u);
+  EXPECT_TRUE(body(call("GET", "/v2.0/ports")).at("ports").as_array().empty());
+  EXPECT_EQ(call("POST", "/v2.0/subnets", "{}").status, 405);
+}
+
+}  // namespace
+}  // namespace vigil::admin

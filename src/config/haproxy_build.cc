@@ -1,0 +1,541 @@
+// From the parsed sections to vigil's model. What each directive says was stored by its handler;
+// here they are read together, the way HAProxy reads them: a frontend's listeners go to its
+// default_backend, a backend's first checked server decides the check, a missing timeout check
+// means inter, a server without a port takes the port its clients connected to.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "base/duration.h"
+#include "config/address.h"
+#include "config/haproxy_draft.h"
+#include "config/haproxy_values.h"
+#include "config/suggest.h"
+
+namespace vigil::config::haproxy {
+namespace {
+
+using model::MonitorType;
+using namespace std::chrono_literals;
+
+// HAProxy's defaults for server checks.
+constexpr Duration kHaproxyInter = 2s;
+constexpr int kHaproxyRise = 2;
+constexpr int kHaproxyFall = 3;
+// HAProxy passes an HTTP check on any 2xx or 3xx status unless told otherwise.
+constexpr std::string_view kHaproxyExpectedCodes = "200-399";
+// Below this a listener's idle timeout cuts long-lived watches.
+constexpr Duration kLongSession = 1h;
+
+std::string quote(std::string_view name) { return "\"" + std::string(name) + "\""; }
+
+std::string kind_and_name(const ProxyDraft& x) {
+  return std::string(section_name(x.kind)) + " " + quote(x.name);
+}
+
+// "/etc/haproxy/haproxy.cfg" -> "haproxy", made into a valid name.
+std::string default_name(const std::string& file_name) {
+  std::string stem = file_name.substr(file_name.rfind('/') + 1);
+  if (const size_t dot = stem.rfind('.'); dot != std::string::npos && dot > 0) stem.resize(dot);
+  for (char& c : stem) {
+    if (!valid_name(std::string_view(&c, 1))) c = '-';
+  }
+  if (stem.size() > kMaxNameLength) stem.resize(kMaxNameLength);
+  return stem.empty() ? "haproxy" : stem;
+}
+
+// The check settings of a server, compared across the servers of a backend.
+struct CheckSettings {
+  bool tls = false;
+  Duration inter{}, fastinter{}, downinter{};
+  int rise = 0, fall = 0;
+  std::optional<bool> verify;
+  std::string ca_file, sni, crt;
+
+  static CheckSettings of(const ServerParams& s) {
+    return {.tls = s.check_ssl ? s.check_ssl.value : s.ssl.value,
+            .inter = s.inter ? s.inter.value : kHaproxyInter,
+            .fastinter = s.fastinter.value,
+            .downinter = s.downinter.value,
+            .rise = s.rise ? s.rise.value : kHaproxyRise,
+            .fall = s.fall ? s.fall.value : kHaproxyFall,
+            .verify = s.verify ? std::optional<bool>(s.verify.value) : std::nullopt,
+            .ca_file = s.ca_file.value,
+            .sni = s.check_sni ? s.check_sni.value : s.verifyhost.value,
+            .crt = s.crt.value};
+  }
+
+  // "inter 5s vs 10s, rise 2 vs 3"; empty when the same.
+  std::string differences(const CheckSettings& o) const {
+    std::vector<std::string> out;
+    const auto time = [&](std::string_view name, Duration a, Duration b) {
+      if (a != b) {
+        out.push_back(std::string(name) + " " + (a.count() ? format_duration(a) : "unset") +
+                      " vs " + (b.count() ? format_duration(b) : "unset"));
+      }
+    };
+    if (tls != o.tls) out.push_back(tls ? "TLS vs plain" : "plain vs TLS");
+    time("inter", inter, o.inter);
+    time("fastinter", fastinter, o.fastinter);
+    time("downinter", downinter, o.downinter);
+    if (rise != o.rise) out.push_back("rise " + std::to_string(rise) + " vs " + std::to_string(o.rise));
+    if (fall != o.fall) out.push_back("fall " + std::to_string(fall) + " vs " + std::to_string(o.fall));
+    if (verify != o.verify) out.push_back("verify");
+    if (ca_file != o.ca_file) out.push_back("ca-file");
+    if (sni != o.sni) out.push_back("check-sni");
+    if (crt != o.crt) out.push_back("crt");
+    std::string text;
+    for (const std::string& s : out) text += (text.empty() ? "" : ", ") + s;
+    return text;
+  }
+};
+
+class Builder {
+ public:
+  explicit Builder(Parser& p) : p_(p), draft_(p.draft()) {}
+
+  model::Config build() {
+    config_.source_file = p_.file();
+    config_.name = default_name(p_.file());
+    if (draft_.global.nbthread) config_.workers = draft_.global.nbthread.value;
+    if (draft_.proxies.empty()) {
+      p_.warning(0, "no frontend, backend or listen section: vigil has nothing to proxy");
+    }
+    index_names();
+    choose_loaded();
+    name_pools();
+    for (const ProxyDraft& x : draft_.proxies) {
+      if ((x.kind & kFrontendSide) != 0 && loaded_.contains(&x)) resolve_target(x);
+    }
+    for (const ProxyDraft& x : draft_.proxies) {
+      if (pool_names_.contains(&x)) config_.pools.push_back(build_pool(x));
+    }
+    for (const ProxyDraft& x : draft_.proxies) {
+      if (targets_.contains(&x)) build_listeners(x, *targets_.at(&x));
+    }
+    warn_short_idle_timeouts();
+    return std::move(config_);
+  }
+
+ private:
+  model::SourceLocation at(int line) const { return {.file = p_.file(), .line = line}; }
+
+  // HAProxy's names are unique among proxies that share a side (a frontend and a backend may
+  // share one; a listen is both).
+  void index_names() {
+    for (const ProxyDraft& x : draft_.proxies) {
+      for (auto [side, index] : {std::pair{kBackendSide, &backends_},
+                                 std::pair{kFrontendSide, &frontends_}}) {
+        if ((x.kind & side) == 0) continue;
+        auto [it, inserted] = index->emplace(x.name, &x);
+        if (!inserted) {
+          p_.error(x.line, kind_and_name(x) + " is already defined at line " +
+                               std::to_string(it->second->line));
+        }
+      }
+    }
+  }
+
+  // Proxies vigil loads: not disabled frontends, not HAProxy's own stats pages.
+  void choose_loaded() {
+    for (const ProxyDraft& x : draft_.proxies) {
+      if ((x.kind & kFrontendSide) != 0 && x.disabled.value) {
+        p_.warning(x.disabled.line,
+                   kind_and_name(x) + " is disabled: vigil does not listen on its binds");
+        continue;
+      }
+      if ((x.kind & kFrontendSide) != 0 && x.self_served_line > 0 && x.servers.empty() &&
+          !x.default_backend && x.use_backends.empty()) {
+        p_.warning(x.line, "ignored: " + kind_and_name(x) +
+                               " only serves HAProxy's statistics page (line " +
+                               std::to_string(x.self_served_line) +
+                               "); vigil's status page, /metrics and API are on admin.listen "
+                               "(127.0.0.1:8404 by default)");
+        continue;
+      }
+      loaded_.insert(&x);
+    }
+  }
+
+  void name_pools() {
+    for (const ProxyDraft& x : draft_.proxies) {
+      if ((x.kind & kBackendSide) == 0 || !loaded_.contains(&x)) continue;
+      if (x.kind == kListen && x.servers.empty() && x.default_backend) continue;  // only forwards
+      if (backends_.at(x.name) != &x) continue;  // a duplicate, reported
+      pool_names_[&x] = renamed(x.name, taken_pool_names_, x.line, kind_and_name(x), "pool");
+      if (x.mode.value == "http") warn_http_mode(x);
+    }
+  }
+
+  std::string renamed(const std::string& original, std::set<std::string>& taken, int line,
+                      const std::string& what, std::string_view vigil_kind) {
+    const std::string name = vigil_name(original, taken);
+    if (name != original) {
+      p_.warning(line, what + " is called " + quote(name) + " in vigil (" +
+                           std::string(vigil_kind) +
+                           " names are at most 64 letters, digits, '.', '_' and '-')");
+    }
+    return name;
+  }
+
+  void warn_http_mode(const ProxyDraft& x) {
+    p_.warning_once(x.mode.line, "`mode http`: vigil proxies TCP; " + kind_and_name(x) +
+                                     " is loaded as TCP and its HTTP rules do not apply");
+  }
+
+  // Which backend a frontend's connections go to.
+  void resolve_target(const ProxyDraft& f) {
+    if (f.mode.value == "http" && f.kind == kFrontend) warn_http_mode(f);
+    const ProxyDraft* target = nullptr;
+    if (f.default_backend) {
+      target = find_backend(f.default_backend.value, f.default_backend.line);
+      for (const auto& u : f.use_backends) {
+        p_.warning(u.line, "ignored: `use_backend " + u.value +
+                               "`: vigil does not route by conditions; every connection goes to "
+                               "the default_backend " +
+                               quote(f.default_backend.value));
+      }
+    } else if (f.kind == kListen) {
+      target = &f;
+    } else if (!f.use_backends.empty()) {
+      std::set<std::string> names;
+      for (const auto& u : f.use_backends) names.insert(u.value);
+      if (names.size() == 1) {
+        target = find_backend(f.use_backends[0].value, f.use_backends[0].line);
+        if (target != nullptr) {
+          p_.warning(f.use_backends[0].line,
+                     "`use_backend " + f.use_backends[0].value +
+                         "`: vigil does not route by conditions; as the only backend of " +
+                         kind_and_name(f) + ", it gets every connection");
+        }
+      } else {
+        for (const auto& u : f.use_backends) {
+          p_.warning(u.line, "ignored: `use_backend " + u.value +
+                                 "`: vigil does not route by conditions");
+        }
+        p_.warning(f.line, kind_and_name(f) +
+                               " has no default_backend: vigil does not listen on its binds");
+      }
+    } else {
+      p_.warning(f.line, kind_and_name(f) +
+                             " has no default_backend: HAProxy would refuse its connections; "
+                             "vigil does not listen on its binds");
+    }
+    if (target == nullptr || !pool_names_.contains(target)) return;
+    targets_[&f] = target;
+    for (const BindDraft& b : f.binds) ports_of_[target].insert(b.port);
+  }
+
+  const ProxyDraft* find_backend(const std::string& name, int line) {
+    const auto it = backends_.find(name);
+    if (it != backends_.end()) {
+      if (!loaded_.contains(it->second)) {
+        p_.error(line, "backend " + quote(name) + " is not loaded (see its warning)");
+        return nullptr;
+      }
+      return it->second;
+    }
+    std::vector<std::string_view> names;
+    for (const auto& [n, x] : backends_) names.push_back(n);
+    p_.error(line, "backend " + quote(name) + " is not defined" +
+                       (frontends_.contains(name) ? " (" + quote(name) + " is a frontend)"
+                                                  : did_you_mean(name, names)));
+    return nullptr;
+  }
+
+  model::Pool build_pool(const ProxyDraft& b) {
+    model::Pool pool;
+    pool.name = pool_names_.at(&b);
+    pool.where = at(b.line);
+    if (b.balance) pool.algorithm = b.balance.value;
+    if (b.timeout_connect) pool.connect_timeout = b.timeout_connect.value;
+    if (b.retries) pool.retries = b.retries.value;
+    std::set<std::string> member_names;
+    std::map<std::string, int> haproxy_names;
+    int backups = 0;
+    for (const ServerDraft& s : b.servers) {
+      if (auto [it, inserted] = haproxy_names.emplace(s.name, s.line); !inserted) {
+        p_.error(s.line, "server " + quote(s.name) + " is already defined in " +
+                             kind_and_name(b) + " at line " + std::to_string(it->second));
+        continue;
+      }
+      model::Member m;
+      m.name = renamed(s.name, member_names, s.line, "server " + quote(s.name), "member");
+      m.address = s.host;
+      m.port = server_port(b, s);
+      if (s.params.weight) m.weight = s.params.weight.value;
+      m.backup = s.params.backup.value;
+      m.enabled = !s.params.disabled.value && !b.disabled.value;
+      if (s.params.addr) m.monitor_address = s.params.addr.value;
+      if (s.params.port) m.monitor_port = static_cast<uint16_t>(s.params.port.value);
+      m.where = at(s.line);
+      if (m.backup && ++backups == 2 && !b.allbackups.value) {
+        p_.warning(s.line, "server " + quote(s.name) +
+                               " is a second backup: without `option allbackups` HAProxy uses "
+                               "only the first usable backup; vigil spreads traffic over every "
+                               "healthy backup");
+      }
+      pool.members.push_back(std::move(m));
+    }
+    if (b.disabled.value && (b.kind & kFrontendSide) == 0) {
+      p_.warning(b.disabled.line,
+                 kind_and_name(b) + " is disabled: vigil loads its members disabled (OFFLINE)");
+    }
+    pool.health_monitor = build_monitor(b, pool);
+    return pool;
+  }
+
+  uint16_t server_port(const ProxyDraft& b, const ServerDraft& s) {
+    if (s.port) return *s.port;
+    const auto it = ports_of_.find(&b);
+    if (it != ports_of_.end() && it->second.size() == 1) return *it->second.begin();
+    if (it == ports_of_.end() || it->second.empty()) {
+      p_.error(s.line, "server " + quote(s.name) +
+                           " has no port, and no listener uses " + kind_and_name(b) +
+                           " (HAProxy connects to the port the client connected to): write the "
+                           "port, like " + s.host + ":6443");
+    } else {
+      std::string ports;
+      for (uint16_t port : it->second) ports += (ports.empty() ? "" : ", ") + std::to_string(port);
+      p_.error(s.line, "server " + quote(s.name) +
+                           " has no port, and the listeners of " + kind_and_name(b) +
+                           " use several (" + ports +
+                           "): HAProxy connects to the port each client connected to; vigil "
+                           "needs one: write it");
+    }
+    return 1;
+  }
+
+  std::optional<model::HealthMonitor> build_monitor(const ProxyDraft& b, model::Pool& pool) {
+    std::vector<const ServerDraft*> checked;
+    for (const ServerDraft& s : b.servers) {
+      if (s.params.check.value) checked.push_back(&s);
+    }
+    const CheckOption& option = b.check;
+    if (checked.empty()) {
+      if (option.line > b.line) {
+        p_.warning(option.line, "`" + option.text + "` has no effect: no server of " +
+                                    kind_and_name(b) +
+                                    " has `check`, so, as in HAProxy, its members are not "
+                                    "checked (NO_MONITOR)");
+      }
+      return std::nullopt;
+    }
+    const ServerDraft& first = *checked.front();
+    const ServerParams& sp = first.params;
+    const CheckSettings settings = CheckSettings::of(sp);
+    for (const ServerDraft& s : b.servers) {
+      if (&s == &first) continue;
+      if (!s.params.check.value) {
+        p_.warning(s.line, "server " + quote(s.name) +
+                               " has no `check`: HAProxy never marks it down; vigil checks every "
+                               "member of a pool with the pool's monitor");
+        continue;
+      }
+      const std::string differences = CheckSettings::of(s.params).differences(settings);
+      if (!differences.empty()) {
+        p_.warning(s.line, "server " + quote(s.name) + "'s check settings differ from server " +
+                               quote(first.name) + "'s (line " + std::to_string(first.line) +
+                               "): " + differences +
+                               "; vigil has one monitor per pool and uses " + quote(first.name) +
+                               "'s");
+      }
+    }
+
+    const CheckConnect* connect = nullptr;
+    if (option.kind == CheckKind::kHttp) connect = &b.http_check.connect;
+    if (option.kind == CheckKind::kTcpCheck) connect = &b.tcp_check.connect;
+    warn_unused_rules(b);
+    bool tls = settings.tls || (connect != nullptr && connect->ssl.value);
+
+    model::HealthMonitor m;
+    m.where = at(option.line > 0 && option.kind != CheckKind::kConnect ? option.line : first.line);
+    switch (option.kind) {
+      case CheckKind::kHttp:
+        m.type = tls ? MonitorType::kHttps : MonitorType::kHttp;
+        break;
+      case CheckKind::kSslHello:
+        m.type = MonitorType::kTlsHello;
+        tls = false;  // HAProxy's hello is not verified; vigil's handshake is not either
+        break;
+      case CheckKind::kOther:
+        p_.warning_once(option.line, "`" + option.text + "`: vigil cannot run this check; " +
+                                         "the servers get a " + (tls ? "TLS-HELLO" : "TCP") +
+                                         " check");
+        [[fallthrough]];
+      case CheckKind::kConnect:
+      case CheckKind::kTcpCheck:
+        m.type = tls ? MonitorType::kTlsHello : MonitorType::kTcp;
+        break;
+    }
+
+    m.interval = settings.inter;
+    m.fast_interval = sp.fastinter ? sp.fastinter.value : m.interval;
+    if (m.fast_interval > m.interval) {
+      p_.warning_once(sp.fastinter.line,
+                      "`fastinter " + format_duration(m.fast_interval) +
+                          "` is longer than inter: vigil's fast_interval is at most the interval; "
+                          "using " + format_duration(m.interval));
+      m.fast_interval = m.interval;
+    }
+    if (sp.downinter && sp.downinter.value != m.interval) {
+      p_.warning_once(sp.downinter.line,
+                      "ignored: `downinter " + format_duration(sp.downinter.value) +
+                          "`: vigil checks a down member every interval (" +
+                          format_duration(m.interval) + ")");
+    }
+    // HAProxy gives a check `inter` to complete; with `timeout check`, it limits the connect to
+    // min(timeout connect, inter) and then waits `timeout check` for the answer. A connect-only
+    // check has no answer to wait for.
+    if (!b.timeout_check) {
+      m.timeout = m.interval;
+    } else if (m.type == MonitorType::kTcp) {
+      m.timeout = std::min(b.timeout_connect ? b.timeout_connect.value : m.interval, m.interval);
+    } else {
+      m.timeout = b.timeout_check.value;
+    }
+    m.healthy_threshold = settings.rise;
+    m.unhealthy_threshold = settings.fall;
+
+    if (m.type == MonitorType::kHttp || m.type == MonitorType::kHttps) {
+      const HttpCheckRules& r = b.http_check;
+      m.http_method = r.method ? r.method.value : option.method ? option.method.value : "OPTIONS";
+      m.path = r.uri ? r.uri.value : option.uri ? option.uri.value : "/";
+      m.host = r.host ? r.host.value : option.host.value;
+      m.expected_codes = *model::ExpectedCodes::parse(
+          r.expect_status ? std::string_view(r.expect_status.value) : kHaproxyExpectedCodes);
+    }
+    if (tls) set_tls(b, first, connect, m);
+    if (connect != nullptr) {
+      for (model::Member& member : pool.members) {
+        if (connect->port && member.monitor_port == 0) {
+          member.monitor_port = static_cast<uint16_t>(connect->port.value);
+        }
+        if (connect->addr && member.monitor_address.empty()) {
+          member.monitor_address = connect->addr.value;
+        }
+      }
+    }
+    return m;
+  }
+
+  void set_tls(const ProxyDraft& b, const ServerDraft& first, const CheckConnect* connect,
+               model::HealthMonitor& m) {
+    const ServerParams& sp = first.params;
+    const bool verify = sp.verify ? sp.verify.value : !draft_.global.verify_none.value;
+    const std::string ca_file = sp.ca_file.value == "@system-ca" ? "" : sp.ca_file.value;
+    m.tls.verify = verify;
+    if (verify) {
+      m.tls.ca_file = ca_file;
+      if (!sp.ca_file) {
+        p_.warning_once(first.line,
+                        "server " + quote(first.name) + " of " + kind_and_name(b) +
+                            " checks over TLS with verify required (HAProxy's default) and no "
+                            "ca-file, which HAProxy refuses; vigil verifies against the system's "
+                            "CAs (add `verify none` to skip verification)");
+      }
+    } else if (!ca_file.empty()) {
+      p_.warning_once(sp.ca_file.line, "ignored: `ca-file " + sp.ca_file.value +
+                                           "`: not used with verify none");
+    }
+    if (connect != nullptr && connect->sni) {
+      m.tls.server_name = connect->sni.value;
+    } else if (sp.check_sni) {
+      m.tls.server_name = sp.check_sni.value;
+    } else if (sp.verifyhost && !sp.verifyhost.value.empty()) {
+      m.tls.server_name = sp.verifyhost.value;
+    }
+    if (sp.crt) {
+      m.tls.client_cert = sp.crt.value;
+      m.tls.client_key = sp.crt.value;
+    }
+  }
+
+  // http-check rules without option httpchk, tcp-check rules without option tcp-check.
+  void warn_unused_rules(const ProxyDraft& b) {
+    const CheckOption& option = b.check;
+    const std::string check =
+        option.line > 0 ? "`" + option.text + "` (line " + std::to_string(option.line) + ")"
+                        : "a connect (no check option)";
+    if (b.http_check.first_line > 0 && option.kind != CheckKind::kHttp) {
+      p_.warning_once(b.http_check.first_line,
+                      "ignored: http-check rules: the check of " + kind_and_name(b) + " is " +
+                          check + ", not option httpchk");
+    }
+    if (b.tcp_check.first_line > 0 && option.kind != CheckKind::kTcpCheck) {
+      p_.warning_once(b.tcp_check.first_line,
+                      "ignored: tcp-check rules: the check of " + kind_and_name(b) + " is " +
+                          check + ", not option tcp-check");
+    }
+  }
+
+  void build_listeners(const ProxyDraft& f, const ProxyDraft& target) {
+    if (f.binds.empty()) {
+      p_.warning(f.line, kind_and_name(f) + " has no bind: vigil does not listen for it");
+      return;
+    }
+    for (size_t i = 0; i < f.binds.size(); ++i) {
+      const BindDraft& b = f.binds[i];
+      model::Listener l;
+      const std::string wanted = i == 0 ? f.name : f.name + "-" + std::to_string(i + 1);
+      l.name = i == 0 ? renamed(wanted, listener_names_, f.line, kind_and_name(f), "listener")
+                      : vigil_name(wanted, listener_names_);
+      l.bind_address = b.address;
+      l.port = b.port;
+      l.pool = pool_names_.at(&target);
+      if (b.maxconn) {
+        l.max_connections = b.maxconn.value;
+      } else if (f.maxconn) {
+        l.max_connections = f.maxconn.value;
+      }
+      if (b.ssl) {
+        p_.error(b.ssl.line, "bind ... ssl: TLS termination is not supported: vigil passes TLS "
+                             "through to the servers (remove ssl and crt from the bind line, and "
+                             "let the servers present their certificates)");
+      }
+      l.where = at(b.line);
+      // The longest of the timeouts HAProxy would apply to an idle session.
+      const Lined<Duration>* longest = nullptr;
+      for (const Lined<Duration>* t :
+           {&f.timeout_client, &target.timeout_server, &target.timeout_tunnel}) {
+        if (*t && (longest == nullptr || t->value > longest->value)) longest = t;
+      }
+      if (longest != nullptr) {
+        l.idle_timeout = longest->value;
+        if (longest->value < kLongSession) short_idle_[longest->line].push_back(l.name);
+      }
+      config_.listeners.push_back(std::move(l));
+    }
+  }
+
+  void warn_short_idle_timeouts() {
+    for (const auto& [line, names] : short_idle_) {
+      std::string list;
+      for (const std::string& n : names) list += (list.empty() ? "" : ", ") + quote(n);
+      const Duration idle = std::ranges::find(config_.listeners, names.front(),
+                                              &model::Listener::name)->idle_timeout;
+      p_.warning(line, "the idle_timeout of listener" + std::string(names.size() > 1 ? "s " : " ") +
+                           list + " is " + format_duration(idle) +
+                           " (the longest of timeout client, server and tunnel): a session "
+                           "silent for that long is closed, which cuts long watches (kubectl get "
+                           "-w); vigil's default is 1h");
+    }
+  }
+
+  Parser& p_;
+  Draft& draft_;
+  model::Config config_;
+  std::map<std::string, const ProxyDraft*> backends_, frontends_;
+  std::set<const ProxyDraft*> loaded_;
+  std::map<const ProxyDraft*, std::string> pool_names_;
+  std::set<std::string> taken_pool_names_, listener_names_;
+  std::map<const ProxyDraft*, const ProxyDraft*> targets_;
+  std::map<const ProxyDraft*, std::set<uint16_t>> ports_of_;
+  std::map<int, std::vector<std::string>> short_idle_;
+};
+
+}  // namespace
+
+model::Config build_config(Parser& parser) { return Builder(parser).build(); }
+
+}  // namespace vigil::config::haproxy

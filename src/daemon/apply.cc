@@ -1,0 +1,279 @@
+// Applying a configuration to the running daemon: at start-up, on reload and on API writes. New
+// listeners are bound before anything changes, so a bind error leaves the running configuration
+// as it was. Members that stay keep their health and sessions.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "base/log.h"
+#include "daemon/control_plane.h"
+#include "health/checker.h"
+#include "model/ids.h"
+#include "net/socket.h"
+
+namespace vigil::daemon {
+
+struct ControlPlane::Binding {
+  std::string listener_id;
+  std::vector<net::Fd> fds;  // one per worker
+  std::string bound;
+};
+
+namespace {
+
+// Objects from a config file have no ids of their own: they are derived from their names, so
+// that they stay the same across restarts and reloads.
+void assign_ids(model::Config& c) {
+  if (c.id.empty()) c.id = model::load_balancer_id(c.name);
+  for (auto& l : c.listeners) {
+    if (l.id.empty()) l.id = model::listener_id(c.name, l.name);
+  }
+  for (auto& p : c.pools) {
+    if (p.id.empty()) p.id = model::pool_id(c.name, p.name);
+    if (p.health_monitor && p.health_monitor->id.empty()) {
+      p.health_monitor->id = model::health_monitor_id(c.name, p.name);
+    }
+    for (auto& m : p.members) {
+      if (m.id.empty()) m.id = model::member_id(c.name, p.name, m.name);
+    }
+  }
+}
+
+bool same_monitor(const std::optional<model::HealthMonitor>& a,
+                  const std::optional<model::HealthMonitor>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a) return true;
+  auto key = [](const model::HealthMonitor& m) {
+    return std::tie(m.type, m.path, m.http_method, m.host, m.interval, m.fast_interval, m.timeout,
+                    m.healthy_threshold, m.unhealthy_threshold, m.tls.verify, m.tls.ca_file,
+                    m.tls.server_name, m.tls.client_cert, m.tls.client_key, m.bearer_token_file);
+  };
+  return key(*a) == key(*b) && a->expected_codes.to_string() == b->expected_codes.to_string();
+}
+
+// Two listeners on one port of one address would silently share it (SO_REUSEPORT), so they are
+// refused here, across load balancers too.
+Result<void> check_binds(const std::vector<model::Config>& lbs) {
+  struct Seen {
+    std::string name;
+    std::string address;
+    uint16_t port;
+  };
+  std::vector<Seen> seen;
+  for (const auto& lb : lbs) {
+    for (const auto& l : lb.listeners) {
+      if (l.port == 0) continue;
+      for (const Seen& s : seen) {
+        const bool overlap = s.address == l.bind_address || s.address.empty() ||
+                             l.bind_address.empty() || s.address == "::" ||
+                             l.bind_address == "::" || s.address == "0.0.0.0" ||
+                             l.bind_address == "0.0.0.0";
+        if (s.port == l.port && overlap) {
+          return fail(fmt::format("listeners {} and {} both listen on port {}", s.name,
+                                  lb.name + "/" + l.name, l.port));
+        }
+      }
+      seen.push_back({lb.name + "/" + l.name, l.bind_address, l.port});
+    }
+  }
+  return {};
+}
+
+MemberRuntime new_member(const model::Member& m, const std::string& pool_name) {
+  MemberRuntime r{.id = m.id, .config = m};
+  r.state_since = std::chrono::system_clock::now();
+  auto addresses = net::resolve(m.address, m.port);
+  if (addresses) {
+    r.address = addresses->front();
+  } else {
+    r.resolve_error = addresses.error().message;
+    log::warn("pool {} member {}: {}; it gets no traffic", pool_name, m.name, r.resolve_error);
+  }
+  return r;
+}
+
+}  // namespace
+
+Result<void> ControlPlane::apply(std::vector<model::Config> lbs) {
+  for (auto& lb : lbs) assign_ids(lb);
+  if (auto ok = check_binds(lbs); !ok) return ok;
+  auto bindings = bind_changed(lbs);
+  if (!bindings) return std::unexpected(bindings.error());
+
+  adopt_pools(lbs);
+  adopt_listeners(lbs, *bindings);
+  lbs_.clear();
+  for (auto& lb : lbs) {
+    LoadBalancerRuntime r{.config = std::move(lb)};
+    for (const auto& l : r.config.listeners) r.listener_ids.push_back(l.id);
+    for (const auto& p : r.config.pools) r.pool_ids.push_back(p.id);
+    lbs_.push_back(std::move(r));
+  }
+  reindex();
+  push_to_workers(*bindings);
+  update_checks();
+  return {};
+}
+
+Result<std::vector<ControlPlane::Binding>> ControlPlane::bind_changed(
+    const std::vector<model::Config>& lbs) {
+  std::vector<Binding> out;
+  for (const auto& lb : lbs) {
+    for (const auto& l : lb.listeners) {
+      auto it = listeners_.find(l.id);
+      if (it != listeners_.end() && it->second.config.bind_address == l.bind_address &&
+          it->second.config.port == l.port) {
+        continue;  // keeps its sockets
+      }
+      const std::string host = l.bind_address.empty() ? "::" : l.bind_address;
+      auto address = net::SocketAddress::from_ip(host, l.port);
+      if (!address) return fail(fmt::format("listener {}: {}", l.name, address.error().message));
+      Binding b{.listener_id = l.id};
+      for (int w = 0; w < worker_count_; ++w) {
+        auto fd = net::listen_tcp(*address);
+        if (!fd) return fail(fmt::format("listener {}: {}", l.name, fd.error().message));
+        if (w == 0) {
+          // With port 0 the kernel picked one; the other workers' sockets join it.
+          *address = *net::local_address(fd->get());
+          b.bound = address->to_string();
+        }
+        b.fds.push_back(std::move(*fd));
+      }
+      out.push_back(std::move(b));
+    }
+  }
+  return out;
+}
+
+void ControlPlane::adopt_pools(const std::vector<model::Config>& lbs) {
+  std::unordered_map<std::string, std::unique_ptr<PoolRuntime>> next;
+  for (const auto& lb : lbs) {
+    for (const auto& p : lb.pools) {
+      std::unique_ptr<PoolRuntime> rt;
+      bool monitor_changed = false;
+      if (auto it = pools_.find(p.id); it != pools_.end()) {
+        rt = std::move(it->second);
+        pools_.erase(it);
+        monitor_changed = !same_monitor(rt->config.health_monitor, p.health_monitor);
+      } else {
+        rt = std::make_unique<PoolRuntime>();
+        rt->id = p.id;
+        rt->slot = static_cast<uint32_t>(slots_.size());
+        slots_.emplace_back();
+      }
+      rt->lb_id = lb.id;
+      rt->lb_name = lb.name;
+      rt->config = p;
+      rt->config.members.clear();
+      std::vector<MemberRuntime> members;
+      for (const auto& m : p.members) {
+        auto old = std::ranges::find(rt->members, m.id, &MemberRuntime::id);
+        if (old == rt->members.end() || old->config.address != m.address ||
+            old->config.port != m.port) {
+          members.push_back(new_member(m, p.name));
+          continue;
+        }
+        MemberRuntime kept = std::move(*old);
+        if (monitor_changed || kept.config.monitor_address != m.monitor_address ||
+            kept.config.monitor_port != m.monitor_port || (!kept.config.enabled && m.enabled)) {
+          // Checked differently from now on: the old verdict no longer holds.
+          kept.health = model::Health::kUnchecked;
+          kept.successes = kept.failures = 0;
+          kept.passive_out = false;
+        }
+        kept.config = m;
+        members.push_back(std::move(kept));
+      }
+      const bool fresh = rt->members.empty() && !rt->snapshot;
+      rt->members = std::move(members);
+      refresh_pool(*rt, /*log_changes=*/!fresh);
+      next[p.id] = std::move(rt);
+    }
+  }
+  for (auto& [id, removed] : pools_) {
+    slots_[removed->slot] = nullptr;  // its sessions hold what they need and drain
+    log::info("pool {}: removed", removed->config.name);
+  }
+  pools_ = std::move(next);
+}
+
+void ControlPlane::adopt_listeners(const std::vector<model::Config>& lbs,
+                                   std::vector<Binding>& bindings) {
+  std::unordered_map<std::string, ListenerRuntime> next;
+  for (const auto& lb : lbs) {
+    for (const auto& l : lb.listeners) {
+      ListenerRuntime rt;
+      if (auto it = listeners_.find(l.id); it != listeners_.end()) rt = std::move(it->second);
+      rt.id = l.id;
+      rt.lb_id = lb.id;
+      rt.config = l;
+      for (const auto& p : lb.pools) {
+        if (p.name == l.pool) rt.pool_id = p.id;
+      }
+      for (const Binding& b : bindings) {
+        if (b.listener_id == l.id) {
+          rt.bound = b.bound;
+          log::info("listener {} on {} -> pool {}", l.name, rt.bound, l.pool);
+        }
+      }
+      next[l.id] = std::move(rt);
+    }
+  }
+  for (const auto& [id, removed] : listeners_) {
+    if (!next.contains(id)) log::info("listener {} on {}: removed", removed.config.name, removed.bound);
+  }
+  listeners_ = std::move(next);
+}
+
+void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
+  for (int w = 0; w < worker_count_; ++w) {
+    std::vector<proxy::ListenSocket> sockets;
+    for (const auto& lb : lbs_) {
+      for (const auto& id : lb.listener_ids) {
+        const ListenerRuntime& l = listeners_.at(id);
+        proxy::ListenSocket s{.listener_id = l.id,
+                              .listener_name = l.config.name,
+                              .pool_index = pools_.at(l.pool_id)->slot,
+                              .max_connections = l.config.max_connections,
+                              .idle_timeout = l.config.idle_timeout,
+                              .client_dead_peer = net::dead_peer_options(l.config.dead_peer_timeout),
+                              .stats = l.stats};
+        for (Binding& b : bindings) {
+          if (b.listener_id == id) s.fd = std::move(b.fds[static_cast<size_t>(w)]);
+        }
+        sockets.push_back(std::move(s));
+      }
+    }
+    workers_[static_cast<size_t>(w)]->reconfigure(slots_, std::move(sockets));
+  }
+}
+
+void ControlPlane::update_checks() {
+  std::vector<health::Target> targets;
+  for (const auto& lb : lbs_) {
+    for (const auto& pool_id : lb.pool_ids) {
+      const PoolRuntime& p = *pools_.at(pool_id);
+      if (!p.config.health_monitor) continue;
+      for (const MemberRuntime& m : p.members) {
+        if (!m.config.enabled) continue;
+        targets.push_back({.member_id = m.id,
+                           .monitor = *p.config.health_monitor,
+                           .address = m.config.monitor_address.empty() ? m.config.address
+                                                                       : m.config.monitor_address,
+                           .port = m.config.monitor_port ? m.config.monitor_port : m.config.port});
+      }
+    }
+  }
+  checker_->set_targets(std::move(targets));
+}
+
+void ControlPlane::reindex() {
+  index_.clear();
+  for (auto& [id, pool] : pools_) {
+    for (size_t i = 0; i < pool->members.size(); ++i) {
+      index_[pool->members[i].id] = {pool.get(), i};
+    }
+  }
+}
+
+}  // namespace vigil::daemon

@@ -1,0 +1,24 @@
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from netns_harness import APISIM, VIGIL, NetNS, missing_prerequisites  # noqa: E402
+
+
+@pytest.fixture
+def netns():
+    """A fresh network namespace (vigil-sys-<random>) with lo up; afterwards every process in it
+    is killed and it is deleted, whatever the test did."""
+    if (reason := missing_prerequisites()) is not None:
+        pytest.skip(reason)
+    for binary in (VIGIL, APISIM):
+        if not binary.exists():
+            pytest.fail(f"{binary} is missing: build first (cmake --build --preset dev)")
+    ns = NetNS()
+    try:
+        yield ns
+    finally:
+        ns.destroy()

@@ -1,0 +1,128 @@
+"""The system tests' assertions: what issue 3 promises clients of vigil during a master failure.
+
+run_vigil_scenario() runs one scenario (netns_harness.Experiment) with vigil in front of the
+three masters, prints one line per client, and fails with every broken promise listed at once
+(not just the first), with the numbers, so that a failing run says exactly what went wrong.
+"""
+import re
+import warnings
+
+import pytest
+
+from netns_harness import (LATENCY_BOUND, VICTIM, WATCH_GAP_BOUND, Experiment, VigilLB,
+                           find_kubectl, missing_prerequisites)
+
+requires_netns = pytest.mark.skipif(missing_prerequisites() is not None,
+                                    reason=missing_prerequisites() or "")
+
+
+def _first(items, n=3):
+    return "; ".join(f"{t:+.2f}s ({ph}): {x}" if not isinstance(x, float) else f"{t:+.2f}s ({ph}): {x:.2f}s"
+                     for t, ph, x in items[:n])
+
+
+def client_problems(res):
+    """Zero failed requests of any kind, none slower than LATENCY_BOUND, the watch back."""
+    problems = []
+    for client in (res.newconn, res.kubectl):
+        if client is None:
+            continue
+        s = res.summary(client)
+        if s.failures:
+            problems.append(f"{s.kind}: {s.failures} of {s.count} requests failed "
+                            f"({s.http_401} of them 401 Unauthorized); first: {_first(s.errors)}")
+        if s.max_latency > LATENCY_BOUND:
+            problems.append(f"{s.kind}: {len(s.slow)} requests slower than {LATENCY_BOUND:g}s "
+                            f"(max {s.max_latency:.2f}s); first: {_first(s.slow)}")
+    if res.watch is not None:
+        failed = res.watch_failed_connects()
+        if failed:
+            problems.append(f"watch: {len(failed)} reconnect attempts failed; first: {_first(failed)}")
+        if not res.watch_reconnected_after_fault():
+            problems.append(f"watch: did not reconnect after the fault (silent for "
+                            f"{res.watch_silence_at_end():.1f}s when the run ended)")
+        elif res.watch_max_gap() > WATCH_GAP_BOUND:
+            problems.append(f"watch: went {res.watch_max_gap():.2f}s without events "
+                            f"(bound {WATCH_GAP_BOUND:g}s)")
+    return problems
+
+
+def vigil_status_problems(res, scenario):
+    """vigil's status and log show master-01 going down with a reason and coming back."""
+    problems = []
+    timeline = [(t, st) for t, st in res.state_timeline() if st and "error" not in st]
+    seen = " -> ".join(f"{st['status']}{'' if st['in_rotation'] else '(out)'}@{t:+.1f}s"
+                       + (f" [{st['reason']}]" if st.get("reason") else "") for t, st in timeline)
+    errors = [(t, st) for t, st in timeline if t >= 0 and st["status"] == "ERROR"]
+    if not errors:
+        problems.append(f"status: {VICTIM} never ERROR after the fault; seen: {seen}")
+    else:
+        if not any(st["reason"] for _, st in errors):
+            problems.append(f"status: {VICTIM} ERROR without a reason; seen: {seen}")
+        t_err = errors[0][0]
+        if not any(t > t_err and st["status"] == "ONLINE" and st["in_rotation"] for t, st in timeline):
+            problems.append(f"status: {VICTIM} not ONLINE again after its restart; seen: {seen}")
+    if scenario == "graceful":
+        exited = res.marks["exited"] - res.fault
+        draining = [st for t, st in timeline if 0 <= t < exited and st["status"] == "DRAINING"]
+        if not draining:
+            problems.append(f"status: {VICTIM} never DRAINING while it announced [-]shutdown and still "
+                            f"served (SIGTERM at +0s, exit at +{exited:.1f}s); seen: {seen}")
+        else:
+            # Issue 3, drain: the member shows DRAINING until it stops answering.
+            t_drain = next(t for t, st in timeline if 0 <= t < exited and st["status"] == "DRAINING")
+            early = [(t, st) for t, st in timeline if t_drain < t < exited - 0.5 and st["status"] == "ERROR"]
+            if early:
+                t, st = early[0]
+                problems.append(f"status: {VICTIM} went from DRAINING to ERROR at {t:+.1f}s [{st['reason']}] "
+                                f"while it still served (it exited at +{exited:.1f}s); it should stay "
+                                f"DRAINING until it stops answering")
+        # Drain keeps established sessions: the watch on the victim lasts until the victim closes it.
+        first = next((s for s in res.watch.streams if s.served_by == VICTIM), None) if res.watch else None
+        if first is not None and first.ended is not None and first.ended < res.marks["exited"] - 1.0:
+            problems.append(f"watch: the stream on draining {VICTIM} was cut at "
+                            f"{first.ended - res.fault:+.1f}s ({first.end_reason}), before {VICTIM} closed "
+                            f"it at +{exited:.1f}s; established sessions should continue while it drains")
+        reasons = " ".join(st["reason"] + " " + " ".join(st.get("failed_checks", [])) for _, st in timeline)
+        if "shutdown" not in reasons:
+            problems.append(f"status: the failing readyz check [-]shutdown never appeared in "
+                            f"{VICTIM}'s status; seen: {seen}")
+        down = res.mark_down()
+        if down is None or down > exited:
+            problems.append(f"status: {VICTIM} was not out of rotation before it exited "
+                            f"(out after {down}, exit at +{exited:.1f}s)")
+    lines = [ln for ln in res.lb.log_text().splitlines() if f" member {VICTIM} " in ln]
+    down_i = next((i for i, ln in enumerate(lines) if re.search(r" DOWN: \S", ln)), None)
+    if down_i is None:
+        problems.append(f"log: no '{VICTIM} ... DOWN: <reason>' line; {VICTIM} lines: {lines}")
+    elif not any(re.search(r" UP\b", ln) for ln in lines[down_i + 1:]):
+        problems.append(f"log: no '{VICTIM} ... UP' line after '{lines[down_i]}'")
+    if scenario == "graceful" and not any("shutdown" in ln for ln in lines):
+        problems.append(f"log: no {VICTIM} line names the failing check [-]shutdown; lines: {lines}")
+    if not res.alive_at_end:
+        problems.append(f"vigil exited during the scenario (exit {res.lb.proc.returncode})")
+    return problems
+
+
+def run_vigil_scenario(netns, workdir, scenario):
+    kubectl = find_kubectl()
+    if kubectl is None:
+        warnings.warn("kubectl is not installed: the system test runs without its kubectl client")
+    lb = VigilLB()
+    exp = Experiment(netns, workdir, [lb], kubectl=kubectl)
+    try:
+        res = exp.run(scenario)[lb.key]
+    finally:
+        exp.stop_all()
+    report = res.report_lines()
+    timeline = ", ".join(f"{t:+.1f}s {st.get('status', st)}{'' if st.get('in_rotation', True) else '(out)'}"
+                         + (f" [{st['reason']}]" if st.get("reason") else "")
+                         for t, st in res.state_timeline() if st)
+    report.append(f"{scenario}/vigil: {VICTIM} as vigil saw it: {timeline}")
+    report += [f"  log: {ln}" for ln in res.lb.log_text().splitlines()
+               if f" member {VICTIM} " in ln or "fail-open" in ln.lower()]
+    print("\n".join(report))
+    (workdir / "summary.txt").write_text("\n".join(report) + "\n")
+    problems = client_problems(res) + vigil_status_problems(res, scenario)
+    assert not problems, (f"{scenario}: {len(problems)} problems:\n  - " + "\n  - ".join(problems)
+                          + "\n\n" + "\n".join(report))
