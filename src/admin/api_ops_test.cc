@@ -103,8 +103,10 @@ TEST_F(ApiOpsTest, ListenerRequestsAreValidated) {
        "Invalid input for field/attribute protocol_port. Value: '70000'. Value should be lower or "
        "equal to 65535"},
       {"port 0", R"("protocol": "TCP", "protocol_port": 0)", 400, "greater or equal to 1"},
-      {"port as text", R"("protocol": "TCP", "protocol_port": "80")", 400,
-       "Value: '80'. Expected an integer"},
+      {"port as a word", R"("protocol": "TCP", "protocol_port": "eighty")", 400,
+       "Value: 'eighty'. Expected an integer"},
+      {"port as a long text", R"("protocol": "TCP", "protocol_port": "99999999999999999999")",
+       400, "lower or equal to 65535"},
       {"no port", R"("protocol": "TCP")", 400,
        "Invalid input for field/attribute protocol_port. Value: 'None'. Mandatory field missing."},
       {"no protocol", R"("protocol_port": 80)", 400, "protocol. Value: 'None'. Mandatory"},
@@ -258,6 +260,10 @@ TEST_F(ApiOpsTest, UpdatesChangeWhatOctaviaLetsChangeAndNullResets) {
   ASSERT_FALSE(cleared);
   EXPECT_EQ(cleared.error().message, "None is not a valid option for delay");
   EXPECT_EQ(update_pool(s_, "nope", R"({"pool": {}})", context()).error().status, 404);
+  // The CLI sends --connection-limit as a string; WSME converts it, so does vigil.
+  ASSERT_TRUE(update_listener(s_, s_.loadbalancers[0].listeners[0].id,
+                              R"({"listener": {"connection_limit": "10"}})", context()));
+  EXPECT_EQ(s_.loadbalancers[0].listeners[0].connection_limit, 10);
 }
 
 TEST_F(ApiOpsTest, DeletesCascadeAsOctaviaDoes) {

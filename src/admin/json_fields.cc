@@ -5,6 +5,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
+#include <charconv>
 #include <cmath>
 
 namespace vigil::admin {
@@ -94,6 +95,16 @@ std::optional<int64_t> FieldReader::integer(std::string_view key, int64_t min, i
     n = static_cast<int64_t>(v->as_uint64());
   } else if (v->is_uint64()) {
     n = INT64_MAX;  // out of every range below
+  } else if (v->is_string() && !v->as_string().empty()) {
+    // WSME converts "10" as Octavia's clients send it (the CLI's --connection-limit does).
+    const std::string_view text = v->as_string();
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec == std::errc::result_out_of_range) {
+      n = text.starts_with('-') ? INT64_MIN : INT64_MAX;
+    } else if (ec != std::errc() || end != text.data() + text.size()) {
+      invalid(key, "Expected an integer");
+      return std::nullopt;
+    }
   } else {
     invalid(key, "Expected an integer");
     return std::nullopt;

@@ -7,13 +7,18 @@
 
 #include "admin/store_json.h"
 #include "base/file.h"
+#include "base/log.h"
 
 namespace vigil::admin {
 
 Result<ObjectStore> ObjectStore::load(const std::string& state_file) {
   ObjectStore store;
   store.state_file_ = state_file;
-  if (state_file.empty()) return store;
+  if (state_file.empty()) {
+    log::warn("admin.state_file is not set: objects created through the Octavia API live in "
+              "memory only and will not survive a restart");
+    return store;
+  }
   struct stat st {};
   if (::stat(state_file.c_str(), &st) != 0 && errno == ENOENT) return store;
   auto text = read_file(state_file);

@@ -30,7 +30,8 @@ class ObjectStore {
 
   // Loads `state_file`. A missing file is an empty store (the first start); an unreadable or
   // corrupt one is an error naming the file and the problem, and vigil must not start, lest the
-  // next write replace the objects it could not read. An empty path is ObjectStore().
+  // next write replace the objects it could not read. An empty path is ObjectStore(), with a
+  // warning in the log that API objects will not survive a restart.
   static Result<ObjectStore> load(const std::string& state_file);
 
   const std::string& state_file() const { return state_file_; }

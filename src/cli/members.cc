@@ -17,19 +17,22 @@ struct PoolMember {
   const json::object* member;
 };
 
-// The members of one pool (by name or id) or of all; an unknown pool lists those there are.
+// The members of one pool (by name or id) or of all, across load balancers; an unknown pool lists
+// those there are.
 Result<std::vector<PoolMember>> select(const json::object& doc, const std::optional<std::string>& pool) {
   std::vector<PoolMember> out;
   std::string names;
   bool found = false;
-  for (const json::value& pv : list(doc, "pools")) {
-    if (!pv.is_object()) continue;
-    const json::object& p = pv.as_object();
-    names += (names.empty() ? "" : ", ") + str(p, "name");
-    if (pool && *pool != str(p, "name") && *pool != str(p, "id")) continue;
-    found = true;
-    for (const json::value& mv : list(p, "members")) {
-      if (mv.is_object()) out.push_back({&p, &mv.as_object()});
+  for (const json::object* lb : load_balancer_docs(doc)) {
+    for (const json::value& pv : list(*lb, "pools")) {
+      if (!pv.is_object()) continue;
+      const json::object& p = pv.as_object();
+      names += (names.empty() ? "" : ", ") + str(p, "name");
+      if (pool && *pool != str(p, "name") && *pool != str(p, "id")) continue;
+      found = true;
+      for (const json::value& mv : list(p, "members")) {
+        if (mv.is_object()) out.push_back({&p, &mv.as_object()});
+      }
     }
   }
   if (pool && !found) {

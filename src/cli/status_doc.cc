@@ -19,6 +19,17 @@ Result<json::object> parse_status(std::string_view text) {
   return std::move(v.as_object());
 }
 
+std::vector<const json::object*> load_balancer_docs(const json::object& doc) {
+  std::vector<const json::object*> out;
+  if (const json::value* all = doc.if_contains("loadbalancers"); all && all->is_array()) {
+    for (const json::value& lb : all->as_array()) {
+      if (lb.is_object()) out.push_back(&lb.as_object());
+    }
+  }
+  if (out.empty()) out.push_back(&doc);
+  return out;
+}
+
 std::string str(const json::object& o, std::string_view key) {
   const json::value* v = o.if_contains(key);
   if (v == nullptr || v->is_null()) return "";

@@ -8,12 +8,18 @@
 #include <boost/json/value.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/error.h"
 
 namespace vigil::cli {
 
 Result<boost::json::object> parse_status(std::string_view text);
+
+// The documents of each load balancer in /v1/status ("loadbalancers": the config file's first,
+// then those created through the API); a daemon from before several load balancers has only the
+// top-level one.
+std::vector<const boost::json::object*> load_balancer_docs(const boost::json::object& doc);
 
 std::string str(const boost::json::object& o, std::string_view key);  // numbers as text too
 int64_t num(const boost::json::object& o, std::string_view key);

@@ -108,10 +108,10 @@ json::object octavia_pool_status(const json::object& p) {
 
 }  // namespace
 
-Result<std::string> format_status_tree(std::string_view status_json) {
-  auto parsed = parse_status(status_json);
-  if (!parsed) return std::unexpected(parsed.error());
-  const json::object& doc = *parsed;
+namespace {
+
+// One load balancer's tree.
+std::string tree_of(const json::object& doc) {
   const json::object* lb = child(doc, "loadbalancer");
   std::string out = fmt::format("loadbalancer {} ({})\n", lb ? str(*lb, "name") : "?",
                                 lb ? str(*lb, "operating_status") : "?");
@@ -142,6 +142,16 @@ Result<std::string> format_status_tree(std::string_view status_json) {
       add_members(*p, indent + "   ", out);
     }
   }
+  return out;
+}
+
+}  // namespace
+
+Result<std::string> format_status_tree(std::string_view status_json) {
+  auto parsed = parse_status(status_json);
+  if (!parsed) return std::unexpected(parsed.error());
+  std::string out;
+  for (const json::object* lb : load_balancer_docs(*parsed)) out += tree_of(*lb);
   return out;
 }
 

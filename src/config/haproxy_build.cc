@@ -78,8 +78,10 @@ struct CheckSettings {
     time("inter", inter, o.inter);
     time("fastinter", fastinter, o.fastinter);
     time("downinter", downinter, o.downinter);
-    if (rise != o.rise) out.push_back("rise " + std::to_string(rise) + " vs " + std::to_string(o.rise));
-    if (fall != o.fall) out.push_back("fall " + std::to_string(fall) + " vs " + std::to_string(o.fall));
+    if (rise != o.rise)
+      out.push_back("rise " + std::to_string(rise) + " vs " + std::to_string(o.rise));
+    if (fall != o.fall)
+      out.push_back("fall " + std::to_string(fall) + " vs " + std::to_string(o.fall));
     if (verify != o.verify) out.push_back("verify");
     if (ca_file != o.ca_file) out.push_back("ca-file");
     if (sni != o.sni) out.push_back("check-sni");
@@ -124,8 +126,8 @@ class Builder {
   // share one; a listen is both).
   void index_names() {
     for (const ProxyDraft& x : draft_.proxies) {
-      for (auto [side, index] : {std::pair{kBackendSide, &backends_},
-                                 std::pair{kFrontendSide, &frontends_}}) {
+      for (auto [side, index] :
+           {std::pair{kBackendSide, &backends_}, std::pair{kFrontendSide, &frontends_}}) {
         if ((x.kind & side) == 0) continue;
         auto [it, inserted] = index->emplace(x.name, &x);
         if (!inserted) {
@@ -210,8 +212,8 @@ class Builder {
         }
       } else {
         for (const auto& u : f.use_backends) {
-          p_.warning(u.line, "ignored: `use_backend " + u.value +
-                                 "`: vigil does not route by conditions");
+          p_.warning(u.line,
+                     "ignored: `use_backend " + u.value + "`: vigil does not route by conditions");
         }
         p_.warning(f.line, kind_and_name(f) +
                                " has no default_backend: vigil does not listen on its binds");
@@ -221,7 +223,13 @@ class Builder {
                              " has no default_backend: HAProxy would refuse its connections; "
                              "vigil does not listen on its binds");
     }
-    if (target == nullptr || !pool_names_.contains(target)) return;
+    if (target == nullptr) return;
+    if (!pool_names_.contains(target)) {
+      p_.warning(f.line, kind_and_name(f) + " sends its connections to " + kind_and_name(*target) +
+                             ", which has no servers of its own: vigil does not listen on its "
+                             "binds");
+      return;
+    }
     targets_[&f] = target;
     for (const BindDraft& b : f.binds) ports_of_[target].insert(b.port);
   }
@@ -255,8 +263,8 @@ class Builder {
     int backups = 0;
     for (const ServerDraft& s : b.servers) {
       if (auto [it, inserted] = haproxy_names.emplace(s.name, s.line); !inserted) {
-        p_.error(s.line, "server " + quote(s.name) + " is already defined in " +
-                             kind_and_name(b) + " at line " + std::to_string(it->second));
+        p_.error(s.line, "server " + quote(s.name) + " is already defined in " + kind_and_name(b) +
+                             " at line " + std::to_string(it->second));
         continue;
       }
       model::Member m;
@@ -290,16 +298,16 @@ class Builder {
     const auto it = ports_of_.find(&b);
     if (it != ports_of_.end() && it->second.size() == 1) return *it->second.begin();
     if (it == ports_of_.end() || it->second.empty()) {
-      p_.error(s.line, "server " + quote(s.name) +
-                           " has no port, and no listener uses " + kind_and_name(b) +
+      p_.error(s.line, "server " + quote(s.name) + " has no port, and no listener uses " +
+                           kind_and_name(b) +
                            " (HAProxy connects to the port the client connected to): write the "
-                           "port, like " + s.host + ":6443");
+                           "port, like " +
+                           s.host + ":6443");
     } else {
       std::string ports;
       for (uint16_t port : it->second) ports += (ports.empty() ? "" : ", ") + std::to_string(port);
-      p_.error(s.line, "server " + quote(s.name) +
-                           " has no port, and the listeners of " + kind_and_name(b) +
-                           " use several (" + ports +
+      p_.error(s.line, "server " + quote(s.name) + " has no port, and the listeners of " +
+                           kind_and_name(b) + " use several (" + ports +
                            "): HAProxy connects to the port each client connected to; vigil "
                            "needs one: write it");
     }
@@ -336,9 +344,8 @@ class Builder {
       if (!differences.empty()) {
         p_.warning(s.line, "server " + quote(s.name) + "'s check settings differ from server " +
                                quote(first.name) + "'s (line " + std::to_string(first.line) +
-                               "): " + differences +
-                               "; vigil has one monitor per pool and uses " + quote(first.name) +
-                               "'s");
+                               "): " + differences + "; vigil has one monitor per pool and uses " +
+                               quote(first.name) + "'s");
       }
     }
 
@@ -375,14 +382,15 @@ class Builder {
       p_.warning_once(sp.fastinter.line,
                       "`fastinter " + format_duration(m.fast_interval) +
                           "` is longer than inter: vigil's fast_interval is at most the interval; "
-                          "using " + format_duration(m.interval));
+                          "using " +
+                          format_duration(m.interval));
       m.fast_interval = m.interval;
     }
     if (sp.downinter && sp.downinter.value != m.interval) {
-      p_.warning_once(sp.downinter.line,
-                      "ignored: `downinter " + format_duration(sp.downinter.value) +
-                          "`: vigil checks a down member every interval (" +
-                          format_duration(m.interval) + ")");
+      p_.warning_once(sp.downinter.line, "ignored: `downinter " +
+                                             format_duration(sp.downinter.value) +
+                                             "`: vigil checks a down member every interval (" +
+                                             format_duration(m.interval) + ")");
     }
     // HAProxy gives a check `inter` to complete; with `timeout check`, it limits the connect to
     // min(timeout connect, inter) and then waits `timeout check` for the answer. A connect-only
@@ -435,8 +443,8 @@ class Builder {
                             "CAs (add `verify none` to skip verification)");
       }
     } else if (!ca_file.empty()) {
-      p_.warning_once(sp.ca_file.line, "ignored: `ca-file " + sp.ca_file.value +
-                                           "`: not used with verify none");
+      p_.warning_once(sp.ca_file.line,
+                      "ignored: `ca-file " + sp.ca_file.value + "`: not used with verify none");
     }
     if (connect != nullptr && connect->sni) {
       m.tls.server_name = connect->sni.value;
@@ -458,14 +466,14 @@ class Builder {
         option.line > 0 ? "`" + option.text + "` (line " + std::to_string(option.line) + ")"
                         : "a connect (no check option)";
     if (b.http_check.first_line > 0 && option.kind != CheckKind::kHttp) {
-      p_.warning_once(b.http_check.first_line,
-                      "ignored: http-check rules: the check of " + kind_and_name(b) + " is " +
-                          check + ", not option httpchk");
+      p_.warning_once(b.http_check.first_line, "ignored: http-check rules: the check of " +
+                                                   kind_and_name(b) + " is " + check +
+                                                   ", not option httpchk");
     }
     if (b.tcp_check.first_line > 0 && option.kind != CheckKind::kTcpCheck) {
-      p_.warning_once(b.tcp_check.first_line,
-                      "ignored: tcp-check rules: the check of " + kind_and_name(b) + " is " +
-                          check + ", not option tcp-check");
+      p_.warning_once(b.tcp_check.first_line, "ignored: tcp-check rules: the check of " +
+                                                  kind_and_name(b) + " is " + check +
+                                                  ", not option tcp-check");
     }
   }
 
@@ -489,9 +497,10 @@ class Builder {
         l.max_connections = f.maxconn.value;
       }
       if (b.ssl) {
-        p_.error(b.ssl.line, "bind ... ssl: TLS termination is not supported: vigil passes TLS "
-                             "through to the servers (remove ssl and crt from the bind line, and "
-                             "let the servers present their certificates)");
+        p_.error(b.ssl.line,
+                 "bind ... ssl: TLS termination is not supported: vigil passes TLS "
+                 "through to the servers (remove ssl and crt from the bind line, and "
+                 "let the servers present their certificates)");
       }
       l.where = at(b.line);
       // The longest of the timeouts HAProxy would apply to an idle session.
@@ -512,8 +521,8 @@ class Builder {
     for (const auto& [line, names] : short_idle_) {
       std::string list;
       for (const std::string& n : names) list += (list.empty() ? "" : ", ") + quote(n);
-      const Duration idle = std::ranges::find(config_.listeners, names.front(),
-                                              &model::Listener::name)->idle_timeout;
+      const Duration idle =
+          std::ranges::find(config_.listeners, names.front(), &model::Listener::name)->idle_timeout;
       p_.warning(line, "the idle_timeout of listener" + std::string(names.size() > 1 ? "s " : " ") +
                            list + " is " + format_duration(idle) +
                            " (the longest of timeout client, server and tunnel): a session "

@@ -146,7 +146,8 @@ std::string member_text(const model::Member& m) {
 void write_pool(Writer& w, const model::Pool& p) {
   const model::Pool d;
   w.line(2, "name", scalar(p.name), true);
-  if (p.algorithm != d.algorithm) w.line(4, "algorithm", std::string(model::to_string(p.algorithm)));
+  if (p.algorithm != d.algorithm)
+    w.line(4, "algorithm", std::string(model::to_string(p.algorithm)));
   if (p.connect_timeout != d.connect_timeout) {
     w.line(4, "connect_timeout", duration(p.connect_timeout));
   }
@@ -202,8 +203,7 @@ std::string convert_report(const LoadResult& result) {
   if (warnings.empty()) {
     out += "# Everything was carried over.\n";
   } else {
-    out += "# Not carried over, or changed on the way (" + std::to_string(warnings.size()) +
-           "):\n";
+    out += "# Not carried over, or changed on the way (" + std::to_string(warnings.size()) + "):\n";
     for (const Diagnostic* d : warnings) out += "#   " + d->to_string() + "\n";
   }
   return out + "\n" + to_yaml(*result.config);

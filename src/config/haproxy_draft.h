@@ -59,8 +59,8 @@ struct ServerParams {
 enum class CheckKind { kConnect, kHttp, kSslHello, kTcpCheck, kOther };
 struct CheckOption {
   CheckKind kind = CheckKind::kConnect;
-  int line = 0;      // 0: none given (HAProxy's default: a connect)
-  std::string text;  // the directive, for messages
+  int line = 0;                          // 0: none given (HAProxy's default: a connect)
+  std::string text;                      // the directive, for messages
   Lined<std::string> method, uri, host;  // option httpchk's arguments
 };
 

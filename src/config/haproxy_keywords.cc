@@ -37,8 +37,8 @@ constexpr Duration kMaxCheck = std::chrono::hours(24);
 constexpr std::string_view kHttpOnly =
     "applies to HTTP mode only; vigil proxies TCP and passes the bytes through unchanged";
 constexpr std::string_view kLogging =
-    "vigil logs to stderr (journald under systemd) in its own format: one line per check-state "
-    "change and member transition, with the reason";
+    "vigil logs to stderr in its own format: a line per check-state change and member "
+    "transition, with the reason";
 constexpr std::string_view kNoAcls =
     "vigil does not evaluate ACLs or inspect connections: every connection is accepted and "
     "forwarded (filter at the firewall)";
@@ -98,7 +98,8 @@ void global_ssl_server_verify(Parser& p, const Directive& d, GlobalDraft& g) {
   } else if (word == "required") {
     g.verify_none.set(false, d.line());
   } else {
-    p.error(d.line(), "ssl-server-verify must be none or required, not \"" + shown(d.arg(0)) + "\"");
+    p.error(d.line(),
+            "ssl-server-verify must be none or required, not \"" + shown(d.arg(0)) + "\"");
   }
 }
 
@@ -172,8 +173,7 @@ constexpr Keyword<GlobalDraft> kGlobalKeywords[] = {
     {"ssl-security-level", G, kIgnored, kTlsSettings},
     {"ssl-skip-self-issued-ca", G, kIgnored, kTlsSettings},
     {"issuers-chain-path", G, kIgnored, kTlsSettings},
-    {"server-state-file", G, kIgnored,
-     "vigil keeps its members' health across reloads itself"},
+    {"server-state-file", G, kIgnored, "vigil keeps its members' health across reloads itself"},
     {"server-state-base", G, kIgnored, "vigil keeps its members' health across reloads itself"},
     {"lua-*", G, kIgnored, "vigil does not run Lua"},
     {"external-check", G, kIgnored, "vigil does not run external check programs"},
@@ -203,7 +203,8 @@ void proxy_mode(Parser& p, const Directive& d, ProxyDraft& x) {
   if (!needs_args(p, d, 1, "tcp or http")) return;
   const std::string word = lower(d.arg(0));
   if (word != "tcp" && word != "http") {
-    return p.error(d.line(), "unknown mode \"" + shown(d.arg(0)) + "\"; vigil proxies TCP (mode tcp)");
+    return p.error(d.line(),
+                   "unknown mode \"" + shown(d.arg(0)) + "\"; vigil proxies TCP (mode tcp)");
   }
   x.mode.set(word, d.line());
   extra_args(p, d, 1);
@@ -270,7 +271,8 @@ void proxy_server(Parser& p, const Directive& d, ProxyDraft& x) {
   auto target = parse_server_target(d.arg(1));
   ServerParams own;
   parse_params_impl(p, d.line(), d.args().subspan(2), server_keywords(), "server", own);
-  if (!target) return p.error(d.line(), "server " + shown(d.arg(0)) + ": " + target.error().message);
+  if (!target)
+    return p.error(d.line(), "server " + shown(d.arg(0)) + ": " + target.error().message);
   ServerDraft s{.line = d.line(),
                 .name = std::string(d.arg(0)),
                 .host = target->host,
@@ -312,9 +314,8 @@ bool check_method(Parser& p, int line, std::string_view method) {
 }
 
 bool check_uri(Parser& p, int line, std::string_view uri) {
-  const bool bad_char = std::ranges::any_of(uri, [](char c) {
-    return c == ' ' || std::iscntrl(static_cast<unsigned char>(c));
-  });
+  const bool bad_char = std::ranges::any_of(
+      uri, [](char c) { return c == ' ' || std::iscntrl(static_cast<unsigned char>(c)); });
   if (uri.starts_with('/') && !bad_char) return true;
   p.error(line, "health check URI \"" + shown(uri) +
                     "\" must start with '/' and hold no spaces or control characters");
@@ -325,8 +326,7 @@ bool check_uri(Parser& p, int line, std::string_view uri) {
 void check_header(Parser& p, int line, std::string_view name, std::string_view value,
                   Lined<std::string>& host) {
   while (value.starts_with(' ')) value.remove_prefix(1);
-  if (lower(name) == "host" && !value.empty() &&
-      std::ranges::none_of(value, [](char c) {
+  if (lower(name) == "host" && !value.empty() && std::ranges::none_of(value, [](char c) {
         return c == ' ' || std::iscntrl(static_cast<unsigned char>(c));
       })) {
     host.set(std::string(value), line);
@@ -493,9 +493,9 @@ std::optional<std::string> codes_of_regex(std::string_view regex) {
 void proxy_http_check_expect(Parser& p, const Directive& d, ProxyDraft& x) {
   begin_rules(x.http_check, d.line());
   HttpCheckRules& r = x.http_check;
-  static constexpr std::string_view kOptions[] = {"min-recv",   "comment",      "ok-status",
+  static constexpr std::string_view kOptions[] = {"min-recv",     "comment",     "ok-status",
                                                   "error-status", "tout-status", "on-success",
-                                                  "on-error",   "status-code"};
+                                                  "on-error",     "status-code"};
   const auto args = d.args();
   size_t i = 0;
   while (i + 1 < args.size() && std::ranges::find(kOptions, args[i]) != std::end(kOptions)) i += 2;
@@ -511,8 +511,10 @@ void proxy_http_check_expect(Parser& p, const Directive& d, ProxyDraft& x) {
                             "; without an expect rule vigil, like HAProxy, passes on 2xx and 3xx");
   };
   if (r.expect_status) {
-    return p.warning(d.line(), "ignored: `" + d.text() + "`: vigil uses only the first status "
-                               "rule (line " + std::to_string(r.expect_status.line) + ")");
+    return p.warning(d.line(), "ignored: `" + d.text() +
+                                   "`: vigil uses only the first status "
+                                   "rule (line " +
+                                   std::to_string(r.expect_status.line) + ")");
   }
   if (negated) return ignore("vigil cannot expect a status not to match");
   if (match == "status") {
@@ -523,8 +525,9 @@ void proxy_http_check_expect(Parser& p, const Directive& d, ProxyDraft& x) {
     auto codes = codes_of_regex(pattern);
     auto parsed = codes ? model::ExpectedCodes::parse(*codes) : model::ExpectedCodes::parse("x");
     if (!codes || !parsed) {
-      return ignore("vigil matches status codes, not regular expressions (it reads a regex that "
-                    "lists codes, like 200|202)");
+      return ignore(
+          "vigil matches status codes, not regular expressions (it reads a regex that "
+          "lists codes, like 200|202)");
     }
     r.expect_status.set(parsed->to_string(), d.line());
   } else {
@@ -554,8 +557,8 @@ void bounded_int(Parser& p, const Directive& d, Lined<int>& out, int low, int hi
   auto n = p.integer(d.line(), d.keyword(), d.arg(0), low, 1'000'000'000);
   if (!n) return;
   if (*n > high) {
-    p.warning(d.line(), "`" + d.text() + "`: " + std::string(why) + "; using " +
-                            std::to_string(high));
+    p.warning(d.line(),
+              "`" + d.text() + "`: " + std::string(why) + "; using " + std::to_string(high));
     n = high;
   }
   out.set(*n, d.line());
@@ -567,7 +570,8 @@ void proxy_retries(Parser& p, const Directive& d, ProxyDraft& x) {
 }
 
 void proxy_maxconn(Parser& p, const Directive& d, ProxyDraft& x) {
-  bounded_int(p, d, x.maxconn, 1, 10'000'000, "a vigil listener holds at most 10000000 connections");
+  bounded_int(p, d, x.maxconn, 1, 10'000'000,
+              "a vigil listener holds at most 10000000 connections");
 }
 
 void proxy_allbackups(Parser&, const Directive& d, ProxyDraft& x) {
@@ -714,8 +718,7 @@ constexpr Keyword<ProxyDraft> kProxyKeywords[] = {
     {"description", kAllProxies, kIgnored, kStats},
     {"id", kAllProxies, kIgnored, "vigil derives ids from names"},
     {"stats", kAllProxies, kIgnored, kStats, proxy_self_served},
-    {"monitor-uri", D | F | L, kIgnored,
-     "vigil's own health is GET /healthz on admin.listen"},
+    {"monitor-uri", D | F | L, kIgnored, "vigil's own health is GET /healthz on admin.listen"},
     {"monitor", D | F | L, kIgnored, "vigil's own health is GET /healthz on admin.listen"},
     {"acl", kAllProxies, kIgnored, kNoAcls},
     {"tcp-request", kAllProxies, kIgnored, kNoAcls},
@@ -728,8 +731,7 @@ constexpr Keyword<ProxyDraft> kProxyKeywords[] = {
     {"http-send-name-header", kAllProxies, kIgnored, kHttpOnly},
     {"http-check disable-on-404", D | B | L, kIgnored,
      "vigil's HTTP checks pass or fail on expected_codes only"},
-    {"http-check send-state", D | B | L, kIgnored,
-     "vigil's HTTP checks send no state header"},
+    {"http-check send-state", D | B | L, kIgnored, "vigil's HTTP checks send no state header"},
     {"http-check comment", D | B | L, kIgnored, "a comment for HAProxy's logs", http_check_rule},
     {"http-check set-var", D | B | L, kIgnored, "vigil's checks have no variables",
      http_check_rule},
@@ -826,8 +828,7 @@ constexpr Keyword<ProxyDraft> kProxyKeywords[] = {
     {"hash-balance-factor", D | B | L, kIgnored, "vigil's source_ip hashing is its own"},
     {"rate-limit", D | F | L, kIgnored, "vigil does not limit the rate of new sessions"},
     {"retry-on", D | B | L, kIgnored, "vigil retries refused and timed-out connects"},
-    {"source", D | B | L, kIgnored,
-     "vigil connects to members from the address the kernel picks"},
+    {"source", D | B | L, kIgnored, "vigil connects to members from the address the kernel picks"},
     {"dispatch", B, kIgnored, "vigil sends connections to the members only"},
     {"transparent", B | L, kIgnored,
      "vigil connects to the members' own addresses, never to the client's destination"},
@@ -879,8 +880,7 @@ void set_threshold(Parser& p, const ParamUse& u, SP& s) {
   auto n = p.integer(u.line, u.name, u.values[0], 1, 1'000'000);
   if (!n) return;
   if (*n > 10) {
-    p.warning(u.line, "`" + u.text() +
-                          "`: vigil counts at most 10 consecutive checks; using 10");
+    p.warning(u.line, "`" + u.text() + "`: vigil counts at most 10 consecutive checks; using 10");
     n = 10;
   }
   (s.*Member).set(*n, u.line);
@@ -914,13 +914,9 @@ void server_addr(Parser& p, const ParamUse& u, SP& s) {
 void server_ca_file(Parser& p, const ParamUse& u, SP& s) {
   s.ca_file.set(p.ca_path(u.values[0]), u.line);
 }
-void server_crt(Parser& p, const ParamUse& u, SP& s) {
-  s.crt.set(p.crt_path(u.values[0]), u.line);
-}
+void server_crt(Parser& p, const ParamUse& u, SP& s) { s.crt.set(p.crt_path(u.values[0]), u.line); }
 void server_check_sni(Parser&, const ParamUse& u, SP& s) { s.check_sni.set(u.values[0], u.line); }
-void server_verifyhost(Parser&, const ParamUse& u, SP& s) {
-  s.verifyhost.set(u.values[0], u.line);
-}
+void server_verifyhost(Parser&, const ParamUse& u, SP& s) { s.verifyhost.set(u.values[0], u.line); }
 void server_no_verifyhost(Parser&, const ParamUse& u, SP& s) { s.verifyhost.set("", u.line); }
 
 void server_on_marked_down(Parser& p, const ParamUse& u, SP&) {
@@ -952,8 +948,8 @@ constexpr ParamKeyword<SP> kServerKeywords[] = {
      "HAProxy.",
      set_true<&SP::check>},
     {"no-check", 0, kMapped, "Undoes `check`.", set_false<&SP::check>},
-    {"check-ssl", 0, kMapped,
-     "Checks over TLS: HTTPS with `option httpchk`, else TLS-HELLO.", set_true<&SP::check_ssl>},
+    {"check-ssl", 0, kMapped, "Checks over TLS: HTTPS with `option httpchk`, else TLS-HELLO.",
+     set_true<&SP::check_ssl>},
     {"no-check-ssl", 0, kMapped, "Undoes `check-ssl`.", set_false<&SP::check_ssl>},
     {"ssl", 0, kIgnored, kSslTraffic, set_true<&SP::ssl>},
     {"no-ssl", 0, kMapped, "Undoes `ssl`.", set_false<&SP::ssl>},
@@ -965,8 +961,7 @@ constexpr ParamKeyword<SP> kServerKeywords[] = {
      "`tls.client_cert` and `tls.client_key` (HAProxy's PEM holds both) for TLS checks.",
      server_crt},
     {"check-sni", 1, kMapped, "`tls.server_name`.", server_check_sni},
-    {"verifyhost", 1, kMapped, "`tls.server_name` when check-sni is not given.",
-     server_verifyhost},
+    {"verifyhost", 1, kMapped, "`tls.server_name` when check-sni is not given.", server_verifyhost},
     {"no-verifyhost", 0, kMapped, "Undoes `verifyhost`.", server_no_verifyhost},
     {"inter", 1, kMapped, "The monitor's `interval` (HAProxy's default 2s).",
      set_check_duration<&SP::inter>},
@@ -1044,8 +1039,7 @@ constexpr ParamKeyword<SP> kServerKeywords[] = {
     {"on-error", 1, kIgnored, kPassive},
     {"error-limit", 1, kIgnored, kPassive},
     {"on-marked-up", 1, kIgnored, "vigil does not close backup sessions when a member comes back"},
-    {"track", 1, kIgnored,
-     "vigil checks each member itself; this server gets the pool's monitor"},
+    {"track", 1, kIgnored, "vigil checks each member itself; this server gets the pool's monitor"},
     {"cookie", 1, kIgnored, kHttpOnly},
     {"redir", 1, kIgnored, kHttpOnly},
     {"id", 1, kIgnored, "vigil derives ids from names"},
@@ -1172,8 +1166,9 @@ constexpr ParamKeyword<BindDraft> kBindKeywords[] = {
 // ---- sections --------------------------------------------------------------------------------
 
 constexpr SectionKeyword kSectionKeywords[] = {
-    {"global", kGlobal, "Process-wide settings; nbthread, ssl-server-verify, ca-base and crt-base "
-                        "are used."},
+    {"global", kGlobal,
+     "Process-wide settings; nbthread, ssl-server-verify, ca-base and crt-base "
+     "are used."},
     {"defaults", kDefaults,
      "Settings for the proxies that follow (or that name it with `from`), unnamed or named; a "
      "new defaults section starts from HAProxy's defaults again."},
@@ -1198,11 +1193,16 @@ constexpr SectionKeyword kSectionKeywords[] = {
 
 std::string_view section_name(unsigned kind) {
   switch (kind) {
-    case kGlobal: return "global";
-    case kDefaults: return "defaults";
-    case kFrontend: return "frontend";
-    case kBackend: return "backend";
-    case kListen: return "listen";
+    case kGlobal:
+      return "global";
+    case kDefaults:
+      return "defaults";
+    case kFrontend:
+      return "frontend";
+    case kBackend:
+      return "backend";
+    case kListen:
+      return "listen";
   }
   return "?";
 }
@@ -1225,8 +1225,8 @@ void parse_params_impl(Parser& p, int line, std::span<const std::string> words,
     if (k == nullptr) {
       std::vector<std::string_view> names;
       for (const auto& e : table) names.push_back(e.name);
-      p.warning(line, "ignored: unknown " + std::string(what) + " parameter `" +
-                          shown(words[i]) + "`" + did_you_mean(words[i], names));
+      p.warning(line, "ignored: unknown " + std::string(what) + " parameter `" + shown(words[i]) +
+                          "`" + did_you_mean(words[i], names));
       ++i;
       continue;
     }
@@ -1238,8 +1238,8 @@ void parse_params_impl(Parser& p, int line, std::span<const std::string> words,
     }
     const ParamUse use{.line = line, .name = words[i], .values = words.subspan(i + 1, count)};
     if (k->use == Use::kIgnored) {
-      p.warning(line, "ignored: " + std::string(what) + " parameter `" + use.text() + "`: " +
-                          std::string(k->doc));
+      p.warning(line, "ignored: " + std::string(what) + " parameter `" + use.text() +
+                          "`: " + std::string(k->doc));
     }
     if (k->handle != nullptr) k->handle(p, use, target);
     i += 1 + count;
@@ -1286,10 +1286,14 @@ std::string what_vigil_does(Use use, std::string_view doc) {
   std::string text(doc);
   if (!text.empty() && !text.ends_with('.')) text += '.';
   switch (use) {
-    case Use::kMapped: return cell(text);
-    case Use::kAccepted: return "accepted: " + cell(text);
-    case Use::kIgnored: return "ignored (warning): " + cell(text);
-    case Use::kRefused: return "**error**: " + cell(text);
+    case Use::kMapped:
+      return cell(text);
+    case Use::kAccepted:
+      return "accepted: " + cell(text);
+    case Use::kIgnored:
+      return "ignored (warning): " + cell(text);
+    case Use::kRefused:
+      return "**error**: " + cell(text);
   }
   return "";
 }
@@ -1327,16 +1331,17 @@ std::string directive_reference_markdown() {
   for (const auto& k : kGlobalKeywords) {
     out += "| `" + std::string(k.name) + "` | " + what_vigil_does(k.use, k.doc) + " |\n";
   }
-  out += "\n### defaults, frontend, backend, listen\n\n| directive | sections | vigil |\n"
-         "|---|---|---|\n";
+  out +=
+      "\n### defaults, frontend, backend, listen\n\n| directive | sections | vigil |\n"
+      "|---|---|---|\n";
   for (const auto& k : kProxyKeywords) {
     out += "| `" + std::string(k.name) + "` | " + sections_text(k.sections) + " | " +
            what_vigil_does(k.use, k.doc) + " |\n";
   }
   out += "\n" + param_table("server and default-server parameters",
-                             std::span<const ParamKeyword<ServerParams>>(kServerKeywords));
-  out += "\n" + param_table("bind parameters",
-                             std::span<const ParamKeyword<BindDraft>>(kBindKeywords));
+                            std::span<const ParamKeyword<ServerParams>>(kServerKeywords));
+  out += "\n" +
+         param_table("bind parameters", std::span<const ParamKeyword<BindDraft>>(kBindKeywords));
   return out;
 }
 

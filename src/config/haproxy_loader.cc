@@ -92,8 +92,8 @@ std::optional<Duration> Parser::duration(int line, std::string_view what, std::s
   return *d;
 }
 
-std::optional<int> Parser::integer(int line, std::string_view what, std::string_view text,
-                                   int low, int high) {
+std::optional<int> Parser::integer(int line, std::string_view what, std::string_view text, int low,
+                                   int high) {
   auto n = parse_integer(text, low, high);
   if (!n) {
     error(line, std::string(what) + " " + n.error().message);
@@ -153,8 +153,8 @@ void unknown_directive(Parser& p, const CfgLine& line, std::span<const std::stri
 }
 
 template <typename Target>
-void dispatch(Parser& p, const CfgLine& line, unsigned kind,
-              std::span<const Keyword<Target>> table, Target& target) {
+void dispatch(Parser& p, const CfgLine& line, unsigned kind, std::span<const Keyword<Target>> table,
+              Target& target) {
   const std::span<const std::string> all(line.words);
   const bool negated = all[0] == "no" && all.size() > 1;
   const std::span<const std::string> words = all.subspan(negated ? 1 : 0);
@@ -178,10 +178,9 @@ void dispatch(Parser& p, const CfgLine& line, unsigned kind,
   } else {
     for (size_t i = d.keyword_words; i < line.words.size(); ++i) {
       if (line.env[i]) {
-        return p.error(line.number,
-                       "`" + d.keyword() + "` uses the environment variable in \"" +
-                           shown(line.words[i]) +
-                           "\", which vigil does not expand: write the value");
+        return p.error(line.number, "`" + d.keyword() + "` uses the environment variable in \"" +
+                                        shown(line.words[i]) +
+                                        "\", which vigil does not expand: write the value");
       }
     }
   }
@@ -248,8 +247,8 @@ class SectionReader {
     if (s.kind == kGlobal) {
       state_ = State::kGlobal;
       if (line.words.size() > 1) {
-        p_.warning(line.number, "ignored: extra words after `global`: `" + shown(line.words[1]) +
-                                    "`");
+        p_.warning(line.number,
+                   "ignored: extra words after `global`: `" + shown(line.words[1]) + "`");
       }
       return;
     }
@@ -268,14 +267,17 @@ class SectionReader {
       skipped_ = nullptr;
       return;
     }
-    const ProxyDraft* base = last_defaults_ ? &defaults_[*last_defaults_] : &builtin_;
+    // A proxy uses the last defaults section; a new defaults section starts from HAProxy's own.
+    const ProxyDraft* base =
+        kind != kDefaults && last_defaults_ ? &defaults_[*last_defaults_] : &builtin_;
     if (i < w.size() && w[i] == "from") {
       if (i + 1 >= w.size()) {
         p_.error(line.number, "`from` needs the name of a defaults section");
       } else if (const ProxyDraft* named = find_defaults(w[i + 1])) {
         base = named;
       } else {
-        p_.error(line.number, "defaults section \"" + shown(w[i + 1]) + "\" is not defined (above)");
+        p_.error(line.number,
+                 "defaults section \"" + shown(w[i + 1]) + "\" is not defined (above)");
       }
       i += 2;
     }
@@ -327,12 +329,12 @@ class SectionReader {
   void end_skipped() {
     if (state_ != State::kSkipped || skipped_ == nullptr) return;
     std::string what = join(skipped_->words);
-    p_.warning(skipped_->number, "ignored: the `" + shown(what) + "` section" +
-                                     (skipped_lines_ > 0
-                                          ? " and its " + std::to_string(skipped_lines_) +
-                                                (skipped_lines_ == 1 ? " line" : " lines")
-                                          : std::string()) +
-                                     ": " + std::string(skipped_doc_));
+    p_.warning(skipped_->number,
+               "ignored: the `" + shown(what) + "` section" +
+                   (skipped_lines_ > 0 ? " and its " + std::to_string(skipped_lines_) +
+                                             (skipped_lines_ == 1 ? " line" : " lines")
+                                       : std::string()) +
+                   ": " + std::string(skipped_doc_));
     skipped_ = nullptr;
   }
 

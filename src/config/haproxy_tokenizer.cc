@@ -11,7 +11,9 @@ bool blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c
 // spaces U+2000-U+200A, narrow no-break space U+202F, ideographic space U+3000 and zero-width
 // no-break space U+FEFF. Web pages turn indentation into these, and configs are copied from them.
 size_t unicode_blank(std::string_view text) {
-  const auto at = [&](size_t i) { return i < text.size() ? static_cast<unsigned char>(text[i]) : 0; };
+  const auto at = [&](size_t i) {
+    return i < text.size() ? static_cast<unsigned char>(text[i]) : 0;
+  };
   if (at(0) == 0xC2 && at(1) == 0xA0) return 2;
   if (at(0) == 0xE2 && at(1) == 0x80 && ((at(2) >= 0x80 && at(2) <= 0x8A) || at(2) == 0xAF)) {
     return 3;
@@ -82,7 +84,8 @@ std::string split(std::string_view row, CfgLine& line, bool& unicode) {
         case 'x': {
           const int high = i + 2 < row.size() ? hex_value(row[i + 2]) : -1;
           const int low = i + 3 < row.size() ? hex_value(row[i + 3]) : -1;
-          if (high < 0 || low < 0) return "invalid \\x escape: write two hexadecimal digits, like \\x20";
+          if (high < 0 || low < 0)
+            return "invalid \\x escape: write two hexadecimal digits, like \\x20";
           word += static_cast<char>(high * 16 + low);
           i += 3;
           break;

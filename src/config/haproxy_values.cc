@@ -32,8 +32,9 @@ Result<std::string_view> strip_prefix(std::string_view text) {
     if (text.starts_with(p)) return text.substr(p.size());
   }
   const size_t at = text.find('@');
-  if (text.starts_with('/') || (at != std::string_view::npos && at < 12 &&
-                                text.substr(0, at).find_first_of(":./[") == std::string_view::npos)) {
+  if (text.starts_with('/') ||
+      (at != std::string_view::npos && at < 12 &&
+       text.substr(0, at).find_first_of(":./[") == std::string_view::npos)) {
     return fail(quoted(text) +
                 " is not a TCP address: vigil proxies TCP only (no UNIX sockets, UDP, QUIC or "
                 "inherited file descriptors)");

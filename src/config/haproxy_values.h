@@ -34,7 +34,7 @@ struct BindTarget {
 Result<std::vector<BindTarget>> parse_bind_targets(std::string_view text);
 
 struct ServerTarget {
-  std::string host;             // an IP literal or a host name (kept as a name)
+  std::string host;              // an IP literal or a host name (kept as a name)
   std::optional<uint16_t> port;  // none: the server line gives no port
 };
 

@@ -363,18 +363,6 @@ TEST_F(LoadFile, Directory) {
   EXPECT_NE(r.diagnostics.at(0).message.find("Is a directory"), std::string::npos);
 }
 
-TEST_F(LoadFile, HaproxyCfgIsDetectedAndRefused) {
-  const std::string path = write(
-      "# OpenShift UPI\n\nglobal\n  log 127.0.0.1 local2\ndefaults\n  mode tcp\n"
-      "frontend api\n  bind *:6443\n  default_backend masters\n");
-  const LoadResult r = load_file(path);
-  EXPECT_FALSE(r.ok());
-  ASSERT_EQ(r.diagnostics.size(), 1u);
-  EXPECT_EQ(r.diagnostics[0].where.line, 3);
-  EXPECT_EQ(r.diagnostics[0].message,
-            "haproxy.cfg input is not supported yet (see issue: managing vigil)");
-}
-
 TEST(DetectFormat, Table) {
   struct Case {
     const char* text;

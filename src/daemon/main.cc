@@ -8,6 +8,7 @@
 #include "base/file.h"
 #include "base/log.h"
 #include "cli/commands.h"
+#include "config/haproxy_convert.h"
 #include "config/loader.h"
 #include "config/report.h"
 #include "daemon/control_plane.h"
@@ -19,8 +20,10 @@ constexpr const char* kUsage = R"(usage: vigil COMMAND [options]
 commands:
   serve -c FILE [--ready-file PATH] [--log-level debug|info|warn|error]
                               run the load balancer in the foreground
-  check -c FILE               validate a config; print errors with file:line and, per pool,
-                              how long a dead member takes to be taken out and to come back
+  check -c FILE               validate a config (vigil YAML or haproxy.cfg); print errors with
+                              file:line and, per pool, how long a dead member takes to be taken
+                              out and to come back
+  convert HAPROXY_CFG         print the equivalent vigil YAML, with what could not be carried over
   members [POOL] [--json]     the member table of a running vigil, with each check's reason
   status [--json]             the status tree of a running vigil
   version                     print the version
@@ -163,8 +166,18 @@ int main(int argc, char** argv) {
     return vigil::cli::run_status(*options, args->json, std::cout, std::cerr);
   }
   if (verb == "convert") {
-    std::cerr << "vigil convert: haproxy.cfg import is not available yet\n";
-    return 1;
+    const std::string path = args->positional.empty() ? args->config.value_or("") : args->positional[0];
+    if (path.empty()) {
+      std::cerr << "vigil convert: give the haproxy.cfg to convert\n";
+      return 2;
+    }
+    const auto loaded = vigil::config::load_file(path);
+    if (!loaded.ok()) {
+      std::cerr << vigil::config::convert_report(loaded);
+      return 1;
+    }
+    std::cout << vigil::config::convert_report(loaded);
+    return 0;
   }
   if (verb == "version" || verb == "--version") {
     std::cout << "vigil " << VIGIL_VERSION << "\n";

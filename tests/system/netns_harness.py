@@ -43,7 +43,6 @@ import ssl
 import subprocess
 import threading
 import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -111,6 +110,15 @@ SCENARIOS = ("power-off", "graceful", "crash")
 _CLONE_NEWNET = 0x40000000
 _libc = ctypes.CDLL("libc.so.6", use_errno=True)
 _no_proxy = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+_HOST_NETNS = os.stat("/proc/self/ns/net").st_ino   # the main thread's, which never moves
+
+
+def require_netns():
+    """Refuses to go on in a thread that is still in the host's network namespace: every socket
+    the harness opens must be inside the experiment's namespace."""
+    if os.stat("/proc/thread-self/ns/net").st_ino == _HOST_NETNS:
+        raise RuntimeError("refusing to open a socket from the host's network namespace "
+                           "(run this through NetNS.call or a NetNS.thread)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -299,6 +307,7 @@ class NetNS:
 
 def http_get(host, port, path, timeout=2.0, tls=True, headers=None):
     """One GET (from a thread inside the namespace): (status, headers dict, body)."""
+    require_netns()
     cls = http.client.HTTPSConnection if tls else http.client.HTTPConnection
     kw = {"context": insecure_tls()} if tls else {}
     conn = cls(host, port, timeout=timeout, **kw)
@@ -312,6 +321,7 @@ def http_get(host, port, path, timeout=2.0, tls=True, headers=None):
 
 def tcp_connect_outcome(host, port, timeout):
     """'connected', 'refused' or 'timeout' (from a thread inside the namespace)."""
+    require_netns()
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.settimeout(timeout)
     try:
@@ -476,6 +486,7 @@ class VigilLB(LoadBalancer):
 
     def status(self):
         """GET /v1/status (from a thread inside the namespace)."""
+        require_netns()
         req = urllib.request.Request(f"http://{self.admin}/v1/status", headers={"X-Auth-Token": TOKEN})
         with _no_proxy.open(req, timeout=2) as r:
             return json.loads(r.read())
@@ -544,7 +555,10 @@ class Client:
         self.thread = None
 
     def start(self, name):
-        self.thread = self.ns.thread(self.run, name)
+        def run():
+            require_netns()
+            self.run()
+        self.thread = self.ns.thread(run, name)
         self.thread.start()
 
     def join(self, timeout):

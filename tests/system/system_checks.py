@@ -91,7 +91,7 @@ def vigil_status_problems(res, scenario):
         if down is None or down > exited:
             problems.append(f"status: {VICTIM} was not out of rotation before it exited "
                             f"(out after {down}, exit at +{exited:.1f}s)")
-    lines = [ln for ln in res.lb.log_text().splitlines() if f" member {VICTIM} " in ln]
+    lines = [ln for ln in res.lb.log_text().splitlines() if re.search(rf" member {VICTIM}[ :]", ln)]
     down_i = next((i for i, ln in enumerate(lines) if re.search(r" DOWN: \S", ln)), None)
     if down_i is None:
         problems.append(f"log: no '{VICTIM} ... DOWN: <reason>' line; {VICTIM} lines: {lines}")
@@ -120,7 +120,7 @@ def run_vigil_scenario(netns, workdir, scenario):
                          for t, st in res.state_timeline() if st)
     report.append(f"{scenario}/vigil: {VICTIM} as vigil saw it: {timeline}")
     report += [f"  log: {ln}" for ln in res.lb.log_text().splitlines()
-               if f" member {VICTIM} " in ln or "fail-open" in ln.lower()]
+               if re.search(rf" member {VICTIM}[ :]", ln) or "fail-open" in ln.lower()]
     print("\n".join(report))
     (workdir / "summary.txt").write_text("\n".join(report) + "\n")
     problems = client_problems(res) + vigil_status_problems(res, scenario)

@@ -1,0 +1,125 @@
+"""The Octavia API over raw HTTP: bad input gets 400 or 413 with a faultstring and changes
+nothing; objects survive `kill -9` with their ids (admin.state_file), also in the middle of a
+burst of writes.
+"""
+import json
+import signal
+import threading
+
+from test_octavia_helpers import create, free_port, post_huge, raw, start_vigil
+from vigil_harness import EchoServer, Vigil, echo_once, wait_for
+
+
+def build(vigil, backend_port):
+    """A load balancer with a listener, a pool with a TCP monitor and one member; their ids."""
+    lb = create(vigil, "loadbalancers", "loadbalancer", {"name": "k8s"})
+    port = free_port()
+    listener = create(vigil, "listeners", "listener",
+                      {"loadbalancer_id": lb["id"], "protocol": "TCP", "protocol_port": port})
+    pool = create(vigil, "pools", "pool", {"listener_id": listener["id"], "protocol": "TCP",
+                                           "lb_algorithm": "ROUND_ROBIN", "name": "masters"})
+    member = create(vigil, None, "member", {"address": "127.0.0.1", "protocol_port": backend_port,
+                                            "name": "m1"},
+                    path=f"/v2/lbaas/pools/{pool['id']}/members")
+    monitor = create(vigil, "healthmonitors", "healthmonitor",
+                     {"pool_id": pool["id"], "type": "TCP", "delay": 1, "timeout": 1,
+                      "max_retries": 1})
+    return {"lb": lb["id"], "listener": listener["id"], "pool": pool["id"],
+            "member": member["id"], "monitor": monitor["id"], "port": port}
+
+
+def everything(vigil):
+    """Every Octavia list, to compare before and after."""
+    out = {}
+    for kind in ("loadbalancers", "listeners", "pools", "healthmonitors"):
+        code, body = raw(vigil, "GET", f"/v2.0/lbaas/{kind}")
+        assert code == 200
+        out[kind] = sorted(o["id"] for o in body[kind])
+    return out
+
+
+def test_bad_input_gets_a_faultstring_and_changes_nothing(tmp_path, cleanup):
+    backend = EchoServer()
+    cleanup(backend)
+    vigil = start_vigil(tmp_path, cleanup)
+    ids = build(vigil, backend.port)
+    before = everything(vigil)
+    state = (tmp_path / "state.json").read_bytes()
+    pool_members = f"/v2.0/lbaas/pools/{ids['pool']}/members"
+    cases = [
+        ("POST", "/v2.0/lbaas/healthmonitors",
+         {"healthmonitor": {"pool_id": ids["pool"], "type": "PING", "delay": 1, "timeout": 1,
+                            "max_retries": 1}}, "PING"),
+        ("PUT", f"/v2.0/lbaas/healthmonitors/{ids['monitor']}",
+         {"healthmonitor": {"max_retries": 0}}, "max_retries"),
+        ("POST", "/v2.0/lbaas/listeners",
+         {"listener": {"loadbalancer_id": ids["lb"], "protocol": "TCP", "protocol_port": 70000}},
+         "70000"),
+        ("POST", pool_members, b'{"member": {"address": ', "Malformed JSON"),
+        ("POST", pool_members, {"member": {"address": "127.0.0.1"}}, "protocol_port"),
+        ("POST", pool_members, {"member": {"address": "127.0.0.1", "protocol_port": "x"}},
+         "Expected an integer"),
+        ("POST", "/v2.0/lbaas/pools", {"pool": {"loadbalancer_id": ids["lb"], "protocol": "UDP",
+                                                "lb_algorithm": "ROUND_ROBIN"}}, "UDP"),
+    ]
+    for method, path, body, words in cases:
+        code, answer = raw(vigil, method, path, body)
+        assert code == 400, (path, answer)
+        assert words in answer["faultstring"], answer
+    code, text = post_huge(vigil, pool_members, 10 * 1024 * 1024)
+    assert code == 413
+    assert "faultstring" in json.loads(text)
+    assert everything(vigil) == before
+    assert (tmp_path / "state.json").read_bytes() == state
+    # The listener still carries traffic.
+    wait_for(lambda: echo_once("127.0.0.1", ids["port"], b"ping") == b"ping", 10,
+             what="traffic through the API's listener")
+
+
+def test_objects_survive_kill_9_with_their_ids(tmp_path, cleanup):
+    backend = EchoServer()
+    cleanup(backend)
+    vigil = start_vigil(tmp_path, cleanup)
+    ids = build(vigil, backend.port)
+    before = everything(vigil)
+    vigil.proc.send_signal(signal.SIGKILL)
+    vigil.proc.wait(timeout=10)
+    again = Vigil(tmp_path, vigil.config.read_text())
+    cleanup(again)
+    assert everything(again) == before
+    code, body = raw(again, "GET", f"/v2.0/lbaas/pools/{ids['pool']}/members/{ids['member']}")
+    assert code == 200 and body["member"]["name"] == "m1"
+    wait_for(lambda: echo_once("127.0.0.1", ids["port"], b"again") == b"again", 10,
+             what="traffic after the restart")
+
+
+def test_a_kill_during_a_burst_of_writes_leaves_a_readable_state_file(tmp_path, cleanup):
+    vigil = start_vigil(tmp_path, cleanup)
+    lb = create(vigil, "loadbalancers", "loadbalancer", {"name": "burst"})
+    pool = create(vigil, "pools", "pool", {"loadbalancer_id": lb["id"], "protocol": "TCP",
+                                           "lb_algorithm": "ROUND_ROBIN"})
+    stop = threading.Event()
+
+    def writer():
+        port = 20000
+        while not stop.is_set():
+            port += 1
+            try:
+                raw(vigil, "POST", f"/v2/lbaas/pools/{pool['id']}/members",
+                    {"member": {"address": "127.0.0.1", "protocol_port": port}})
+            except OSError:
+                return  # vigil is gone
+    t = threading.Thread(target=writer, daemon=True)
+    t.start()
+    wait_for(lambda: len(json.loads((tmp_path / "state.json").read_text())["loadbalancers"][0]
+                         ["pools"][0]["members"]) >= 20, 20, what="20 members written")
+    vigil.proc.send_signal(signal.SIGKILL)
+    vigil.proc.wait(timeout=10)
+    stop.set()
+    t.join(10)
+    saved = json.loads((tmp_path / "state.json").read_text())  # whole, never torn
+    kept = len(saved["loadbalancers"][0]["pools"][0]["members"])
+    again = Vigil(tmp_path, vigil.config.read_text())
+    cleanup(again)
+    code, body = raw(again, "GET", f"/v2/lbaas/pools/{pool['id']}/members")
+    assert code == 200 and len(body["members"]) == kept
