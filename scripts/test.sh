@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine and runs every test: unit tests (ctest) and integration tests
-# (pytest against the real binaries on loopback) on the dev build, then the same under
-# AddressSanitizer + UndefinedBehaviorSanitizer. Exits non-zero on the first failing stage.
+# (pytest against the real binaries on loopback) on the dev build, the failover system tests (own
+# network namespaces; root), then unit and integration tests again under AddressSanitizer +
+# UndefinedBehaviorSanitizer. Exits non-zero on the first failing stage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +19,12 @@ run_preset() {
 }
 
 run_preset dev
+echo "==> system tests (network namespaces; dev)"
+if [[ $(id -u) -eq 0 ]]; then
+  VIGIL_BUILD=build/dev /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider tests/system
+else
+  echo "system tests need root (ip netns, iptables): skipped" >&2
+fi
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   run_preset asan
 echo "==> all tests passed"

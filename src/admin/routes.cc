@@ -76,6 +76,11 @@ Response authenticated(const Request& request, const Target& target, const Route
     if (!get) return method_not_allowed();
     return text(200, "application/json", status_json(views(), ctx.now));
   }
+  if (s == Segments{"v1", "reload"}) {
+    if (request.method != "POST" || ctx.reload == nullptr) return method_not_allowed();
+    if (auto reloaded = (*ctx.reload)(); !reloaded) return fault(409, reloaded.error().message);
+    return text(200, "application/json", "{\"reloaded\": true}");
+  }
   if (s == Segments{"metrics"}) {
     if (!get) return method_not_allowed();
     return text(200, "text/plain; version=0.0.4; charset=utf-8", metrics_text(views()));

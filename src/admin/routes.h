@@ -40,6 +40,8 @@ using ViewsSource = std::function<std::vector<model::LoadBalancerView>()>;
 // or refuse with the reason, e.g. "cannot bind 127.0.0.1:6443: Address already in use", leaving
 // the running configuration as it was.
 using ApplyFn = std::function<Result<void>(const std::vector<model::Config>& api_load_balancers)>;
+// Re-reads the config file and applies it (POST /v1/reload, like SIGHUP).
+using ReloadFn = std::function<Result<void>()>;
 
 struct RouteContext {
   std::string_view token;    // empty: no token configured, every authenticated route answers 401
@@ -47,6 +49,7 @@ struct RouteContext {
   model::WallTime now;
   ObjectStore* store = nullptr;   // null: the Octavia API cannot create objects (405)
   const ApplyFn* apply = nullptr;  // required with a store
+  const ReloadFn* reload = nullptr;  // null: POST /v1/reload answers 405
 };
 
 Response route(const Request& request, const RouteContext& context);

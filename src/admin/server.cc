@@ -147,7 +147,8 @@ class Session : public std::enable_shared_from_this<Session> {
                                              .views = server_->view,
                                              .now = std::chrono::system_clock::now(),
                                              .store = o.store,
-                                             .apply = &o.apply});
+                                             .apply = &o.apply,
+                                             .reload = o.reload ? &o.reload : nullptr});
     } catch (const std::exception& e) {
       log::error("admin API: {} {} failed: {}", std::string_view(request.method),
                  std::string_view(request.target), e.what());

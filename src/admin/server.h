@@ -29,6 +29,8 @@ struct Options {
   ObjectStore* store = nullptr;
   // Runs the API's load balancers as a write asks (routes.h); required with a store.
   ApplyFn apply;
+  // POST /v1/reload; empty: not offered.
+  ReloadFn reload;
 };
 
 struct ServerState;  // Asio objects and the open sessions, in server.cc

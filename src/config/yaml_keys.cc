@@ -170,6 +170,13 @@ constexpr KeySpec<PoolDraft> kPoolKeys[] = {
      [](YamlReader& r, const Field& f, PoolDraft& p) {
        r.set_duration_or_zero(f, p.hedge_after, kMaxCheckDuration);
      }},
+    {"slow_start", "duration, 0 disables", "0s",
+     "A member that comes back after being down gets a share of new connections that grows "
+     "from almost nothing to its full weight over this long, so a cold API server is not hit "
+     "by a third of all clients at once. Not applied at start-up.",
+     [](YamlReader& r, const Field& f, PoolDraft& p) {
+       r.set_duration_or_zero(f, p.slow_start, kMaxCheckDuration);
+     }},
     {"shutdown_sessions_on_down", "bool", "true",
      "Close the sessions of a member marked ERROR because it stopped answering, so long-lived "
      "clients (watches) reconnect through a healthy member at once. A member that still answers "

@@ -231,9 +231,12 @@ void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
     for (const auto& lb : lbs_) {
       for (const auto& id : lb.listener_ids) {
         const ListenerRuntime& l = listeners_.at(id);
+        // A listener without a pool (an API listener before its pool exists) still holds its
+        // port; the worker closes its connections at once.
+        const auto pool = pools_.find(l.pool_id);
         proxy::ListenSocket s{.listener_id = l.id,
                               .listener_name = l.config.name,
-                              .pool_index = pools_.at(l.pool_id)->slot,
+                              .pool_index = pool == pools_.end() ? UINT32_MAX : pool->second->slot,
                               .max_connections = l.config.max_connections,
                               .idle_timeout = l.config.idle_timeout,
                               .client_dead_peer = net::dead_peer_options(l.config.dead_peer_timeout),

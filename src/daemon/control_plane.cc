@@ -2,11 +2,13 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <thread>
 
+#include "admin/object_store.h"
 #include "admin/server.h"
 #include "base/log.h"
 #include "config/loader.h"
@@ -36,21 +38,54 @@ bool answered(const std::optional<model::CheckResult>& check) {
 
 model::WallTime wall_now() { return std::chrono::system_clock::now(); }
 
+// kube-apiserver's graceful shutdown: /readyz fails with "[-]shutdown failed" while it serves.
+bool announces_shutdown(const model::CheckResult& check) {
+  return std::ranges::any_of(check.failed_checks,
+                             [](const std::string& c) { return c.starts_with("[-]shutdown"); });
+}
+
+// Weights in snapshots are scaled so that slow start can ramp even a weight of 1 smoothly.
+constexpr int kWeightScale = 16;
+
+int effective_weight(const model::Pool& pool, const MemberRuntime& m, TimePoint now) {
+  const int full = m.config.weight * kWeightScale;
+  if (pool.slow_start <= Duration::zero() || m.recovered_at == TimePoint{}) return full;
+  const auto elapsed = now - m.recovered_at;
+  if (elapsed >= pool.slow_start) return full;
+  const double share = std::chrono::duration<double>(elapsed) / pool.slow_start;
+  return std::max(1, static_cast<int>(full * share));
+}
+
 }  // namespace
+
+struct ControlPlane::Timers {
+  explicit Timers(boost::asio::io_context& io) : ramp(io) {}
+  boost::asio::steady_timer ramp;  // re-weights members in slow start
+  bool ramp_armed = false;
+};
 
 ControlPlane::ControlPlane(boost::asio::io_context& io, ServeOptions options,
                            model::Config file_config, std::string token)
-    : io_(io), options_(std::move(options)), token_(std::move(token)), started_at_(wall_now()) {
+    : io_(io),
+      options_(std::move(options)),
+      token_(std::move(token)),
+      started_at_(wall_now()),
+      timers_(std::make_unique<Timers>(io)) {
   lbs_.push_back({.config = std::move(file_config)});
 }
 
 ControlPlane::~ControlPlane() { stop(); }
 
 Result<void> ControlPlane::start() {
-  const model::Config& file = lbs_.front().config;
+  // A copy: lbs_ is rebuilt by apply().
+  const model::Config file = lbs_.front().config;
   worker_count_ = file.workers > 0
                       ? file.workers
                       : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  auto store = admin::ObjectStore::load(file.admin.state_file);
+  if (!store) return std::unexpected(store.error());
+  store_ = std::make_unique<admin::ObjectStore>(std::move(*store));
+
   checker_ = std::make_unique<health::HealthChecker>(
       io_, clock_, [this](const health::Event& e) { on_check(e); });
   for (int w = 0; w < worker_count_; ++w) {
@@ -62,12 +97,20 @@ Result<void> ControlPlane::start() {
     workers_.back()->start();
   }
   std::vector<model::Config> initial{file};
+  for (model::Config& c : store_->configs()) initial.push_back(std::move(c));
   lbs_.clear();
   if (auto applied = apply(std::move(initial)); !applied) return applied;
 
   if (!file.admin.listen.empty()) {
     admin_ = std::make_unique<admin::AdminServer>(
-        io_, admin::Options{.listen = file.admin.listen, .token = token_},
+        io_,
+        admin::Options{.listen = file.admin.listen,
+                       .token = token_,
+                       .store = store_.get(),
+                       .apply = [this](const std::vector<model::Config>& api) {
+                         return apply_api(api);
+                       },
+                       .reload = [this] { return reload(); }},
         [this] { return views(); });
     if (auto started = admin_->start(); !started) return started;
     log::info("admin API on http://{}", admin_->bound());
@@ -80,6 +123,7 @@ void ControlPlane::stop() {
   stopped_ = true;
   if (checker_) checker_->stop();
   if (admin_) admin_->stop();
+  timers_->ramp.cancel();
   for (auto& w : workers_) w->stop();  // closes listeners and sessions, joins
 }
 
@@ -141,6 +185,9 @@ void ControlPlane::on_check(const health::Event& e) {
   MemberRuntime& m = pool.members[it->second.second];
   m.last_check = e.result;
   m.last_check_at = wall_now();
+  if (e.previous == model::Health::kDown && e.health == model::Health::kUp) {
+    m.recovered_at = clock_.now();
+  }
   m.health = e.health;
   m.first_check = e.previous == model::Health::kUnchecked;
   m.successes = e.successes;
@@ -158,10 +205,12 @@ void ControlPlane::refresh_pool(PoolRuntime& pool, bool log_changes) {
   std::vector<model::OperatingStatus> statuses;
   for (MemberRuntime& m : pool.members) {
     const model::OperatingStatus before = m.status;
-    // Up by the thresholds but answering with a failure (a /readyz that says [-]shutdown): no new
-    // connections from the first such answer, established ones continue.
-    m.draining = has_monitor && m.health == model::Health::kUp && m.last_check &&
-                 m.last_check->outcome == model::Outcome::kBadStatus;
+    // Answering its checks with a failure: no new connections from the first such answer,
+    // established ones continue. A server that announces its graceful shutdown ([-]shutdown)
+    // stays draining until it stops answering; any other failure goes ERROR by the thresholds.
+    m.draining = has_monitor && m.last_check &&
+                 m.last_check->outcome == model::Outcome::kBadStatus &&
+                 (m.health == model::Health::kUp || announces_shutdown(*m.last_check));
     m.status = model::member_status({.enabled = m.config.enabled,
                                      .weight = m.config.weight,
                                      .draining = m.draining,
@@ -210,15 +259,20 @@ void ControlPlane::refresh_pool(PoolRuntime& pool, bool log_changes) {
   next->hedge_after = pool.config.hedge_after;
   next->backend_dead_peer = net::dead_peer_options(pool.config.dead_peer_timeout);
   for (MemberRuntime& m : pool.members) m.in_rotation = false;
+  const TimePoint now = clock_.now();
+  bool ramping = false;
   for (size_t i : rotation.members) {
     MemberRuntime& m = pool.members[i];
     m.in_rotation = true;
+    const int weight = effective_weight(pool.config, m, now);
+    ramping |= weight < m.config.weight * kWeightScale;
     next->candidates.push_back({.member_id = m.id,
                                 .name = m.config.name,
                                 .address = *m.address,
-                                .weight = m.config.weight,
+                                .weight = weight,
                                 .stats = m.stats});
   }
+  if (ramping) schedule_ramp();
   auto same = [](const proxy::PoolSnapshot& a, const proxy::PoolSnapshot& b) {
     return a.connect_timeout == b.connect_timeout && a.retries == b.retries &&
            a.algorithm == b.algorithm && a.hedge_after == b.hedge_after &&
@@ -230,6 +284,21 @@ void ControlPlane::refresh_pool(PoolRuntime& pool, bool log_changes) {
   next->version = ++snapshot_version_;
   pool.snapshot = std::move(next);
   slots_[pool.slot] = pool.snapshot;
+}
+
+// While a member is in slow start, its weight is raised a step every half second.
+void ControlPlane::schedule_ramp() {
+  if (timers_->ramp_armed || stopped_) return;
+  timers_->ramp_armed = true;
+  timers_->ramp.expires_after(std::chrono::milliseconds(500));
+  timers_->ramp.async_wait([this](const boost::system::error_code& ec) {
+    timers_->ramp_armed = false;
+    if (ec || stopped_) return;
+    for (auto& [id, pool] : pools_) {
+      if (pool->config.slow_start > Duration::zero()) refresh_pool(*pool, true);
+    }
+    publish();
+  });
 }
 
 void ControlPlane::publish() {

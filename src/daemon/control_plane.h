@@ -29,7 +29,8 @@ struct Event;
 }  // namespace vigil::health
 namespace vigil::admin {
 class AdminServer;
-}
+class ObjectStore;
+}  // namespace vigil::admin
 
 namespace vigil::daemon {
 
@@ -70,6 +71,7 @@ class ControlPlane {
 
  private:
   struct Binding;  // sockets bound for one listener, one per worker (apply.cc)
+  struct Timers;   // Asio timers, in control_plane.cc
 
   Result<std::vector<Binding>> bind_changed(const std::vector<model::Config>& lbs);
   void adopt_pools(const std::vector<model::Config>& lbs);
@@ -84,6 +86,7 @@ class ControlPlane {
   void record_transition(const PoolRuntime& pool, const MemberRuntime& member,
                          model::OperatingStatus before);
   void reindex();
+  void schedule_ramp();
 
   boost::asio::io_context& io_;
   ServeOptions options_;
@@ -98,7 +101,9 @@ class ControlPlane {
   std::unordered_map<std::string, std::pair<PoolRuntime*, size_t>> index_;  // member id
   std::vector<std::unique_ptr<proxy::Worker>> workers_;
   std::unique_ptr<health::HealthChecker> checker_;
+  std::unique_ptr<admin::ObjectStore> store_;  // objects created through the API; before admin_
   std::unique_ptr<admin::AdminServer> admin_;
+  std::unique_ptr<Timers> timers_;
   std::deque<model::Transition> transitions_;
   uint64_t snapshot_version_ = 0;
   bool stopped_ = false;

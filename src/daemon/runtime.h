@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/clock.h"
 #include "model/check_result.h"
 #include "model/config.h"
 #include "model/status.h"
@@ -28,6 +29,7 @@ struct MemberRuntime {
   int failures = 0;
   bool passive_out = false;
   bool draining = false;  // up, but its last check answered with a failure
+  TimePoint recovered_at{};  // when it last came back from down (slow start), steady clock
   std::optional<model::CheckResult> last_check;
   model::WallTime last_check_at{};
   model::OperatingStatus status = model::OperatingStatus::kOffline;

@@ -42,13 +42,15 @@ std::vector<model::LoadBalancerView> ControlPlane::views() const {
     std::vector<model::OperatingStatus> listener_statuses;
     for (const std::string& id : lb.listener_ids) {
       const ListenerRuntime& l = listeners_.at(id);
-      const PoolRuntime& pool = *pools_.at(l.pool_id);
+      const auto pool = pools_.find(l.pool_id);
+      const bool has_pool = pool != pools_.end();
       model::ListenerView lv{.id = l.id,
                              .load_balancer_id = lb.config.id,
-                             .default_pool_id = pool.id,
+                             .default_pool_id = has_pool ? pool->second->id : "",
                              .config = l.config,
                              .bound = l.bound,
-                             .operating_status = pool.status,
+                             .operating_status = has_pool ? pool->second->status
+                                                          : model::OperatingStatus::kOffline,
                              .active_connections = l.stats->active.load(std::memory_order_relaxed),
                              .total_connections = l.stats->total.load(std::memory_order_relaxed)};
       listener_statuses.push_back(lv.operating_status);

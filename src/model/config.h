@@ -73,6 +73,7 @@ struct Pool {
   Duration hedge_after = 200ms;  // a second connect to another member after this; 0 disables
   bool shutdown_sessions_on_down = true;  // close a dead member's sessions when it goes ERROR
   Duration dead_peer_timeout = 10s;       // backend legs: keepalive + TCP_USER_TIMEOUT
+  Duration slow_start = 0s;  // a recovered member's share ramps up over this long; 0: at once
   std::optional<HealthMonitor> health_monitor;  // none: members are NO_MONITOR
   std::vector<Member> members;
   SourceLocation where;

@@ -94,3 +94,45 @@ def test_client_reports_an_unreachable_daemon(tmp_path):
 def test_sigterm_stops_cleanly(tmp_path, cleanup):
     vigil = start(tmp_path, cleanup)
     assert vigil.stop() == 0
+
+
+def test_reload_applies_a_new_file_and_refuses_a_broken_one(tmp_path, cleanup):
+    import signal
+    import socket
+    from vigil_harness import echo_once, wait_for
+    vigil = start(tmp_path, cleanup)
+    host, port = vigil.listener("api")
+    held = socket.create_connection((host, port), timeout=5)
+    held.sendall(b"before")
+    assert held.recv(100) == b"before"
+    first_id = vigil.members()["master-01"]["id"]
+
+    second = EchoServer()
+    cleanup(second)
+    text = vigil.config.read_text()
+    member = [l for l in text.splitlines() if "name: master-01" in l][0]
+    vigil.config.write_text(text + member.replace("master-01", "master-02").replace(
+        member.split("port: ")[1].rstrip("}"), str(second.port)) + "\n")
+    vigil.proc.send_signal(signal.SIGHUP)
+    wait_for(lambda: "master-02" in vigil.members(), 10, what="master-02 after the reload")
+    vigil.wait_member("master-02", "ONLINE")
+    # The member that did not change kept its id, health and session.
+    assert vigil.members()["master-01"]["id"] == first_id
+    assert vigil.members()["master-01"]["operating_status"] == "ONLINE"
+    held.sendall(b"after")
+    assert held.recv(100) == b"after"
+
+    # A broken file is refused; everything keeps running.
+    vigil.config.write_text("listeners: [\n")
+    import urllib.request
+    req = urllib.request.Request(f"http://{vigil.admin}/v1/reload", method="POST",
+                                 headers={"X-Auth-Token": "integration-test-token"})
+    import urllib.error
+    try:
+        urllib.request.build_opener(urllib.request.ProxyHandler({})).open(req, timeout=10)
+        raise AssertionError("a broken file was accepted")
+    except urllib.error.HTTPError as e:
+        assert e.code == 409
+    assert set(vigil.members()) == {"master-01", "master-02"}
+    assert echo_once(host, port, b"still serving") == b"still serving"
+    held.close()

@@ -159,7 +159,7 @@ def test_sessions_of_a_member_that_stops_answering_are_closed(tmp_path, cleanup)
         conn.close()
 
 
-def test_failing_readyz_drains_new_connections_but_keeps_sessions(tmp_path, cleanup):
+def test_graceful_shutdown_drains_new_connections_but_keeps_sessions(tmp_path, cleanup):
     import urllib.request
     sims = [ApiSim(tmp_path, f"master-0{i}") for i in (1, 2)]
     for s in sims:
@@ -179,9 +179,12 @@ def test_failing_readyz_drains_new_connections_but_keeps_sessions(tmp_path, clea
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), urllib.request.HTTPSHandler(context=ctx))
     opener.open(urllib.request.Request(f"https://127.0.0.1:{draining.port}/sim/readyz?fail=shutdown",
                                        method="POST"), timeout=5).read()
-    member = vigil.wait_member(served_by, "ERROR")
+    member = vigil.wait_member(served_by, "DRAINING")
     assert "shutdown" in member["check"]["reason"]
-    assert "DRAINING" in vigil.log_text()
+    # It stays DRAINING, past the unhealthy threshold, as long as it answers.
+    member = wait_for(lambda: (m := vigil.members()[served_by])["consecutive_failures"] >= 4 and m, 10,
+                      what="four failed checks")
+    assert member["operating_status"] == "DRAINING", member
     # New connections avoid it...
     for _ in range(10):
         _, _, _ = https_get(host, port, "/version")
