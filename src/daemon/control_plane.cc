@@ -170,8 +170,10 @@ void ControlPlane::handle_connect_failure(const proxy::ConnectFailure& failure) 
             failure.reason);
   if (failure.silent) {
     // The host did not answer at all: it may be powered off, and then its sessions hang without
-    // a FIN or RST. Probe them now rather than after the normal keepalive idle time.
+    // a FIN or RST. Probe them now rather than after the normal keepalive idle time, and close
+    // them if the check run now gets no answer either (on_check).
     for (auto& w : workers_) w->probe_member_sessions(m.id, kSuspectProbe);
+    m.silent_suspect = true;
   }
   checker_->check_now(m.id);
   refresh_pool(pool, true);
@@ -193,6 +195,17 @@ void ControlPlane::on_check(const health::Event& e) {
   m.successes = e.successes;
   m.failures = e.failures;
   if (e.result.ok()) m.passive_out = false;
+  if (m.silent_suspect) {
+    // Two signals agree: a connect and then a check both got no answer. Its sessions are as good
+    // as dead; closing them now lets watches reconnect before the thresholds mark it down.
+    m.silent_suspect = false;
+    if (!answered(m.last_check) && e.result.outcome != model::Outcome::kRefused &&
+        pool.config.shutdown_sessions_on_down) {
+      log::warn("pool {} member {}: no answer to a connect nor to a check; closing its sessions",
+                pool.config.name, m.config.name);
+      close_sessions(pool, m);
+    }
+  }
   refresh_pool(pool, true);
   publish();
 }

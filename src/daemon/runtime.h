@@ -28,6 +28,7 @@ struct MemberRuntime {
   int successes = 0;         // consecutive
   int failures = 0;
   bool passive_out = false;
+  bool silent_suspect = false;  // a connect got no answer at all; the next check confirms
   bool draining = false;  // up, but its last check answered with a failure
   TimePoint recovered_at{};  // when it last came back from down (slow start), steady clock
   std::optional<model::CheckResult> last_check;
