@@ -172,7 +172,7 @@ void ControlPlane::handle_connect_failure(const proxy::ConnectFailure& failure) 
     // The host did not answer at all: it may be powered off, and then its sessions hang without
     // a FIN or RST. Probe them now rather than after the normal keepalive idle time, and close
     // them if the check run now gets no answer either (on_check).
-    for (auto& w : workers_) w->probe_member_sessions(m.id, kSuspectProbe);
+    for (auto& w : workers_) w->probe_member_sessions(m.stats, kSuspectProbe);
     m.silent_suspect = true;
   }
   checker_->check_now(m.id);
@@ -328,7 +328,7 @@ void ControlPlane::close_sessions(const PoolRuntime& pool, const MemberRuntime& 
   auto tally = std::make_shared<Tally>(Tally{.pending = workers_.size()});
   const std::string what = fmt::format("pool {} member {}", pool.config.name, m.config.name);
   for (auto& w : workers_) {
-    w->close_member_sessions(m.id, [this, tally, what](size_t n) {
+    w->close_member_sessions(m.stats, [this, tally, what](size_t n) {
       boost::asio::post(io_, [tally, what, n] {
         tally->closed += n;
         if (--tally->pending == 0 && tally->closed > 0) {

@@ -3,6 +3,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "net/socket.h"
@@ -22,8 +23,10 @@ Session::Session(SessionHost& host, uint64_t id, net::Fd client,
       listener_ptr_(std::move(listener)),
       listener_(*listener_ptr_),
       client_(Handler::Kind::kClient, this),
-      attempts_{Attempt(this), Attempt(this)},
-      client_address_(client_address) {
+      attempts_{Attempt(this), Attempt(this)} {
+  const std::string_view ip = client_address.ip_bytes();
+  client_ip_size_ = static_cast<uint8_t>(std::min(ip.size(), client_ip_.size()));
+  std::copy_n(ip.data(), client_ip_size_, client_ip_.data());
   client_.fd = std::move(client);
   last_activity_ = host_.now();
   listener_.stats->active.fetch_add(1, std::memory_order_relaxed);

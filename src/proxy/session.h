@@ -82,7 +82,8 @@ class Session {
   uint64_t id() const { return id_; }
   bool closed() const { return state_ == State::kClosed; }
   bool established() const { return state_ == State::kPumping; }
-  const std::string& member_id() const { return member_id_; }
+  // The connected member's counters, which also identify it; null before connecting.
+  const BackendStats* member() const { return backend_stats_.get(); }
   int backend_fd() const { return backend_ ? backend_->fd.get() : -1; }
 
  private:
@@ -124,18 +125,20 @@ class Session {
   Side* backend_ = nullptr;  // the attempt that connected first
   Buffer* up_ = nullptr;     // client -> backend
   Buffer* down_ = nullptr;   // backend -> client
-  net::SocketAddress client_address_;
+  // The client's address bytes (4 or 16), kept only for source_ip picks: a whole sockaddr would
+  // cost every idle session 128 bytes.
+  std::array<char, 16> client_ip_{};
+  uint8_t client_ip_size_ = 0;
 
   // While connecting: the snapshot the tried indices refer to, and what was tried.
   PoolSnapshotPtr pool_;
   static constexpr int kMaxTried = 16;
-  std::array<uint32_t, kMaxTried> tried_{};
+  std::array<uint32_t, kMaxTried> tried_{};  // NOLINT: indices into pool_->candidates
   int tried_count_ = 0;
   int attempts_made_ = 0;
   TimePoint hedge_at_{};  // when to hedge; zero when not (any more)
 
   std::shared_ptr<BackendStats> backend_stats_;  // set once connected
-  std::string member_id_;
   TimePoint last_activity_{};
 };
 

@@ -42,7 +42,7 @@ bool Session::start_attempt(Attempt& a) {
       stale = make_balancer(*pool_);
       balancer = stale.get();
     }
-    const int index = balancer->pick(*pool_, {.client_ip = client_address_.ip_bytes(),
+    const int index = balancer->pick(*pool_, {.client_ip = {client_ip_.data(), client_ip_size_},
                                          .tried = {tried_.data(), static_cast<size_t>(tried_count_)}});
     if (index < 0) return false;
     tried_[tried_count_++] = static_cast<uint32_t>(index);
@@ -105,7 +105,6 @@ void Session::attempt_connected(Attempt& a) {
   backend_ = &a.side;
   const Backend& b = pool_->candidates[a.candidate];
   backend_stats_ = b.stats;
-  member_id_ = b.member_id;
   backend_stats_->active.fetch_add(1, std::memory_order_relaxed);
   backend_stats_->total.fetch_add(1, std::memory_order_relaxed);
   net::set_dead_peer_detection(client_.fd.get(), listener_.client_dead_peer);

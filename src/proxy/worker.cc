@@ -37,8 +37,8 @@ class Worker::Loop final : public SessionHost {
   bool take_hedge_token() override;
   void connect_failed(const PoolSnapshot& pool, const Backend& backend, const std::string& reason,
                       bool silent) override;
-  size_t close_member_sessions(const std::string& member_id);
-  void probe_member_sessions(const std::string& member_id, const net::DeadPeerOptions& probe);
+  size_t close_member_sessions(const BackendStats* member);
+  void probe_member_sessions(const BackendStats* member, const net::DeadPeerOptions& probe);
   void session_closed(Session& s) override { finished_.push_back(s.id()); }
 
  private:
@@ -182,10 +182,10 @@ void Worker::Loop::connect_failed(const PoolSnapshot& pool, const Backend& backe
   }
 }
 
-size_t Worker::Loop::close_member_sessions(const std::string& member_id) {
+size_t Worker::Loop::close_member_sessions(const BackendStats* member) {
   size_t closed = 0;
   for (auto& [id, s] : sessions_) {
-    if (s->established() && s->member_id() == member_id) {
+    if (s->established() && s->member() == member) {
       s->close();
       ++closed;
     }
@@ -193,10 +193,10 @@ size_t Worker::Loop::close_member_sessions(const std::string& member_id) {
   return closed;  // deleted after this event batch, like every closed session
 }
 
-void Worker::Loop::probe_member_sessions(const std::string& member_id,
+void Worker::Loop::probe_member_sessions(const BackendStats* member,
                                          const net::DeadPeerOptions& probe) {
   for (auto& [id, s] : sessions_) {
-    if (s->established() && s->member_id() == member_id) {
+    if (s->established() && s->member() == member) {
       net::set_dead_peer_detection(s->backend_fd(), probe);
     }
   }
@@ -368,16 +368,18 @@ void Worker::reconfigure(std::vector<PoolSnapshotPtr> pools, std::vector<ListenS
   });
 }
 
-void Worker::close_member_sessions(std::string member_id, std::function<void(size_t)> done) {
-  post([member_id = std::move(member_id), done = std::move(done)](Loop& loop) {
-    const size_t n = loop.close_member_sessions(member_id);
+void Worker::close_member_sessions(std::shared_ptr<const BackendStats> member,
+                                   std::function<void(size_t)> done) {
+  post([member = std::move(member), done = std::move(done)](Loop& loop) {
+    const size_t n = loop.close_member_sessions(member.get());
     if (done) done(n);
   });
 }
 
-void Worker::probe_member_sessions(std::string member_id, net::DeadPeerOptions probe) {
-  post([member_id = std::move(member_id), probe](Loop& loop) {
-    loop.probe_member_sessions(member_id, probe);
+void Worker::probe_member_sessions(std::shared_ptr<const BackendStats> member,
+                                   net::DeadPeerOptions probe) {
+  post([member = std::move(member), probe](Loop& loop) {
+    loop.probe_member_sessions(member.get(), probe);
   });
 }
 

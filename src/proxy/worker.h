@@ -49,12 +49,14 @@ class Worker {
   // bound again); one without keeps its socket and takes the new settings. Listeners not named
   // stop accepting; sessions they accepted live on.
   void reconfigure(std::vector<PoolSnapshotPtr> pools, std::vector<ListenSocket> listeners);
+  // Members are named by their counters (the BackendStats in their snapshots).
   // Any thread. Closes this worker's established sessions to the member, so their clients
   // reconnect through a healthy one; `done` then runs on the worker thread with the count.
-  void close_member_sessions(std::string member_id, std::function<void(size_t)> done);
+  void close_member_sessions(std::shared_ptr<const BackendStats> member,
+                             std::function<void(size_t)> done);
   // Any thread. The member did not answer a connect: its sessions may be dead without a FIN or
   // RST. Tightens keepalive on their backend legs so that the kernel finds out in seconds.
-  void probe_member_sessions(std::string member_id, net::DeadPeerOptions probe);
+  void probe_member_sessions(std::shared_ptr<const BackendStats> member, net::DeadPeerOptions probe);
   // Any thread. Closes the listeners and every session, then the thread ends; joins.
   void stop();
 

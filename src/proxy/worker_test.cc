@@ -285,7 +285,8 @@ TEST(Worker, CloseMemberSessionsEndsThemAndCounts) {
   char c;
   ASSERT_EQ(::recv(fd.get(), &c, 1, 0), 1);
   std::promise<size_t> closed;
-  proxy.worker().close_member_sessions("m0", [&](size_t n) { closed.set_value(n); });
+  proxy.worker().close_member_sessions(proxy.pool().candidates[0].stats,
+                                       [&](size_t n) { closed.set_value(n); });
   auto count = closed.get_future();
   ASSERT_EQ(count.wait_for(5s), std::future_status::ready);
   EXPECT_EQ(count.get(), 1u);
