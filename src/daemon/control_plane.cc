@@ -10,6 +10,7 @@
 
 #include "admin/object_store.h"
 #include "admin/server.h"
+#include "base/file.h"
 #include "base/log.h"
 #include "config/loader.h"
 #include "daemon/rotation.h"
@@ -42,18 +43,6 @@ model::WallTime wall_now() { return std::chrono::system_clock::now(); }
 bool announces_shutdown(const model::CheckResult& check) {
   return std::ranges::any_of(check.failed_checks,
                              [](const std::string& c) { return c.starts_with("[-]shutdown"); });
-}
-
-// Weights in snapshots are scaled so that slow start can ramp even a weight of 1 smoothly.
-constexpr int kWeightScale = 16;
-
-int effective_weight(const model::Pool& pool, const MemberRuntime& m, TimePoint now) {
-  const int full = m.config.weight * kWeightScale;
-  if (pool.slow_start <= Duration::zero() || m.recovered_at == TimePoint{}) return full;
-  const auto elapsed = now - m.recovered_at;
-  if (elapsed >= pool.slow_start) return full;
-  const double share = std::chrono::duration<double>(elapsed) / pool.slow_start;
-  return std::max(1, static_cast<int>(full * share));
 }
 
 }  // namespace
@@ -137,11 +126,22 @@ Result<void> ControlPlane::reload() {
                options_.config_path);
     return fail(options_.config_path + " has errors (see the log, or run vigil check)");
   }
-  std::vector<model::Config> next{std::move(*loaded.config)};
+  model::Config file = std::move(*loaded.config);
+  if (!options_.token_file.empty()) file.admin.token_file = options_.token_file;
+  const std::string token_file = file.admin.token_file;
+  std::vector<model::Config> next{std::move(file)};
   for (size_t i = 1; i < lbs_.size(); ++i) next.push_back(lbs_[i].config);
   if (auto applied = apply(std::move(next)); !applied) {
     log::error("reload refused: {}; the running configuration stays", applied.error().message);
     return applied;
+  }
+  if (!token_file.empty() && admin_) {
+    // A rotated token takes effect with the reload; an unreadable one keeps the old.
+    if (auto token = read_secret_file(token_file)) {
+      admin_->set_token(*token);
+    } else {
+      log::error("reload: admin.token_file: {}; keeping the previous token", token.error().message);
+    }
   }
   log::info("reloaded {}", options_.config_path);
   return {};
@@ -277,7 +277,8 @@ void ControlPlane::refresh_pool(PoolRuntime& pool, bool log_changes) {
   for (size_t i : rotation.members) {
     MemberRuntime& m = pool.members[i];
     m.in_rotation = true;
-    const int weight = effective_weight(pool.config, m, now);
+    const int weight =
+        ramped_weight(m.config.weight, pool.config.slow_start, m.recovered_at, now);
     ramping |= weight < m.config.weight * kWeightScale;
     next->candidates.push_back({.member_id = m.id,
                                 .name = m.config.name,

@@ -37,6 +37,8 @@ namespace vigil::daemon {
 struct ServeOptions {
   std::string config_path;
   std::string ready_file;  // written once everything listens: bound addresses as JSON
+  // Overrides admin.token_file (an haproxy.cfg has no place for it).
+  std::string token_file;
 };
 
 class ControlPlane {

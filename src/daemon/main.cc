@@ -18,8 +18,10 @@ namespace {
 constexpr const char* kUsage = R"(usage: vigil COMMAND [options]
 
 commands:
-  serve -c FILE [--ready-file PATH] [--log-level debug|info|warn|error]
-                              run the load balancer in the foreground
+  serve -c FILE [--ready-file PATH] [--token-file FILE] [--log-level debug|info|warn|error]
+                              run the load balancer in the foreground (FILE: vigil YAML or an
+                              haproxy.cfg; --token-file sets admin.token_file, which an
+                              haproxy.cfg cannot)
   check -c FILE               validate a config (vigil YAML or haproxy.cfg); print errors with
                               file:line and, per pool, how long a dead member takes to be taken
                               out and to come back
@@ -140,7 +142,9 @@ int run_serve(const Args& a) {
       return 2;
     }
   }
-  return vigil::daemon::serve({.config_path = *a.config, .ready_file = a.ready_file.value_or("")});
+  return vigil::daemon::serve({.config_path = *a.config,
+                               .ready_file = a.ready_file.value_or(""),
+                               .token_file = a.token_file.value_or("")});
 }
 
 }  // namespace

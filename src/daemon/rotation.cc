@@ -30,4 +30,13 @@ Rotation choose_rotation(std::span<const RotationInput> members, bool fail_open)
   return out;
 }
 
+int ramped_weight(int weight, Duration slow_start, TimePoint recovered_at, TimePoint now) {
+  const int full = weight * kWeightScale;
+  if (slow_start <= Duration::zero() || recovered_at == TimePoint{}) return full;
+  const auto elapsed = now - recovered_at;
+  if (elapsed >= slow_start) return full;
+  const double share = std::chrono::duration<double>(elapsed) / slow_start;
+  return std::max(1, static_cast<int>(full * share));
+}
+
 }  // namespace vigil::daemon

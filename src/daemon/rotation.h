@@ -5,6 +5,7 @@
 #include <span>
 #include <vector>
 
+#include "base/clock.h"
 #include "model/status.h"
 
 namespace vigil::daemon {
@@ -30,5 +31,13 @@ struct Rotation {
 // verdict is up; while no member of the pool has a result yet, unchecked members count as healthy
 // (vigil never refuses traffic just because it started a moment ago).
 Rotation choose_rotation(std::span<const RotationInput> members, bool fail_open);
+
+// Weights in snapshots are scaled so that slow start can ramp even a weight of 1 smoothly.
+inline constexpr int kWeightScale = 16;
+
+// A member's share of new connections while it ramps up after coming back (slow start): from 1
+// to weight * kWeightScale over `slow_start`, linearly; the full weight when slow start is off,
+// over, or the member never was down (`recovered_at` zero).
+int ramped_weight(int weight, Duration slow_start, TimePoint recovered_at, TimePoint now);
 
 }  // namespace vigil::daemon

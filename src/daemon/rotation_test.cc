@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/manual_clock.h"
+
 namespace vigil::daemon {
 namespace {
 
@@ -64,6 +66,30 @@ TEST(Rotation, Rules) {
     EXPECT_EQ(r.members, c.expected) << c.description;
     EXPECT_EQ(r.fail_open, c.expect_fail_open) << c.description;
   }
+}
+
+TEST(RampedWeight, SlowStartRampsLinearlyOnAFakeClock) {
+  using namespace std::chrono_literals;
+  vigil::testing::ManualClock clock;
+  const TimePoint back = clock.now();
+  struct Case {
+    Duration after;
+    int expected;
+  };
+  const Case cases[] = {
+      {.after = 0s, .expected = 1},  // never zero: a recovered member gets a trickle at once
+      {.after = 15s, .expected = 2 * kWeightScale / 4},
+      {.after = 30s, .expected = 2 * kWeightScale / 2},
+      {.after = 59s, .expected = static_cast<int>(2 * kWeightScale * 59.0 / 60)},
+      {.after = 60s, .expected = 2 * kWeightScale},
+      {.after = 1h, .expected = 2 * kWeightScale},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(ramped_weight(2, 60s, back, back + c.after), c.expected)
+        << std::chrono::duration_cast<std::chrono::seconds>(c.after).count() << "s";
+  }
+  EXPECT_EQ(ramped_weight(2, 0s, back, back), 2 * kWeightScale) << "slow start off";
+  EXPECT_EQ(ramped_weight(2, 60s, TimePoint{}, back), 2 * kWeightScale) << "never was down";
 }
 
 }  // namespace

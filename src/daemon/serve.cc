@@ -54,6 +54,7 @@ int serve(const ServeOptions& options) {
     return 1;
   }
   model::Config config = std::move(*loaded.config);
+  if (!options.token_file.empty()) config.admin.token_file = options.token_file;
   std::string token;
   if (!config.admin.token_file.empty()) {
     auto t = read_secret_file(config.admin.token_file);

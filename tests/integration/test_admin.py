@@ -135,4 +135,11 @@ def test_reload_applies_a_new_file_and_refuses_a_broken_one(tmp_path, cleanup):
         assert e.code == 409
     assert set(vigil.members()) == {"master-01", "master-02"}
     assert echo_once(host, port, b"still serving") == b"still serving"
+
+    # Removing a member: it is gone, the other's session is untouched.
+    vigil.config.write_text(text)
+    vigil.proc.send_signal(signal.SIGHUP)
+    wait_for(lambda: set(vigil.members()) == {"master-01"}, 10, what="master-02 removed")
+    held.sendall(b"still")
+    assert held.recv(100) == b"still"
     held.close()
