@@ -81,18 +81,30 @@ void Session::after_pump(bool ok) {
 
 // Moves bytes from src to dst until one of them would block. Returns false on a socket error,
 // which ends the session. When src has ended and everything was sent, dst's write side is shut,
-// so a client that half-closes still receives the whole answer.
-bool Session::pump(Side& src, Side& dst, Buffer*& buf, std::atomic<uint64_t>* bytes) {
+// so a client that half-closes still receives the whole answer. A direction that streams (a
+// read filled the whole buffer) moves on to splice() once its buffer has drained.
+bool Session::pump(Side& src, Side& dst, Flow& flow, std::atomic<uint64_t>* bytes) {
   uint64_t moved = 0;
+  if (flow.pipe == nullptr && flow.buf == nullptr && flow.filled && !src.read_eof) {
+    flow.pipe = host_.pipes().take();  // null: keep copying
+    flow.filled = false;
+  }
+  if (flow.pipe != nullptr) {
+    const bool ok = splice_pump(src, dst, flow, moved);
+    finish_pump(src, dst, flow, moved, bytes);
+    return ok;
+  }
   for (;;) {
     bool progressed = false;
-    if (!src.read_eof && src.readable && (buf == nullptr || !buf->full())) {
-      if (buf == nullptr) buf = host_.buffers().take();
+    if (!src.read_eof && src.readable && (flow.buf == nullptr || !flow.buf->full())) {
+      if (flow.buf == nullptr) flow.buf = host_.buffers().take();
+      Buffer* buf = flow.buf;
       const size_t want = Buffer::kSize - buf->end;
       const ssize_t n = ::recv(src.fd.get(), buf->data + buf->end, want, 0);
       if (n > 0) {
         buf->end += static_cast<uint32_t>(n);
         progressed = true;
+        flow.filled = static_cast<size_t>(n) == Buffer::kSize;
         // A short read drained the socket; the next edge tells us of more. After HUP keep
         // reading so that the end of stream is seen.
         if (static_cast<size_t>(n) < want && !src.hup) src.readable = false;
@@ -105,6 +117,7 @@ bool Session::pump(Side& src, Side& dst, Buffer*& buf, std::atomic<uint64_t>* by
         return false;
       }
     }
+    Buffer* buf = flow.buf;
     if (buf != nullptr && !buf->empty() && dst.writable) {
       const ssize_t n = ::send(dst.fd.get(), buf->data + buf->start, buf->pending(), MSG_NOSIGNAL);
       if (n > 0) {
@@ -119,18 +132,12 @@ bool Session::pump(Side& src, Side& dst, Buffer*& buf, std::atomic<uint64_t>* by
       }
     }
     if (!progressed) break;
+    // Streaming and drained: the rest of this burst goes through a pipe.
+    if (flow.filled && (flow.buf == nullptr || flow.buf->empty())) break;
   }
-  if (moved > 0) {
-    bytes->fetch_add(moved, std::memory_order_relaxed);
-    last_activity_ = host_.now();
-  }
-  if (buf != nullptr && buf->empty()) {
-    host_.buffers().give(buf);
-    buf = nullptr;
-  }
-  if (src.read_eof && buf == nullptr && !dst.write_shut) {
-    ::shutdown(dst.fd.get(), SHUT_WR);
-    dst.write_shut = true;
+  finish_pump(src, dst, flow, moved, bytes);
+  if (flow.filled && flow.buf == nullptr && src.readable && !src.read_eof) {
+    return pump(src, dst, flow, bytes);  // once: pump() starts with a pipe now, or without one
   }
   return true;
 }
@@ -160,8 +167,10 @@ void Session::release() {
   state_ = State::kClosed;
   client_.fd.reset();
   for (Attempt& a : attempts_) a.side.fd.reset();
-  if (up_ != nullptr) host_.buffers().give(std::exchange(up_, nullptr));
-  if (down_ != nullptr) host_.buffers().give(std::exchange(down_, nullptr));
+  for (Flow* f : {&up_, &down_}) {
+    if (f->buf != nullptr) host_.buffers().give(std::exchange(f->buf, nullptr));
+    if (f->pipe != nullptr) host_.pipes().give(std::exchange(f->pipe, nullptr));
+  }
   if (was_pumping && backend_stats_) backend_stats_->active.fetch_sub(1, std::memory_order_relaxed);
   listener_.stats->active.fetch_sub(1, std::memory_order_relaxed);
   pool_.reset();

@@ -16,6 +16,7 @@
 #include "net/socket.h"
 #include "proxy/balancer.h"
 #include "proxy/buffer_pool.h"
+#include "proxy/pipe_pool.h"
 #include "proxy/snapshot.h"
 
 namespace vigil::proxy {
@@ -57,6 +58,7 @@ class SessionHost {
   virtual TimePoint now() const = 0;
   virtual int epoll_fd() const = 0;
   virtual BufferPool& buffers() = 0;
+  virtual PipePool& pipes() = 0;
   virtual void schedule(uint64_t session_id, TimePoint when) = 0;
   virtual const PoolSnapshotPtr& pool(uint32_t index) const = 0;
   virtual Balancer& balancer(uint32_t index) = 0;
@@ -108,8 +110,19 @@ class Session {
   void give_up();
   Attempt& other(const Attempt& a) { return &a == &attempts_[0] ? attempts_[1] : attempts_[0]; }
 
+  // One direction's bytes in flight: in a buffer (user space) or, once the direction streams, in
+  // a pipe (splice, kernel only). At most one of the two at a time.
+  struct Flow {
+    Buffer* buf = nullptr;
+    Pipe* pipe = nullptr;
+    bool filled = false;  // the last read filled the whole buffer: the direction streams
+  };
+
   // session.cc
-  bool pump(Side& src, Side& dst, Buffer*& buf, std::atomic<uint64_t>* bytes);
+  bool pump(Side& src, Side& dst, Flow& flow, std::atomic<uint64_t>* bytes);
+  // session_splice.cc
+  bool splice_pump(Side& src, Side& dst, Flow& flow, uint64_t& moved);
+  void finish_pump(Side& src, Side& dst, Flow& flow, uint64_t moved, std::atomic<uint64_t>* bytes);
   void after_pump(bool ok);
   bool arm(Side& side);
   void release();  // closes fds and gives back buffers and counts, without telling the host
@@ -123,8 +136,8 @@ class Session {
   Side client_;
   std::array<Attempt, 2> attempts_;
   Side* backend_ = nullptr;  // the attempt that connected first
-  Buffer* up_ = nullptr;     // client -> backend
-  Buffer* down_ = nullptr;   // backend -> client
+  Flow up_;    // client -> backend
+  Flow down_;  // backend -> client
   // The client's address bytes (4 or 16), kept only for source_ip picks: a whole sockaddr would
   // cost every idle session 128 bytes.
   std::array<char, 16> client_ip_{};

@@ -31,6 +31,7 @@ class Worker::Loop final : public SessionHost {
   TimePoint now() const override { return now_; }
   int epoll_fd() const override { return epoll_.get(); }
   BufferPool& buffers() override { return buffers_; }
+  PipePool& pipes() override { return pipes_; }
   void schedule(uint64_t session_id, TimePoint when) override { timers_.push({when, session_id}); }
   const PoolSnapshotPtr& pool(uint32_t index) const override { return pools_[index]; }
   Balancer& balancer(uint32_t index) override;
@@ -73,6 +74,7 @@ class Worker::Loop final : public SessionHost {
   std::vector<uint64_t> balancer_versions_;
   WorkerCallbacks callbacks_;
   BufferPool buffers_;
+  PipePool pipes_;
   std::unordered_map<uint64_t, std::unique_ptr<Session>> sessions_;
   std::vector<uint64_t> finished_;  // closed this round; deleted after the event batch
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;

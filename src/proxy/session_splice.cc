@@ -1,0 +1,70 @@
+// The streaming half of the pump: socket -> pipe -> socket with splice(), so bulk bytes never
+// cross into user space, and the common tail of both pumps (counters, buffers and pipes given
+// back once empty, half-close).
+#include <fcntl.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+
+#include "proxy/session.h"
+
+namespace vigil::proxy {
+
+bool Session::splice_pump(Side& src, Side& dst, Flow& flow, uint64_t& moved) {
+  Pipe& pipe = *flow.pipe;
+  constexpr unsigned kFlags = SPLICE_F_MOVE | SPLICE_F_NONBLOCK;
+  for (;;) {
+    bool progressed = false;
+    if (!src.read_eof && src.readable && pipe.pending < pipe.capacity) {
+      const ssize_t n = ::splice(src.fd.get(), nullptr, pipe.write_fd, nullptr,
+                                 pipe.capacity - pipe.pending, kFlags);
+      if (n > 0) {
+        pipe.pending += static_cast<uint32_t>(n);
+        progressed = true;
+      } else if (n == 0) {
+        src.read_eof = true;
+        progressed = true;
+      } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        // The pipe had room, so the socket is empty; the next edge tells us of more.
+        src.readable = false;
+      } else if (errno != EINTR) {
+        return false;
+      }
+    }
+    if (pipe.pending > 0 && dst.writable) {
+      const ssize_t n =
+          ::splice(pipe.read_fd, nullptr, dst.fd.get(), nullptr, pipe.pending, kFlags);
+      if (n > 0) {
+        pipe.pending -= static_cast<uint32_t>(n);
+        moved += static_cast<uint64_t>(n);
+        progressed = true;
+      } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        dst.writable = false;  // the pipe holds bytes, so the socket is full
+      } else if (n < 0 && errno != EINTR) {
+        return false;
+      }
+    }
+    if (!progressed) return true;
+  }
+}
+
+void Session::finish_pump(Side& src, Side& dst, Flow& flow, uint64_t moved,
+                          std::atomic<uint64_t>* bytes) {
+  if (moved > 0) {
+    bytes->fetch_add(moved, std::memory_order_relaxed);
+    last_activity_ = host_.now();
+  }
+  if (flow.buf != nullptr && flow.buf->empty()) host_.buffers().give(std::exchange(flow.buf, nullptr));
+  // An empty pipe goes back while the source is quiet, so an idle session holds none; a
+  // direction that streams again takes one again.
+  if (flow.pipe != nullptr && flow.pipe->pending == 0 && (!src.readable || src.read_eof)) {
+    host_.pipes().give(std::exchange(flow.pipe, nullptr));
+  }
+  const bool drained = flow.buf == nullptr && flow.pipe == nullptr;
+  if (src.read_eof && drained && !dst.write_shut) {
+    ::shutdown(dst.fd.get(), SHUT_WR);
+    dst.write_shut = true;
+  }
+}
+
+}  // namespace vigil::proxy
