@@ -1,6 +1,7 @@
 #include "net/socket.h"
 
 #include <gtest/gtest.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 
@@ -54,6 +55,37 @@ TEST(Socket, BindErrorNamesTheAddress) {
   auto taken = listen_tcp(*local_address(first->get()), {.reuse_port = false});
   ASSERT_FALSE(taken);
   EXPECT_NE(taken.error().message.find("127.0.0.1:"), std::string::npos) << taken.error().message;
+}
+
+// The workers set the client leg's options once on the listening socket and rely on accepted
+// sockets inheriting them.
+TEST(Socket, AcceptedSocketsInheritTheListenersTcpOptions) {
+  using namespace std::chrono_literals;
+  auto listener = listen_tcp(*SocketAddress::from_ip("127.0.0.1", 0));
+  ASSERT_TRUE(listener);
+  set_nodelay(listener->get());
+  set_dead_peer_detection(listener->get(), {.keepalive_idle = 7s,
+                                            .keepalive_interval = 3s,
+                                            .keepalive_count = 4,
+                                            .user_timeout = 12345ms});
+  auto client = connect_nonblocking(*local_address(listener->get()));
+  ASSERT_TRUE(client);
+  pollfd p{.fd = listener->get(), .events = POLLIN, .revents = 0};
+  ASSERT_EQ(::poll(&p, 1, 5000), 1);
+  Fd accepted(::accept4(listener->get(), nullptr, nullptr, SOCK_CLOEXEC));
+  ASSERT_TRUE(accepted.valid());
+  auto get = [&](int level, int name) {
+    int v = 0;
+    socklen_t len = sizeof v;
+    ::getsockopt(accepted.get(), level, name, &v, &len);
+    return v;
+  };
+  EXPECT_EQ(get(IPPROTO_TCP, TCP_NODELAY), 1);
+  EXPECT_EQ(get(SOL_SOCKET, SO_KEEPALIVE), 1);
+  EXPECT_EQ(get(IPPROTO_TCP, TCP_KEEPIDLE), 7);
+  EXPECT_EQ(get(IPPROTO_TCP, TCP_KEEPINTVL), 3);
+  EXPECT_EQ(get(IPPROTO_TCP, TCP_KEEPCNT), 4);
+  EXPECT_EQ(get(IPPROTO_TCP, TCP_USER_TIMEOUT), 12345);
 }
 
 TEST(DeadPeerOptions, SpreadTheTimeoutOverIdleAndProbes) {

@@ -107,7 +107,6 @@ void Session::attempt_connected(Attempt& a) {
   backend_stats_ = b.stats;
   backend_stats_->active.fetch_add(1, std::memory_order_relaxed);
   backend_stats_->total.fetch_add(1, std::memory_order_relaxed);
-  net::set_dead_peer_detection(client_.fd.get(), listener_.client_dead_peer);
   net::set_dead_peer_detection(backend_->fd.get(), pool_->backend_dead_peer);
   pool_.reset();
   backend_->writable = true;
