@@ -26,16 +26,8 @@ std::string read(const std::string& name) {
 bool load_safely(const std::string& text, const std::string& label) {
   LoadResult r;
   EXPECT_NO_THROW(r = load_haproxy_cfg(text, "fuzz.cfg")) << label;
-  EXPECT_EQ(r.ok(), r.config.has_value()) << label;
-  if (!r.ok()) {
-    EXPECT_GT(count_errors(r.diagnostics), 0) << label;
-  }
   const int lines = static_cast<int>(std::count(text.begin(), text.end(), '\n')) + 1;
-  for (const Diagnostic& d : r.diagnostics) {
-    EXPECT_GE(d.where.line, 0) << label << d.to_string();
-    EXPECT_LE(d.where.line, lines) << label << d.to_string();
-    EXPECT_FALSE(d.message.empty()) << label;
-  }
+  testing::expect_coherent(r, lines, label);
   EXPECT_NO_THROW((void)check_report(r)) << label;
   EXPECT_NO_THROW((void)convert_report(r)) << label;
   if (r.config) {

@@ -35,6 +35,20 @@ inline bool has(const std::vector<Diagnostic>& diagnostics, Diagnostic::Severity
   return false;
 }
 
+// What every load must give, whatever the input: a config exactly when there is no error, and
+// diagnostics that each have a message and a line within the text (`text_lines` of it).
+inline void expect_coherent(const LoadResult& r, int text_lines, const std::string& label) {
+  EXPECT_EQ(r.ok(), r.config.has_value()) << label;
+  if (!r.ok()) {
+    EXPECT_GT(count_errors(r.diagnostics), 0) << label;
+  }
+  for (const Diagnostic& d : r.diagnostics) {
+    EXPECT_GE(d.where.line, 0) << label << d.to_string();
+    EXPECT_LE(d.where.line, text_lines) << label << d.to_string();
+    EXPECT_FALSE(d.message.empty()) << label;
+  }
+}
+
 inline bool has_error(const LoadResult& r, int line, std::string_view text) {
   return has(r.diagnostics, Diagnostic::Severity::kError, line, text);
 }
