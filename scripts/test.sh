@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine and runs every test: unit tests (ctest) and integration tests
 # (pytest against the real binaries on loopback) on the dev build, the failover system tests (own
-# network namespaces; root), then unit and integration tests again under AddressSanitizer +
-# UndefinedBehaviorSanitizer. Exits non-zero on the first failing stage.
+# network namespaces; root), the parsers' libFuzzer targets for a bounded time, then unit and
+# integration tests again under AddressSanitizer + UndefinedBehaviorSanitizer. Exits non-zero on
+# the first failing stage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +26,8 @@ if [[ $(id -u) -eq 0 ]]; then
 else
   echo "system tests need root (ip netns, iptables): skipped" >&2
 fi
+echo "==> fuzzing (libFuzzer, bounded)"
+bash scripts/fuzz.sh "${VIGIL_FUZZ_SECONDS:-20}"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   run_preset asan
 echo "==> all tests passed"
