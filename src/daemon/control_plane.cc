@@ -45,6 +45,23 @@ bool announces_shutdown(const model::CheckResult& check) {
                              [](const std::string& c) { return c.starts_with("[-]shutdown"); });
 }
 
+// Answering its checks with a failure: no new connections from the first such answer,
+// established ones continue. A server that announces its graceful shutdown ([-]shutdown) stays
+// draining until it stops answering; any other failure goes ERROR by the thresholds.
+bool draining_of(const PoolRuntime& pool, const MemberRuntime& m) {
+  return pool.config.health_monitor.has_value() && m.last_check &&
+         m.last_check->outcome == model::Outcome::kBadStatus &&
+         (m.health == model::Health::kUp || announces_shutdown(*m.last_check));
+}
+
+model::OperatingStatus member_status_of(const PoolRuntime& pool, const MemberRuntime& m) {
+  return model::member_status({.enabled = m.config.enabled,
+                               .weight = m.config.weight,
+                               .draining = draining_of(pool, m),
+                               .has_monitor = pool.config.health_monitor.has_value(),
+                               .health = m.health});
+}
+
 }  // namespace
 
 struct ControlPlane::Timers {
@@ -176,8 +193,7 @@ void ControlPlane::handle_connect_failure(const proxy::ConnectFailure& failure) 
     m.silent_suspect = true;
   }
   checker_->check_now(m.id);
-  refresh_pool(pool, true);
-  publish();
+  if (refresh_pool(pool, true)) publish();
 }
 
 void ControlPlane::on_check(const health::Event& e) {
@@ -194,6 +210,7 @@ void ControlPlane::on_check(const health::Event& e) {
   m.first_check = e.previous == model::Health::kUnchecked;
   m.successes = e.successes;
   m.failures = e.failures;
+  const bool was_out = m.passive_out;
   if (e.result.ok()) m.passive_out = false;
   if (m.silent_suspect) {
     // Two signals agree: a connect and then a check both got no answer. Its sessions are as good
@@ -206,29 +223,25 @@ void ControlPlane::on_check(const health::Event& e) {
       close_sessions(pool, m);
     }
   }
-  refresh_pool(pool, true);
-  publish();
+  // The common case, a result like the last one, changes nothing beyond the member's own record:
+  // skip the pool-wide recomputation (it matters with thousands of members checked every second).
+  if (!e.changed && m.passive_out == was_out && member_status_of(pool, m) == m.status &&
+      draining_of(pool, m) == m.draining) {
+    return;
+  }
+  if (refresh_pool(pool, true)) publish();
 }
 
 // Recomputes statuses and the rotation of one pool, logs what changed, and puts a new snapshot
 // in its slot when the set of candidates changed (publish() sends the slots to the workers).
-void ControlPlane::refresh_pool(PoolRuntime& pool, bool log_changes) {
+bool ControlPlane::refresh_pool(PoolRuntime& pool, bool log_changes) {
   const bool has_monitor = pool.config.health_monitor.has_value();
   std::vector<RotationInput> inputs;
   std::vector<model::OperatingStatus> statuses;
   for (MemberRuntime& m : pool.members) {
     const model::OperatingStatus before = m.status;
-    // Answering its checks with a failure: no new connections from the first such answer,
-    // established ones continue. A server that announces its graceful shutdown ([-]shutdown)
-    // stays draining until it stops answering; any other failure goes ERROR by the thresholds.
-    m.draining = has_monitor && m.last_check &&
-                 m.last_check->outcome == model::Outcome::kBadStatus &&
-                 (m.health == model::Health::kUp || announces_shutdown(*m.last_check));
-    m.status = model::member_status({.enabled = m.config.enabled,
-                                     .weight = m.config.weight,
-                                     .draining = m.draining,
-                                     .has_monitor = has_monitor,
-                                     .health = m.health});
+    m.draining = draining_of(pool, m);
+    m.status = member_status_of(pool, m);
     if (m.status != before && log_changes) {
       m.state_since = wall_now();
       record_transition(pool, m, before);
@@ -294,10 +307,11 @@ void ControlPlane::refresh_pool(PoolRuntime& pool, bool log_changes) {
              return x.member_id == y.member_id && x.weight == y.weight && x.address == y.address;
            });
   };
-  if (pool.snapshot && same(*pool.snapshot, *next)) return;
+  if (pool.snapshot && same(*pool.snapshot, *next)) return false;
   next->version = ++snapshot_version_;
   pool.snapshot = std::move(next);
   slots_[pool.slot] = pool.snapshot;
+  return true;
 }
 
 // While a member is in slow start, its weight is raised a step every half second.
@@ -308,10 +322,11 @@ void ControlPlane::schedule_ramp() {
   timers_->ramp.async_wait([this](const boost::system::error_code& ec) {
     timers_->ramp_armed = false;
     if (ec || stopped_) return;
+    bool changed = false;
     for (auto& [id, pool] : pools_) {
-      if (pool->config.slow_start > Duration::zero()) refresh_pool(*pool, true);
+      if (pool->config.slow_start > Duration::zero()) changed |= refresh_pool(*pool, true);
     }
-    publish();
+    if (changed) publish();
   });
 }
 

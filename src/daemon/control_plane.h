@@ -82,7 +82,8 @@ class ControlPlane {
   void update_checks();
   void on_check(const health::Event& event);
   void handle_connect_failure(const proxy::ConnectFailure& failure);
-  void refresh_pool(PoolRuntime& pool, bool log_changes);
+  // True when the pool's snapshot changed (publish() then sends it to the workers).
+  bool refresh_pool(PoolRuntime& pool, bool log_changes);
   void publish();
   void close_sessions(const PoolRuntime& pool, const MemberRuntime& member);
   void record_transition(const PoolRuntime& pool, const MemberRuntime& member,

@@ -88,6 +88,16 @@ ProbeOp::ProbeOp(asio::io_context& io, const Clock& clock, const ProbeTarget& ta
 
 void ProbeOp::start(std::string request) {
   request_ = std::move(request);
+  if (ip_literal_) {
+    // No resolver at all for an address: Asio's resolves on a thread of its own, which costs
+    // more than the check itself when thousands of members are checked every second.
+    error_code ec;
+    const tcp::endpoint endpoint(asio::ip::make_address(host_, ec), target_.port);
+    socket().async_connect(endpoint, [self = shared_from_this()](const error_code& e) {
+      self->on_connected(e);
+    });
+    return;
+  }
   auto flags = tcp::resolver::numeric_service;
   if (ip_literal_) flags |= tcp::resolver::numeric_host;  // no DNS round trip for literals
   resolver_.async_resolve(

@@ -11,8 +11,23 @@ constexpr Duration kMinPeriod = std::chrono::milliseconds(1);
 
 Scheduler::Scheduler(const Clock& clock, uint64_t seed) : clock_(clock), rng_(seed) {}
 
+void Scheduler::plan_start(const std::string& id, Member& m, TimePoint at) {
+  m.next_start = at;
+  m.start_seq = ++seq_;
+  queue_.push({.at = at, .seq = m.start_seq, .timeout = false, .id = id});
+}
+
+bool Scheduler::current(const Entry& e) const {
+  auto it = members_.find(e.id);
+  if (it == members_.end()) return false;
+  const Member& m = it->second;
+  if (e.timeout) return m.running && !m.timeout_reported && m.timeout_seq == e.seq;
+  return !m.running && m.start_seq == e.seq;
+}
+
 void Scheduler::add(const std::string& id, const Timing& timing) {
-  members_.insert_or_assign(id, Member{.timing = timing, .next_start = clock_.now()});
+  auto [it, inserted] = members_.insert_or_assign(id, Member{.timing = timing});
+  plan_start(it->first, it->second, clock_.now());
 }
 
 void Scheduler::remove(std::string_view id) {
@@ -25,14 +40,16 @@ void Scheduler::update(std::string_view id, const Timing& timing) {
   Member& m = it->second;
   m.timing = timing;
   if (!m.running && m.last_start) {
-    m.next_start = std::min(m.next_start, *m.last_start + jittered(m));
+    const TimePoint sooner = *m.last_start + jittered(m);
+    if (sooner < m.next_start) plan_start(it->first, m, sooner);
   }
 }
 
 void Scheduler::check_now(std::string_view id) {
   auto it = members_.find(id);
   if (it == members_.end() || it->second.running) return;
-  it->second.next_start = std::min(it->second.next_start, clock_.now());
+  const TimePoint now = clock_.now();
+  if (now < it->second.next_start) plan_start(it->first, it->second, now);
 }
 
 bool Scheduler::running(std::string_view id) const {
@@ -40,35 +57,33 @@ bool Scheduler::running(std::string_view id) const {
   return it != members_.end() && it->second.running;
 }
 
-std::optional<TimePoint> Scheduler::next_wakeup() const {
-  std::optional<TimePoint> earliest;
-  for (const auto& [id, m] : members_) {
-    std::optional<TimePoint> t;
-    if (!m.running) {
-      t = m.next_start;
-    } else if (!m.timeout_reported) {
-      t = *m.last_start + m.timing.timeout;
-    }
-    if (t && (!earliest || *t < *earliest)) earliest = t;
-  }
-  return earliest;
+std::optional<TimePoint> Scheduler::next_wakeup() {
+  while (!queue_.empty() && !current(queue_.top())) queue_.pop();
+  if (queue_.empty()) return std::nullopt;
+  return queue_.top().at;
 }
 
 Scheduler::Due Scheduler::take_due(TimePoint now) {
   Due due;
-  for (auto& [id, m] : members_) {
-    if (m.running) {
-      if (!m.timeout_reported && now >= *m.last_start + m.timing.timeout) {
-        m.timeout_reported = true;
-        due.timed_out.push_back(id);
-      }
-    } else if (now >= m.next_start) {
+  while (!queue_.empty() && queue_.top().at <= now) {
+    Entry e = queue_.top();
+    queue_.pop();
+    if (!current(e)) continue;
+    Member& m = members_.find(e.id)->second;
+    if (e.timeout) {
+      m.timeout_reported = true;
+      due.timed_out.push_back(std::move(e.id));
+    } else {
       m.running = true;
       m.timeout_reported = false;
       m.last_start = now;
-      due.start.push_back(id);
+      m.timeout_seq = ++seq_;
+      queue_.push({.at = now + m.timing.timeout, .seq = m.timeout_seq, .timeout = true, .id = e.id});
+      due.start.push_back(std::move(e.id));
     }
   }
+  std::ranges::sort(due.start);
+  std::ranges::sort(due.timed_out);
   return due;
 }
 
@@ -78,8 +93,9 @@ void Scheduler::completed(std::string_view id, TimePoint now, bool transitioning
   Member& m = it->second;
   m.running = false;
   m.timeout_reported = false;
+  m.timeout_seq = 0;
   m.fast = transitioning;
-  m.next_start = std::max(*m.last_start + jittered(m), now);
+  plan_start(it->first, m, std::max(*m.last_start + jittered(m), now));
 }
 
 Duration Scheduler::jittered(const Member& m) {
