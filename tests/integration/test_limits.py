@@ -68,3 +68,25 @@ def test_out_of_file_descriptors_neither_spins_nor_floods_the_log(tmp_path, clea
     wait_for(serves, 15, what="vigil to serve again")
     warnings = [l for l in vigil.log_text().splitlines() if "accept failures" in l]
     assert 1 <= len(warnings) <= 5, warnings
+
+
+def test_raises_its_open_file_limit_to_the_hard_limit_and_says_when_it_is_short(tmp_path, cleanup):
+    backend = EchoServer()
+    cleanup(backend)
+    original = subprocess.Popen
+
+    def popen(*args, **kwargs):
+        kwargs["preexec_fn"] = lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (256, 4096))
+        return original(*args, **kwargs)
+
+    subprocess.Popen = popen
+    try:
+        vigil = Vigil(tmp_path, CONFIG.format(port=backend.port))
+    finally:
+        subprocess.Popen = original
+    cleanup(vigil)
+    limits = open(f"/proc/{vigil.proc.pid}/limits").read()
+    line = next(l for l in limits.splitlines() if l.startswith("Max open files"))
+    assert line.split()[3:5] == ["4096", "4096"], line
+    # 4096 descriptors cannot hold the default 50,000 connections: vigil says so at start.
+    assert "open-file limit is 4096" in vigil.log_text()
