@@ -42,13 +42,7 @@ void assign_ids(model::Config& c) {
 bool same_monitor(const std::optional<model::HealthMonitor>& a,
                   const std::optional<model::HealthMonitor>& b) {
   if (a.has_value() != b.has_value()) return false;
-  if (!a) return true;
-  auto key = [](const model::HealthMonitor& m) {
-    return std::tie(m.type, m.path, m.http_method, m.host, m.interval, m.fast_interval, m.timeout,
-                    m.healthy_threshold, m.unhealthy_threshold, m.tls.verify, m.tls.ca_file,
-                    m.tls.server_name, m.tls.client_cert, m.tls.client_key, m.bearer_token_file);
-  };
-  return key(*a) == key(*b) && a->expected_codes.to_string() == b->expected_codes.to_string();
+  return !a || model::same_checks(*a, *b);
 }
 
 // Two listeners on one port of one address would silently share it (SO_REUSEPORT), so they are

@@ -20,24 +20,8 @@ class HealthChecker::Timer {
 
 namespace {
 
-bool same_tls(const model::TlsCheck& a, const model::TlsCheck& b) {
-  return a.verify == b.verify && a.ca_file == b.ca_file && a.server_name == b.server_name &&
-         a.client_cert == b.client_cert && a.client_key == b.client_key;
-}
-
-// Field by field because `where` must not count: a monitor that only moved in its file is the
-// same monitor, and restarting it would forget every member's health on a reload.
-bool same_monitor(const model::HealthMonitor& a, const model::HealthMonitor& b) {
-  return a.type == b.type && a.path == b.path && a.http_method == b.http_method &&
-         a.host == b.host && a.expected_codes.to_string() == b.expected_codes.to_string() &&
-         a.interval == b.interval && a.fast_interval == b.fast_interval && a.timeout == b.timeout &&
-         a.healthy_threshold == b.healthy_threshold &&
-         a.unhealthy_threshold == b.unhealthy_threshold && same_tls(a.tls, b.tls) &&
-         a.bearer_token_file == b.bearer_token_file;
-}
-
 bool same_target(const Target& a, const Target& b) {
-  return a.address == b.address && a.port == b.port && same_monitor(a.monitor, b.monitor);
+  return a.address == b.address && a.port == b.port && model::same_checks(a.monitor, b.monitor);
 }
 
 Timing timing_of(const model::HealthMonitor& m) {

@@ -119,6 +119,10 @@ struct Config {
   }
 };
 
+// Whether two monitors check the same way: every field but `id` and `where`, so that a monitor
+// that only moved in its file is the same monitor (a reload must not forget members' health).
+bool same_checks(const HealthMonitor& a, const HealthMonitor& b);
+
 std::string_view to_string(Algorithm a);
 std::string_view to_string(MonitorType t);
 
