@@ -384,7 +384,8 @@ void ControlPlane::record_transition(const PoolRuntime& pool, const MemberRuntim
     log::info("{}", line);
   }
   transitions_.push_back(
-      {.at = wall_now(), .pool = pool.config.name, .member = m.config.name, .message = line});
+      {.at = wall_now(), .pool_id = pool.id, .pool = pool.config.name, .member = m.config.name,
+       .message = line});
   while (transitions_.size() > kMaxTransitions) transitions_.pop_front();
 }
 

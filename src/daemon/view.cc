@@ -2,6 +2,8 @@
 // ready file for whoever started vigil.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "admin/server.h"
 #include "daemon/control_plane.h"
 
@@ -75,12 +77,10 @@ std::vector<model::LoadBalancerView> ControlPlane::views() const {
       for (const auto& pv : v.pools) listener_statuses.push_back(pv.operating_status);
     }
     v.operating_status = model::aggregate_status(listener_statuses);
+    // By pool id: two load balancers may both have a pool named "masters".
     for (const auto& t : transitions_) {
-      for (const auto& pv : v.pools) {
-        if (pv.config.name == t.pool) {
-          v.recent_transitions.push_back(t);
-          break;
-        }
+      if (std::ranges::find(lb.pool_ids, t.pool_id) != lb.pool_ids.end()) {
+        v.recent_transitions.push_back(t);
       }
     }
     out.push_back(std::move(v));

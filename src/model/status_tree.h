@@ -58,6 +58,7 @@ struct ListenerView {
 
 struct Transition {
   WallTime at{};
+  std::string pool_id;
   std::string pool;
   std::string member;
   std::string message;  // the log line
