@@ -5,13 +5,14 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "base/clock.h"
+#include "base/string_map.h"
 #include "health/probe.h"
 #include "health/scheduler.h"
 #include "health/threshold.h"
@@ -75,6 +76,7 @@ class HealthChecker {
  private:
   struct Member {
     Target target;
+    std::shared_ptr<const ProbeTarget> probe_target;  // what each check of it is given
     Threshold threshold;
     ProbeHandle probe;
     uint64_t generation = 0;  // tells a probe of this member from one of a replaced member
@@ -92,7 +94,9 @@ class HealthChecker {
   Scheduler scheduler_;
   Prober prober_;
   std::unique_ptr<Timer> timer_;
-  std::map<std::string, Member, std::less<>> members_;
+  std::optional<TimePoint> armed_for_;  // when the pending wakeup fires; empty when none is
+  TimePoint last_wakeup_{};
+  StringMap<Member> members_;
   uint64_t next_generation_ = 1;
   bool stopped_ = false;
   // Handlers hold a weak_ptr to this: a handler already queued when the checker is destroyed

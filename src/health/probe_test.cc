@@ -71,6 +71,21 @@ TEST_F(ProbeTest, TcpConnects) {
   EXPECT_GT(r.duration, Duration(0));
 }
 
+TEST_F(ProbeTest, TcpCheckEndsWithAResetAndLeavesNoTimeWait) {
+  namespace asio = boost::asio;
+  asio::ip::tcp::acceptor listener(
+      io_, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  ASSERT_EQ(probe(target(MonitorType::kTcp, listener.local_endpoint().port())).outcome,
+            Outcome::kOk);
+  // The check is over before the server accepts: on loopback its reset has already arrived.
+  asio::ip::tcp::socket accepted(io_);
+  listener.accept(accepted);
+  char byte = 0;
+  boost::system::error_code ec;
+  accepted.read_some(asio::buffer(&byte, 1), ec);
+  EXPECT_EQ(ec, asio::error::connection_reset) << ec.message();  // a FIN would read as eof
+}
+
 TEST_F(ProbeTest, TcpConnectsOverIpv6) {
   boost::system::error_code ec;
   boost::asio::ip::tcp::acceptor probe_v6(io_);

@@ -18,7 +18,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <queue>
 #include <random>
@@ -27,6 +26,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "base/string_map.h"
 
 namespace vigil::health {
 
@@ -97,7 +97,7 @@ class Scheduler {
 
   const Clock& clock_;
   std::mt19937_64 rng_;
-  std::map<std::string, Member, std::less<>> members_;
+  StringMap<Member> members_;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue_;
   uint64_t seq_ = 0;
 };
