@@ -143,8 +143,9 @@ void HealthChecker::on_wakeup() {
 }
 
 void HealthChecker::start_check(const std::string& id) {
+  // take_due() has just marked it running, and no probe calls back inside start().
   auto it = members_.find(id);
-  if (it == members_.end() || !scheduler_.running(id)) return;
+  if (it == members_.end()) return;
   Member& m = it->second;
   m.probe = prober_.start(m.probe_target, [this, id, generation = m.generation,
                                    alive = std::weak_ptr<int>(alive_)](model::CheckResult r) {
@@ -167,9 +168,11 @@ void HealthChecker::record(Member& member, model::CheckResult result) {
   const Health previous = member.threshold.health();
   const bool changed = member.threshold.record(result.ok());
   scheduler_.completed(member.target.member_id, clock_.now(), member.threshold.transitioning());
-  log::debug("health: member {} {}:{}: {} ({}/{})", member.target.member_id, member.target.address,
-             member.target.port, model::describe(result), member.threshold.consecutive_successes(),
-             member.threshold.consecutive_failures());
+  if (log::enabled(log::Level::kDebug)) {  // describe() allocates: not for every check
+    log::debug("health: member {} {}:{}: {} ({}/{})", member.target.member_id,
+               member.target.address, member.target.port, model::describe(result),
+               member.threshold.consecutive_successes(), member.threshold.consecutive_failures());
+  }
   const Event event{.member_id = member.target.member_id,
                     .result = std::move(result),
                     .health = member.threshold.health(),
