@@ -1,5 +1,5 @@
 // load_haproxy_cfg: text -> lines of words (haproxy_tokenizer.cc) -> sections, each directive
-// dispatched through the keyword tables (haproxy_keywords.cc) into a draft -> the model
+// dispatched through the keyword tables (haproxy_keywords.h) into a draft -> the model
 // (haproxy_build.cc) -> the checks every config gets (validate.cc).
 #include "config/haproxy_loader.h"
 
