@@ -42,12 +42,16 @@ std::string_view name_or_id(const std::string& name, const std::string& id) {
   return name.empty() ? id : name;
 }
 
+// Names label the series for people; the object's id ends each label set because names need not
+// be unique (two API pools may share one), and Prometheus rejects a whole scrape that carries
+// the same series twice.
 std::string member_labels(const model::LoadBalancerView& lb, const model::PoolView& p,
                           const model::MemberView& m) {
   return label("lb", name_or_id(lb.name, lb.id)) + "," +
          label("pool", name_or_id(p.config.name, p.id)) + "," +
          label("member", name_or_id(m.config.name, m.id)) + "," +
-         label("address", host_port(m.config.address, m.config.port));
+         label("address", host_port(m.config.address, m.config.port)) + "," +
+         label("member_id", m.id);
 }
 
 // One family, one sample per member; `value` returns nullopt to skip a member.
@@ -108,11 +112,11 @@ void member_metrics(Writer& w, const Lbs& lbs) {
 void listener_and_pool_metrics(Writer& w, const Lbs& lbs) {
   auto listener_labels = [](const model::LoadBalancerView& lb, const model::ListenerView& l) {
     return label("lb", name_or_id(lb.name, lb.id)) + "," +
-           label("listener", name_or_id(l.config.name, l.id));
+           label("listener", name_or_id(l.config.name, l.id)) + "," + label("listener_id", l.id);
   };
   auto pool_labels = [](const model::LoadBalancerView& lb, const model::PoolView& p) {
     return label("lb", name_or_id(lb.name, lb.id)) + "," +
-           label("pool", name_or_id(p.config.name, p.id));
+           label("pool", name_or_id(p.config.name, p.id)) + "," + label("pool_id", p.id);
   };
   auto each_listener = [&](auto f) {
     for (const model::LoadBalancerView& lb : lbs) {

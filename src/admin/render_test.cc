@@ -169,15 +169,41 @@ TEST(Metrics, EveryLineIsACommentOrASampleOfADeclaredFamily) {
         "vigil_pool_members_in_rotation"}) {
     EXPECT_TRUE(typed.contains(family)) << family;
   }
+  const model::LoadBalancerView view = sample_view();
+  const std::string master_02 = view.pools.at(0).members.at(1).id;
   EXPECT_NE(text.find("vigil_member_up{lb=\"vigil\",pool=\"masters\",member=\"master-02\","
-                      "address=\"127.0.0.1:6444\"} 0\n"),
+                      "address=\"127.0.0.1:6444\",member_id=\"" + master_02 + "\"} 0\n"),
             std::string::npos);
-  EXPECT_NE(text.find("member=\"master-02\",address=\"127.0.0.1:6444\",status=\"ERROR\"} 1\n"),
+  EXPECT_NE(text.find("member=\"master-02\",address=\"127.0.0.1:6444\",member_id=\"" + master_02 +
+                      "\",status=\"ERROR\"} 1\n"),
             std::string::npos);
-  EXPECT_NE(text.find("vigil_pool_members_in_rotation{lb=\"vigil\",pool=\"masters\"} 2\n"),
+  EXPECT_NE(text.find("vigil_pool_members_in_rotation{lb=\"vigil\",pool=\"masters\",pool_id=\"" +
+                      view.pools.at(0).id + "\"} 2\n"),
             std::string::npos);
   // The hostile member name is escaped inside its label.
   EXPECT_NE(text.find("member=\"<script>alert(\\\"x\\\")</script>\""), std::string::npos);
+}
+
+TEST(Metrics, ObjectsSharingANameStillMakeDistinctSeries) {
+  // Octavia lets two pools (and their members) carry one name; a scrape with a series twice
+  // is rejected whole by Prometheus.
+  model::LoadBalancerView view = sample_view();
+  model::PoolView twin = view.pools.at(0);
+  twin.id = "5f0c7a0e-twin";
+  for (model::MemberView& m : twin.members) m.id += "-twin";
+  view.pools.push_back(twin);
+  view.listeners.push_back(view.listeners.at(0));
+  view.listeners.back().id = "9a1b-twin";
+  std::istringstream lines(metrics_text(view));
+  std::set<std::string> series;
+  std::string line;
+  int samples = 0;
+  while (std::getline(lines, line)) {
+    if (line.starts_with("#")) continue;
+    ++samples;
+    EXPECT_TRUE(series.insert(line.substr(0, line.rfind(' '))).second) << "twice: " << line;
+  }
+  EXPECT_GT(samples, 40);
 }
 
 TEST(Metrics, EscapesLabelValues) {
