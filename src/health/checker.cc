@@ -5,6 +5,7 @@
 
 #include "base/duration.h"
 #include "base/log.h"
+#include "health/tls_resumption.h"
 
 namespace vigil::health {
 
@@ -75,8 +76,13 @@ void HealthChecker::set_targets(std::vector<Target> targets) {
   for (auto& [id, t] : wanted) {
     scheduler_.add(id, timing_of(t.monitor));
     Threshold threshold(t.monitor.healthy_threshold, t.monitor.unhealthy_threshold);
-    auto probe_target = std::make_shared<const ProbeTarget>(
-        ProbeTarget{.monitor = t.monitor, .address = t.address, .port = t.port});
+    auto probe_target = std::make_shared<const ProbeTarget>(ProbeTarget{
+        .monitor = t.monitor,
+        .address = t.address,
+        .port = t.port,
+        .resumption = t.monitor.type == model::MonitorType::kHttps
+                          ? std::make_shared<TlsResumption>()
+                          : nullptr});
     members_.emplace(id, Member{.target = std::move(t),
                                 .probe_target = std::move(probe_target),
                                 .threshold = threshold,

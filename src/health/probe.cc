@@ -9,6 +9,7 @@
 #include <string>
 
 #include "health/probe_op.h"
+#include "health/tls_resumption.h"
 
 namespace vigil::health {
 
@@ -166,6 +167,9 @@ void ProbeOp::on_connected(const error_code& ec) {
       SSL_set1_host(ssl, name.c_str());
     }
   }
+  if (type() == MonitorType::kHttps && target_.resumption) {
+    target_.resumption->offer(ssl, clock_.now());
+  }
   tls_stream_->async_handshake(
       ssl::stream_base::client,
       [self = shared_from_this()](const error_code& e) { self->on_handshake(e); });
@@ -196,8 +200,18 @@ void ProbeOp::finish(model::CheckResult result) {
   done_ = nullptr;
   result.duration = clock_.now() - started_;
   if (resolver_) resolver_->cancel();
+  if (type() == MonitorType::kHttps && target_.resumption && tls_stream_) {
+    // An answer, even an unexpected one, came over a good session; anything else may mean a
+    // bad one.
+    const bool answered = result.outcome == Outcome::kOk || result.outcome == Outcome::kBadStatus;
+    if (answered) {
+      target_.resumption->keep(tls_stream_->native_handle(), clock_.now());
+    } else {
+      target_.resumption->forget();
+    }
+  }
   error_code ignored;
-  if (target_.monitor.type == MonitorType::kTcp && socket().is_open()) {
+  if (type() == MonitorType::kTcp && socket().is_open()) {
     // A reset rather than a FIN, as HAProxy closes its checks: nothing was said on the
     // connection, and a FIN would leave a TIME_WAIT socket behind for every check (600,000 of
     // them for ten thousand members checked every second) and cost the handshake's teardown.

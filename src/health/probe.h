@@ -19,10 +19,15 @@ class io_context;
 
 namespace vigil::health {
 
+class TlsResumption;
+
 struct ProbeTarget {
   model::HealthMonitor monitor;
   std::string address;  // an IP literal (v4, v6) or a host name, resolved at every attempt
   uint16_t port = 0;
+  // HTTPS: where checks of this target keep their TLS session for the next one; null: every
+  // check makes a full handshake.
+  std::shared_ptr<TlsResumption> resumption;
 };
 
 using ProbeCallback = std::function<void(model::CheckResult)>;

@@ -52,6 +52,7 @@ class ProbeOp : public std::enable_shared_from_this<ProbeOp> {
   void finish(model::CheckResult result);
   void finish(model::Outcome outcome, std::string detail);
   bool uses_tls() const { return tls_stream_.has_value(); }
+  model::MonitorType type() const { return target_.monitor.type; }
   tcp::socket& socket() { return tls_stream_ ? tls_stream_->next_layer() : socket_; }
 
   // Calls f with the stream the HTTP exchange runs on: TLS or plain.

@@ -12,6 +12,8 @@
 #include <optional>
 
 #include "health/test_tls_server.h"
+#include "health/tls_resumption.h"
+#include "testing/manual_clock.h"
 
 namespace vigil::health {
 namespace {
@@ -206,6 +208,62 @@ TEST_F(ProbeTest, HttpsOk) {
   EXPECT_THAT(req, HasSubstr("\r\nConnection: close\r\n"));
   EXPECT_THAT(req, Not(HasSubstr("Authorization")));
 }
+
+class ResumptionTest : public ProbeTest, public ::testing::WithParamInterface<TlsVersion> {
+ protected:
+  // One HTTPS check against `server` with this member's resumption, on the manual clock.
+  Outcome check(const TestServer& server) {
+    std::optional<model::CheckResult> result;
+    auto t = std::make_shared<ProbeTarget>(target(MonitorType::kHttps, server.port()));
+    t->resumption = resumption_;
+    manual_prober_.start(t, [&](model::CheckResult r) {
+      result = std::move(r);
+      io_.stop();
+    });
+    io_.restart();
+    io_.run_for(10s);
+    return result ? result->outcome : Outcome::kTimeout;
+  }
+
+  vigil::testing::ManualClock manual_clock_;
+  Prober manual_prober_{io_, manual_clock_};
+  std::shared_ptr<TlsResumption> resumption_ = std::make_shared<TlsResumption>();
+};
+
+TEST_P(ResumptionTest, ChecksResumeTheirSessionAndShakeHandsInFullEveryMinute) {
+  TestServer server(io_, {.tls = GetParam()});
+  server.set_behaviour(Behaviour::kRespond, testing::http_response(200, "ok"));
+  ASSERT_EQ(check(server), Outcome::kOk);
+  manual_clock_.advance(5s);
+  ASSERT_EQ(check(server), Outcome::kOk);
+  manual_clock_.advance(5s);
+  ASSERT_EQ(check(server), Outcome::kOk);
+  // A minute after the full handshake, the next one is full again: the certificate is verified.
+  manual_clock_.advance(TlsResumption::kFullHandshakeEvery);
+  ASSERT_EQ(check(server), Outcome::kOk);
+  manual_clock_.advance(5s);
+  ASSERT_EQ(check(server), Outcome::kOk);
+  settle([&] { return server.resumed().size() == 5; });
+  EXPECT_EQ(server.resumed(), (std::vector<bool>{false, true, true, false, true}));
+}
+
+TEST_P(ResumptionTest, AFailedCheckForgetsTheSession) {
+  TestServer server(io_, {.tls = GetParam()});
+  server.set_behaviour(Behaviour::kRespond, testing::http_response(200, "ok"));
+  ASSERT_EQ(check(server), Outcome::kOk);
+  server.set_behaviour(Behaviour::kRespond, "garbage\r\n\r\n");
+  ASSERT_EQ(check(server), Outcome::kBadResponse);  // resumed, then a bad answer
+  server.set_behaviour(Behaviour::kRespond, testing::http_response(200, "ok"));
+  ASSERT_EQ(check(server), Outcome::kOk);
+  settle([&] { return server.resumed().size() == 3; });
+  EXPECT_EQ(server.resumed(), (std::vector<bool>{false, true, false}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Versions, ResumptionTest,
+                         ::testing::Values(TlsVersion::kTls12, TlsVersion::kTls13),
+                         [](const auto& info) {
+                           return info.param == TlsVersion::kTls12 ? "Tls12" : "Tls13";
+                         });
 
 constexpr const char* kKubeFailure =
     "[+]ping ok\n[+]log ok\n[-]etcd failed: reason withheld\n[+]informer-sync ok\n"

@@ -102,6 +102,7 @@ struct TestServer::Core {
   std::vector<std::string> requests;
   std::vector<std::string> server_names;
   std::vector<std::string> tls_versions;
+  std::vector<bool> resumed;
 };
 
 namespace {
@@ -130,6 +131,7 @@ class Session : public std::enable_shared_from_this<Session> {
     const char* sni = SSL_get_servername(s, TLSEXT_NAMETYPE_host_name);
     core_->server_names.push_back(sni ? sni : "");
     core_->tls_versions.push_back(SSL_get_version(s));
+    core_->resumed.push_back(SSL_session_reused(s) == 1);
     serve();
   }
 
@@ -249,5 +251,6 @@ int TestServer::accepted() const { return core_->accepted; }
 const std::vector<std::string>& TestServer::requests() const { return core_->requests; }
 const std::vector<std::string>& TestServer::server_names() const { return core_->server_names; }
 const std::vector<std::string>& TestServer::tls_versions() const { return core_->tls_versions; }
+const std::vector<bool>& TestServer::resumed() const { return core_->resumed; }
 
 }  // namespace vigil::testing

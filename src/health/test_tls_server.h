@@ -52,6 +52,7 @@ class TestServer {
   const std::vector<std::string>& requests() const;      // request heads, in arrival order
   const std::vector<std::string>& server_names() const;  // SNI per TLS handshake; "" for none
   const std::vector<std::string>& tls_versions() const;  // per completed TLS handshake
+  const std::vector<bool>& resumed() const;              // per completed TLS handshake
 
   struct Core;
 

@@ -1,0 +1,35 @@
+#include "health/tls_resumption.h"
+
+namespace vigil::health {
+
+void TlsResumption::offer(SSL* ssl, TimePoint now) const {
+  if (session_ == nullptr || SSL_get_SSL_CTX(ssl) != context_) return;
+  if (now - full_handshake_at_ >= kFullHandshakeEvery) return;
+  SSL_set_session(ssl, session_);  // takes its own reference
+}
+
+void TlsResumption::keep(SSL* ssl, TimePoint now) {
+  const bool resumed = SSL_session_reused(ssl) == 1;
+  SSL_SESSION* session = SSL_get1_session(ssl);
+  if (session == nullptr || SSL_SESSION_is_resumable(session) != 1) {
+    if (session != nullptr) SSL_SESSION_free(session);
+    forget();
+    return;
+  }
+  if (!resumed) full_handshake_at_ = now;
+  if (session_ != nullptr) SSL_SESSION_free(session_);
+  session_ = session;
+  context_ = SSL_get_SSL_CTX(ssl);
+  // The check closes its connection without a close_notify (nothing would read the answer);
+  // without this flag OpenSSL takes that for an error when the SSL is freed and marks the
+  // session not resumable.
+  SSL_set_shutdown(ssl, SSL_SENT_SHUTDOWN);
+}
+
+void TlsResumption::forget() {
+  if (session_ != nullptr) SSL_SESSION_free(session_);
+  session_ = nullptr;
+  context_ = nullptr;
+}
+
+}  // namespace vigil::health

@@ -1,0 +1,39 @@
+// TlsResumption: the TLS session one member's last HTTPS check ended with, offered to its next
+// check. A resumed handshake skips the certificate exchange and the server's signature, a large
+// part of the check's CPU on both sides (the API server's too), as HAProxy's checks reuse their
+// sessions. It is offered for at most kFullHandshakeEvery after the last full handshake, so the
+// member's certificate is still verified that often, and only to checks made with the same TLS
+// context: a changed CA file, certificate or key means a full handshake at once.
+// Control thread only, like the probes that use it.
+#pragma once
+
+#include <openssl/ssl.h>
+
+#include "base/clock.h"
+
+namespace vigil::health {
+
+class TlsResumption {
+ public:
+  static constexpr Duration kFullHandshakeEvery = std::chrono::seconds(60);
+
+  TlsResumption() = default;
+  ~TlsResumption() { forget(); }
+  TlsResumption(const TlsResumption&) = delete;
+  TlsResumption& operator=(const TlsResumption&) = delete;
+
+  // Offers the kept session to `ssl`, before its handshake, when it is fresh at `now` and was
+  // made with the same context.
+  void offer(SSL* ssl, TimePoint now) const;
+  // After a check whose handshake completed and whose answer was read: keeps the session `ssl`
+  // ended with (TLS 1.3 sends its ticket after the handshake, so this comes after the answer).
+  void keep(SSL* ssl, TimePoint now);
+  void forget();
+
+ private:
+  SSL_SESSION* session_ = nullptr;
+  const SSL_CTX* context_ = nullptr;  // only compared, never dereferenced
+  TimePoint full_handshake_at_{};
+};
+
+}  // namespace vigil::health
