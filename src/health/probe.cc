@@ -116,6 +116,9 @@ void ProbeOp::fail_soon(model::CheckResult result) {
 }
 
 void ProbeOp::cancel() {
+  if (running() && type() == MonitorType::kHttps && target_.resumption) {
+    target_.resumption->forget();  // timed out: the next check starts afresh
+  }
   done_ = nullptr;
   if (resolver_) resolver_->cancel();
   error_code ignored;
