@@ -27,7 +27,11 @@ bool Scheduler::current(const Entry& e) const {
 
 void Scheduler::add(const std::string& id, const Timing& timing) {
   auto [it, inserted] = members_.insert_or_assign(id, Member{.timing = timing});
-  plan_start(it->first, it->second, clock_.now());
+  // Due now, unless the member added before it is due less than a spacing ago (or later).
+  TimePoint at = clock_.now();
+  if (last_first_check_) at = std::max(at, *last_first_check_ + kFirstCheckSpacing);
+  last_first_check_ = at;
+  plan_start(it->first, it->second, at);
 }
 
 void Scheduler::remove(std::string_view id) {

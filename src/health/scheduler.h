@@ -3,7 +3,10 @@
 // Owned by the control thread's HealthChecker. Not thread-safe.
 //
 // The rules (config/ derives worst-case detection times from exactly these; keep them in step):
-//  1. A member is due at once when added (first checks run at start-up).
+//  1. A member is due at once when added (first checks run at start-up), but members added
+//     together are spaced kFirstCheckSpacing apart: three masters are all checked within a
+//     fraction of a millisecond, while ten thousand members spread their first checks over a
+//     second instead of opening ten thousand sockets at once and staying bunched after.
 //  2. The next check starts at `previous start + period * (1 + u)`, u uniform in [-0.1, +0.1)
 //     and drawn afresh for every check, so members added together drift apart. The period is
 //     `fast_interval` while the member is transitioning (unchecked, or its threshold counts a
@@ -42,6 +45,8 @@ class Scheduler {
     std::vector<std::string> start;      // now marked running; the caller starts their checks
     std::vector<std::string> timed_out;  // the caller cancels these and calls completed()
   };
+
+  static constexpr Duration kFirstCheckSpacing = std::chrono::microseconds(100);
 
   // `seed` feeds the jitter; tests pass a fixed one, the daemon a random one.
   Scheduler(const Clock& clock, uint64_t seed);
@@ -100,6 +105,7 @@ class Scheduler {
   StringMap<Member> members_;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue_;
   uint64_t seq_ = 0;
+  std::optional<TimePoint> last_first_check_;  // when the last added member's first check is due
 };
 
 }  // namespace vigil::health

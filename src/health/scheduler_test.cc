@@ -35,15 +35,32 @@ class SchedulerTest : public ::testing::Test {
   Scheduler sched_{clock_, 42};
 };
 
-TEST_F(SchedulerTest, FirstCheckRunsAtOnce) {
+constexpr Duration kSpacing = Scheduler::kFirstCheckSpacing;
+
+TEST_F(SchedulerTest, FirstChecksRunAtOnceSpacedApart) {
   EXPECT_FALSE(sched_.next_wakeup().has_value());
+  const TimePoint t0 = clock_.now();
   sched_.add("a", kTiming);
   sched_.add("b", kTiming);
-  EXPECT_EQ(sched_.next_wakeup(), clock_.now());
-  const auto due = sched_.take_due(clock_.now());
-  EXPECT_EQ(due.start, (Strings{"a", "b"}));
+  sched_.add("c", kTiming);
+  EXPECT_EQ(sched_.next_wakeup(), t0);
+  auto due = sched_.take_due(t0);
+  EXPECT_EQ(due.start, (Strings{"a"}));
   EXPECT_TRUE(due.timed_out.empty());
   EXPECT_TRUE(sched_.running("a"));
+  EXPECT_EQ(sched_.next_wakeup(), t0 + kSpacing);
+  EXPECT_EQ(sched_.take_due(t0 + 2 * kSpacing).start, (Strings{"b", "c"}));
+  // A member added once the spacing has passed is due at once again.
+  clock_.advance(10 * kSpacing);
+  sched_.add("d", kTiming);
+  EXPECT_EQ(sched_.next_wakeup(), clock_.now());
+}
+
+TEST_F(SchedulerTest, TenThousandFirstChecksSpreadOverASecond) {
+  for (int i = 0; i < 10000; ++i) sched_.add("m" + std::to_string(i), kTiming);
+  const TimePoint t0 = clock_.now();
+  EXPECT_EQ(sched_.take_due(t0 + 100ms - kSpacing).start.size(), 1000u);
+  EXPECT_EQ(sched_.take_due(t0 + 1s).start.size(), 9000u);
 }
 
 TEST_F(SchedulerTest, StableMemberWaitsTheInterval) {
@@ -133,6 +150,7 @@ TEST_F(SchedulerTest, JitterStaysWithinTenPercent) {
 TEST_F(SchedulerTest, MembersAddedTogetherDriftApart) {
   sched_.add("a", kTiming);
   sched_.add("b", kTiming);
+  clock_.advance(kSpacing);
   ASSERT_EQ(sched_.take_due(clock_.now()).start.size(), 2u);
   sched_.completed("a", clock_.now(), false);
   sched_.completed("b", clock_.now(), false);
@@ -164,6 +182,7 @@ TEST_F(SchedulerTest, CheckNowDoesNotStartASecondCheck) {
 TEST_F(SchedulerTest, RemoveStopsChecks) {
   sched_.add("a", kTiming);
   sched_.add("b", kTiming);
+  clock_.advance(kSpacing);
   ASSERT_EQ(sched_.take_due(clock_.now()).start.size(), 2u);
   sched_.remove("a");
   EXPECT_FALSE(sched_.contains("a"));
