@@ -11,6 +11,7 @@
 #include <string>
 
 #include "health/probe_op.h"
+#include "health/tcp_checks.h"
 #include "health/tls_resumption.h"
 
 namespace vigil::health {
@@ -28,12 +29,22 @@ bool ProbeHandle::running() const {
   return op && op->running();
 }
 
-Prober::Prober(asio::io_context& io, const Clock& clock) : io_(io), clock_(clock) {}
+Prober::Prober(asio::io_context& io, const Clock& clock)
+    : io_(io), clock_(clock), tcp_(TcpChecks::create(io, clock)) {}
 Prober::~Prober() = default;
 
 ProbeHandle Prober::start(std::shared_ptr<const ProbeTarget> shared_target, ProbeCallback done) {
   const ProbeTarget& target = *shared_target;
   const MonitorType type = target.monitor.type;
+  if (type == MonitorType::kTcp && tcp_) {
+    std::string_view host = target.address;
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+      host = host.substr(1, host.size() - 2);
+    }
+    error_code ec;
+    const asio::ip::address address = asio::ip::make_address(host, ec);
+    if (!ec) return tcp_->start(tcp::endpoint(address, target.port), std::move(done));
+  }
   std::optional<model::CheckResult> early;
   std::shared_ptr<ssl::context> tls;
   if (type == MonitorType::kTlsHello || type == MonitorType::kHttps) {

@@ -32,7 +32,15 @@ struct ProbeTarget {
 
 using ProbeCallback = std::function<void(model::CheckResult)>;
 
-class ProbeOp;
+// What a ProbeHandle controls: one probe in flight.
+class RunningProbe {
+ public:
+  virtual ~RunningProbe() = default;
+  virtual void cancel() = 0;
+  virtual bool running() const = 0;
+};
+
+class TcpChecks;
 
 // Cancels one probe. Cheap to copy; may outlive the probe (then it does nothing).
 class ProbeHandle {
@@ -47,8 +55,9 @@ class ProbeHandle {
 
  private:
   friend class Prober;
-  explicit ProbeHandle(std::weak_ptr<ProbeOp> op) : op_(std::move(op)) {}
-  std::weak_ptr<ProbeOp> op_;
+  friend class TcpChecks;
+  explicit ProbeHandle(std::weak_ptr<RunningProbe> op) : op_(std::move(op)) {}
+  std::weak_ptr<RunningProbe> op_;
 };
 
 class Prober {
@@ -73,6 +82,7 @@ class Prober {
   boost::asio::io_context& io_;
   const Clock& clock_;
   TlsContexts tls_;
+  std::shared_ptr<TcpChecks> tcp_;  // TCP checks of IP addresses; null: they go through Asio
 };
 
 }  // namespace vigil::health

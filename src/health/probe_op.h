@@ -26,7 +26,7 @@ using tcp = asio::ip::tcp;
 // Host or an unreadable bearer token file.
 Result<std::string> make_request(const ProbeTarget& target);
 
-class ProbeOp : public std::enable_shared_from_this<ProbeOp> {
+class ProbeOp : public RunningProbe, public std::enable_shared_from_this<ProbeOp> {
  public:
   // `tls` is required for TLS-HELLO and HTTPS, ignored otherwise.
   ProbeOp(asio::io_context& io, const Clock& clock, std::shared_ptr<const ProbeTarget> target,
@@ -37,8 +37,8 @@ class ProbeOp : public std::enable_shared_from_this<ProbeOp> {
   void start(std::string request);
   // Reports `result` without touching the network, from the io_context (never inline).
   void fail_soon(model::CheckResult result);
-  void cancel();
-  bool running() const { return static_cast<bool>(done_); }
+  void cancel() override;
+  bool running() const override { return static_cast<bool>(done_); }
 
  private:
   void on_resolved(const error_code& ec, const tcp::resolver::results_type& endpoints);

@@ -1,6 +1,7 @@
 #include "health/probe.h"
 
 #include <fmt/format.h>
+#include <sys/socket.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -100,6 +101,87 @@ TEST_F(ProbeTest, TcpCheckEndsBeforeTheServerAcceptsAndLeavesNoTimeWait) {
     EXPECT_EQ(ec, asio::error::connection_reset) << ec.message();
   }
   EXPECT_GT(never_accepted, 0);
+}
+
+int open_fds() {
+  return static_cast<int>(std::distance(std::filesystem::directory_iterator("/proc/self/fd"),
+                                        std::filesystem::directory_iterator()));
+}
+
+TEST_F(ProbeTest, TcpChecksCancelledInABatchNeverCallBackAndTheirFdsAreReused) {
+  namespace asio = boost::asio;
+  asio::ip::tcp::acceptor listener(
+      io_, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  const uint16_t port = listener.local_endpoint().port();
+  const int fds_before = open_fds();
+  constexpr int kChecks = 200;
+  std::vector<ProbeHandle> handles(kChecks);
+  std::vector<int> calls(2 * kChecks, 0);
+  int outstanding = kChecks;
+  std::function<ProbeCallback(int)> on_done;
+  on_done = [&](int i) -> ProbeCallback {
+    return [&, i](model::CheckResult r) {
+      EXPECT_EQ(r.outcome, Outcome::kOk) << r.detail;
+      ++calls[static_cast<size_t>(i)];
+      if (i == 0) {
+        // Cancels checks whose events may be in this very batch, and starts new ones that take
+        // their fds: a stale event must not reach a new check.
+        for (int j = kChecks - 50; j < kChecks; ++j) {
+          if (handles[static_cast<size_t>(j)].running()) {
+            handles[static_cast<size_t>(j)].cancel();
+            --outstanding;
+          }
+        }
+        for (int j = kChecks; j < kChecks + 50; ++j) {
+          handles.push_back(prober_.start(target(MonitorType::kTcp, port), on_done(j)));
+          ++outstanding;
+        }
+      }
+      if (--outstanding == 0) io_.stop();
+    };
+  };
+  for (int i = 0; i < kChecks; ++i) {
+    handles[static_cast<size_t>(i)] = prober_.start(target(MonitorType::kTcp, port), on_done(i));
+  }
+  io_.restart();
+  io_.run_for(10s);
+  EXPECT_EQ(outstanding, 0);
+  for (int c : calls) EXPECT_LE(c, 1);
+  EXPECT_EQ(calls[0], 1);
+  EXPECT_EQ(open_fds(), fds_before) << "every check's socket is closed";
+}
+
+TEST_F(ProbeTest, TcpCheckWithNoAnswerRunsUntilCancelledAndClosesItsSocket) {
+  namespace asio = boost::asio;
+  // A listener whose queue is full drops SYNs, as a host that is gone would.
+  asio::ip::tcp::acceptor listener(io_);
+  listener.open(asio::ip::tcp::v4());
+  listener.bind(asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  listener.listen(0);
+  std::vector<asio::ip::tcp::socket> queued;
+  for (int i = 0; i < 3; ++i) {
+    queued.emplace_back(io_);
+    queued.back().open(asio::ip::tcp::v4());
+    queued.back().non_blocking(true);
+    // Not Asio's connect(): it would wait for the answer, however non-blocking the socket.
+    const auto endpoint = listener.local_endpoint();
+    ::connect(queued.back().native_handle(), endpoint.data(), endpoint.size());
+  }
+  const int fds_before = open_fds();
+  int calls = 0;
+  ProbeHandle h = prober_.start(target(MonitorType::kTcp, listener.local_endpoint().port()),
+                                [&](model::CheckResult) { ++calls; });
+  io_.restart();
+  io_.run_for(300ms);
+  EXPECT_TRUE(h.running()) << "the SYN is unanswered";
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(open_fds(), fds_before + 1);
+  h.cancel();
+  EXPECT_FALSE(h.running());
+  EXPECT_EQ(open_fds(), fds_before);
+  io_.restart();
+  io_.run_for(100ms);
+  EXPECT_EQ(calls, 0);
 }
 
 TEST_F(ProbeTest, TcpConnectsOverIpv6) {
