@@ -51,16 +51,18 @@ Result<SocketAddress> peer_address(int fd) {
   return SocketAddress::from_sockaddr(reinterpret_cast<sockaddr*>(&ss), len);
 }
 
-Result<Connecting> connect_nonblocking(const SocketAddress& to) {
+std::expected<Connecting, ConnectError> connect_nonblocking(const SocketAddress& to) {
   Connecting out;
   out.fd.reset(::socket(to.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (!out.fd.valid()) return fail("socket: " + errno_string(errno));
+  if (!out.fd.valid()) {
+    return std::unexpected(ConnectError{.message = "socket: " + errno_string(errno), .local = true});
+  }
   set_nodelay(out.fd.get());
   if (::connect(out.fd.get(), to.sockaddr_ptr(), to.size()) == 0) {
     out.in_progress = false;
     return out;
   }
-  if (errno != EINPROGRESS) return fail(errno_string(errno));
+  if (errno != EINPROGRESS) return std::unexpected(ConnectError{.message = errno_string(errno)});
   return out;
 }
 

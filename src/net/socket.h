@@ -28,7 +28,13 @@ struct Connecting {
   Fd fd;
   bool in_progress = true;
 };
-Result<Connecting> connect_nonblocking(const SocketAddress& to);
+// Why a connect did not start. `local` when no socket could be made at all (out of descriptors
+// or memory): this host's shortage, never the peer's fault.
+struct ConnectError {
+  std::string message;
+  bool local = false;
+};
+std::expected<Connecting, ConnectError> connect_nonblocking(const SocketAddress& to);
 
 // The pending error of a socket (SO_ERROR), 0 when none.
 int socket_error(int fd);

@@ -65,6 +65,8 @@ class SessionHost {
   virtual bool take_hedge_token() = 0;  // the hedge budget: false when hedging too often
   virtual void connect_failed(const PoolSnapshot& pool, const Backend& backend,
                               const std::string& reason, bool silent) = 0;
+  // No socket could be made for a backend (out of descriptors): no member is to blame.
+  virtual void out_of_descriptors(const std::string& listener, const std::string& reason) = 0;
   virtual void session_closed(Session& s) = 0;
 };
 

@@ -49,6 +49,12 @@ bool Session::start_attempt(Attempt& a) {
     ++attempts_made_;
     const Backend& b = pool_->candidates[index];
     auto connecting = net::connect_nonblocking(b.address);
+    if (!connecting && connecting.error().local) {
+      // Counting this against the member would take healthy members out of rotation for this
+      // host's shortage, and every other member would fail alike: the client is let go.
+      host_.out_of_descriptors(listener_.name, "connect to a member: " + connecting.error().message);
+      return false;
+    }
     if (!connecting) {
       host_.connect_failed(*pool_, b, connecting.error().message, false);
       continue;

@@ -41,6 +41,7 @@ class Worker::Loop final : public SessionHost {
   size_t close_member_sessions(const BackendStats* member);
   void probe_member_sessions(const BackendStats* member, const net::DeadPeerOptions& probe);
   void session_closed(Session& s) override { finished_.push_back(s.id()); }
+  void out_of_descriptors(const std::string& listener, const std::string& reason) override;
 
  private:
   struct Listening : Handler {
@@ -55,7 +56,7 @@ class Worker::Loop final : public SessionHost {
   };
 
   void accept_from(Listening& l);
-  void pause_accepting(Listening& l, int err);
+  void pause_accepting();
   void resume_accepting();
   void drain_mailbox();
   void run_timers();
@@ -237,7 +238,9 @@ void Worker::Loop::accept_from(Listening& l) {
     const int fd = ::accept4(l.fd.get(), reinterpret_cast<sockaddr*>(&ss), &len,
                              SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
-      if (errno == EMFILE || errno == ENFILE) pause_accepting(l, errno);
+      if (errno == EMFILE || errno == ENFILE) {
+        out_of_descriptors(runtime.name, "accept: " + net::errno_string(errno));
+      }
       return;  // EAGAIN, or an error the next round may not have
     }
     net::Fd client(fd);
@@ -260,20 +263,28 @@ void Worker::Loop::accept_from(Listening& l) {
   }
 }
 
-void Worker::Loop::pause_accepting(Listening& l, int err) {
-  constexpr auto kPause = std::chrono::milliseconds(100);
+// Says so at most every 10 s, and stops accepting on every listener of this worker for a while:
+// each new connection would meet the same shortage. Connections wait in the backlog meanwhile.
+void Worker::Loop::out_of_descriptors(const std::string& listener, const std::string& reason) {
   constexpr auto kFdLogEvery = std::chrono::seconds(10);
   ++fd_failures_;
   if (fd_warned_at_ == TimePoint{} || now_ - fd_warned_at_ >= kFdLogEvery) {
-    log::warn("worker {}: listener {}: {} ({} accept failures); new connections wait in the "
-              "backlog; raise the open-file limit (LimitNOFILE) or lower max_connections",
-              index_, l.runtime->name, net::errno_string(err), fd_failures_);
+    log::warn("worker {}: listener {}: {} ({} connections not served); new connections wait in "
+              "the backlog; raise the open-file limit (LimitNOFILE) or lower max_connections",
+              index_, listener, reason, fd_failures_);
     fd_warned_at_ = now_;
     fd_failures_ = 0;
   }
-  ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, l.fd.get(), nullptr);
+  pause_accepting();
+}
+
+void Worker::Loop::pause_accepting() {
+  constexpr auto kPause = std::chrono::milliseconds(100);
+  if (!paused_.empty()) return;
   for (auto& [id, listening] : listeners_) {
-    if (listening.get() == &l) paused_.push_back(id);
+    if (!listening->fd.valid()) continue;
+    ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, listening->fd.get(), nullptr);
+    paused_.push_back(id);
   }
   resume_at_ = now_ + kPause;
 }

@@ -167,6 +167,7 @@ class EchoServer:
         class Server(socketserver.ThreadingTCPServer):
             allow_reuse_address = True
             daemon_threads = True
+            request_queue_size = 128  # not 5: a burst of connects must not see dropped SYNs
 
         self.server = Server(("127.0.0.1", port), Handler)
         self.port = self.server.server_address[1]
