@@ -11,54 +11,74 @@ constexpr Duration kMinPeriod = std::chrono::milliseconds(1);
 
 Scheduler::Scheduler(const Clock& clock, uint64_t seed) : clock_(clock), rng_(seed) {}
 
-void Scheduler::plan_start(const std::string& id, Member& m, TimePoint at) {
+const Scheduler::Member* Scheduler::find(std::string_view id) const {
+  auto it = index_.find(id);
+  return it == index_.end() ? nullptr : &slots_[it->second];
+}
+
+void Scheduler::plan_start(uint32_t slot, TimePoint at) {
+  Member& m = slots_[slot];
   m.next_start = at;
   m.start_seq = ++seq_;
-  queue_.push({.at = at, .seq = m.start_seq, .timeout = false, .id = id});
+  queue_.push({.at = at, .seq = m.start_seq, .slot = slot, .timeout = false});
 }
 
 bool Scheduler::current(const Entry& e) const {
-  auto it = members_.find(e.id);
-  if (it == members_.end()) return false;
-  const Member& m = it->second;
+  const Member& m = slots_[e.slot];
   if (e.timeout) return m.running && !m.timeout_reported && m.timeout_seq == e.seq;
   return !m.running && m.start_seq == e.seq;
 }
 
 void Scheduler::add(const std::string& id, const Timing& timing) {
-  auto [it, inserted] = members_.insert_or_assign(id, Member{.timing = timing});
+  uint32_t slot = 0;
+  if (auto it = index_.find(id); it != index_.end()) {
+    slot = it->second;  // restarts the member in place
+  } else if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+    index_.emplace(id, slot);
+  } else {
+    slot = static_cast<uint32_t>(slots_.size());
+    slots_.emplace_back();
+    index_.emplace(id, slot);
+  }
+  slots_[slot] = Member{.id = id, .timing = timing};
   // Due now, unless the member added before it is due less than a spacing ago (or later).
   TimePoint at = clock_.now();
   if (last_first_check_) at = std::max(at, *last_first_check_ + kFirstCheckSpacing);
   last_first_check_ = at;
-  plan_start(it->first, it->second, at);
+  plan_start(slot, at);
 }
 
 void Scheduler::remove(std::string_view id) {
-  if (auto it = members_.find(id); it != members_.end()) members_.erase(it);
+  auto it = index_.find(id);
+  if (it == index_.end()) return;
+  slots_[it->second] = Member{};  // its queue entries no longer match: seq 0 is never issued
+  free_slots_.push_back(it->second);
+  index_.erase(it);
 }
 
 void Scheduler::update(std::string_view id, const Timing& timing) {
-  auto it = members_.find(id);
-  if (it == members_.end()) return;
-  Member& m = it->second;
+  auto it = index_.find(id);
+  if (it == index_.end()) return;
+  Member& m = slots_[it->second];
   m.timing = timing;
   if (!m.running && m.last_start) {
     const TimePoint sooner = *m.last_start + jittered(m);
-    if (sooner < m.next_start) plan_start(it->first, m, sooner);
+    if (sooner < m.next_start) plan_start(it->second, sooner);
   }
 }
 
 void Scheduler::check_now(std::string_view id) {
-  auto it = members_.find(id);
-  if (it == members_.end() || it->second.running) return;
+  auto it = index_.find(id);
+  if (it == index_.end() || slots_[it->second].running) return;
   const TimePoint now = clock_.now();
-  if (now < it->second.next_start) plan_start(it->first, it->second, now);
+  if (now < slots_[it->second].next_start) plan_start(it->second, now);
 }
 
 bool Scheduler::running(std::string_view id) const {
-  auto it = members_.find(id);
-  return it != members_.end() && it->second.running;
+  const Member* m = find(id);
+  return m != nullptr && m->running;
 }
 
 std::optional<TimePoint> Scheduler::next_wakeup() {
@@ -70,20 +90,21 @@ std::optional<TimePoint> Scheduler::next_wakeup() {
 Scheduler::Due Scheduler::take_due(TimePoint now) {
   Due due;
   while (!queue_.empty() && queue_.top().at <= now) {
-    Entry e = queue_.top();
+    const Entry e = queue_.top();
     queue_.pop();
     if (!current(e)) continue;
-    Member& m = members_.find(e.id)->second;
+    Member& m = slots_[e.slot];
     if (e.timeout) {
       m.timeout_reported = true;
-      due.timed_out.push_back(std::move(e.id));
+      due.timed_out.push_back(m.id);
     } else {
       m.running = true;
       m.timeout_reported = false;
       m.last_start = now;
       m.timeout_seq = ++seq_;
-      queue_.push({.at = now + m.timing.timeout, .seq = m.timeout_seq, .timeout = true, .id = e.id});
-      due.start.push_back(std::move(e.id));
+      queue_.push({.at = now + m.timing.timeout, .seq = m.timeout_seq, .slot = e.slot,
+                   .timeout = true});
+      due.start.push_back(m.id);
     }
   }
   std::ranges::sort(due.start);
@@ -92,14 +113,14 @@ Scheduler::Due Scheduler::take_due(TimePoint now) {
 }
 
 void Scheduler::completed(std::string_view id, TimePoint now, bool transitioning) {
-  auto it = members_.find(id);
-  if (it == members_.end() || !it->second.running) return;
-  Member& m = it->second;
+  auto it = index_.find(id);
+  if (it == index_.end() || !slots_[it->second].running) return;
+  Member& m = slots_[it->second];
   m.running = false;
   m.timeout_reported = false;
   m.timeout_seq = 0;
   m.fast = transitioning;
-  plan_start(it->first, m, std::max(*m.last_start + jittered(m), now));
+  plan_start(it->second, std::max(*m.last_start + jittered(m), now));
 }
 
 Duration Scheduler::jittered(const Member& m) {

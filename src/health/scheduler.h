@@ -59,7 +59,7 @@ class Scheduler {
   void update(std::string_view id, const Timing& timing);
   void check_now(std::string_view id);
 
-  bool contains(std::string_view id) const { return members_.contains(id); }
+  bool contains(std::string_view id) const { return index_.contains(id); }
   bool running(std::string_view id) const;
 
   // The earliest due start or pending timeout; nullopt when there is nothing to wait for.
@@ -75,6 +75,7 @@ class Scheduler {
 
  private:
   struct Member {
+    std::string id;  // empty: a free slot
     Timing timing;
     TimePoint next_start;
     bool running = false;
@@ -88,21 +89,27 @@ class Scheduler {
   // What to do when. Entries are never removed from the middle: one that no longer matches its
   // member (rescheduled, completed, removed) is skipped when it comes to the top. This keeps
   // every operation O(log n), which matters with ten thousand members checked every second.
+  // An entry names its member's slot, not its id: no string to copy per entry, no lookup by id
+  // to find the member. Sequence numbers are never reused, so an entry of a removed member
+  // never matches the slot's next occupant.
   struct Entry {
     TimePoint at;
     uint64_t seq;
+    uint32_t slot;
     bool timeout;
-    std::string id;
     bool operator>(const Entry& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
 
+  const Member* find(std::string_view id) const;
   Duration jittered(const Member& m);
-  void plan_start(const std::string& id, Member& m, TimePoint at);
+  void plan_start(uint32_t slot, TimePoint at);
   bool current(const Entry& e) const;
 
   const Clock& clock_;
   std::mt19937_64 rng_;
-  StringMap<Member> members_;
+  std::vector<Member> slots_;
+  std::vector<uint32_t> free_slots_;
+  StringMap<uint32_t> index_;  // id -> slot
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue_;
   uint64_t seq_ = 0;
   std::optional<TimePoint> last_first_check_;  // when the last added member's first check is due

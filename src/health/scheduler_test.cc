@@ -199,6 +199,19 @@ TEST_F(SchedulerTest, RemoveStopsChecks) {
   EXPECT_FALSE(sched_.next_wakeup().has_value());
 }
 
+TEST_F(SchedulerTest, AMemberInARemovedMembersPlaceIsNotTimedByItsEntries) {
+  sched_.add("a", kTiming);
+  const TimePoint a_started = clock_.now();
+  ASSERT_EQ(sched_.take_due(a_started).start, Strings{"a"});  // a's timeout: a_started + 2s
+  sched_.remove("a");
+  clock_.advance(1s);
+  sched_.add("b", kTiming);  // takes a's place
+  ASSERT_EQ(sched_.take_due(clock_.now()).start, Strings{"b"});
+  // a's timeout entry comes due first, and must not time out b.
+  EXPECT_TRUE(sched_.take_due(a_started + 2s).timed_out.empty());
+  EXPECT_EQ(sched_.take_due(clock_.now() + 2s).timed_out, Strings{"b"});
+}
+
 TEST_F(SchedulerTest, AddingAgainRestartsTheMember) {
   sched_.add("a", kTiming);
   ASSERT_EQ(sched_.take_due(clock_.now()).start, Strings{"a"});
