@@ -148,12 +148,22 @@ void Session::on_timer(TimePoint now) {
     return;
   }
   if (state_ != State::kPumping) return;
+  if (dead_peer_pending_) {
+    const PoolSnapshotPtr& pool = host_.pool(listener_.pool_index);
+    if (pool) set_backend_dead_peer(pool->backend_dead_peer);
+  }
   const TimePoint idle_deadline = last_activity_ + listener_.idle_timeout;
   if (now >= idle_deadline) {
     close();
   } else {
     host_.schedule(id_, idle_deadline);
   }
+}
+
+void Session::set_backend_dead_peer(const net::DeadPeerOptions& options) {
+  if (state_ != State::kPumping) return;
+  dead_peer_pending_ = false;
+  net::set_dead_peer_detection(backend_->fd.get(), options);
 }
 
 void Session::close() {

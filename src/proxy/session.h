@@ -89,6 +89,9 @@ class Session {
   // The connected member's counters, which also identify it; null before connecting.
   const BackendStats* member() const { return backend_stats_.get(); }
   int backend_fd() const { return backend_ ? backend_->fd.get() : -1; }
+  // Applies `options` to the backend leg now (established sessions only), replacing the ones
+  // that were still to come.
+  void set_backend_dead_peer(const net::DeadPeerOptions& options);
 
  private:
   enum class State { kConnecting, kPumping, kClosed };
@@ -144,6 +147,10 @@ class Session {
   // cost every idle session 128 bytes.
   std::array<char, 16> client_ip_{};
   uint8_t client_ip_size_ = 0;
+  // The backend leg's dead-peer options wait until the session is a second old (on_timer): a
+  // short session would never use them, and five setsockopt() calls were a tenth of what a
+  // one-request connection costs. Keepalive probes start seconds later anyway.
+  bool dead_peer_pending_ = false;
 
   // While connecting: the snapshot the tried indices refer to, and what was tried.
   PoolSnapshotPtr pool_;

@@ -113,11 +113,12 @@ void Session::attempt_connected(Attempt& a) {
   backend_stats_ = b.stats;
   backend_stats_->active.fetch_add(1, std::memory_order_relaxed);
   backend_stats_->total.fetch_add(1, std::memory_order_relaxed);
-  net::set_dead_peer_detection(backend_->fd.get(), pool_->backend_dead_peer);
+  dead_peer_pending_ = true;
   pool_.reset();
   backend_->writable = true;
   last_activity_ = host_.now();
-  host_.schedule(id_, last_activity_ + listener_.idle_timeout);
+  constexpr Duration kDeadPeerAfter = std::chrono::seconds(1);
+  host_.schedule(id_, last_activity_ + std::min(kDeadPeerAfter, listener_.idle_timeout));
   after_pump(pump(client_, *backend_, up_, &backend_stats_->bytes_out) &&
              pump(*backend_, client_, down_, &backend_stats_->bytes_in));
 }

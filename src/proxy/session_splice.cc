@@ -62,7 +62,8 @@ void Session::finish_pump(Side& src, Side& dst, Flow& flow, uint64_t moved,
   }
   const bool drained = flow.buf == nullptr && flow.pipe == nullptr;
   if (src.read_eof && drained && !dst.write_shut) {
-    ::shutdown(dst.fd.get(), SHUT_WR);
+    // When the other way is over too, the session closes next, and close() sends this FIN.
+    if (!dst.read_eof || !src.write_shut) ::shutdown(dst.fd.get(), SHUT_WR);
     dst.write_shut = true;
   }
 }

@@ -33,7 +33,11 @@ class Worker::Loop final : public SessionHost {
   BufferPool& buffers() override { return buffers_; }
   PipePool& pipes() override { return pipes_; }
   void schedule(uint64_t session_id, TimePoint when) override { timers_.push({when, session_id}); }
-  const PoolSnapshotPtr& pool(uint32_t index) const override { return pools_[index]; }
+  // Null for an index a reload has retired (a session may outlive its listener's pool).
+  const PoolSnapshotPtr& pool(uint32_t index) const override {
+    static const PoolSnapshotPtr kNone;
+    return index < pools_.size() ? pools_[index] : kNone;
+  }
   Balancer& balancer(uint32_t index) override;
   bool take_hedge_token() override;
   void connect_failed(const PoolSnapshot& pool, const Backend& backend, const std::string& reason,
@@ -203,9 +207,7 @@ size_t Worker::Loop::close_member_sessions(const BackendStats* member) {
 void Worker::Loop::probe_member_sessions(const BackendStats* member,
                                          const net::DeadPeerOptions& probe) {
   for (auto& [id, s] : sessions_) {
-    if (s->established() && s->member() == member) {
-      net::set_dead_peer_detection(s->backend_fd(), probe);
-    }
+    if (s->established() && s->member() == member) s->set_backend_dead_peer(probe);
   }
 }
 

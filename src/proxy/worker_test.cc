@@ -3,6 +3,7 @@
 #include "proxy/worker.h"
 
 #include <gtest/gtest.h>
+#include <filesystem>
 #include <poll.h>
 #include <sys/socket.h>
 
@@ -347,6 +348,50 @@ TEST(Worker, IdleTimeoutClosesAQuietSession) {
   char c;
   ASSERT_EQ(::recv(fd.get(), &c, 1, 0), 1);
   EXPECT_TRUE(closed_by_peer(fd.get(), 3000ms));
+}
+
+// vigil's own socket toward `backend` (the worker runs in this process): -1 when none.
+int leg_to(const net::SocketAddress& backend) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    const int fd = std::stoi(entry.path().filename().string());
+    sockaddr_storage ss{};
+    socklen_t len = sizeof ss;
+    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) continue;
+    if (net::SocketAddress::from_sockaddr(reinterpret_cast<sockaddr*>(&ss), len).to_string() ==
+        backend.to_string()) {
+      return fd;
+    }
+  }
+  return -1;
+}
+
+bool keepalive_on(int fd) {
+  int on = 0;
+  socklen_t len = sizeof on;
+  return ::getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, &len) == 0 && on == 1;
+}
+
+TEST(Worker, TheBackendLegGetsItsDeadPeerOptionsOnceTheSessionIsASecondOld) {
+  Backend backend;
+  Proxy proxy({backend.address()});
+  const auto connected = std::chrono::steady_clock::now();
+  net::Fd fd = connect_blocking(proxy.address());
+  ASSERT_EQ(::send(fd.get(), "a", 1, 0), 1);
+  char c;
+  ASSERT_EQ(::recv(fd.get(), &c, 1, 0), 1);
+  const int leg = leg_to(backend.address());
+  ASSERT_GE(leg, 0);
+  // Not at once (unless this thread stalled for most of the second) ...
+  if (std::chrono::steady_clock::now() - connected < 500ms) {
+    EXPECT_FALSE(keepalive_on(leg));
+  }
+  // ... but within about a second.
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (!keepalive_on(leg) && std::chrono::steady_clock::now() < deadline) {
+    pollfd p{.fd = fd.get(), .events = POLLIN, .revents = 0};
+    ::poll(&p, 1, 20);  // a bounded wait for the worker's timer, on a socket that stays quiet
+  }
+  EXPECT_TRUE(keepalive_on(leg));
 }
 
 TEST(Worker, NewSnapshotRoutesNewConnectionsElsewhere) {
