@@ -31,7 +31,6 @@ import argparse
 import json
 import os
 import re
-import resource
 import shutil
 import signal
 import socket
@@ -40,12 +39,17 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
-HOST = "127.0.0.1"  # the only address this script ever uses
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for benchlib
+
+from benchlib import (HOST, Processes, Stop, fmt, free_port, listening, loadavg, log,  # noqa: E402
+                      log_findings, machine_info, on_sigterm, process_cpu, proc_children, raise_nofile,
+                      tail, tool_version, wait_until)
+
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 DEFAULT_VIGIL = os.path.join(REPO, "build", "release", "src", "daemon", "vigil")
 NGINX_STREAM_MODULE = "/usr/lib/nginx/modules/ngx_stream_module.so"
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 HOLDER_LIFETIME_S = 24 * 3600
 MAXPIPES = 256  # haproxy-tuned: pipes for splicing
 ALL_TARGETS = ["direct", "vigil", "haproxy", "haproxy-tuned", "nginx"]
@@ -63,87 +67,14 @@ METRICS = [
     ("idle_rss_bytes_per_conn", "idle connections held: LB RSS", "bytes/conn", False, True),
 ]
 
-
-def log(msg):
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
-class Stop(BaseException):  # not an Exception: a failed measurement must not swallow it
-    """SIGTERM: unwind through the finally blocks that stop every process."""
-
-
-def on_sigterm(signum, frame):
-    raise Stop()
+# Lines of a process log that look like problems; iperf3 resets its data connections at the end
+# of a test, which is not one.
+PROBLEM = re.compile("error|warn|alert|emerg|crit|fatal|abort|sanitizer", re.I)
+NOT_A_PROBLEM = re.compile("reset by peer", re.I)
 
 
 # ---------------------------------------------------------------------------------------------
-# Small helpers: ports, /proc, bounded waits
-
-
-def free_port():
-    """A port the kernel picked for 127.0.0.1 and we released again (a race, acceptable here)."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    try:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-    finally:
-        s.close()
-
-
-def wait_until(predicate, timeout, interval=0.05):
-    deadline = time.monotonic() + timeout
-    while True:
-        if predicate():
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(interval)
-
-
-def listening(port):
-    """True when some socket listens on 127.0.0.1:port (from /proc/net/tcp; no connection made)."""
-    want_local = {f"0100007F:{port:04X}", f"00000000:{port:04X}"}
-    try:
-        with open("/proc/net/tcp") as f:
-            next(f)
-            for line in f:
-                parts = line.split()
-                if len(parts) > 3 and parts[3] == "0A" and parts[1] in want_local:
-                    return True
-    except OSError:
-        pass
-    return False
-
-
-def proc_children(pid):
-    kids = []
-    try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{tid}/children") as f:
-                kids += [int(x) for x in f.read().split()]
-        return kids
-    except OSError:
-        pass
-    for entry in os.listdir("/proc"):  # no /proc/PID/task/TID/children: scan for the parent
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-                if int(fields[1]) == pid:
-                    kids.append(int(entry))
-            except (OSError, IndexError, ValueError):
-                pass
-    return kids
-
-
-def cpu_seconds(pids):
-    """utime+stime of the processes (every thread included), in seconds."""
-    total = 0
-    for pid in pids:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])  # fields 14 and 15 of stat(5)
-    return total / CLK_TCK
+# /proc
 
 
 def rss_bytes(pids):
@@ -172,114 +103,6 @@ def read_first_line(path):
             return f.readline().strip()
     except OSError:
         return ""
-
-
-def tail(path, lines=15):
-    try:
-        with open(path, errors="replace") as f:
-            return "".join(f.readlines()[-lines:])
-    except OSError:
-        return ""
-
-
-def machine_info():
-    model = ""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    mem_kb = 0
-    try:
-        with open("/proc/meminfo") as f:
-            mem_kb = int(f.readline().split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return {"nproc": os.cpu_count(), "cpu": model, "kernel": os.uname().release,
-            "mem_gib": round(mem_kb / 1024 / 1024, 1)}
-
-
-def loadavg():
-    """1-minute load average: other work on the machine makes every number noisier."""
-    try:
-        with open("/proc/loadavg") as f:
-            return float(f.read().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def tool_version(argv, pattern):
-    try:
-        r = subprocess.run(argv, capture_output=True, text=True, timeout=10)
-        m = re.search(pattern, r.stdout + r.stderr)
-        return m.group(1) if m else "?"
-    except (OSError, subprocess.TimeoutExpired):
-        return "missing"
-
-
-# ---------------------------------------------------------------------------------------------
-# Processes
-
-
-class Processes:
-    """Every long-running process this script starts; stop_all() ends them (by their own pid and
-    process group only)."""
-
-    def __init__(self, tmp, nofile):
-        self.tmp = tmp
-        self.nofile = nofile
-        self.procs = []
-
-    def _preexec(self):
-        resource.setrlimit(resource.RLIMIT_NOFILE, (self.nofile, self.nofile))
-
-    def spawn(self, name, argv, pipes=False):
-        logpath = os.path.join(self.tmp, f"{name}.log")
-        logf = open(logpath, "wb")
-        try:
-            io = ({"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": logf, "text": True}
-                  if pipes else {"stdin": subprocess.DEVNULL, "stdout": logf, "stderr": subprocess.STDOUT})
-            p = subprocess.Popen(argv, cwd=self.tmp, start_new_session=True, preexec_fn=self._preexec, **io)
-        finally:
-            logf.close()
-        p.logpath = logpath
-        p.name = name
-        self.procs.append(p)
-        return p
-
-    def stop(self, p, grace=5.0):
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                os.killpg(p.pid, sig)  # its own group (start_new_session): nginx's workers too
-            except (ProcessLookupError, PermissionError):
-                pass
-            try:
-                p.wait(timeout=grace)
-                break
-            except subprocess.TimeoutExpired:
-                continue
-        # the group may outlive its leader (an nginx worker); give it a moment, then kill it
-        if not wait_until(lambda: not group_alive(p.pid), 2.0):
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-
-    def stop_all(self):
-        for p in reversed(self.procs):
-            self.stop(p)
-        self.procs.clear()
-
-
-def group_alive(pgid):
-    try:
-        os.killpg(pgid, 0)
-        return True
-    except (ProcessLookupError, PermissionError):
-        return False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -408,7 +231,7 @@ http {{
         self.nginx = self.procs.spawn("backend-nginx", ["nginx", "-p", d, "-e", f"{d}/error.log", "-c", conf])
         self.iperf = self.procs.spawn("backend-iperf3", ["iperf3", "-s", "-B", HOST, "-p", str(self.bulk_port)])
         for port, p in ((self.http_port, self.nginx), (self.stub_port, self.nginx), (self.bulk_port, self.iperf)):
-            if not wait_until(lambda: listening(port) or p.poll() is not None, 10):
+            if not wait_until(lambda: listening(port, wildcard=True) or p.poll() is not None, 10):
                 raise RuntimeError(f"backend {p.name} does not listen on {port}")
             if p.poll() is not None:
                 raise RuntimeError(f"backend {p.name} exited: {tail(p.logpath)}")
@@ -452,14 +275,14 @@ class Target:
     def pids(self):
         if self.proc is None:
             return []
-        return [self.proc.pid] + proc_children(self.proc.pid)
+        return [self.proc.pid] + proc_children(self.proc.pid, scan=True)
 
     def alive(self):
         return self.proc is None or self.proc.poll() is None
 
     def _wait_listening(self):
         for port in self.ports.values():
-            if not wait_until(lambda: listening(port) or self.proc.poll() is not None, 15):
+            if not wait_until(lambda: listening(port, wildcard=True) or self.proc.poll() is not None, 15):
                 raise RuntimeError(f"does not listen on {port} within 15 s:\n{tail(self.proc.logpath)}")
             if self.proc.poll() is not None:
                 raise RuntimeError(f"exited with {self.proc.returncode}:\n{tail(self.proc.logpath)}")
@@ -539,7 +362,7 @@ stream {{
         self.errlog = f"{d}/error.log"
         self._wait_listening()
         # the workers: wait until the master has started them all
-        if not wait_until(lambda: len(proc_children(self.proc.pid)) >= self.args.workers, 10):
+        if not wait_until(lambda: len(proc_children(self.proc.pid, scan=True)) >= self.args.workers, 10):
             raise RuntimeError("nginx workers did not start")
 
 
@@ -596,11 +419,11 @@ def run_client(argv, timeout):
 
 def measure_bulk(target, streams, args):
     pids = target.pids()
-    c0 = cpu_seconds(pids) if pids else None
+    c0 = process_cpu(pids, skip_gone=False) if pids else None
     argv = ["iperf3", "-c", HOST, "-p", str(target.ports["bulk"]), "-t", str(args.duration),
             "-P", str(streams), "-J", "--connect-timeout", "3000"]
     rc, out, err = run_client(argv, args.duration + 30)
-    c1 = cpu_seconds(pids) if pids else None
+    c1 = process_cpu(pids, skip_gone=False) if pids else None
     try:
         j = json.loads(out)
     except ValueError:
@@ -632,11 +455,11 @@ def parse_hey(out):
 def measure_newconn(target, backends, args):
     pids = target.pids()
     a0 = backends.accepts()
-    c0 = cpu_seconds(pids) if pids else None
+    c0 = process_cpu(pids, skip_gone=False) if pids else None
     argv = ["hey", "-z", f"{args.duration}s", "-c", str(args.concurrency), "-disable-keepalive",
             "-t", "10", f"http://{HOST}:{target.ports['http']}/"]
     rc, out, err = run_client(argv, args.duration + 60)
-    c1 = cpu_seconds(pids) if pids else None
+    c1 = process_cpu(pids, skip_gone=False) if pids else None
     a1 = backends.accepts()
     if rc != 0:
         raise RuntimeError(f"hey rc={rc}: {(out + err)[-400:]}")
@@ -671,11 +494,11 @@ def parse_wrk(out):
 def measure_keepalive(target, backends, args):
     pids = target.pids()
     a0 = backends.accepts()
-    c0 = cpu_seconds(pids) if pids else None
+    c0 = process_cpu(pids, skip_gone=False) if pids else None
     argv = ["wrk", "-t", "1", "-c", str(args.concurrency), "-d", f"{args.duration}s",
             f"http://{HOST}:{target.ports['http']}/"]
     rc, out, err = run_client(argv, args.duration + 60)
-    c1 = cpu_seconds(pids) if pids else None
+    c1 = process_cpu(pids, skip_gone=False) if pids else None
     a1 = backends.accepts()
     if rc != 0:
         raise RuntimeError(f"wrk rc={rc}: {(out + err)[-400:]}")
@@ -705,11 +528,10 @@ def measure_idle(target, backends, args, rnd):
             notes["exited"] = f"{fresh.proc.returncode}: {tail(fresh.proc.logpath, 5)}"
         return res, notes
     finally:
-        target.procs.stop(fresh.proc)
-        target.procs.procs.remove(fresh.proc)
-        fresh.findings = log_findings(fresh.proc.logpath)
+        target.procs.stop(fresh.proc)  # which also takes it off the list
+        fresh.findings = log_findings(fresh.proc.logpath, PROBLEM, NOT_A_PROBLEM)
         if getattr(fresh, "errlog", None):
-            fresh.findings += log_findings(fresh.errlog)
+            fresh.findings += log_findings(fresh.errlog, PROBLEM, NOT_A_PROBLEM)
         if fresh.findings:
             target.idle_findings = getattr(target, "idle_findings", []) + fresh.findings
 
@@ -767,21 +589,6 @@ def summarise(samples):
             "n": len(samples), "samples": samples}
 
 
-def fmt_num(v):
-    if v is None:
-        return "-"
-    a = abs(v)
-    if a >= 1000:
-        return f"{v:,.0f}"
-    if a >= 100:
-        return f"{v:.0f}"
-    if a >= 10:
-        return f"{v:.1f}"
-    if a >= 1:
-        return f"{v:.2f}"
-    return f"{v:.3f}"
-
-
 def print_tables(targets, summary, missing, tests):
     out = sys.stdout
     for key, title, unit, higher, lb_only in METRICS:
@@ -800,7 +607,7 @@ def print_tables(targets, summary, missing, tests):
                 continue
             r_h = s["median"] / hap["median"] if hap and hap["median"] else None
             r_d = s["median"] / direct["median"] if direct and direct["median"] and not lb_only else None
-            rows.append((t, fmt_num(s["median"]), f"{fmt_num(s['min'])} - {fmt_num(s['max'])}",
+            rows.append((t, fmt(s["median"]), f"{fmt(s['min'])} - {fmt(s['max'])}",
                          f"{r_h:.2f}" if r_h is not None else "-",
                          f"{r_d:.2f}" if r_d is not None else "-", ""))
         better = "higher is better" if higher else "lower is better"
@@ -809,21 +616,6 @@ def print_tables(targets, summary, missing, tests):
         for name, med, spread, rh, rd, why in rows:
             print(f"  {name:<14} {med:>10}  {spread:<22} {rh:>8} {rd:>8}  {why}".rstrip(), file=out)
     out.flush()
-
-
-def log_findings(path, patterns=("error", "warn", "alert", "emerg", "crit", "fatal", "abort", "sanitizer")):
-    """Lines of a process log that look like problems (first few, and a count)."""
-    hits = []
-    try:
-        with open(path, errors="replace") as f:
-            for line in f:
-                low = line.lower()
-                # iperf3 resets its data connections at the end of a test: not a problem
-                if any(p in low for p in patterns) and "reset by peer" not in low:
-                    hits.append(line.rstrip())
-    except OSError:
-        pass
-    return hits
 
 
 # ---------------------------------------------------------------------------------------------
@@ -878,20 +670,14 @@ def main(argv):
 
     # An LB holds two descriptors per idle connection; this process and the holder one each.
     # Raising the hard limit needs CAP_SYS_RESOURCE; without it the hard limit caps the idle test.
-    want = max(65536, 2 * args.idle + 4096)
-    try:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (want, want))
-    except (ValueError, OSError):
-        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    args.nofile = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    args.nofile = raise_nofile(max(65536, 2 * args.idle + 4096))
     fit = (args.nofile - 300 - 2 * MAXPIPES) // 2
     if args.idle > fit:
         log(f"descriptor limit {args.nofile} (cannot be raised here): {fit} idle connections instead of {args.idle}")
         args.idle = fit
 
     tmp = tempfile.mkdtemp(prefix="vigil-bench-dataplane-", dir="/tmp")
-    procs = Processes(tmp, args.nofile)
+    procs = Processes(tmp, args.nofile, grace=5.0)
     started = time.monotonic()
     load_start = loadavg()
     if load_start is not None and load_start > 0.5:
@@ -938,7 +724,7 @@ def main(argv):
                     if nt:
                         notes[name].append({"round": rnd, "test": test, **nt})
                     if res:
-                        log(f"round {rnd} {name} {test}: " + ", ".join(f"{k}={fmt_num(v)}" for k, v in res.items())
+                        log(f"round {rnd} {name} {test}: " + ", ".join(f"{k}={fmt(v)}" for k, v in res.items())
                             + (f"  {nt}" if nt else ""))
                     if not t.alive():
                         t.dead = f"exited with {t.proc.returncode} during {test} in round {rnd}:\n{tail(t.proc.logpath)}"
@@ -953,9 +739,9 @@ def main(argv):
             if hits:
                 findings[t.name + " (idle-test instances)"] = {"count": len(hits), "first": hits[:5]}
         for p in procs.procs:
-            hits = log_findings(p.logpath)
+            hits = log_findings(p.logpath, PROBLEM, NOT_A_PROBLEM)
             if p.name == "lb-nginx":
-                hits += log_findings(os.path.join(tmp, "lb-nginx", "error.log"))
+                hits += log_findings(os.path.join(tmp, "lb-nginx", "error.log"), PROBLEM, NOT_A_PROBLEM)
             if hits:
                 findings[p.name] = {"count": len(hits), "first": hits[:5]}
         procs.stop_all()
@@ -965,7 +751,7 @@ def main(argv):
             shutil.rmtree(tmp, ignore_errors=True)
 
     summary = {t: {k: summarise(v) for k, v in samples[t].items()} for t in args.targets}
-    machine = machine_info()
+    machine = machine_info(memory=True)
     machine["loadavg_start"], machine["loadavg_end"] = load_start, loadavg()
     versions = {
         "haproxy": tool_version(["haproxy", "-v"], r"version (\S+)"),

@@ -30,18 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t stop_flag;
-static void on_signal(int sig) { (void)sig; stop_flag = 1; }
-
-static uint32_t member_addr(uint64_t i) {
-  return (127u << 24) | ((uint32_t)(1 + i / 250) << 8) | (uint32_t)(1 + i % 250);
-}
-
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#include "common.h"
 
 static int ep;
 static uint64_t *started;  // per descriptor: when its check started, 0 when none runs on it
@@ -110,11 +99,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "floor: bad arguments\n");
     return 2;
   }
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGINT, &sa, NULL);
+  stop_on_signals();
   struct rlimit rl;
   getrlimit(RLIMIT_NOFILE, &rl);
   max_fd = rl.rlim_cur > 1048576 ? 1048576 : (long)rl.rlim_cur;

@@ -53,10 +53,8 @@ import argparse
 import json
 import os
 import re
-import resource
 import shutil
 import signal
-import socket
 import statistics
 import struct
 import subprocess
@@ -66,27 +64,19 @@ import time
 import urllib.request
 from pathlib import Path
 
-HOST = "127.0.0.1"  # the load balancer's listeners, the backends, the admin API
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for benchlib
+
+from benchlib import (CLK_TCK, HOST, Processes, Stop, fmt, free_port, listening, loadavg, log,  # noqa: E402
+                      log_findings, machine_info, on_sigterm, proc_children, process_cpu, raise_nofile,
+                      stat_ticks, tail, tool_version, wait_until)
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 DEFAULT_VIGIL = ROOT / "build/release/src/daemon/vigil"
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 SCENARIOS = ("tcp-scale", "https-load")
 TCP_TARGETS = ["vigil", "haproxy", "floor", "floor-noack"]
 PER_POOL = 100
 MAX_MEMBERS = 250 * 254  # 127.0.1.1 ... 127.0.254.250
-
-
-def log(msg):
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
-class Stop(BaseException):  # not an Exception: a failed measurement must not swallow it
-    """SIGTERM: unwind through the finally blocks that stop every process."""
-
-
-def on_sigterm(signum, frame):
-    raise Stop()
 
 
 def member_address(i):
@@ -96,60 +86,7 @@ def member_address(i):
 
 
 # ---------------------------------------------------------------------------------------------
-# Helpers: bounded waits, /proc, ports
-
-
-def wait_until(predicate, timeout, interval=0.05):
-    deadline = time.monotonic() + timeout
-    while True:
-        if predicate():
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(interval)
-
-
-def free_port():
-    """A port the kernel picked for 127.0.0.1 and we released again (a race, acceptable here)."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    try:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-    finally:
-        s.close()
-
-
-def listening(port, address=HOST):
-    """True when a socket listens on address:port (from /proc/net/tcp; no connection made)."""
-    a = socket.inet_aton(address)
-    want = f"{a[::-1].hex().upper()}:{port:04X}"
-    try:
-        with open("/proc/net/tcp") as f:
-            next(f)
-            for line in f:
-                parts = line.split()
-                if len(parts) > 3 and parts[3] == "0A" and parts[1] == want:
-                    return True
-    except OSError:
-        pass
-    return False
-
-
-def stat_ticks(path):
-    with open(path) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])  # utime + stime, fields 14 and 15 of stat(5)
-
-
-def process_cpu(pids):
-    """utime+stime of the processes, every thread included, in seconds."""
-    total = 0
-    for pid in pids:
-        try:
-            total += stat_ticks(f"/proc/{pid}/stat")
-        except OSError:
-            pass
-    return total / CLK_TCK
+# Helpers
 
 
 def thread_cpu(pid):
@@ -166,149 +103,16 @@ def thread_cpu(pid):
     return out
 
 
-def proc_children(pid):
-    kids = []
-    try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{tid}/children") as f:
-                kids += [int(x) for x in f.read().split()]
-    except OSError:
-        pass
-    return kids
-
-
-def tail(path, lines=15):
-    try:
-        with open(path, errors="replace") as f:
-            return "".join(f.readlines()[-lines:])
-    except OSError:
-        return ""
-
-
-def loadavg():
-    try:
-        with open("/proc/loadavg") as f:
-            return float(f.read().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def machine_info():
-    model = ""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return {"nproc": os.cpu_count(), "cpu": model, "kernel": os.uname().release}
-
-
-def tool_version(argv, pattern):
-    try:
-        r = subprocess.run(argv, capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
-        m = re.search(pattern, r.stdout + r.stderr)
-        return m.group(1) if m else "?"
-    except (OSError, subprocess.TimeoutExpired):
-        return "missing"
-
-
-# Lines of a process log that look like problems; lines matching `ignore` are expected.
+# Lines of a process log that look like problems; vigil's warning about the tcp-scale pools no
+# listener uses is expected.
 PROBLEM = re.compile(r"\b(warn|warning|error|alert|emerg|crit|fatal|abort|sanitizer)", re.I)
-
-
-def log_findings(path, ignore=()):
-    hits = []
-    try:
-        with open(path, errors="replace") as f:
-            for line in f:
-                if PROBLEM.search(line) and not any(p in line for p in ignore):
-                    hits.append(line.rstrip())
-    except OSError:
-        pass
-    return hits
+UNUSED_POOL = re.compile(re.escape("is not used by any listener"))
 
 
 def percentile(sorted_values, q):
     if not sorted_values:
         return None
     return sorted_values[min(len(sorted_values) - 1, int(q * (len(sorted_values) - 1) + 0.5))]
-
-
-def fmt(v, digits=None):
-    if v is None:
-        return "-"
-    if digits is not None:
-        return f"{v:.{digits}f}"
-    a = abs(v)
-    if a >= 1000:
-        return f"{v:,.0f}"
-    if a >= 100:
-        return f"{v:.0f}"
-    if a >= 10:
-        return f"{v:.1f}"
-    if a >= 1:
-        return f"{v:.2f}"
-    return f"{v:.3f}"
-
-
-# ---------------------------------------------------------------------------------------------
-# Processes
-
-
-class Processes:
-    """Every process this script starts; stop_all() ends them, each by its own process group."""
-
-    def __init__(self, tmp, nofile):
-        self.tmp = tmp
-        self.nofile = nofile
-        self.procs = []
-
-    def _preexec(self):
-        resource.setrlimit(resource.RLIMIT_NOFILE, (self.nofile, self.nofile))
-
-    def spawn(self, name, argv):
-        logpath = os.path.join(self.tmp, f"{name}.log")
-        with open(logpath, "ab") as logf:
-            p = subprocess.Popen(argv, cwd=self.tmp, start_new_session=True, preexec_fn=self._preexec,
-                                 stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT)
-        p.logpath = logpath
-        p.name = name
-        self.procs.append(p)
-        return p
-
-    def stop(self, p, grace=10.0):
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                os.killpg(p.pid, sig)  # its own group (start_new_session): nginx's workers too
-            except (ProcessLookupError, PermissionError):
-                pass
-            try:
-                p.wait(timeout=grace)
-                break
-            except subprocess.TimeoutExpired:
-                continue
-        if not wait_until(lambda: not group_alive(p.pid), 2.0):
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        if p in self.procs:
-            self.procs.remove(p)
-
-    def stop_all(self):
-        for p in reversed(list(self.procs)):
-            self.stop(p)
-
-
-def group_alive(pgid):
-    try:
-        os.killpg(pgid, 0)
-        return True
-    except (ProcessLookupError, PermissionError):
-        return False
 
 
 def compile_c(source, tmp):
@@ -583,8 +387,7 @@ def run_tcp_scale(args, tmp, procs):
                 continue
             finally:
                 if target.proc is not None:
-                    ignore = ("is not used by any listener",) if name == "vigil" else ()
-                    hits = log_findings(target.proc.logpath, ignore)
+                    hits = log_findings(target.proc.logpath, PROBLEM, UNUSED_POOL if name == "vigil" else None)
                     if hits:
                         f = findings.setdefault(name, {"count": 0, "first": []})
                         f["count"] += len(hits)
@@ -982,14 +785,14 @@ def run_https_load(args, tmp, procs):
                 notes.append({"round": rnd, "variant": v, "error": str(e)[:300]})
             finally:
                 procs.stop(vigil)
-                hits = log_findings(vigil.logpath)
+                hits = log_findings(vigil.logpath, PROBLEM)
                 if hits:
                     f = findings.setdefault(f"vigil-{v}", {"count": 0, "first": []})
                     f["count"] += len(hits)
                     f["first"] = (f["first"] + hits)[:5]
             time.sleep(0.5)
     for p in (b.backend, b.tls):
-        hits = log_findings(p.errlog)
+        hits = log_findings(p.errlog, PROBLEM)
         if hits:
             findings[p.name] = {"count": len(hits), "first": hits[:5]}
 
@@ -1121,18 +924,12 @@ def main(argv):
         return 2
     signal.signal(signal.SIGTERM, on_sigterm)
     # The sink holds a listener per member; nginx one per member address.
-    want = max(65536, args.members + 4096)
-    try:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (want, want))
-    except (ValueError, OSError):
-        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    nofile = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    nofile = raise_nofile(max(65536, args.members + 4096))
     if nofile < args.members + 1000:
         print(f"run.py: descriptor limit {nofile} is too low for {args.members} members", file=sys.stderr)
         return 2
     tmp = tempfile.mkdtemp(prefix=f"vigil-bench-hc-{args.scenario}-", dir="/tmp")
-    procs = Processes(tmp, nofile)
+    procs = Processes(tmp, nofile, grace=10.0)
     started = time.monotonic()
     load_start = loadavg()
     if load_start is not None and load_start > 0.5:

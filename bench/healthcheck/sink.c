@@ -35,18 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t stop_flag;
-static void on_signal(int sig) { (void)sig; stop_flag = 1; }
-
-static uint32_t member_addr(long i) {
-  return (127u << 24) | ((uint32_t)(1 + i / 250) << 8) | (uint32_t)(1 + i % 250);
-}
-
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#include "common.h"
 
 struct record {
   uint64_t ns;
@@ -113,11 +102,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "sink: MEMBERS must be 1..63500 and MAX_SECONDS positive\n");
     return 2;
   }
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGINT, &sa, NULL);
+  stop_on_signals();
 
   int *fds = calloc((size_t)n, sizeof(int));
   if (!fds) return 1;
