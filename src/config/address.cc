@@ -46,6 +46,16 @@ bool valid_host_name(std::string_view name) {
 
 bool valid_name(std::string_view name) { return name_problem(name).empty(); }
 
+std::string name_from_file(const std::string& file_name, std::string_view fallback) {
+  std::string stem = file_name.substr(file_name.rfind('/') + 1);
+  if (const size_t dot = stem.rfind('.'); dot != std::string::npos && dot > 0) stem.resize(dot);
+  for (char& c : stem) {
+    if (!valid_name(std::string_view(&c, 1))) c = '-';
+  }
+  if (stem.size() > kMaxNameLength) stem.resize(kMaxNameLength);
+  return stem.empty() ? std::string(fallback) : stem;
+}
+
 std::string name_problem(std::string_view name) {
   if (name.empty()) return "must not be empty";
   if (name.size() > kMaxNameLength) {

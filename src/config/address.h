@@ -16,6 +16,9 @@ inline constexpr size_t kMaxNameLength = 64;
 bool valid_name(std::string_view name);
 // Why `name` is not valid, for an error message; empty when it is.
 std::string name_problem(std::string_view name);
+// A load balancer's name from its config file's: "/etc/vigil/vigil.yaml" -> "vigil", with what
+// a name cannot hold replaced by '-'; `fallback` when nothing is left.
+std::string name_from_file(const std::string& file_name, std::string_view fallback);
 
 struct BindAddress {
   std::string address;  // an IP literal without brackets; empty: every address

@@ -28,24 +28,13 @@ using namespace std::chrono_literals;
 // Below this a listener's idle timeout cuts long-lived watches.
 constexpr Duration kLongSession = 1h;
 
-// "/etc/haproxy/haproxy.cfg" -> "haproxy", made into a valid name.
-std::string default_name(const std::string& file_name) {
-  std::string stem = file_name.substr(file_name.rfind('/') + 1);
-  if (const size_t dot = stem.rfind('.'); dot != std::string::npos && dot > 0) stem.resize(dot);
-  for (char& c : stem) {
-    if (!valid_name(std::string_view(&c, 1))) c = '-';
-  }
-  if (stem.size() > kMaxNameLength) stem.resize(kMaxNameLength);
-  return stem.empty() ? "haproxy" : stem;
-}
-
 class Builder {
  public:
   explicit Builder(Parser& p) : p_(p), draft_(p.draft()) {}
 
   model::Config build() {
     config_.source_file = p_.file();
-    config_.name = default_name(p_.file());
+    config_.name = name_from_file(p_.file(), "haproxy");
     if (draft_.global.nbthread) config_.workers = draft_.global.nbthread.value;
     if (draft_.proxies.empty()) {
       p_.warning(0, "no frontend, backend or listen section: vigil has nothing to proxy");

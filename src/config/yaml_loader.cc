@@ -16,17 +16,6 @@
 namespace vigil::config {
 namespace {
 
-// "/etc/vigil/vigil.yaml" -> "vigil", made into a valid name.
-std::string default_name(const std::string& file_name) {
-  std::string stem = file_name.substr(file_name.rfind('/') + 1);
-  if (const size_t dot = stem.rfind('.'); dot != std::string::npos && dot > 0) stem.resize(dot);
-  for (char& c : stem) {
-    if (!valid_name(std::string_view(&c, 1))) c = '-';
-  }
-  if (stem.size() > kMaxNameLength) stem.resize(kMaxNameLength);
-  return stem.empty() ? "vigil" : stem;
-}
-
 // Where each document of a stream starts; the parse builds no nodes.
 class DocumentStarts final : public YAML::EventHandler {
  public:
@@ -90,7 +79,7 @@ void read_document(std::string_view text, const std::string& file_name, LoadResu
   }
   ConfigDraft draft;
   draft.source_file = file_name;
-  draft.name = default_name(file_name);
+  draft.name = name_from_file(file_name, "vigil");
   if (!reader.read_map(root, YamlReader::line_of(root, 1), top_section(), draft)) return;
   validate(draft, result.diagnostics);
   result.monitor_opt_outs = draft.monitor_opt_outs;
