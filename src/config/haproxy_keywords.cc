@@ -10,6 +10,7 @@
 #include <cctype>
 
 #include "config/haproxy_handlers.h"
+#include "config/keys.h"
 #include "config/suggest.h"
 
 namespace vigil::config::haproxy {
@@ -134,27 +135,18 @@ std::vector<std::string_view> family_words(std::string_view head) {
 
 namespace {
 
-std::string cell(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 std::string what_vigil_does(Use use, std::string_view doc) {
   std::string text(doc);
   if (!text.empty() && !text.ends_with('.')) text += '.';
   switch (use) {
     case Use::kMapped:
-      return cell(text);
+      return markdown_cell(text);
     case Use::kAccepted:
-      return "accepted: " + cell(text);
+      return "accepted: " + markdown_cell(text);
     case Use::kIgnored:
-      return "ignored (warning): " + cell(text);
+      return "ignored (warning): " + markdown_cell(text);
     case Use::kRefused:
-      return "**error**: " + cell(text);
+      return "**error**: " + markdown_cell(text);
   }
   return "";
 }

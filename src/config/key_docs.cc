@@ -18,15 +18,6 @@ SectionDoc document(const Section<T>& section) {
   return doc;
 }
 
-std::string cell(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 }  // namespace
 
 std::vector<SectionDoc> key_reference() {
@@ -41,17 +32,26 @@ std::string key_reference_markdown() {
     out += "### " + std::string(section.title) + "\n\n";
     out += "| key | type | default | meaning |\n|---|---|---|---|\n";
     for (const KeyDoc& k : section.keys) {
-      std::string meaning = cell(k.meaning);
+      std::string meaning = markdown_cell(k.meaning);
       if (!k.applies_to.empty()) meaning = "(" + k.applies_to + " only) " + meaning;
       const std::string default_value = k.required                ? "required"
                                         : k.default_value.empty() ? "-"
-                                                                  : cell(k.default_value);
-      out += "| `" + std::string(k.name) + "` | " + cell(k.type) + " | " + default_value + " | " +
-             meaning + " |\n";
+                                                                  : markdown_cell(k.default_value);
+      out += "| `" + std::string(k.name) + "` | " + markdown_cell(k.type) + " | " + default_value +
+             " | " + meaning + " |\n";
     }
     out += "\n";
   }
   out.pop_back();  // one newline at the end, not a blank line
+  return out;
+}
+
+std::string markdown_cell(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
   return out;
 }
 

@@ -28,4 +28,7 @@ std::vector<SectionDoc> key_reference();
 // "<!-- keys:begin -->" and "<!-- keys:end -->".
 std::string key_reference_markdown();
 
+// `text` made safe inside a Markdown table cell ('|' escaped); for every generated reference.
+std::string markdown_cell(std::string_view text);
+
 }  // namespace vigil::config
