@@ -125,6 +125,21 @@ def servers(fmt):
                    for n, a in h.MASTERS.items())
 
 
+def readyz_variant(inter_s, recovery_bound):
+    """Seed 2's fix: HTTPS checks of /readyz every `inter_s` seconds, fall 3 rise 2."""
+    return dict(
+        title=f"httpchk /readyz, inter {inter_s}s fall 3 rise 2 (seed 2 after)",
+        defaults=RHEL_DEFAULTS, frontend=ARTICLE_FRONTEND,
+        backend="""\
+backend api-6443
+    mode tcp
+    option httpchk GET /readyz HTTP/1.0
+    option log-health-checks
+    balance roundrobin
+""" + servers(f"weight 1 verify none check check-ssl inter {inter_s}s fall 3 rise 2"),
+        recovery_bound=recovery_bound)
+
+
 HAPROXY_TARGETS = {
     "haproxy-nocheck": dict(
         title="Octavia, no health monitor (seed 1)",
@@ -149,28 +164,8 @@ backend api-6443
     option ssl-hello-chk
 """ + servers("check"),
         recovery_bound=10.0),
-    "haproxy-readyz-10s": dict(
-        title="httpchk /readyz, inter 10s fall 3 rise 2 (seed 2 after)",
-        defaults=RHEL_DEFAULTS, frontend=ARTICLE_FRONTEND,
-        backend="""\
-backend api-6443
-    mode tcp
-    option httpchk GET /readyz HTTP/1.0
-    option log-health-checks
-    balance roundrobin
-""" + servers("weight 1 verify none check check-ssl inter 10s fall 3 rise 2"),
-        recovery_bound=35.0),
-    "haproxy-readyz-5s": dict(
-        title="httpchk /readyz, inter 5s fall 3 rise 2 (seed 2 after)",
-        defaults=RHEL_DEFAULTS, frontend=ARTICLE_FRONTEND,
-        backend="""\
-backend api-6443
-    mode tcp
-    option httpchk GET /readyz HTTP/1.0
-    option log-health-checks
-    balance roundrobin
-""" + servers("weight 1 verify none check check-ssl inter 5s fall 3 rise 2"),
-        recovery_bound=20.0),
+    "haproxy-readyz-10s": readyz_variant(inter_s=10, recovery_bound=35.0),
+    "haproxy-readyz-5s": readyz_variant(inter_s=5, recovery_bound=20.0),
     "haproxy-octavia-tls-hello": dict(
         title="Octavia TLS-HELLO, inter 5s fall 3 rise 4 (seed 1 fix)",
         defaults=OCTAVIA_DEFAULTS, frontend=OCTAVIA_FRONTEND,
