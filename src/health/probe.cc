@@ -1,7 +1,5 @@
 #include "health/probe.h"
 
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
@@ -110,18 +108,8 @@ void ProbeOp::start(std::string request) {
     // more than the check itself when thousands of members are checked every second.
     error_code ec;
     const tcp::endpoint endpoint(asio::ip::make_address(host_, ec), target_.port);
-    if (type() == MonitorType::kTcp) {
-      // As HAProxy does: the ACK of the server's SYN-ACK is held back (delayed-ACK mode), and the
-      // reset sent once the SYN-ACK is in (finish()) ends the attempt before the server's
-      // handshake completes. The member's application is never woken and never logs a
-      // connection closed unused, and the check costs both kernels less.
-      socket().open(endpoint.protocol(), ec);
-      const int off = 0;
-      if (!ec) ::setsockopt(socket().native_handle(), IPPROTO_TCP, TCP_QUICKACK, &off, sizeof off);
-    }
-    socket().async_connect(endpoint, [self = shared_from_this()](const error_code& e) {
-      self->on_connected(e);
-    });
+    socket().async_connect(
+        endpoint, [self = shared_from_this()](const error_code& e) { self->on_connected(e); });
     return;
   }
   resolver_.emplace(io_);
@@ -133,8 +121,7 @@ void ProbeOp::start(std::string request) {
 }
 
 void ProbeOp::fail_soon(model::CheckResult result) {
-  asio::post(io_,
-             [self = shared_from_this(), r = std::move(result)] { self->finish(r); });
+  asio::post(io_, [self = shared_from_this(), r = std::move(result)] { self->finish(r); });
 }
 
 void ProbeOp::cancel() {

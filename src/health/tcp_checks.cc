@@ -78,9 +78,11 @@ std::shared_ptr<TcpChecks> TcpChecks::create(asio::io_context& io, const Clock& 
 }
 
 TcpChecks::TcpChecks(asio::io_context& io, const Clock& clock, int epoll_fd)
-    : io_(io), epoll_fd_(epoll_fd), clock_(clock), watcher_(std::make_unique<Watcher>(io, epoll_fd)) {}
+    : io_(io), clock_(clock), watcher_(std::make_unique<Watcher>(io, epoll_fd)) {}
 
 TcpChecks::~TcpChecks() = default;
+
+int TcpChecks::epoll_fd() const { return watcher_->descriptor.native_handle(); }
 
 ProbeHandle TcpChecks::start(const asio::ip::tcp::endpoint& endpoint, ProbeCallback done) {
   const TimePoint started = clock_.now();
@@ -100,9 +102,9 @@ ProbeHandle TcpChecks::start(const asio::ip::tcp::endpoint& endpoint, ProbeCallb
   auto check = std::make_shared<Check>(weak_from_this(), fd, std::move(done), started);
   const uint32_t generation = next_generation_++;
   if (pending) {
-    epoll_event ev{.events = EPOLLOUT, .data = {.u64 = (uint64_t{generation} << 32) |
-                                                       static_cast<uint32_t>(fd)}};
-    if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+    epoll_event ev{.events = EPOLLOUT,
+                   .data = {.u64 = (uint64_t{generation} << 32) | static_cast<uint32_t>(fd)}};
+    if (::epoll_ctl(epoll_fd(), EPOLL_CTL_ADD, fd, &ev) != 0) {
       error = errno;
       pending = false;
     }
@@ -129,22 +131,21 @@ ProbeHandle TcpChecks::start(const asio::ip::tcp::endpoint& endpoint, ProbeCallb
 
 void TcpChecks::watch() {
   watching_ = true;
-  watcher_->descriptor.async_wait(
-      asio::posix::stream_descriptor::wait_read,
-      [self = shared_from_this()](const boost::system::error_code& ec) {
-        if (ec) {
-          self->watching_ = false;
-          return;
-        }
-        self->on_ready();
-      });
+  watcher_->descriptor.async_wait(asio::posix::stream_descriptor::wait_read,
+                                  [self = shared_from_this()](const boost::system::error_code& ec) {
+                                    if (ec) {
+                                      self->watching_ = false;
+                                      return;
+                                    }
+                                    self->on_ready();
+                                  });
 }
 
 void TcpChecks::on_ready() {
   // The set is watched edge-triggered: take every event it holds before waiting again.
   std::array<epoll_event, 256> events;
   for (;;) {
-    const int n = ::epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), 0);
+    const int n = ::epoll_wait(epoll_fd(), events.data(), static_cast<int>(events.size()), 0);
     if (n < 0 && errno == EINTR) continue;
     for (int i = 0; i < n; ++i) {
       const auto fd = static_cast<int>(events[i].data.u64 & 0xffffffffu);

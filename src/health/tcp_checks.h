@@ -7,11 +7,10 @@
 // Private to health/ (the Prober uses it). Control thread only.
 #pragma once
 
+#include <boost/asio/ip/tcp.hpp>
 #include <cstdint>
 #include <memory>
 #include <vector>
-
-#include <boost/asio/ip/tcp.hpp>
 
 #include "base/clock.h"
 #include "health/probe.h"
@@ -35,6 +34,7 @@ class TcpChecks : public std::enable_shared_from_this<TcpChecks> {
 
  private:
   TcpChecks(boost::asio::io_context& io, const Clock& clock, int epoll_fd);
+  int epoll_fd() const;
   void watch();     // waits, through the io_context, for the set to have events
   void on_ready();  // takes every event the set has
   bool current(int fd, uint32_t generation) const;
@@ -44,7 +44,6 @@ class TcpChecks : public std::enable_shared_from_this<TcpChecks> {
   friend class Check;
 
   boost::asio::io_context& io_;
-  int epoll_fd_;
   const Clock& clock_;
   struct Watcher;
   std::unique_ptr<Watcher> watcher_;  // the epoll fd, as the io_context sees it
