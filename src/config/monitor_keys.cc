@@ -142,6 +142,13 @@ constexpr KeySpec<MonitorDraft> kMonitorKeys[] = {
      "off).",
      [](YamlReader& r, const Field& f, MonitorDraft& m) { r.set_string(f, m.bearer_token_file); },
      false, kHttpMonitors},
+    {"reuse_connection", "bool", "true",
+     "A passing check leaves its connection open and the next check sends its request on it, "
+     "skipping the TCP and TLS handshakes. A new connection (and a full TLS handshake) is still "
+     "made at least once a minute, after any failing check, and while a member is out of "
+     "rotation for a failed connect. false: every check connects afresh, as HAProxy's do.",
+     [](YamlReader& r, const Field& f, MonitorDraft& m) { r.set_bool(f, m.reuse_connection); },
+     false, kHttpMonitors},
 };
 
 constexpr KeySpec<TlsCheck> kTlsKeys[] = {

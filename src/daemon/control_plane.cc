@@ -211,7 +211,8 @@ void ControlPlane::on_check(const health::Event& e) {
   m.successes = e.successes;
   m.failures = e.failures;
   const bool was_out = m.passive_out;
-  if (e.result.ok()) m.passive_out = false;
+  // Only a new connection can show that the member accepts connections again.
+  if (e.result.ok() && !e.result.reused_connection) m.passive_out = false;
   if (m.silent_suspect) {
     // Two signals agree: a connect and then a check both got no answer. Its sessions are as good
     // as dead; closing them now lets watches reconnect before the thresholds mark it down.

@@ -5,6 +5,7 @@
 
 #include "base/duration.h"
 #include "base/log.h"
+#include "health/kept_connection.h"
 #include "health/tls_resumption.h"
 
 namespace vigil::health {
@@ -28,6 +29,11 @@ constexpr Duration kWakeupQuantum = std::chrono::milliseconds(2);
 
 bool same_target(const Target& a, const Target& b) {
   return a.address == b.address && a.port == b.port && model::same_checks(a.monitor, b.monitor);
+}
+
+bool reuses_connections(const model::HealthMonitor& m) {
+  const bool http = m.type == model::MonitorType::kHttp || m.type == model::MonitorType::kHttps;
+  return http && m.reuse_connection;
 }
 
 Timing timing_of(const model::HealthMonitor& m) {
@@ -82,7 +88,8 @@ void HealthChecker::set_targets(std::vector<Target> targets) {
         .port = t.port,
         .resumption = t.monitor.type == model::MonitorType::kHttps
                           ? std::make_shared<TlsResumption>()
-                          : nullptr});
+                          : nullptr,
+        .kept = reuses_connections(t.monitor) ? std::make_shared<KeptConnection>() : nullptr});
     members_.emplace(id, Member{.target = std::move(t),
                                 .probe_target = std::move(probe_target),
                                 .threshold = threshold,
@@ -93,6 +100,9 @@ void HealthChecker::set_targets(std::vector<Target> targets) {
 
 void HealthChecker::check_now(const std::string& member_id) {
   if (stopped_) return;
+  // The question is whether the member accepts connections: a kept one can't answer it.
+  auto it = members_.find(member_id);
+  if (it != members_.end() && it->second.probe_target->kept) it->second.probe_target->kept->drop();
   scheduler_.check_now(member_id);
   arm();
 }

@@ -62,7 +62,9 @@ class HealthChecker {
   // over (unchecked, checked at once); a removed one stops, its running probe cancelled.
   void set_targets(std::vector<Target> targets);
 
-  // Checks the member at once unless a check is already running (passive-failure confirmation).
+  // Checks the member at once unless a check is already running (passive-failure confirmation),
+  // on a new connection: the member's kept connection, if any, is closed, and a check already
+  // running does not keep its own.
   void check_now(const std::string& member_id);
 
   // kUnchecked for unknown members and before the first result.

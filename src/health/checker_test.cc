@@ -129,6 +129,22 @@ TEST_F(CheckerTest, CheckNowRunsACheckAtOnce) {
   EXPECT_EQ(server.accepted(), 2);
 }
 
+TEST_F(CheckerTest, ChecksShareAConnectionUntilCheckNowAsksForANewOne) {
+  TestServer server(io_);
+  server.set_behaviour(Behaviour::kKeepAlive, testing::http_response(200, "ok"));
+  react_ = [&](const Event&) {
+    if (events_.size() == 2) checker_.check_now("m1");  // as after a failed connect
+    if (events_.size() == 3) io_.stop();
+  };
+  checker_.set_targets({http_target("m1", server.port())});
+  run(5s);
+  ASSERT_EQ(events_.size(), 3u);
+  EXPECT_FALSE(events_[0].result.reused_connection);
+  EXPECT_TRUE(events_[1].result.reused_connection);
+  EXPECT_FALSE(events_[2].result.reused_connection);
+  EXPECT_EQ(server.accepted(), 2);
+}
+
 TEST_F(CheckerTest, SetTargetsKeepsUnchangedMembersAndRestartsChangedOnes) {
   TestServer server(io_);
   Target a = http_target("a", server.port());

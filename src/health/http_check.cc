@@ -75,7 +75,8 @@ std::string host_header(const model::HealthMonitor& monitor, std::string_view ad
 }
 
 Result<std::string> build_request(std::string_view method, std::string_view target,
-                                  std::string_view host, std::string_view bearer_token) {
+                                  std::string_view host, std::string_view bearer_token,
+                                  bool keep_alive) {
   if (!is_token(method)) return fail(fmt::format("invalid HTTP method \"{}\"", method));
   if (target.empty() || has_control(target) || target.find(' ') != std::string_view::npos) {
     return fail(fmt::format("invalid HTTP path \"{}\"", target));
@@ -83,9 +84,8 @@ Result<std::string> build_request(std::string_view method, std::string_view targ
   if (has_control(host)) return fail("invalid Host header: control character");
   if (has_control(bearer_token)) return fail("invalid bearer token: control character");
   std::string out = fmt::format(
-      "{} {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: vigil-health\r\nAccept: */*\r\n"
-      "Connection: close\r\n",
-      method, target, host);
+      "{} {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: vigil-health\r\nAccept: */*\r\n{}", method,
+      target, host, keep_alive ? "" : "Connection: close\r\n");
   if (!bearer_token.empty()) out += fmt::format("Authorization: Bearer {}\r\n", bearer_token);
   out += "\r\n";
   return out;

@@ -26,11 +26,13 @@ std::string request_target(std::string_view path);
 std::string host_header(const model::HealthMonitor& monitor, std::string_view address,
                         uint16_t port, bool tls);
 
-// `METHOD target HTTP/1.1` with Host, User-Agent, Accept, Connection: close and, when
-// `bearer_token` is not empty, Authorization. Fails on a value that would break the request
-// (CR, LF or another control character: header injection through a config or token file).
+// `METHOD target HTTP/1.1` with Host, User-Agent, Accept, `Connection: close` unless
+// `keep_alive` (HTTP/1.1's default is to keep the connection) and, when `bearer_token` is not
+// empty, Authorization. Fails on a value that would break the request (CR, LF or another control
+// character: header injection through a config or token file).
 Result<std::string> build_request(std::string_view method, std::string_view target,
-                                  std::string_view host, std::string_view bearer_token);
+                                  std::string_view host, std::string_view bearer_token,
+                                  bool keep_alive);
 
 // Reads the token file afresh (tokens rotate), trimmed of surrounding whitespace.
 Result<std::string> read_bearer_token(const std::string& file);

@@ -13,6 +13,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(HttpCheckTest, RequestTargetAsksKubeEndpointsForVerbose) {
   struct Case {
@@ -46,22 +47,23 @@ TEST(HttpCheckTest, HostHeader) {
 }
 
 TEST(HttpCheckTest, BuildRequest) {
-  auto r = build_request("GET", "/readyz?verbose", "10.0.0.1:6443", "");
+  auto r = build_request("GET", "/readyz?verbose", "10.0.0.1:6443", "", false);
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(*r,
             "GET /readyz?verbose HTTP/1.1\r\nHost: 10.0.0.1:6443\r\nUser-Agent: vigil-health\r\n"
             "Accept: */*\r\nConnection: close\r\n\r\n");
-  r = build_request("HEAD", "/", "h", "abc.def");
+  r = build_request("HEAD", "/", "h", "abc.def", true);
   ASSERT_TRUE(r.has_value());
   EXPECT_THAT(*r, HasSubstr("\r\nAuthorization: Bearer abc.def\r\n\r\n"));
+  EXPECT_THAT(*r, Not(HasSubstr("Connection:")));
 }
 
 TEST(HttpCheckTest, BuildRequestRejectsInjection) {
-  EXPECT_FALSE(build_request("GET", "/", "h", "tok\r\nX-Evil: 1").has_value());
-  EXPECT_FALSE(build_request("GET", "/", "h\r\nX: y", "").has_value());
-  EXPECT_FALSE(build_request("GET", "/a b", "h", "").has_value());
-  EXPECT_FALSE(build_request("GET /x", "/", "h", "").has_value());
-  EXPECT_FALSE(build_request("", "/", "h", "").has_value());
+  EXPECT_FALSE(build_request("GET", "/", "h", "tok\r\nX-Evil: 1", false).has_value());
+  EXPECT_FALSE(build_request("GET", "/", "h\r\nX: y", "", false).has_value());
+  EXPECT_FALSE(build_request("GET", "/a b", "h", "", false).has_value());
+  EXPECT_FALSE(build_request("GET /x", "/", "h", "", false).has_value());
+  EXPECT_FALSE(build_request("", "/", "h", "", false).has_value());
 }
 
 TEST(HttpCheckTest, ReadBearerTokenTrims) {

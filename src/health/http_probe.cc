@@ -1,4 +1,5 @@
 // The HTTP and HTTPS part of a probe: one request, one answer read with Beast's parser.
+#include <boost/asio/post.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/http/error.hpp>
@@ -52,7 +53,8 @@ Result<std::string> make_request(const ProbeTarget& target) {
   }
   const bool tls = m.type == MonitorType::kHttps;
   return build_request(m.http_method, request_target(m.path),
-                       host_header(m, address, target.port, tls), token);
+                       host_header(m, address, target.port, tls), token,
+                       /*keep_alive=*/target.kept != nullptr);
 }
 
 void ProbeOp::send_request() {
@@ -65,6 +67,7 @@ void ProbeOp::send_request() {
 
 void ProbeOp::on_written(const error_code& ec) {
   if (!running()) return;
+  if (ec && retry_on_new_connection()) return;
   if (ec) {
     const bool tls = ec.category() == asio::error::get_ssl_category();
     return finish(tls ? Outcome::kTlsFailed : Outcome::kNetworkError, ec.message());
@@ -90,11 +93,49 @@ void ProbeOp::on_written(const error_code& ec) {
 
 void ProbeOp::on_read(const error_code& ec) {
   if (!running()) return;
+  if (ec && !parser_->got_some() && buffer_.size() == 0 && retry_on_new_connection()) return;
   // Once the header is in, the status decides; an error in the body (cut, too big, truncated
   // TLS close) only means less detail.
   if (!parser_->is_header_done()) return finish(header_failure(ec));
   body_.resize(body_.size() - parser_->get().body().size);
   finish(http_result(parser_->get().result_int(), body_, target_.monitor.expected_codes));
+}
+
+
+bool ProbeOp::retry_on_new_connection() {
+  if (!reused_) return false;
+  reused_ = false;
+  // Not from inside the failed operation's handler, which belongs to the stream replaced here.
+  asio::post(io_, [self = shared_from_this()] {
+    if (!self->running()) return;
+    error_code ignored;
+    if (self->tls_stream_) KeptConnection::keep_session_resumable(*self->tls_stream_);
+    self->socket().close(ignored);
+    self->tls_stream_.reset();
+    self->buffer_.clear();
+    self->parser_.reset();
+    self->connect();
+  });
+  return true;
+}
+
+bool ProbeOp::may_keep(const model::CheckResult& result) const {
+  // The whole answer was read (not cut at kMaxBody) and nothing followed it, so the next answer
+  // on this connection starts at its first byte.
+  return result.ok() && target_.kept && parser_ && parser_->is_done() && parser_->keep_alive() &&
+         buffer_.size() == 0 && socket().is_open() &&
+         clock_.now() - opened_ < KeptConnection::kMaxAge;
+}
+
+void ProbeOp::keep_connection() {
+  KeptConnection::Connection c{.context = tls_context_, .opened = opened_};
+  if (tls_stream_) {
+    c.tls.emplace(std::move(*tls_stream_));
+    tls_stream_.reset();
+  } else {
+    c.plain.emplace(std::move(socket_));
+  }
+  target_.kept->keep(std::move(c), kept_epoch_);
 }
 
 }  // namespace vigil::health

@@ -62,13 +62,7 @@ ProbeHandle Prober::start(std::shared_ptr<const ProbeTarget> shared_target, Prob
       early = model::CheckResult{.outcome = Outcome::kNetworkError, .detail = r.error().message};
     }
   }
-  std::shared_ptr<ProbeOp> op;
-  try {
-    op = std::make_shared<ProbeOp>(io_, clock_, shared_target, tls, done);
-  } catch (const std::exception& e) {  // SSL_new failing: out of memory
-    op = std::make_shared<ProbeOp>(io_, clock_, shared_target, nullptr, std::move(done));
-    early = model::CheckResult{.outcome = Outcome::kTlsFailed, .detail = e.what()};
-  }
+  auto op = std::make_shared<ProbeOp>(io_, clock_, shared_target, tls, std::move(done));
   if (early) {
     op->fail_soon(std::move(*early));
   } else {
@@ -95,14 +89,41 @@ ProbeOp::ProbeOp(asio::io_context& io, const Clock& clock,
   error_code ec;
   asio::ip::make_address(host_, ec);
   ip_literal_ = !ec;
-  const MonitorType type = target_.monitor.type;
-  if (tls_context_ && (type == MonitorType::kTlsHello || type == MonitorType::kHttps)) {
-    tls_stream_.emplace(io, *tls_context_);
-  }
 }
 
 void ProbeOp::start(std::string request) {
   request_ = std::move(request);
+  if (take_kept()) return send_request();
+  connect();
+}
+
+bool ProbeOp::take_kept() {
+  KeptConnection* kept = target_.kept.get();
+  if (kept == nullptr) return false;
+  kept_epoch_ = kept->epoch();
+  const bool tls = type() == MonitorType::kHttps;
+  if (tls && !tls_context_) return false;
+  std::optional<KeptConnection::Connection> c = kept->take(clock_.now(), tls_context_.get());
+  if (!c) return false;
+  if (c->tls) {
+    tls_stream_.emplace(std::move(*c->tls));
+  } else {
+    socket_ = std::move(*c->plain);
+  }
+  opened_ = c->opened;
+  reused_ = true;
+  return true;
+}
+
+void ProbeOp::connect() {
+  const MonitorType type = target_.monitor.type;
+  if (tls_context_ && (type == MonitorType::kTlsHello || type == MonitorType::kHttps)) {
+    try {
+      tls_stream_.emplace(io_, *tls_context_);
+    } catch (const std::exception& e) {  // SSL_new failing: out of memory
+      return fail_soon({.outcome = Outcome::kTlsFailed, .detail = e.what()});
+    }
+  }
   if (ip_literal_) {
     // No resolver at all for an address: Asio's resolves on a thread of its own, which costs
     // more than the check itself when thousands of members are checked every second.
@@ -153,6 +174,7 @@ void ProbeOp::on_connected(const error_code& ec) {
         ec == asio::error::connection_refused || ec == asio::error::connection_reset;
     return finish(refused ? Outcome::kRefused : Outcome::kNetworkError, ec.message());
   }
+  opened_ = clock_.now();
   switch (target_.monitor.type) {
     case MonitorType::kTcp:
       return finish(Outcome::kOk, "");
@@ -212,17 +234,23 @@ void ProbeOp::finish(model::CheckResult result) {
   done_ = nullptr;
   result.duration = clock_.now() - started_;
   if (resolver_) resolver_->cancel();
+  result.reused_connection = reused_;
   if (type() == MonitorType::kHttps && target_.resumption && tls_stream_) {
     // An answer, even an unexpected one, came over a good session; anything else may mean a
-    // bad one.
+    // bad one. A kept connection's session was kept when that connection was made.
     const bool answered = result.outcome == Outcome::kOk || result.outcome == Outcome::kBadStatus;
-    if (answered) {
-      target_.resumption->keep(tls_stream_->native_handle(), clock_.now());
-    } else {
+    if (!answered) {
       target_.resumption->forget();
+    } else if (!reused_) {
+      target_.resumption->keep(tls_stream_->native_handle(), clock_.now());
     }
   }
+  if (may_keep(result)) {
+    keep_connection();
+    return done(std::move(result));
+  }
   error_code ignored;
+  if (tls_stream_) KeptConnection::keep_session_resumable(*tls_stream_);
   if (type() == MonitorType::kTcp && socket().is_open()) {
     // A reset rather than a FIN, as HAProxy closes its checks: nothing was said on the
     // connection, and a FIN would leave a TIME_WAIT socket behind for every check (600,000 of

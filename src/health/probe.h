@@ -19,6 +19,7 @@ class io_context;
 
 namespace vigil::health {
 
+class KeptConnection;
 class TlsResumption;
 
 struct ProbeTarget {
@@ -28,6 +29,9 @@ struct ProbeTarget {
   // HTTPS: where checks of this target keep their TLS session for the next one; null: every
   // check makes a full handshake.
   std::shared_ptr<TlsResumption> resumption;
+  // HTTP and HTTPS with reuse_connection: where a passing check leaves its connection for the
+  // next one; null: every check connects afresh.
+  std::shared_ptr<KeptConnection> kept;
 };
 
 using ProbeCallback = std::function<void(model::CheckResult)>;

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "health/kept_connection.h"
 #include "health/probe.h"
 
 namespace vigil::health {
@@ -32,8 +33,8 @@ class ProbeOp : public RunningProbe, public std::enable_shared_from_this<ProbeOp
   ProbeOp(asio::io_context& io, const Clock& clock, std::shared_ptr<const ProbeTarget> target,
           std::shared_ptr<asio::ssl::context> tls, ProbeCallback done);
 
-  // Resolves, connects, and goes on as the monitor type says. `request` is the HTTP request to
-  // send (HTTP and HTTPS only).
+  // Sends `request` (HTTP and HTTPS only) on the member's kept connection when it has one;
+  // otherwise resolves, connects, and goes on as the monitor type says.
   void start(std::string request);
   // Reports `result` without touching the network, from the io_context (never inline).
   void fail_soon(model::CheckResult result);
@@ -41,6 +42,11 @@ class ProbeOp : public RunningProbe, public std::enable_shared_from_this<ProbeOp
   bool running() const override { return static_cast<bool>(done_); }
 
  private:
+  bool take_kept();
+  void connect();
+  // The kept connection failed before a byte of the answer: it was stale (the member closed it
+  // meanwhile), which says nothing about the member. The check connects afresh.
+  bool retry_on_new_connection();
   void on_resolved(const error_code& ec, const tcp::resolver::results_type& endpoints);
   void on_connected(const error_code& ec);
   void on_handshake(const error_code& ec);
@@ -51,9 +57,13 @@ class ProbeOp : public RunningProbe, public std::enable_shared_from_this<ProbeOp
 
   void finish(model::CheckResult result);
   void finish(model::Outcome outcome, std::string detail);
+  // After a passing check: may its connection carry the next one?
+  bool may_keep(const model::CheckResult& result) const;
+  void keep_connection();
   bool uses_tls() const { return tls_stream_.has_value(); }
   model::MonitorType type() const { return target_.monitor.type; }
   tcp::socket& socket() { return tls_stream_ ? tls_stream_->next_layer() : socket_; }
+  const tcp::socket& socket() const { return tls_stream_ ? tls_stream_->next_layer() : socket_; }
 
   // Calls f with the stream the HTTP exchange runs on: TLS or plain.
   template <typename F>
@@ -80,6 +90,9 @@ class ProbeOp : public RunningProbe, public std::enable_shared_from_this<ProbeOp
   std::optional<tcp::resolver> resolver_;  // only for host names: addresses are not resolved
   tcp::socket socket_;  // plain probes; TLS probes use tls_stream_'s own
   std::optional<asio::ssl::stream<tcp::socket>> tls_stream_;
+  bool reused_ = false;   // the connection was kept from an earlier check
+  TimePoint opened_{};    // when the connection was made
+  uint64_t kept_epoch_ = 0;
 
   std::string request_;
   boost::beast::flat_buffer buffer_;

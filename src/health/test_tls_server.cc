@@ -89,6 +89,10 @@ std::string http_response(int status, const std::string& body) {
                      status, body.size(), body);
 }
 
+namespace {
+class Session;
+}  // namespace
+
 struct TestServer::Core {
   Core(asio::io_context& io, const ServerOptions& o) : options(o), acceptor(io) {}
 
@@ -103,6 +107,9 @@ struct TestServer::Core {
   std::vector<std::string> server_names;
   std::vector<std::string> tls_versions;
   std::vector<bool> resumed;
+  std::vector<std::weak_ptr<Session>> open;  // connections that may still be open
+  int drop_next_requests = 0;
+  int unasked_sent = 0;
 };
 
 namespace {
@@ -118,6 +125,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void start() {
+    core_->open.push_back(weak_from_this());
     if (!tls_) return serve();
     tls_->async_handshake(ssl::stream_base::server,
                           [self = shared_from_this()](const error_code& ec) {
@@ -152,6 +160,7 @@ class Session : public std::enable_shared_from_this<Session> {
         return respond();
       case Behaviour::kRespond:
       case Behaviour::kSilent:
+      case Behaviour::kKeepAlive:
         break;
     }
     with_stream([this](auto& s) {
@@ -161,6 +170,9 @@ class Session : public std::enable_shared_from_this<Session> {
                                self->core_->requests.push_back(self->in_.substr(0, n));
                                self->in_.erase(0, n);
                                if (self->behaviour_ == Behaviour::kSilent) return self->drain();
+                               if (self->behaviour_ == Behaviour::kKeepAlive) {
+                                 return self->respond_and_serve();
+                               }
                                self->respond();
                              });
     });
@@ -173,6 +185,39 @@ class Session : public std::enable_shared_from_this<Session> {
     });
   }
 
+  void respond_and_serve() {
+    if (core_->drop_next_requests > 0) {
+      --core_->drop_next_requests;
+      return close();
+    }
+    response_ = core_->response;
+    with_stream([this](auto& s) {
+      asio::async_write(s, asio::buffer(response_),
+                        [self = shared_from_this()](const error_code& ec, size_t) {
+                          if (!ec) self->serve();
+                        });
+    });
+  }
+
+ public:
+  // Writes `bytes` now, unasked; a read may be pending meanwhile, which a full-duplex stream
+  // allows.
+  void send(const std::string& bytes) {
+    unasked_ = bytes;
+    with_stream([this](auto& s) {
+      asio::async_write(s, asio::buffer(unasked_),
+                        [self = shared_from_this()](const error_code& ec, size_t) {
+                          if (!ec) ++self->core_->unasked_sent;
+                        });
+    });
+  }
+
+  void close() {
+    error_code ignored;
+    (tls_ ? tls_->next_layer() : plain_).close(ignored);
+  }
+
+ private:
   // Reads and ignores until the peer goes away, holding the connection open meanwhile.
   void drain() {
     with_stream([this](auto& s) {
@@ -183,14 +228,10 @@ class Session : public std::enable_shared_from_this<Session> {
     });
   }
 
-  void close() {
-    error_code ignored;
-    (tls_ ? tls_->next_layer() : plain_).close(ignored);
-  }
-
   std::shared_ptr<TestServer::Core> core_;
   const Behaviour behaviour_;
-  const std::string response_;
+  std::string response_;
+  std::string unasked_;
   tcp::socket plain_;
   std::optional<ssl::stream<tcp::socket>> tls_;
   std::string in_;
@@ -202,6 +243,10 @@ void accept_next(std::shared_ptr<TestServer::Core> core) {
   acceptor->async_accept([core = std::move(core)](const error_code& ec, tcp::socket socket) {
     if (ec) return;
     ++core->accepted;
+    // As real servers do: without it, an unasked write behind an unacknowledged answer waits
+    // for the peer's delayed ACK (Nagle).
+    error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
     std::make_shared<Session>(core, std::move(socket))->start();
     accept_next(core);
   });
@@ -247,6 +292,19 @@ void TestServer::set_behaviour(Behaviour behaviour, std::string response) {
   core_->behaviour = behaviour;
   core_->response = std::move(response);
 }
+void TestServer::send_on_open_connections(const std::string& bytes) {
+  for (const auto& weak : core_->open) {
+    if (auto session = weak.lock()) session->send(bytes);
+  }
+}
+void TestServer::close_open_connections() {
+  for (const auto& weak : core_->open) {
+    if (auto session = weak.lock()) session->close();
+  }
+  core_->open.clear();
+}
+void TestServer::drop_next_requests(int n) { core_->drop_next_requests = n; }
+int TestServer::unasked_sent() const { return core_->unasked_sent; }
 int TestServer::accepted() const { return core_->accepted; }
 const std::vector<std::string>& TestServer::requests() const { return core_->requests; }
 const std::vector<std::string>& TestServer::server_names() const { return core_->server_names; }

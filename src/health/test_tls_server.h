@@ -30,6 +30,7 @@ enum class Behaviour {
   kGreet,    // write `response` as soon as connected (after TLS), close
   kClose,    // close as soon as connected
   kSilent,   // read the request head, then never answer
+  kKeepAlive,  // answer each request head with the response set at that time; keep the connection
 };
 
 struct ServerOptions {
@@ -47,6 +48,13 @@ class TestServer {
   const KeyPair& key_pair() const;  // the TLS server's certificate
   // Applies to connections accepted from now on.
   void set_behaviour(Behaviour behaviour, std::string response = "");
+
+  // Sends `bytes` on every connection still open (an answer nobody asked for), or closes them.
+  void send_on_open_connections(const std::string& bytes);
+  void close_open_connections();
+  // kKeepAlive: the next `n` requests, on whichever connection, are answered by closing it.
+  void drop_next_requests(int n);
+  int unasked_sent() const;  // writes of send_on_open_connections() completed
 
   int accepted() const;
   const std::vector<std::string>& requests() const;      // request heads, in arrival order

@@ -20,10 +20,8 @@ void TlsResumption::keep(SSL* ssl, TimePoint now) {
   if (session_ != nullptr) SSL_SESSION_free(session_);
   session_ = session;
   context_ = SSL_get_SSL_CTX(ssl);
-  // The check closes its connection without a close_notify (nothing would read the answer);
-  // without this flag OpenSSL takes that for an error when the SSL is freed and marks the
-  // session not resumable.
-  SSL_set_shutdown(ssl, SSL_SENT_SHUTDOWN);
+  // The connection may still carry checks (kept_connection.h); whoever closes it without a
+  // close_notify marks it shut first, or OpenSSL makes this session not resumable.
 }
 
 void TlsResumption::forget() {

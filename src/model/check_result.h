@@ -26,6 +26,9 @@ struct CheckResult {
   Duration duration{0};   // from the start of the attempt to its end
   std::string detail;     // the error text, or the start of the body
   std::vector<std::string> failed_checks;  // "[-]etcd failed" lines of a /readyz?verbose answer
+  // The request went over a connection an earlier check had left open: the answer says nothing
+  // of whether the member accepts new connections.
+  bool reused_connection = false;
 
   bool ok() const { return outcome == Outcome::kOk; }
 };

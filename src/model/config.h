@@ -47,6 +47,10 @@ struct HealthMonitor {
   int unhealthy_threshold = 3;
   TlsCheck tls;
   std::string bearer_token_file;
+  // HTTP and HTTPS: a passing check leaves its connection open for the next one (as Envoy's
+  // reuse_connection); a fresh connection is still made at least every minute and after any
+  // failure (health/kept_connection.h).
+  bool reuse_connection = true;
   SourceLocation where;
 };
 

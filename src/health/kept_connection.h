@@ -1,0 +1,75 @@
+// KeptConnection: the open connection one member's last passing HTTP or HTTPS check ended on,
+// for its next check to send its request on (Envoy's reuse_connection, on by default). A check on
+// it is one request and one answer: no TCP handshake, no TLS handshake, no connection for the
+// member to accept, which for an API server behind TLS is most of what a check costs it and us.
+//
+// A kept connection proves less than a new one (that the member still accepts connections), so
+// it is offered only
+//  - for kMaxAge after it was opened: at least once a minute a check connects afresh, and with
+//    TlsResumption's same limit that connection makes a full handshake and verifies the
+//    certificate;
+//  - after a passing check: a failing check closes its connection;
+//  - when the member said nothing on it meanwhile: a close, a close_notify or an unasked answer
+//    (a 408) means it is not to be used;
+//  - until drop(), which a failed connect through the data plane calls so that the check sent to
+//    confirm it connects afresh; a check in flight at that moment does not keep its connection.
+// Private to health/ (it pulls in Asio SSL). Control thread only.
+#pragma once
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/stream.hpp>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "base/clock.h"
+
+namespace vigil::health {
+
+class KeptConnection {
+ public:
+  static constexpr Duration kMaxAge = std::chrono::seconds(60);
+
+  using Socket = boost::asio::ip::tcp::socket;
+  using TlsStream = boost::asio::ssl::stream<Socket>;
+
+  // One open connection, at rest: no operation pending on it.
+  struct Connection {
+    std::optional<Socket> plain;   // HTTP
+    std::optional<TlsStream> tls;  // HTTPS
+    std::shared_ptr<boost::asio::ssl::context> context;  // what `tls` was made with
+    TimePoint opened{};
+  };
+
+  KeptConnection() = default;
+  ~KeptConnection() { drop_connection(); }
+  KeptConnection(const KeptConnection&) = delete;
+  KeptConnection& operator=(const KeptConnection&) = delete;
+
+  // A check notes the epoch when it starts and passes it to keep().
+  uint64_t epoch() const { return epoch_; }
+  // The kept connection when it may carry a check at `now` made with `context` (null for plain
+  // HTTP); otherwise none, and a connection that may not is closed.
+  std::optional<Connection> take(TimePoint now, const boost::asio::ssl::context* context);
+  // Keeps `c` unless drop() was called since the check that used it began (`epoch`).
+  void keep(Connection c, uint64_t epoch);
+  // Closes the kept connection, and makes checks in flight close theirs.
+  void drop();
+
+  // Closes `c` without a close_notify (nobody would read the answer), its TLS session still
+  // resumable.
+  static void close(Connection& c);
+  // For a TLS connection about to be closed without a close_notify: OpenSSL takes that for an
+  // error when the SSL is freed, and marks the session not resumable, unless told a shutdown was
+  // sent.
+  static void keep_session_resumable(TlsStream& tls);
+
+ private:
+  void drop_connection();
+
+  std::optional<Connection> kept_;
+  uint64_t epoch_ = 0;
+};
+
+}  // namespace vigil::health

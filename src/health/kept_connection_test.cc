@@ -1,0 +1,233 @@
+// HTTP and HTTPS checks on a kept connection (kept_connection.h): when one is used, when it is
+// not, and that a stale one costs a new connection, never a failed check.
+#include "health/kept_connection.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <boost/asio/io_context.hpp>
+#include <functional>
+#include <optional>
+
+#include "health/probe.h"
+#include "health/test_tls_server.h"
+#include "health/tls_resumption.h"
+#include "testing/manual_clock.h"
+
+namespace vigil::health {
+namespace {
+
+using namespace std::chrono_literals;
+using model::MonitorType;
+using model::Outcome;
+using testing::Behaviour;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::TestServer;
+using testing::TlsVersion;
+
+class KeptConnectionTest : public ::testing::TestWithParam<TlsVersion> {
+ protected:
+  bool tls() const { return GetParam() != TlsVersion::kNone; }
+
+  std::shared_ptr<ProbeTarget> make_target(uint16_t port, bool reuse = true) {
+    auto t = std::make_shared<ProbeTarget>(ProbeTarget{.address = "127.0.0.1", .port = port});
+    t->monitor.type = tls() ? MonitorType::kHttps : MonitorType::kHttp;
+    if (tls()) t->resumption = std::make_shared<TlsResumption>();
+    if (reuse) t->kept = std::make_shared<KeptConnection>();
+    return t;
+  }
+
+  // Starts a check; returns once `on_start` ran (it may act while the check is in flight).
+  model::CheckResult check(const std::shared_ptr<ProbeTarget>& target,
+                           const std::function<void()>& on_start = {}) {
+    std::optional<model::CheckResult> result;
+    prober_.start(target, [&](model::CheckResult r) {
+      result = std::move(r);
+      io_.stop();
+    });
+    if (on_start) on_start();
+    io_.restart();
+    io_.run_for(10s);
+    EXPECT_TRUE(result.has_value()) << "no result within 10s";
+    return result.value_or(model::CheckResult{.outcome = Outcome::kTimeout, .detail = "test"});
+  }
+
+  // Runs the servers' side until `done`, at most 5 s.
+  void settle(const std::function<bool()>& done) {
+    io_.restart();
+    for (int i = 0; i < 500 && !done(); ++i) io_.run_one_for(10ms);
+  }
+
+
+  boost::asio::io_context io_;
+  vigil::testing::ManualClock clock_;
+  Prober prober_{io_, clock_};
+};
+
+std::string ok_response() { return vigil::testing::http_response(200, "ok"); }
+
+TEST_P(KeptConnectionTest, PassingChecksShareOneConnection) {
+  TestServer s(io_, {.tls = GetParam()});
+  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
+  auto t = make_target(s.port());
+  std::vector<bool> reused;
+  for (int i = 0; i < 3; ++i) {
+    const auto r = check(t);
+    ASSERT_EQ(r.outcome, Outcome::kOk) << r.detail;
+    reused.push_back(r.reused_connection);
+    clock_.advance(5s);
+  }
+  EXPECT_EQ(reused, (std::vector<bool>{false, true, true}));
+  EXPECT_EQ(s.accepted(), 1);
+  ASSERT_EQ(s.requests().size(), 3u);
+  EXPECT_THAT(s.requests().front(), Not(HasSubstr("Connection:")));
+  if (tls()) {
+    settle([&] { return !s.resumed().empty(); });
+    EXPECT_EQ(s.resumed().size(), 1u);  // one handshake
+  }
+}
+
+TEST_P(KeptConnectionTest, ANewConnectionAtLeastEveryMinute) {
+  TestServer s(io_, {.tls = GetParam()});
+  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
+  auto t = make_target(s.port());
+  ASSERT_TRUE(check(t).ok());
+  clock_.advance(30s);
+  EXPECT_TRUE(check(t).reused_connection);
+  clock_.advance(KeptConnection::kMaxAge - 30s);
+  const auto r = check(t);
+  EXPECT_TRUE(r.ok()) << r.detail;
+  EXPECT_FALSE(r.reused_connection);
+  EXPECT_EQ(s.accepted(), 2);
+  if (tls()) {
+    // The session is as old as the connection: the new one shakes hands in full and verifies.
+    settle([&] { return s.resumed().size() == 2; });
+    EXPECT_EQ(s.resumed(), (std::vector<bool>{false, false}));
+  }
+}
+
+TEST_P(KeptConnectionTest, AFailingCheckClosesItsConnection) {
+  TestServer s(io_, {.tls = GetParam()});
+  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
+  auto t = make_target(s.port());
+  ASSERT_TRUE(check(t).ok());
+  s.set_behaviour(Behaviour::kKeepAlive, vigil::testing::http_response(500, "[-]etcd failed"));
+  const auto failed = check(t);
+  EXPECT_EQ(failed.outcome, Outcome::kBadStatus);
+  EXPECT_TRUE(failed.reused_connection);
+  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
+  const auto r = check(t);
+  EXPECT_TRUE(r.ok()) << r.detail;
+  EXPECT_FALSE(r.reused_connection);
+  EXPECT_EQ(s.accepted(), 2);
+}
+
+TEST_P(KeptConnectionTest, AConnectionTheMemberClosedIsNotUsed) {
+  TestServer s(io_, {.tls = GetParam()});
+  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
+  auto t = make_target(s.port());
+  ASSERT_TRUE(check(t).ok());
+  s.close_open_connections();  // on loopback the FIN is in before close() returns
+  const auto r = check(t);
+  EXPECT_TRUE(r.ok()) << r.detail;
+  EXPECT_FALSE(r.reused_connection);
+  EXPECT_EQ(s.accepted(), 2);
+  EXPECT_EQ(s.requests().size(), 2u);  // nothing was sent on the closed one
+}
+
+TEST_P(KeptConnectionTest, AnAnswerNobodyAskedForIsNotTakenForTheNextOne) {
+  TestServer s(io_, {.tls = GetParam()});
+  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
+  auto t = make_target(s.port());
+  ASSERT_TRUE(check(t).ok());
+  s.send_on_open_connections(vigil::testing::http_response(408, "idle"));
+  settle([&] { return s.unasked_sent() == 1; });
+  ASSERT_EQ(s.unasked_sent(), 1);
+  const auto r = check(t);
+  EXPECT_EQ(r.outcome, Outcome::kOk) << r.detail;
+  EXPECT_EQ(r.http_code, 200);
+  EXPECT_FALSE(r.reused_connection);
+  EXPECT_EQ(s.accepted(), 2);
+}
+
+TEST_P(KeptConnectionTest, AConnectionClosedAtTheRequestIsRetriedOnANewOne) {
+  TestServer s(io_, {.tls = GetParam()});
+  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
+  auto t = make_target(s.port());
+  ASSERT_TRUE(check(t).ok());
+  s.drop_next_requests(1);  // the kept connection looks fine, and closes when used
+  const auto r = check(t);
+  EXPECT_EQ(r.outcome, Outcome::kOk) << r.detail;
+  EXPECT_FALSE(r.reused_connection);
+  EXPECT_EQ(s.accepted(), 2);
+  EXPECT_EQ(s.requests().size(), 3u);
+}
+
+TEST_P(KeptConnectionTest, AMemberThatClosesEveryConnectionStillFails) {
+  TestServer s(io_, {.tls = GetParam()});
+  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
+  auto t = make_target(s.port());
+  ASSERT_TRUE(check(t).ok());
+  s.drop_next_requests(2);  // the retry on a new connection is dropped too: one retry only
+  const auto r = check(t);
+  EXPECT_EQ(r.outcome, Outcome::kBadResponse) << r.detail;
+  EXPECT_EQ(s.accepted(), 2);
+}
+
+TEST_P(KeptConnectionTest, ACheckInFlightAtADropDoesNotKeepItsConnection) {
+  TestServer s(io_, {.tls = GetParam()});
+  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
+  auto t = make_target(s.port());
+  ASSERT_TRUE(check(t).ok());
+  const auto during = check(t, [&] { t->kept->drop(); });  // a failed connect, meanwhile
+  EXPECT_TRUE(during.ok()) << during.detail;
+  EXPECT_TRUE(during.reused_connection);
+  const auto r = check(t);
+  EXPECT_TRUE(r.ok()) << r.detail;
+  EXPECT_FALSE(r.reused_connection);
+  EXPECT_EQ(s.accepted(), 2);
+}
+
+TEST_P(KeptConnectionTest, AnAnswerThatEndsTheConnectionIsNotKept) {
+  TestServer s(io_, {.tls = GetParam()});
+  auto t = make_target(s.port());
+  for (const std::string& answer :
+       {std::string("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"),
+        std::string("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok"),
+        std::string("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA")}) {
+    s.set_behaviour(Behaviour::kKeepAlive, answer);
+    const int before = s.accepted();
+    ASSERT_TRUE(check(t).ok()) << answer;
+    const auto r = check(t);
+    EXPECT_TRUE(r.ok()) << answer << ": " << r.detail;
+    EXPECT_FALSE(r.reused_connection) << answer;
+    EXPECT_EQ(s.accepted(), before + 2) << answer;
+  }
+}
+
+TEST_P(KeptConnectionTest, WithReuseOffEveryCheckConnectsAndSaysClose) {
+  TestServer s(io_, {.tls = GetParam()});
+  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
+  auto t = make_target(s.port(), /*reuse=*/false);
+  ASSERT_TRUE(check(t).ok());
+  const auto r = check(t);
+  EXPECT_TRUE(r.ok()) << r.detail;
+  EXPECT_FALSE(r.reused_connection);
+  EXPECT_EQ(s.accepted(), 2);
+  EXPECT_THAT(s.requests().front(), HasSubstr("\r\nConnection: close\r\n"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Protocols, KeptConnectionTest,
+                         ::testing::Values(TlsVersion::kNone, TlsVersion::kTls12,
+                                           TlsVersion::kTls13),
+                         [](const auto& info) {
+                           switch (info.param) {
+                             case TlsVersion::kTls12: return "Https12";
+                             case TlsVersion::kTls13: return "Https13";
+                             default: return "Http";
+                           }
+                         });
+
+}  // namespace
+}  // namespace vigil::health
