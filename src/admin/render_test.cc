@@ -52,7 +52,7 @@ TEST(OctaviaJson, MemberHasOctaviasFieldsAndTheLastCheck) {
   const json::object& check = down.at("vigil_check").as_object();
   EXPECT_EQ(check.at("result"), "refused");
   EXPECT_EQ(check.at("reason"), "connection refused");
-  expect_keys(check, {"http_code", "duration_ms", "failed_checks", "at"});
+  expect_keys(check, {"http_code", "duration_ms", "failed_checks", "reused_connection", "at"});
 
   const json::object spare = octavia::member(lb, lb.pools[1].members[0]);
   EXPECT_EQ(spare.at("monitor_address"), "10.0.0.9");

@@ -116,6 +116,7 @@ json::value check_json(const model::MemberView& m) {
        std::chrono::duration<double, std::milli>(r.duration).count()},
       {"detail", r.detail},
       {"failed_checks", json::array(r.failed_checks.begin(), r.failed_checks.end())},
+      {"reused_connection", r.reused_connection},
       {"reason", model::describe(r)},
       {"at", time_json(m.last_check_at)},
   };
