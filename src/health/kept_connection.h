@@ -5,9 +5,9 @@
 //
 // A kept connection proves less than a new one (that the member still accepts connections), so
 // it is offered only
-//  - for kMaxAge after it was opened: at least once a minute a check connects afresh, and with
-//    TlsResumption's same limit that connection makes a full handshake and verifies the
-//    certificate;
+//  - for kMaxAge after it was opened, or for HTTPS after the full handshake its TLS session was
+//    made with: at least once a minute a check connects afresh, and that connection makes a full
+//    handshake and verifies the certificate (TlsResumption's limit is the same);
 //  - after a passing check: a failing check closes its connection;
 //  - when the member said nothing on it meanwhile: a close, a close_notify or an unasked answer
 //    (a 408) means it is not to be used;
@@ -24,12 +24,13 @@
 #include <optional>
 
 #include "base/clock.h"
+#include "health/tls_resumption.h"
 
 namespace vigil::health {
 
 class KeptConnection {
  public:
-  static constexpr Duration kMaxAge = std::chrono::seconds(60);
+  static constexpr Duration kMaxAge = TlsResumption::kFullHandshakeEvery;
 
   using Socket = boost::asio::ip::tcp::socket;
   using TlsStream = boost::asio::ssl::stream<Socket>;

@@ -107,6 +107,23 @@ TEST_P(KeptConnectionTest, ANewConnectionAtLeastEveryMinute) {
   }
 }
 
+TEST_P(KeptConnectionTest, AResumedConnectionIsAsOldAsItsFullHandshake) {
+  if (!tls()) GTEST_SKIP() << "HTTPS only";
+  TestServer s(io_, {.tls = GetParam()});
+  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
+  auto t = make_target(s.port());
+  ASSERT_TRUE(check(t).ok());  // a full handshake
+  clock_.advance(30s);
+  s.close_open_connections();
+  ASSERT_TRUE(check(t).ok());  // a new connection, resumed
+  clock_.advance(KeptConnection::kMaxAge - 30s);
+  const auto r = check(t);  // the new connection is 30 s old, its full handshake a minute
+  EXPECT_TRUE(r.ok()) << r.detail;
+  EXPECT_FALSE(r.reused_connection);
+  settle([&] { return s.resumed().size() == 3; });
+  EXPECT_EQ(s.resumed(), (std::vector<bool>{false, true, false}));
+}
+
 TEST_P(KeptConnectionTest, AFailingCheckClosesItsConnection) {
   TestServer s(io_, {.tls = GetParam()});
   s.set_behaviour(Behaviour::kKeepAlive, ok_response());

@@ -220,7 +220,14 @@ void ProbeOp::on_handshake(const error_code& ec) {
     }
     return finish(Outcome::kTlsFailed, std::move(detail));
   }
-  if (target_.monitor.type == MonitorType::kHttps) return send_request();
+  if (target_.monitor.type == MonitorType::kHttps) {
+    // A kept connection's age counts from the handshake that verified the certificate, so that
+    // one happens at least every KeptConnection::kMaxAge however the connections were made.
+    if (SSL_session_reused(ssl) == 1 && target_.resumption) {
+      opened_ = std::min(opened_, target_.resumption->full_handshake_at());
+    }
+    return send_request();
+  }
   finish(Outcome::kOk, SSL_get_version(ssl));
 }
 

@@ -29,6 +29,8 @@ class TlsResumption {
   // ended with (TLS 1.3 sends its ticket after the handshake, so this comes after the answer).
   void keep(SSL* ssl, TimePoint now);
   void forget();
+  // When the session kept was made by a full handshake; the epoch when none is kept.
+  TimePoint full_handshake_at() const { return session_ ? full_handshake_at_ : TimePoint{}; }
 
  private:
   SSL_SESSION* session_ = nullptr;
