@@ -47,6 +47,7 @@ HealthChecker::HealthChecker(asio::io_context& io, const Clock& clock, Callback 
     : clock_(clock),
       on_result_(std::move(on_result)),
       scheduler_(clock, seed),
+      rng_(seed ^ 0x9e3779b97f4a7c15ULL),
       prober_(io, clock),
       timer_(std::make_unique<Timer>(io)) {}
 
@@ -81,15 +82,17 @@ void HealthChecker::set_targets(std::vector<Target> targets) {
   }
   for (auto& [id, t] : wanted) {
     scheduler_.add(id, timing_of(t.monitor));
+    const Duration refresh = draw_max_age(rng_);
     Threshold threshold(t.monitor.healthy_threshold, t.monitor.unhealthy_threshold);
     auto probe_target = std::make_shared<const ProbeTarget>(ProbeTarget{
         .monitor = t.monitor,
         .address = t.address,
         .port = t.port,
         .resumption = t.monitor.type == model::MonitorType::kHttps
-                          ? std::make_shared<TlsResumption>()
+                          ? std::make_shared<TlsResumption>(refresh)
                           : nullptr,
-        .kept = reuses_connections(t.monitor) ? std::make_shared<KeptConnection>() : nullptr});
+        .kept = reuses_connections(t.monitor) ? std::make_shared<KeptConnection>(refresh)
+                                              : nullptr});
     members_.emplace(id, Member{.target = std::move(t),
                                 .probe_target = std::move(probe_target),
                                 .threshold = threshold,

@@ -94,6 +94,7 @@ class HealthChecker {
   const Clock& clock_;
   Callback on_result_;
   Scheduler scheduler_;
+  std::mt19937_64 rng_;
   Prober prober_;
   std::unique_ptr<Timer> timer_;
   std::optional<TimePoint> armed_for_;  // when the pending wakeup fires; empty when none is

@@ -124,7 +124,7 @@ bool ProbeOp::may_keep(const model::CheckResult& result) const {
   // on this connection starts at its first byte.
   return result.ok() && target_.kept && parser_ && parser_->is_done() && parser_->keep_alive() &&
          buffer_.size() == 0 && socket().is_open() &&
-         clock_.now() - opened_ < KeptConnection::kMaxAge;
+         clock_.now() - opened_ < target_.kept->max_age();
 }
 
 void ProbeOp::keep_connection() {

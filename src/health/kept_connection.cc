@@ -18,6 +18,12 @@ bool quiet(int fd) {
 
 }  // namespace
 
+Duration draw_max_age(std::mt19937_64& rng) {
+  const auto full = std::chrono::duration_cast<std::chrono::milliseconds>(KeptConnection::kMaxAge);
+  std::uniform_int_distribution<int64_t> fifth(0, full.count() / 5);
+  return full - std::chrono::milliseconds(fifth(rng));
+}
+
 std::optional<KeptConnection::Connection> KeptConnection::take(
     TimePoint now, const boost::asio::ssl::context* context) {
   if (!kept_) return std::nullopt;
@@ -25,7 +31,7 @@ std::optional<KeptConnection::Connection> KeptConnection::take(
   kept_.reset();
   Socket& socket = c.tls ? c.tls->next_layer() : *c.plain;
   const bool same_context = c.tls ? c.context.get() == context : context == nullptr;
-  if (same_context && now - c.opened < kMaxAge && socket.is_open() &&
+  if (same_context && now - c.opened < max_age_ && socket.is_open() &&
       quiet(socket.native_handle())) {
     return c;
   }

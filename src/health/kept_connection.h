@@ -5,9 +5,11 @@
 //
 // A kept connection proves less than a new one (that the member still accepts connections), so
 // it is offered only
-//  - for kMaxAge after it was opened, or for HTTPS after the full handshake its TLS session was
+//  - for max_age() after it was opened, or for HTTPS after the full handshake its TLS session was
 //    made with: at least once a minute a check connects afresh, and that connection makes a full
-//    handshake and verifies the certificate (TlsResumption's limit is the same);
+//    handshake and verifies the certificate (the member's TlsResumption has the same period,
+//    which the checker draws per member so that members added together don't reconnect
+//    together);
 //  - after a passing check: a failing check closes its connection;
 //  - when the member said nothing on it meanwhile: a close, a close_notify or an unasked answer
 //    (a 408) means it is not to be used;
@@ -22,11 +24,16 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <random>
 
 #include "base/clock.h"
 #include "health/tls_resumption.h"
 
 namespace vigil::health {
+
+// How long one member's TLS session and kept connection serve: kMaxAge less up to a fifth, drawn
+// per member.
+Duration draw_max_age(std::mt19937_64& rng);
 
 class KeptConnection {
  public:
@@ -43,11 +50,13 @@ class KeptConnection {
     TimePoint opened{};
   };
 
-  KeptConnection() = default;
+  // `max_age` at most kMaxAge, the same as the member's TlsResumption's period.
+  explicit KeptConnection(Duration max_age = kMaxAge) : max_age_(max_age) {}
   ~KeptConnection() { drop_connection(); }
   KeptConnection(const KeptConnection&) = delete;
   KeptConnection& operator=(const KeptConnection&) = delete;
 
+  Duration max_age() const { return max_age_; }
   // A check notes the epoch when it starts and passes it to keep().
   uint64_t epoch() const { return epoch_; }
   // The kept connection when it may carry a check at `now` made with `context` (null for plain
@@ -71,6 +80,7 @@ class KeptConnection {
 
   std::optional<Connection> kept_;
   uint64_t epoch_ = 0;
+  Duration max_age_;
 };
 
 }  // namespace vigil::health

@@ -8,6 +8,7 @@
 #include <boost/asio/io_context.hpp>
 #include <functional>
 #include <optional>
+#include <set>
 
 #include "health/probe.h"
 #include "health/test_tls_server.h"
@@ -233,6 +234,18 @@ TEST_P(KeptConnectionTest, WithReuseOffEveryCheckConnectsAndSaysClose) {
   EXPECT_FALSE(r.reused_connection);
   EXPECT_EQ(s.accepted(), 2);
   EXPECT_THAT(s.requests().front(), HasSubstr("\r\nConnection: close\r\n"));
+}
+
+TEST(KeptConnectionMaxAge, MembersGetDifferentPeriodsOfAtMostAMinute) {
+  std::mt19937_64 rng(7);
+  std::set<Duration> seen;
+  for (int i = 0; i < 100; ++i) {
+    const Duration d = draw_max_age(rng);
+    EXPECT_LE(d, KeptConnection::kMaxAge);
+    EXPECT_GE(d, KeptConnection::kMaxAge * 4 / 5);
+    seen.insert(d);
+  }
+  EXPECT_GT(seen.size(), 50u);  // spread, not one value
 }
 
 INSTANTIATE_TEST_SUITE_P(Protocols, KeptConnectionTest,

@@ -222,7 +222,7 @@ void ProbeOp::on_handshake(const error_code& ec) {
   }
   if (target_.monitor.type == MonitorType::kHttps) {
     // A kept connection's age counts from the handshake that verified the certificate, so that
-    // one happens at least every KeptConnection::kMaxAge however the connections were made.
+    // one happens at least every KeptConnection::max_age() however the connections were made.
     if (SSL_session_reused(ssl) == 1 && target_.resumption) {
       opened_ = std::min(opened_, target_.resumption->full_handshake_at());
     }

@@ -4,7 +4,7 @@ namespace vigil::health {
 
 void TlsResumption::offer(SSL* ssl, TimePoint now) const {
   if (session_ == nullptr || SSL_get_SSL_CTX(ssl) != context_) return;
-  if (now - full_handshake_at_ >= kFullHandshakeEvery) return;
+  if (now - full_handshake_at_ >= every_) return;
   SSL_set_session(ssl, session_);  // takes its own reference
 }
 

@@ -17,7 +17,10 @@ class TlsResumption {
  public:
   static constexpr Duration kFullHandshakeEvery = std::chrono::seconds(60);
 
-  TlsResumption() = default;
+  // `full_handshake_every` at most kFullHandshakeEvery: the checker spreads members' full
+  // handshakes over [0.8, 1] of it, so that members added together don't make theirs together.
+  explicit TlsResumption(Duration full_handshake_every = kFullHandshakeEvery)
+      : every_(full_handshake_every) {}
   ~TlsResumption() { forget(); }
   TlsResumption(const TlsResumption&) = delete;
   TlsResumption& operator=(const TlsResumption&) = delete;
@@ -36,6 +39,7 @@ class TlsResumption {
   SSL_SESSION* session_ = nullptr;
   const SSL_CTX* context_ = nullptr;  // only compared, never dereferenced
   TimePoint full_handshake_at_{};
+  Duration every_;
 };
 
 }  // namespace vigil::health
