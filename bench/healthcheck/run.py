@@ -45,7 +45,7 @@ Python 3 standard library only. Benchmarks print numbers and never gate CI.
 
     bench/healthcheck/run.py [tcp-scale] [--members 10000] [--duration 30] [--rounds 1]
                              [--targets vigil,haproxy,floor,floor-noack]
-    bench/healthcheck/run.py https-load [--members 500] [--rounds 5] [--duration 5]
+    bench/healthcheck/run.py https-load [--members 500] [--rounds 3] [--duration 60]
                              [--tests keepalive,bulk1] [--tls-key ec256|rsa2048]
 """
 
@@ -879,12 +879,13 @@ def parse_args(argv):
     p.add_argument("--members", type=int, help="members checked (tcp-scale 10000, https-load 500)")
     p.add_argument("--interval", type=int, help="seconds between checks (tcp-scale 1, https-load 5)")
     p.add_argument("--duration", type=float,
-                   help="measured seconds (tcp-scale 30 per target; https-load 5 per wrk/iperf3 run)")
+                   help="measured seconds (tcp-scale 30 per target; https-load 60 per wrk/iperf3 run: "
+                        "a minute holds every member's reconnect, see README)")
     p.add_argument("--warmup", type=float, help="seconds after start before measuring (tcp-scale 5, https-load 8)")
-    p.add_argument("--rounds", type=int, help="interleaved rounds (tcp-scale 1, https-load 5)")
+    p.add_argument("--rounds", type=int, help="interleaved rounds (tcp-scale 1, https-load 3)")
     p.add_argument("--targets", default=",".join(TCP_TARGETS), help="tcp-scale: comma-separated, from "
                    f"{','.join(TCP_TARGETS)} (default all)")
-    p.add_argument("--tests", default="keepalive,bulk1", help="https-load: keepalive,bulk1 (default both)")
+    p.add_argument("--tests", default="keepalive", help="https-load: keepalive,bulk1 (default keepalive)")
     p.add_argument("--concurrency", type=int, default=32, help="https-load: wrk connections (default 32)")
     p.add_argument("--tls-key", choices=("ec256", "rsa2048"), default="ec256",
                    help="https-load: the TLS server's key (default ec256: cheap for the server, which "
@@ -895,7 +896,7 @@ def parse_args(argv):
     a = p.parse_args(argv)
     tcp = a.scenario == "tcp-scale"
     defaults = {"members": 10000 if tcp else 500, "interval": 1 if tcp else 5,
-                "duration": 30.0 if tcp else 5.0, "warmup": 5.0 if tcp else 8.0, "rounds": 1 if tcp else 5}
+                "duration": 30.0 if tcp else 60.0, "warmup": 5.0 if tcp else 8.0, "rounds": 1 if tcp else 3}
     for k, v in defaults.items():
         if getattr(a, k) is None:
             setattr(a, k, v)
