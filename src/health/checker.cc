@@ -37,7 +37,12 @@ bool reuses_connections(const model::HealthMonitor& m) {
 }
 
 Timing timing_of(const model::HealthMonitor& m) {
-  return {.interval = m.interval, .fast_interval = m.fast_interval, .timeout = m.timeout};
+  const bool tls =
+      m.type == model::MonitorType::kHttps || m.type == model::MonitorType::kTlsHello;
+  return {.interval = m.interval,
+          .fast_interval = m.fast_interval,
+          .timeout = m.timeout,
+          .first_check_spacing = tls ? kTlsFirstCheckSpacing : kFirstCheckSpacing};
 }
 
 }  // namespace

@@ -45,8 +45,8 @@ void Scheduler::add(const std::string& id, const Timing& timing) {
   slots_[slot] = Member{.id = id, .timing = timing};
   // Due now, unless the member added before it is due less than a spacing ago (or later).
   TimePoint at = clock_.now();
-  if (last_first_check_) at = std::max(at, *last_first_check_ + kFirstCheckSpacing);
-  last_first_check_ = at;
+  if (next_first_check_) at = std::max(at, *next_first_check_);
+  next_first_check_ = at + timing.first_check_spacing;
   plan_start(slot, at);
 }
 

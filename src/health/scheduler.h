@@ -4,9 +4,12 @@
 //
 // The rules (config/ derives worst-case detection times from exactly these; keep them in step):
 //  1. A member is due at once when added (first checks run at start-up), but members added
-//     together are spaced kFirstCheckSpacing apart: three masters are all checked within a
-//     fraction of a millisecond, while ten thousand members spread their first checks over a
-//     second instead of opening ten thousand sockets at once and staying bunched after.
+//     together are spaced apart by the first_check_spacing of the member before (100 µs, 1 ms
+//     for checks that make a TLS handshake): three masters are all checked within a few
+//     milliseconds, while ten thousand members spread their first checks over a second instead
+//     of opening ten thousand sockets at once and staying bunched after, and five hundred HTTPS
+//     members make their handshakes one after another instead of all at once, each slowed by
+//     all the others past its timeout.
 //  2. The next check starts at `previous start + period * (1 + u)`, u uniform in [-0.1, +0.1)
 //     and drawn afresh for every check, so members added together drift apart. The period is
 //     `fast_interval` while the member is transitioning (unchecked, or its threshold counts a
@@ -33,10 +36,15 @@
 
 namespace vigil::health {
 
+inline constexpr Duration kFirstCheckSpacing = std::chrono::microseconds(100);
+// A full TLS handshake costs the checker about a millisecond of CPU.
+inline constexpr Duration kTlsFirstCheckSpacing = std::chrono::milliseconds(1);
+
 struct Timing {
   Duration interval{0};
   Duration fast_interval{0};
   Duration timeout{0};
+  Duration first_check_spacing = kFirstCheckSpacing;
 };
 
 class Scheduler {
@@ -45,8 +53,6 @@ class Scheduler {
     std::vector<std::string> start;      // now marked running; the caller starts their checks
     std::vector<std::string> timed_out;  // the caller cancels these and calls completed()
   };
-
-  static constexpr Duration kFirstCheckSpacing = std::chrono::microseconds(100);
 
   // `seed` feeds the jitter; tests pass a fixed one, the daemon a random one.
   Scheduler(const Clock& clock, uint64_t seed);
@@ -112,7 +118,8 @@ class Scheduler {
   StringMap<uint32_t> index_;  // id -> slot
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue_;
   uint64_t seq_ = 0;
-  std::optional<TimePoint> last_first_check_;  // when the last added member's first check is due
+  // When the next added member's first check may start: the last one's, plus its spacing.
+  std::optional<TimePoint> next_first_check_;
 };
 
 }  // namespace vigil::health

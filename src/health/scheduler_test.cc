@@ -35,7 +35,7 @@ class SchedulerTest : public ::testing::Test {
   Scheduler sched_{clock_, 42};
 };
 
-constexpr Duration kSpacing = Scheduler::kFirstCheckSpacing;
+constexpr Duration kSpacing = kFirstCheckSpacing;
 
 TEST_F(SchedulerTest, FirstChecksRunAtOnceSpacedApart) {
   EXPECT_FALSE(sched_.next_wakeup().has_value());
@@ -54,6 +54,17 @@ TEST_F(SchedulerTest, FirstChecksRunAtOnceSpacedApart) {
   clock_.advance(10 * kSpacing);
   sched_.add("d", kTiming);
   EXPECT_EQ(sched_.next_wakeup(), clock_.now());
+}
+
+TEST_F(SchedulerTest, TlsFirstChecksAreSpacedAMillisecondApart) {
+  Timing tls = kTiming;
+  tls.first_check_spacing = kTlsFirstCheckSpacing;
+  const TimePoint t0 = clock_.now();
+  for (int i = 0; i < 500; ++i) sched_.add("h" + std::to_string(i), tls);
+  sched_.add("tcp", kTiming);  // after the last TLS member's millisecond
+  EXPECT_EQ(sched_.take_due(t0 + 100ms - 1ns).start.size(), 100u);
+  EXPECT_EQ(sched_.take_due(t0 + 500ms - 1ns).start.size(), 400u);
+  EXPECT_EQ(sched_.take_due(t0 + 500ms).start, (Strings{"tcp"}));
 }
 
 TEST_F(SchedulerTest, TenThousandFirstChecksSpreadOverASecond) {
