@@ -183,14 +183,19 @@ def echo_once(host, port, payload, timeout=10):
     """Sends payload while reading the echo (both at once), then half-closes; returns the bytes."""
     with socket.create_connection((host, port), timeout=timeout) as s:
         def send():
-            s.sendall(payload)
-            s.shutdown(socket.SHUT_WR)
+            try:
+                s.sendall(payload)
+                s.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass  # the peer closed first: what was read says so
         t = threading.Thread(target=send)
         t.start()
         chunks = []
-        while data := s.recv(65536):
-            chunks.append(data)
-        t.join(timeout)
+        try:
+            while data := s.recv(65536):
+                chunks.append(data)
+        finally:
+            t.join(timeout)  # before the socket closes under it
         return b"".join(chunks)
 
 
