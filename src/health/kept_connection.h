@@ -13,6 +13,8 @@
 //  - after a passing check: a failing check closes its connection;
 //  - when the member said nothing on it meanwhile: a close, a close_notify or an unasked answer
 //    (a 408) means it is not to be used;
+//  - for a member given by name, while the name still resolves to the connection's peer (the
+//    probe checks, as it resolves the name at every check);
 //  - until drop(), which a failed connect through the data plane calls so that the check sent to
 //    confirm it connects afresh; a check in flight at that moment does not keep its connection.
 // Private to health/ (it pulls in Asio SSL). Control thread only.

@@ -224,6 +224,37 @@ TEST_P(KeptConnectionTest, AnAnswerThatEndsTheConnectionIsNotKept) {
   }
 }
 
+TEST_P(KeptConnectionTest, ANameIsResolvedAndItsKeptConnectionServesWhileItGoesThere) {
+  TestServer s(io_, {.tls = GetParam()});
+  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
+  auto t = make_target(s.port());
+  t->address = "localhost";
+  ASSERT_TRUE(check(t).ok());
+  const auto r = check(t);
+  EXPECT_TRUE(r.ok()) << r.detail;
+  EXPECT_TRUE(r.reused_connection);
+  EXPECT_EQ(s.accepted(), 1);
+}
+
+TEST_P(KeptConnectionTest, AKeptConnectionToAnAddressTheNameLeftIsNotUsed) {
+  TestServer before(io_, {.tls = GetParam()});
+  TestServer after(io_, {.tls = GetParam()});
+  before.set_behaviour(Behaviour::kKeepAlive, ok_response());
+  after.set_behaviour(Behaviour::kKeepAlive, ok_response());
+  auto first = make_target(before.port());
+  ASSERT_TRUE(check(first).ok());
+  // The same member, its name now resolving elsewhere (here: another port, as DNS can't be
+  // changed from a test): its kept connection goes to an address the name no longer has.
+  auto moved = std::make_shared<ProbeTarget>(*first);
+  moved->address = "localhost";
+  moved->port = after.port();
+  const auto r = check(moved);
+  EXPECT_TRUE(r.ok()) << r.detail;
+  EXPECT_FALSE(r.reused_connection);
+  EXPECT_EQ(after.accepted(), 1);
+  EXPECT_EQ(before.requests().size(), 1u);
+}
+
 TEST_P(KeptConnectionTest, WithReuseOffEveryCheckConnectsAndSaysClose) {
   TestServer s(io_, {.tls = GetParam()});
   s.set_behaviour(Behaviour::kKeepAlive, ok_response());

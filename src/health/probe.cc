@@ -5,6 +5,7 @@
 #include <openssl/x509v3.h>
 
 #include <boost/asio/connect.hpp>
+#include <algorithm>
 #include <boost/asio/post.hpp>
 #include <string>
 
@@ -93,18 +94,31 @@ ProbeOp::ProbeOp(asio::io_context& io, const Clock& clock,
 
 void ProbeOp::start(std::string request) {
   request_ = std::move(request);
-  if (take_kept()) return send_request();
+  if (target_.kept) kept_epoch_ = target_.kept->epoch();
+  // A name is resolved first: its kept connection serves only if it still goes to one of the
+  // name's addresses (on_resolved).
+  if (ip_literal_ && take_kept(nullptr)) return send_request();
   connect();
 }
 
-bool ProbeOp::take_kept() {
+bool ProbeOp::take_kept(const tcp::resolver::results_type* resolved) {
   KeptConnection* kept = target_.kept.get();
   if (kept == nullptr) return false;
-  kept_epoch_ = kept->epoch();
   const bool tls = type() == MonitorType::kHttps;
   if (tls && !tls_context_) return false;
   std::optional<KeptConnection::Connection> c = kept->take(clock_.now(), tls_context_.get());
   if (!c) return false;
+  if (resolved != nullptr) {
+    error_code ec;
+    const tcp::endpoint peer = (c->tls ? c->tls->next_layer() : *c->plain).remote_endpoint(ec);
+    const bool current = !ec && std::ranges::any_of(*resolved, [&](const auto& entry) {
+      return entry.endpoint() == peer;
+    });
+    if (!current) {
+      KeptConnection::close(*c);
+      return false;
+    }
+  }
   if (c->tls) {
     tls_stream_.emplace(std::move(*c->tls));
   } else {
@@ -159,6 +173,7 @@ void ProbeOp::on_resolved(const error_code& ec, const tcp::resolver::results_typ
   if (!running()) return;
   if (ec) return finish(Outcome::kResolveFailed, ec.message());
   if (endpoints.empty()) return finish(Outcome::kResolveFailed, "no address");
+  if (take_kept(&endpoints)) return send_request();
   // Tries each address in turn (a name may resolve to both IPv6 and IPv4); the error reported
   // is the last one's.
   asio::async_connect(socket(), endpoints,

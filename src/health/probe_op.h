@@ -42,7 +42,9 @@ class ProbeOp : public RunningProbe, public std::enable_shared_from_this<ProbeOp
   bool running() const override { return static_cast<bool>(done_); }
 
  private:
-  bool take_kept();
+  // Takes the member's kept connection, when it may serve and, for a name (`resolved` not
+  // null), still goes to one of its addresses.
+  bool take_kept(const tcp::resolver::results_type* resolved);
   void connect();
   // The kept connection failed before a byte of the answer: it was stale (the member closed it
   // meanwhile), which says nothing about the member. The check connects afresh.
