@@ -27,8 +27,12 @@ using ::testing::Not;
 using testing::TestServer;
 using testing::TlsVersion;
 
+std::string ok_response() { return vigil::testing::http_response(200, "ok"); }
+
 class KeptConnectionTest : public ::testing::TestWithParam<TlsVersion> {
  protected:
+  KeptConnectionTest() { s_.set_behaviour(Behaviour::kKeepAlive, ok_response()); }
+
   bool tls() const { return GetParam() != TlsVersion::kNone; }
 
   std::shared_ptr<ProbeTarget> make_target(uint16_t port, bool reuse = true) {
@@ -54,24 +58,29 @@ class KeptConnectionTest : public ::testing::TestWithParam<TlsVersion> {
     return result.value_or(model::CheckResult{.outcome = Outcome::kTimeout, .detail = "test"});
   }
 
+  // A member of s_ whose first check passed, its connection kept.
+  std::shared_ptr<ProbeTarget> checked_member() {
+    auto t = make_target(s_.port());
+    const auto r = check(t);
+    EXPECT_TRUE(r.ok()) << r.detail;
+    return t;
+  }
+
   // Runs the servers' side until `done`, at most 5 s.
   void settle(const std::function<bool()>& done) {
     io_.restart();
     for (int i = 0; i < 500 && !done(); ++i) io_.run_one_for(10ms);
   }
 
-
   boost::asio::io_context io_;
   vigil::testing::ManualClock clock_;
   Prober prober_{io_, clock_};
+  TestServer s_{io_, {.tls = GetParam()}};  // answers each request with 200, keeping connections
 };
 
-std::string ok_response() { return vigil::testing::http_response(200, "ok"); }
 
 TEST_P(KeptConnectionTest, PassingChecksShareOneConnection) {
-  TestServer s(io_, {.tls = GetParam()});
-  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
-  auto t = make_target(s.port());
+  auto t = make_target(s_.port());
   std::vector<bool> reused;
   for (int i = 0; i < 3; ++i) {
     const auto r = check(t);
@@ -80,160 +89,134 @@ TEST_P(KeptConnectionTest, PassingChecksShareOneConnection) {
     clock_.advance(5s);
   }
   EXPECT_EQ(reused, (std::vector<bool>{false, true, true}));
-  EXPECT_EQ(s.accepted(), 1);
-  ASSERT_EQ(s.requests().size(), 3u);
-  EXPECT_THAT(s.requests().front(), Not(HasSubstr("Connection:")));
+  EXPECT_EQ(s_.accepted(), 1);
+  ASSERT_EQ(s_.requests().size(), 3u);
+  EXPECT_THAT(s_.requests().front(), Not(HasSubstr("Connection:")));
   if (tls()) {
-    settle([&] { return !s.resumed().empty(); });
-    EXPECT_EQ(s.resumed().size(), 1u);  // one handshake
+    settle([&] { return !s_.resumed().empty(); });
+    EXPECT_EQ(s_.resumed().size(), 1u);  // one handshake
   }
 }
 
 TEST_P(KeptConnectionTest, ANewConnectionAtLeastEveryMinute) {
-  TestServer s(io_, {.tls = GetParam()});
-  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
-  auto t = make_target(s.port());
-  ASSERT_TRUE(check(t).ok());
+  auto t = checked_member();
   clock_.advance(30s);
   EXPECT_TRUE(check(t).reused_connection);
   clock_.advance(KeptConnection::kMaxAge - 30s);
   const auto r = check(t);
   EXPECT_TRUE(r.ok()) << r.detail;
   EXPECT_FALSE(r.reused_connection);
-  EXPECT_EQ(s.accepted(), 2);
+  EXPECT_EQ(s_.accepted(), 2);
   if (tls()) {
     // The session is as old as the connection: the new one shakes hands in full and verifies.
-    settle([&] { return s.resumed().size() == 2; });
-    EXPECT_EQ(s.resumed(), (std::vector<bool>{false, false}));
+    settle([&] { return s_.resumed().size() == 2; });
+    EXPECT_EQ(s_.resumed(), (std::vector<bool>{false, false}));
   }
 }
 
 TEST_P(KeptConnectionTest, AResumedConnectionIsAsOldAsItsFullHandshake) {
   if (!tls()) GTEST_SKIP() << "HTTPS only";
-  TestServer s(io_, {.tls = GetParam()});
-  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
-  auto t = make_target(s.port());
+  auto t = make_target(s_.port());
   ASSERT_TRUE(check(t).ok());  // a full handshake
   clock_.advance(30s);
-  s.close_open_connections();
+  s_.close_open_connections();
   ASSERT_TRUE(check(t).ok());  // a new connection, resumed
   clock_.advance(KeptConnection::kMaxAge - 30s);
   const auto r = check(t);  // the new connection is 30 s old, its full handshake a minute
   EXPECT_TRUE(r.ok()) << r.detail;
   EXPECT_FALSE(r.reused_connection);
-  settle([&] { return s.resumed().size() == 3; });
-  EXPECT_EQ(s.resumed(), (std::vector<bool>{false, true, false}));
+  settle([&] { return s_.resumed().size() == 3; });
+  EXPECT_EQ(s_.resumed(), (std::vector<bool>{false, true, false}));
 }
 
 TEST_P(KeptConnectionTest, AFailingCheckClosesItsConnection) {
-  TestServer s(io_, {.tls = GetParam()});
-  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
-  auto t = make_target(s.port());
-  ASSERT_TRUE(check(t).ok());
-  s.set_behaviour(Behaviour::kKeepAlive, vigil::testing::http_response(500, "[-]etcd failed"));
+  auto t = checked_member();
+  s_.set_behaviour(Behaviour::kKeepAlive, vigil::testing::http_response(500, "[-]etcd failed"));
   const auto failed = check(t);
   EXPECT_EQ(failed.outcome, Outcome::kBadStatus);
   EXPECT_TRUE(failed.reused_connection);
-  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
+  s_.set_behaviour(Behaviour::kKeepAlive, ok_response());
   const auto r = check(t);
   EXPECT_TRUE(r.ok()) << r.detail;
   EXPECT_FALSE(r.reused_connection);
-  EXPECT_EQ(s.accepted(), 2);
+  EXPECT_EQ(s_.accepted(), 2);
 }
 
 TEST_P(KeptConnectionTest, AConnectionTheMemberClosedIsNotUsed) {
-  TestServer s(io_, {.tls = GetParam()});
-  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
-  auto t = make_target(s.port());
-  ASSERT_TRUE(check(t).ok());
-  s.close_open_connections();  // on loopback the FIN is in before close() returns
+  auto t = checked_member();
+  s_.close_open_connections();  // on loopback the FIN is in before close() returns
   const auto r = check(t);
   EXPECT_TRUE(r.ok()) << r.detail;
   EXPECT_FALSE(r.reused_connection);
-  EXPECT_EQ(s.accepted(), 2);
-  EXPECT_EQ(s.requests().size(), 2u);  // nothing was sent on the closed one
+  EXPECT_EQ(s_.accepted(), 2);
+  EXPECT_EQ(s_.requests().size(), 2u);  // nothing was sent on the closed one
 }
 
 TEST_P(KeptConnectionTest, AnAnswerNobodyAskedForIsNotTakenForTheNextOne) {
-  TestServer s(io_, {.tls = GetParam()});
-  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
-  auto t = make_target(s.port());
-  ASSERT_TRUE(check(t).ok());
-  s.send_on_open_connections(vigil::testing::http_response(408, "idle"));
-  settle([&] { return s.unasked_sent() == 1; });
-  ASSERT_EQ(s.unasked_sent(), 1);
+  auto t = checked_member();
+  s_.send_on_open_connections(vigil::testing::http_response(408, "idle"));
+  settle([&] { return s_.unasked_sent() == 1; });
+  ASSERT_EQ(s_.unasked_sent(), 1);
   const auto r = check(t);
   EXPECT_EQ(r.outcome, Outcome::kOk) << r.detail;
   EXPECT_EQ(r.http_code, 200);
   EXPECT_FALSE(r.reused_connection);
-  EXPECT_EQ(s.accepted(), 2);
+  EXPECT_EQ(s_.accepted(), 2);
 }
 
 TEST_P(KeptConnectionTest, AConnectionClosedAtTheRequestIsRetriedOnANewOne) {
-  TestServer s(io_, {.tls = GetParam()});
-  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
-  auto t = make_target(s.port());
-  ASSERT_TRUE(check(t).ok());
-  s.drop_next_requests(1);  // the kept connection looks fine, and closes when used
+  auto t = checked_member();
+  s_.drop_next_requests(1);  // the kept connection looks fine, and closes when used
   const auto r = check(t);
   EXPECT_EQ(r.outcome, Outcome::kOk) << r.detail;
   EXPECT_FALSE(r.reused_connection);
-  EXPECT_EQ(s.accepted(), 2);
-  EXPECT_EQ(s.requests().size(), 3u);
+  EXPECT_EQ(s_.accepted(), 2);
+  EXPECT_EQ(s_.requests().size(), 3u);
 }
 
 TEST_P(KeptConnectionTest, AMemberThatClosesEveryConnectionStillFails) {
-  TestServer s(io_, {.tls = GetParam()});
-  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
-  auto t = make_target(s.port());
-  ASSERT_TRUE(check(t).ok());
-  s.drop_next_requests(2);  // the retry on a new connection is dropped too: one retry only
+  auto t = checked_member();
+  s_.drop_next_requests(2);  // the retry on a new connection is dropped too: one retry only
   const auto r = check(t);
   EXPECT_EQ(r.outcome, Outcome::kBadResponse) << r.detail;
-  EXPECT_EQ(s.accepted(), 2);
+  EXPECT_EQ(s_.accepted(), 2);
 }
 
 TEST_P(KeptConnectionTest, ACheckInFlightAtADropDoesNotKeepItsConnection) {
-  TestServer s(io_, {.tls = GetParam()});
-  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
-  auto t = make_target(s.port());
-  ASSERT_TRUE(check(t).ok());
+  auto t = checked_member();
   const auto during = check(t, [&] { t->kept->drop(); });  // a failed connect, meanwhile
   EXPECT_TRUE(during.ok()) << during.detail;
   EXPECT_TRUE(during.reused_connection);
   const auto r = check(t);
   EXPECT_TRUE(r.ok()) << r.detail;
   EXPECT_FALSE(r.reused_connection);
-  EXPECT_EQ(s.accepted(), 2);
+  EXPECT_EQ(s_.accepted(), 2);
 }
 
 TEST_P(KeptConnectionTest, AnAnswerThatEndsTheConnectionIsNotKept) {
-  TestServer s(io_, {.tls = GetParam()});
-  auto t = make_target(s.port());
+  auto t = make_target(s_.port());
   for (const std::string& answer :
        {std::string("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"),
         std::string("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok"),
         std::string("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA")}) {
-    s.set_behaviour(Behaviour::kKeepAlive, answer);
-    const int before = s.accepted();
+    s_.set_behaviour(Behaviour::kKeepAlive, answer);
+    const int before = s_.accepted();
     ASSERT_TRUE(check(t).ok()) << answer;
     const auto r = check(t);
     EXPECT_TRUE(r.ok()) << answer << ": " << r.detail;
     EXPECT_FALSE(r.reused_connection) << answer;
-    EXPECT_EQ(s.accepted(), before + 2) << answer;
+    EXPECT_EQ(s_.accepted(), before + 2) << answer;
   }
 }
 
 TEST_P(KeptConnectionTest, ANameIsResolvedAndItsKeptConnectionServesWhileItGoesThere) {
-  TestServer s(io_, {.tls = GetParam()});
-  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
-  auto t = make_target(s.port());
+  auto t = make_target(s_.port());
   t->address = "localhost";
   ASSERT_TRUE(check(t).ok());
   const auto r = check(t);
   EXPECT_TRUE(r.ok()) << r.detail;
   EXPECT_TRUE(r.reused_connection);
-  EXPECT_EQ(s.accepted(), 1);
+  EXPECT_EQ(s_.accepted(), 1);
 }
 
 TEST_P(KeptConnectionTest, AKeptConnectionToAnAddressTheNameLeftIsNotUsed) {
@@ -256,15 +239,13 @@ TEST_P(KeptConnectionTest, AKeptConnectionToAnAddressTheNameLeftIsNotUsed) {
 }
 
 TEST_P(KeptConnectionTest, WithReuseOffEveryCheckConnectsAndSaysClose) {
-  TestServer s(io_, {.tls = GetParam()});
-  s.set_behaviour(Behaviour::kKeepAlive, ok_response());
-  auto t = make_target(s.port(), /*reuse=*/false);
+  auto t = make_target(s_.port(), /*reuse=*/false);
   ASSERT_TRUE(check(t).ok());
   const auto r = check(t);
   EXPECT_TRUE(r.ok()) << r.detail;
   EXPECT_FALSE(r.reused_connection);
-  EXPECT_EQ(s.accepted(), 2);
-  EXPECT_THAT(s.requests().front(), HasSubstr("\r\nConnection: close\r\n"));
+  EXPECT_EQ(s_.accepted(), 2);
+  EXPECT_THAT(s_.requests().front(), HasSubstr("\r\nConnection: close\r\n"));
 }
 
 TEST(KeptConnectionMaxAge, MembersGetDifferentPeriodsOfAtMostAMinute) {

@@ -1,26 +1,15 @@
 """The admin endpoint and the client commands against a running vigil."""
 import json
 
-from vigil_harness import EchoServer, Vigil
+from vigil_harness import EchoServer, Vigil, pool_config
 
-CONFIG = """
-admin:
-  listen: 127.0.0.1:0
-  token_file: @TOKEN_FILE@
-listeners:
-  - {{name: api, bind: "127.0.0.1:0", pool: masters}}
-pools:
-  - name: masters
-    health_monitor: {{type: TCP, interval: 300ms, fast_interval: 100ms, timeout: 500ms}}
-    members:
-      - {{name: master-01, address: 127.0.0.1, port: {port}}}
-"""
+MONITOR = "    health_monitor: {type: TCP, interval: 300ms, fast_interval: 100ms, timeout: 500ms}"
 
 
 def start(tmp_path, cleanup):
     backend = EchoServer()
     cleanup(backend)
-    vigil = Vigil(tmp_path, CONFIG.format(port=backend.port))
+    vigil = Vigil(tmp_path, pool_config(MONITOR, [("master-01", backend.port)]))
     cleanup(vigil)
     vigil.wait_member("master-01", "ONLINE")
     return vigil

@@ -1,23 +1,7 @@
 """Health checks end to end: members go ERROR with a reason, come back, and get no traffic while down."""
 import socket
 
-from vigil_harness import ApiSim, EchoServer, Vigil, echo_once, https_get, wait_for
-
-
-def pool_config(monitor, members):
-    lines = "\n".join(f"      - {{name: {n}, address: 127.0.0.1, port: {p}}}" for n, p in members)
-    return f"""
-admin:
-  listen: 127.0.0.1:0
-  token_file: @TOKEN_FILE@
-listeners:
-  - {{name: api, bind: "127.0.0.1:0", pool: masters}}
-pools:
-  - name: masters
-{monitor}
-    members:
-{lines}
-"""
+from vigil_harness import ApiSim, EchoServer, Vigil, echo_once, https_get, pool_config, wait_for
 
 
 FAST_HTTPS = """    health_monitor:

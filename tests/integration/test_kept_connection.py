@@ -4,7 +4,7 @@ import socket
 import threading
 import time
 
-from vigil_harness import Vigil, wait_for
+from vigil_harness import Vigil, pool_config, wait_for
 
 
 class KeepAliveMember:
@@ -52,27 +52,18 @@ class KeepAliveMember:
         self.sock.close()
 
 
-def config(member_port, spare_port):
-    return f"""
-admin:
-  listen: 127.0.0.1:0
-  token_file: @TOKEN_FILE@
-listeners:
-  - {{name: api, bind: "127.0.0.1:0", pool: masters}}
-pools:
-  - name: masters
-    health_monitor:
+FAST_HTTP = """    health_monitor:
       type: HTTP
       path: /readyz
       interval: 200ms
       fast_interval: 100ms
       timeout: 1s
       healthy_threshold: 2
-      unhealthy_threshold: 2
-    members:
-      - {{name: kept, address: 127.0.0.1, port: {member_port}}}
-      - {{name: spare, address: 127.0.0.1, port: {spare_port}}}
-"""
+      unhealthy_threshold: 2"""
+
+
+def config(member_port, spare_port):
+    return pool_config(FAST_HTTP, [("kept", member_port), ("spare", spare_port)])
 
 
 def get_through(host, port):

@@ -47,6 +47,25 @@ def read_ready_file(path, proc, timeout=15.0):
     return wait_for(ready, timeout, what=f"ready file {path}")
 
 
+def pool_config(monitor, members):
+    """A config with one listener `api` in front of pool `masters`: `monitor` is the pool's
+    indented health_monitor lines (or any other pool keys), `members` (name, port) pairs on
+    127.0.0.1."""
+    lines = "\n".join(f"      - {{name: {n}, address: 127.0.0.1, port: {p}}}" for n, p in members)
+    return f"""
+admin:
+  listen: 127.0.0.1:0
+  token_file: @TOKEN_FILE@
+listeners:
+  - {{name: api, bind: "127.0.0.1:0", pool: masters}}
+pools:
+  - name: masters
+{monitor}
+    members:
+{lines}
+"""
+
+
 class Vigil:
     """One `vigil serve` process with a YAML config written to a temporary directory."""
 
