@@ -101,7 +101,6 @@ void ProbeOp::on_read(const error_code& ec) {
   finish(http_result(parser_->get().result_int(), body_, target_.monitor.expected_codes));
 }
 
-
 bool ProbeOp::retry_on_new_connection() {
   if (!reused_) return false;
   reused_ = false;

@@ -4,8 +4,8 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-#include <boost/asio/connect.hpp>
 #include <algorithm>
+#include <boost/asio/connect.hpp>
 #include <boost/asio/post.hpp>
 #include <string>
 

@@ -43,7 +43,7 @@ void Scheduler::add(const std::string& id, const Timing& timing) {
     index_.emplace(id, slot);
   }
   slots_[slot] = Member{.id = id, .timing = timing};
-  // Due now, unless the member added before it is due less than a spacing ago (or later).
+  // Due now, unless the member added before it is due less than its spacing ago (or later).
   TimePoint at = clock_.now();
   if (next_first_check_) at = std::max(at, *next_first_check_);
   next_first_check_ = at + timing.first_check_spacing;
