@@ -83,10 +83,11 @@ void HealthChecker::set_targets(std::vector<Target> targets) {
     }
     it->second.probe.cancel();
     scheduler_.remove(it->first);
+    by_slot_[it->second.slot] = nullptr;
     it = members_.erase(it);
   }
   for (auto& [id, t] : wanted) {
-    scheduler_.add(id, timing_of(t.monitor));
+    const uint32_t slot = scheduler_.add(id, timing_of(t.monitor));
     const Duration refresh = draw_max_age(rng_);
     Threshold threshold(t.monitor.healthy_threshold, t.monitor.unhealthy_threshold);
     auto probe_target = std::make_shared<const ProbeTarget>(ProbeTarget{
@@ -98,10 +99,13 @@ void HealthChecker::set_targets(std::vector<Target> targets) {
                           : nullptr,
         .kept = reuses_connections(t.monitor) ? std::make_shared<KeptConnection>(refresh)
                                               : nullptr});
-    members_.emplace(id, Member{.target = std::move(t),
-                                .probe_target = std::move(probe_target),
-                                .threshold = threshold,
-                                .generation = next_generation_++});
+    auto [it, added] = members_.emplace(id, Member{.target = std::move(t),
+                                                   .probe_target = std::move(probe_target),
+                                                   .threshold = threshold,
+                                                   .generation = next_generation_++,
+                                                   .slot = slot});
+    if (by_slot_.size() <= slot) by_slot_.resize(slot + 1, nullptr);
+    by_slot_[slot] = &it->second;
   }
   arm();
 }
@@ -144,46 +148,45 @@ void HealthChecker::on_wakeup() {
   last_wakeup_ = clock_.now();
   const Scheduler::Due due = scheduler_.take_due(last_wakeup_);
   // Probes never call back inside start(), so starting them all first is safe from re-entry.
-  for (const std::string& id : due.start) start_check(id);
+  for (uint32_t slot : due.start) {
+    if (Member* m = member_at(slot)) start_check(*m);
+  }
   // A callback may restart a member (set_targets); its new incarnation did not time out.
-  std::vector<std::pair<std::string, uint64_t>> timed_out;
-  for (const std::string& id : due.timed_out) {
-    if (auto it = members_.find(id); it != members_.end()) {
-      timed_out.emplace_back(id, it->second.generation);
-    }
+  std::vector<std::pair<uint32_t, uint64_t>> timed_out;
+  for (uint32_t slot : due.timed_out) {
+    if (const Member* m = member_at(slot)) timed_out.emplace_back(slot, m->generation);
   }
   const std::weak_ptr<int> alive = alive_;
-  for (const auto& [id, generation] : timed_out) {
-    auto it = members_.find(id);
-    if (it == members_.end() || it->second.generation != generation) continue;
-    it->second.probe.cancel();
-    const Duration timeout = it->second.target.monitor.timeout;
-    record(it->second, {.outcome = model::Outcome::kTimeout,
-                        .duration = timeout,
-                        .detail = "no answer within " + format_duration(timeout)});
+  for (const auto& [slot, generation] : timed_out) {
+    Member* m = member_at(slot);
+    if (m == nullptr || m->generation != generation) continue;
+    m->probe.cancel();
+    const Duration timeout = m->target.monitor.timeout;
+    record(*m, {.outcome = model::Outcome::kTimeout,
+                .duration = timeout,
+                .detail = "no answer within " + format_duration(timeout)});
     if (alive.expired() || stopped_) return;  // the callback stopped us
   }
   arm();
 }
 
-void HealthChecker::start_check(const std::string& id) {
+void HealthChecker::start_check(Member& m) {
   // take_due() has just marked it running, and no probe calls back inside start().
-  auto it = members_.find(id);
-  if (it == members_.end()) return;
-  Member& m = it->second;
-  m.probe = prober_.start(m.probe_target, [this, id, generation = m.generation,
-                                   alive = std::weak_ptr<int>(alive_)](model::CheckResult r) {
-    if (!alive.expired()) on_probe_done(id, generation, std::move(r));
+  m.probe = prober_.start(m.probe_target, [this, slot = m.slot, generation = m.generation,
+                                           alive = std::weak_ptr<int>(alive_)](
+                                              model::CheckResult r) {
+    if (!alive.expired()) on_probe_done(slot, generation, std::move(r));
   });
 }
 
-void HealthChecker::on_probe_done(const std::string& id, uint64_t generation,
-                                  model::CheckResult result) {
+void HealthChecker::on_probe_done(uint32_t slot, uint64_t generation, model::CheckResult result) {
   if (stopped_) return;
-  auto it = members_.find(id);
-  if (it == members_.end() || it->second.generation != generation) return;
+  // The slot may hold another member by now (removed, then a new one added): the generation
+  // tells.
+  Member* m = member_at(slot);
+  if (m == nullptr || m->generation != generation) return;
   const std::weak_ptr<int> alive = alive_;
-  record(it->second, std::move(result));
+  record(*m, std::move(result));
   if (!alive.expired()) arm();
 }
 
@@ -191,7 +194,7 @@ void HealthChecker::on_probe_done(const std::string& id, uint64_t generation,
 void HealthChecker::record(Member& member, model::CheckResult result) {
   const Health previous = member.threshold.health();
   const bool changed = member.threshold.record(result.ok());
-  scheduler_.completed(member.target.member_id, clock_.now(), member.threshold.transitioning());
+  scheduler_.completed(member.slot, clock_.now(), member.threshold.transitioning());
   if (log::enabled(log::Level::kDebug)) {  // describe() allocates: not for every check
     log::debug("health: member {} {}:{}: {} ({}/{})", member.target.member_id,
                member.target.address, member.target.port, model::describe(result),

@@ -29,7 +29,7 @@ bool Scheduler::current(const Entry& e) const {
   return !m.running && m.start_seq == e.seq;
 }
 
-void Scheduler::add(const std::string& id, const Timing& timing) {
+uint32_t Scheduler::add(const std::string& id, const Timing& timing) {
   uint32_t slot = 0;
   if (auto it = index_.find(id); it != index_.end()) {
     slot = it->second;  // restarts the member in place
@@ -48,6 +48,7 @@ void Scheduler::add(const std::string& id, const Timing& timing) {
   if (next_first_check_) at = std::max(at, *next_first_check_);
   next_first_check_ = at + timing.first_check_spacing;
   plan_start(slot, at);
+  return slot;
 }
 
 void Scheduler::remove(std::string_view id) {
@@ -96,7 +97,7 @@ Scheduler::Due Scheduler::take_due(TimePoint now) {
     Member& m = slots_[e.slot];
     if (e.timeout) {
       m.timeout_reported = true;
-      due.timed_out.push_back(m.id);
+      due.timed_out.push_back(e.slot);
     } else {
       m.running = true;
       m.timeout_reported = false;
@@ -104,23 +105,24 @@ Scheduler::Due Scheduler::take_due(TimePoint now) {
       m.timeout_seq = ++seq_;
       queue_.push({.at = now + m.timing.timeout, .seq = m.timeout_seq, .slot = e.slot,
                    .timeout = true});
-      due.start.push_back(m.id);
+      due.start.push_back(e.slot);
     }
   }
-  std::ranges::sort(due.start);
-  std::ranges::sort(due.timed_out);
   return due;
 }
 
 void Scheduler::completed(std::string_view id, TimePoint now, bool transitioning) {
-  auto it = index_.find(id);
-  if (it == index_.end() || !slots_[it->second].running) return;
-  Member& m = slots_[it->second];
+  if (auto it = index_.find(id); it != index_.end()) completed(it->second, now, transitioning);
+}
+
+void Scheduler::completed(uint32_t slot, TimePoint now, bool transitioning) {
+  if (slot >= slots_.size() || !slots_[slot].running) return;
+  Member& m = slots_[slot];
   m.running = false;
   m.timeout_reported = false;
   m.timeout_seq = 0;
   m.fast = transitioning;
-  plan_start(it->second, std::max(*m.last_start + jittered(m), now));
+  plan_start(slot, std::max(*m.last_start + jittered(m), now));
 }
 
 Duration Scheduler::jittered(const Member& m) {

@@ -49,16 +49,19 @@ struct Timing {
 
 class Scheduler {
  public:
+  // Members by slot (see add()): no id copied per check, no lookup by id to find the member.
   struct Due {
-    std::vector<std::string> start;      // now marked running; the caller starts their checks
-    std::vector<std::string> timed_out;  // the caller cancels these and calls completed()
+    std::vector<uint32_t> start;      // now marked running; the caller starts their checks
+    std::vector<uint32_t> timed_out;  // the caller cancels these and calls completed()
   };
 
   // `seed` feeds the jitter; tests pass a fixed one, the daemon a random one.
   Scheduler(const Clock& clock, uint64_t seed);
 
-  // Adds a member, due at once. Adding an id that exists restarts it.
-  void add(const std::string& id, const Timing& timing);
+  // Adds a member, due at once, and returns its slot: the number that names it in Due and
+  // completed() until it is removed (then a member added later may get it). Adding an id that
+  // exists restarts it, in the same slot.
+  uint32_t add(const std::string& id, const Timing& timing);
   void remove(std::string_view id);
   // New timings take effect from the next start; an idle member whose new period ends sooner
   // than its current plan is moved earlier (never later: a shorter interval should act now).
@@ -72,11 +75,13 @@ class Scheduler {
   std::optional<TimePoint> next_wakeup();
 
   // Members whose start is due (marked running, start time `now`) and running checks whose
-  // timeout has passed at `now`, each in id order.
+  // timeout has passed at `now`, each in the order they fell due.
   Due take_due(TimePoint now);
+  const std::string& id(uint32_t slot) const { return slots_[slot].id; }
 
   // The member's running check ended at `now`; `transitioning` is its threshold state after
   // recording the result. Ignored for members not running (removed or restarted meanwhile).
+  void completed(uint32_t slot, TimePoint now, bool transitioning);
   void completed(std::string_view id, TimePoint now, bool transitioning);
 
  private:

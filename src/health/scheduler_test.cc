@@ -17,9 +17,25 @@ constexpr Timing kTiming{.interval = 5s, .fast_interval = 1s, .timeout = 2s};
 
 class SchedulerTest : public ::testing::Test {
  protected:
+  // take_due() with the members' ids, sorted, for comparisons.
+  struct DueIds {
+    Strings start;
+    Strings timed_out;
+  };
+  DueIds take_due(TimePoint now) {
+    const Scheduler::Due due = sched_.take_due(now);
+    auto ids = [&](const std::vector<uint32_t>& slots) {
+      Strings out;
+      for (uint32_t slot : slots) out.push_back(sched_.id(slot));
+      std::ranges::sort(out);
+      return out;
+    };
+    return {ids(due.start), ids(due.timed_out)};
+  }
+
   // Starts the member's due check now and completes it `runs_for` later.
   void run_check(const std::string& id, Duration runs_for, bool transitioning) {
-    ASSERT_EQ(sched_.take_due(clock_.now()).start, Strings{id});
+    ASSERT_EQ(take_due(clock_.now()).start, Strings{id});
     clock_.advance(runs_for);
     sched_.completed(id, clock_.now(), transitioning);
   }
@@ -44,12 +60,12 @@ TEST_F(SchedulerTest, FirstChecksRunAtOnceSpacedApart) {
   sched_.add("b", kTiming);
   sched_.add("c", kTiming);
   EXPECT_EQ(sched_.next_wakeup(), t0);
-  auto due = sched_.take_due(t0);
+  auto due = take_due(t0);
   EXPECT_EQ(due.start, (Strings{"a"}));
   EXPECT_TRUE(due.timed_out.empty());
   EXPECT_TRUE(sched_.running("a"));
   EXPECT_EQ(sched_.next_wakeup(), t0 + kSpacing);
-  EXPECT_EQ(sched_.take_due(t0 + 2 * kSpacing).start, (Strings{"b", "c"}));
+  EXPECT_EQ(take_due(t0 + 2 * kSpacing).start, (Strings{"b", "c"}));
   // A member added once the spacing has passed is due at once again.
   clock_.advance(10 * kSpacing);
   sched_.add("d", kTiming);
@@ -62,16 +78,30 @@ TEST_F(SchedulerTest, TlsFirstChecksAreSpacedAMillisecondApart) {
   const TimePoint t0 = clock_.now();
   for (int i = 0; i < 500; ++i) sched_.add("h" + std::to_string(i), tls);
   sched_.add("tcp", kTiming);  // after the last TLS member's millisecond
-  EXPECT_EQ(sched_.take_due(t0 + 100ms - 1ns).start.size(), 100u);
-  EXPECT_EQ(sched_.take_due(t0 + 500ms - 1ns).start.size(), 400u);
-  EXPECT_EQ(sched_.take_due(t0 + 500ms).start, (Strings{"tcp"}));
+  EXPECT_EQ(take_due(t0 + 100ms - 1ns).start.size(), 100u);
+  EXPECT_EQ(take_due(t0 + 500ms - 1ns).start.size(), 400u);
+  EXPECT_EQ(take_due(t0 + 500ms).start, (Strings{"tcp"}));
 }
 
 TEST_F(SchedulerTest, TenThousandFirstChecksSpreadOverASecond) {
   for (int i = 0; i < 10000; ++i) sched_.add("m" + std::to_string(i), kTiming);
   const TimePoint t0 = clock_.now();
-  EXPECT_EQ(sched_.take_due(t0 + 100ms - kSpacing).start.size(), 1000u);
-  EXPECT_EQ(sched_.take_due(t0 + 1s).start.size(), 9000u);
+  EXPECT_EQ(take_due(t0 + 100ms - kSpacing).start.size(), 1000u);
+  EXPECT_EQ(take_due(t0 + 1s).start.size(), 9000u);
+}
+
+TEST_F(SchedulerTest, SlotsNameMembersAndAFreedSlotForgetsItsCheck) {
+  const uint32_t a = sched_.add("a", kTiming);
+  EXPECT_EQ(sched_.add("a", kTiming), a) << "a restart keeps the slot";
+  clock_.advance(kFirstCheckSpacing);  // the restart is spaced after the first add
+  ASSERT_EQ(sched_.take_due(clock_.now()).start, std::vector<uint32_t>{a});
+  EXPECT_EQ(sched_.id(a), "a");
+  sched_.remove("a");
+  const uint32_t b = sched_.add("b", kTiming);
+  EXPECT_EQ(b, a) << "the freed slot is reused";
+  sched_.completed(a, clock_.now(), false);  // a's late result: b is not running, nothing moves
+  clock_.advance(kFirstCheckSpacing);
+  EXPECT_EQ(take_due(clock_.now()).start, Strings{"b"});
 }
 
 TEST_F(SchedulerTest, StableMemberWaitsTheInterval) {
@@ -83,9 +113,9 @@ TEST_F(SchedulerTest, StableMemberWaitsTheInterval) {
   EXPECT_LE(next, start + 5500ms);
 
   clock_.advance(next - clock_.now() - 1ns);
-  EXPECT_TRUE(sched_.take_due(clock_.now()).start.empty()) << "not before it is due";
+  EXPECT_TRUE(take_due(clock_.now()).start.empty()) << "not before it is due";
   clock_.advance(1ns);
-  EXPECT_EQ(sched_.take_due(clock_.now()).start, Strings{"a"});
+  EXPECT_EQ(take_due(clock_.now()).start, Strings{"a"});
 }
 
 TEST_F(SchedulerTest, TransitioningMemberUsesTheFastInterval) {
@@ -105,19 +135,19 @@ TEST_F(SchedulerTest, TransitioningMemberUsesTheFastInterval) {
 TEST_F(SchedulerTest, TimeoutIsReportedAtStartPlusTimeoutAndOnlyOnce) {
   sched_.add("a", kTiming);
   const TimePoint start = clock_.now();
-  ASSERT_EQ(sched_.take_due(start).start, Strings{"a"});
+  ASSERT_EQ(take_due(start).start, Strings{"a"});
   EXPECT_EQ(sched_.next_wakeup(), start + 2s);
 
   clock_.advance(2s - 1ns);
-  EXPECT_TRUE(sched_.take_due(clock_.now()).timed_out.empty());
+  EXPECT_TRUE(take_due(clock_.now()).timed_out.empty());
   clock_.advance(1ns);
-  auto due = sched_.take_due(clock_.now());
+  auto due = take_due(clock_.now());
   EXPECT_EQ(due.timed_out, Strings{"a"});
   EXPECT_TRUE(due.start.empty());
 
   EXPECT_FALSE(sched_.next_wakeup().has_value()) << "waiting for the caller to complete it";
   clock_.advance(10s);
-  due = sched_.take_due(clock_.now());
+  due = take_due(clock_.now());
   EXPECT_TRUE(due.timed_out.empty());
   EXPECT_TRUE(due.start.empty()) << "still running until completed()";
 
@@ -128,15 +158,15 @@ TEST_F(SchedulerTest, TimeoutIsReportedAtStartPlusTimeoutAndOnlyOnce) {
 TEST_F(SchedulerTest, NoOverlapWhenACheckOutlastsTheInterval) {
   sched_.add("a", {.interval = 1s, .fast_interval = 1s, .timeout = 10s});
   const TimePoint start = clock_.now();
-  ASSERT_EQ(sched_.take_due(start).start, Strings{"a"});
+  ASSERT_EQ(take_due(start).start, Strings{"a"});
   for (int i = 0; i < 5; ++i) {
     clock_.advance(1s);
-    EXPECT_TRUE(sched_.take_due(clock_.now()).start.empty()) << "still running at " << i;
+    EXPECT_TRUE(take_due(clock_.now()).start.empty()) << "still running at " << i;
   }
   EXPECT_EQ(sched_.next_wakeup(), start + 10s) << "only the timeout is pending";
   sched_.completed("a", clock_.now(), /*transitioning=*/false);
   EXPECT_EQ(sched_.next_wakeup(), clock_.now());
-  EXPECT_EQ(sched_.take_due(clock_.now()).start, Strings{"a"});
+  EXPECT_EQ(take_due(clock_.now()).start, Strings{"a"});
 }
 
 TEST_F(SchedulerTest, JitterStaysWithinTenPercent) {
@@ -162,30 +192,30 @@ TEST_F(SchedulerTest, MembersAddedTogetherDriftApart) {
   sched_.add("a", kTiming);
   sched_.add("b", kTiming);
   clock_.advance(kSpacing);
-  ASSERT_EQ(sched_.take_due(clock_.now()).start.size(), 2u);
+  ASSERT_EQ(take_due(clock_.now()).start.size(), 2u);
   sched_.completed("a", clock_.now(), false);
   sched_.completed("b", clock_.now(), false);
   const TimePoint first = *sched_.next_wakeup();
-  ASSERT_EQ(sched_.take_due(first).start.size(), 1u);
+  ASSERT_EQ(take_due(first).start.size(), 1u);
 }
 
 TEST_F(SchedulerTest, CheckNowMakesAnIdleMemberDue) {
   sched_.add("a", kTiming);
   run_check("a", 10ms, false);
   clock_.advance(1s);
-  EXPECT_TRUE(sched_.take_due(clock_.now()).start.empty());
+  EXPECT_TRUE(take_due(clock_.now()).start.empty());
   sched_.check_now("a");
   EXPECT_EQ(sched_.next_wakeup(), clock_.now());
-  EXPECT_EQ(sched_.take_due(clock_.now()).start, Strings{"a"});
+  EXPECT_EQ(take_due(clock_.now()).start, Strings{"a"});
 }
 
 TEST_F(SchedulerTest, CheckNowDoesNotStartASecondCheck) {
   sched_.add("a", kTiming);
   const TimePoint start = clock_.now();
-  ASSERT_EQ(sched_.take_due(start).start, Strings{"a"});
+  ASSERT_EQ(take_due(start).start, Strings{"a"});
   clock_.advance(100ms);
   sched_.check_now("a");
-  EXPECT_TRUE(sched_.take_due(clock_.now()).start.empty());
+  EXPECT_TRUE(take_due(clock_.now()).start.empty());
   EXPECT_EQ(sched_.next_wakeup(), start + 2s);
   sched_.check_now("unknown");  // ignored
 }
@@ -194,7 +224,7 @@ TEST_F(SchedulerTest, RemoveStopsChecks) {
   sched_.add("a", kTiming);
   sched_.add("b", kTiming);
   clock_.advance(kSpacing);
-  ASSERT_EQ(sched_.take_due(clock_.now()).start.size(), 2u);
+  ASSERT_EQ(take_due(clock_.now()).start.size(), 2u);
   sched_.remove("a");
   EXPECT_FALSE(sched_.contains("a"));
   clock_.advance(1h);
@@ -202,7 +232,7 @@ TEST_F(SchedulerTest, RemoveStopsChecks) {
   sched_.completed("b", clock_.now(), false);
   for (int i = 0; i < 10; ++i) {
     advance_to_wakeup();
-    const auto due = sched_.take_due(clock_.now());
+    const auto due = take_due(clock_.now());
     EXPECT_EQ(due.start, Strings{"b"});
     sched_.completed("b", clock_.now(), false);
   }
@@ -213,24 +243,24 @@ TEST_F(SchedulerTest, RemoveStopsChecks) {
 TEST_F(SchedulerTest, AMemberInARemovedMembersPlaceIsNotTimedByItsEntries) {
   sched_.add("a", kTiming);
   const TimePoint a_started = clock_.now();
-  ASSERT_EQ(sched_.take_due(a_started).start, Strings{"a"});  // a's timeout: a_started + 2s
+  ASSERT_EQ(take_due(a_started).start, Strings{"a"});  // a's timeout: a_started + 2s
   sched_.remove("a");
   clock_.advance(1s);
   sched_.add("b", kTiming);  // takes a's place
-  ASSERT_EQ(sched_.take_due(clock_.now()).start, Strings{"b"});
+  ASSERT_EQ(take_due(clock_.now()).start, Strings{"b"});
   // a's timeout entry comes due first, and must not time out b.
-  EXPECT_TRUE(sched_.take_due(a_started + 2s).timed_out.empty());
-  EXPECT_EQ(sched_.take_due(clock_.now() + 2s).timed_out, Strings{"b"});
+  EXPECT_TRUE(take_due(a_started + 2s).timed_out.empty());
+  EXPECT_EQ(take_due(clock_.now() + 2s).timed_out, Strings{"b"});
 }
 
 TEST_F(SchedulerTest, AddingAgainRestartsTheMember) {
   sched_.add("a", kTiming);
-  ASSERT_EQ(sched_.take_due(clock_.now()).start, Strings{"a"});
+  ASSERT_EQ(take_due(clock_.now()).start, Strings{"a"});
   clock_.advance(100ms);
   sched_.add("a", kTiming);
   EXPECT_FALSE(sched_.running("a"));
   sched_.completed("a", clock_.now(), false);  // the old check's completion: ignored
-  EXPECT_EQ(sched_.take_due(clock_.now()).start, Strings{"a"});
+  EXPECT_EQ(take_due(clock_.now()).start, Strings{"a"});
 }
 
 TEST_F(SchedulerTest, UpdateToAShorterIntervalActsNow) {
