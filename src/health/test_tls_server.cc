@@ -133,6 +133,23 @@ class Session : public std::enable_shared_from_this<Session> {
                           });
   }
 
+  // Writes `bytes` now, unasked; a read may be pending meanwhile, which a full-duplex stream
+  // allows.
+  void send(const std::string& bytes) {
+    unasked_ = bytes;
+    with_stream([this](auto& s) {
+      asio::async_write(s, asio::buffer(unasked_),
+                        [self = shared_from_this()](const error_code& ec, size_t) {
+                          if (!ec) ++self->core_->unasked_sent;
+                        });
+    });
+  }
+
+  void close() {
+    error_code ignored;
+    (tls_ ? tls_->next_layer() : plain_).close(ignored);
+  }
+
  private:
   void on_handshake() {
     SSL* s = tls_->native_handle();
@@ -199,25 +216,6 @@ class Session : public std::enable_shared_from_this<Session> {
     });
   }
 
- public:
-  // Writes `bytes` now, unasked; a read may be pending meanwhile, which a full-duplex stream
-  // allows.
-  void send(const std::string& bytes) {
-    unasked_ = bytes;
-    with_stream([this](auto& s) {
-      asio::async_write(s, asio::buffer(unasked_),
-                        [self = shared_from_this()](const error_code& ec, size_t) {
-                          if (!ec) ++self->core_->unasked_sent;
-                        });
-    });
-  }
-
-  void close() {
-    error_code ignored;
-    (tls_ ? tls_->next_layer() : plain_).close(ignored);
-  }
-
- private:
   // Reads and ignores until the peer goes away, holding the connection open meanwhile.
   void drain() {
     with_stream([this](auto& s) {
