@@ -104,8 +104,7 @@ void ProbeOp::start(std::string request) {
 bool ProbeOp::take_kept(const tcp::resolver::results_type* resolved) {
   KeptConnection* kept = target_.kept.get();
   if (kept == nullptr) return false;
-  const bool tls = type() == MonitorType::kHttps;
-  if (tls && !tls_context_) return false;
+  // An HTTPS check without a TLS context failed before start(); take() compares contexts.
   std::optional<KeptConnection::Connection> c = kept->take(clock_.now(), tls_context_.get());
   if (!c) return false;
   if (resolved != nullptr) {

@@ -62,7 +62,6 @@ class ProbeOp : public RunningProbe, public std::enable_shared_from_this<ProbeOp
   // After a passing check: may its connection carry the next one?
   bool may_keep(const model::CheckResult& result) const;
   void keep_connection();
-  bool uses_tls() const { return tls_stream_.has_value(); }
   model::MonitorType type() const { return target_.monitor.type; }
   tcp::socket& socket() { return tls_stream_ ? tls_stream_->next_layer() : socket_; }
   const tcp::socket& socket() const { return tls_stream_ ? tls_stream_->next_layer() : socket_; }
