@@ -23,6 +23,51 @@ void Scheduler::plan_start(uint32_t slot, TimePoint at) {
   queue_.push({.at = at, .seq = m.start_seq, .slot = slot, .timeout = false});
 }
 
+void Scheduler::plan_timeout(uint32_t slot, TimePoint at) {
+  Member& m = slots_[slot];
+  m.timeout_seq = ++seq_;
+  std::deque<Entry>& fifo = timeouts_[m.timing.timeout];
+  const Entry e{.at = at, .seq = m.timeout_seq, .slot = slot, .timeout = true};
+  // In order unless the clock went back (a test's clock may): then sorted in, O(n).
+  if (fifo.empty() || !(fifo.back() > e)) {
+    fifo.push_back(e);
+  } else {
+    fifo.insert(std::upper_bound(fifo.begin(), fifo.end(), e,
+                                 [](const Entry& a, const Entry& b) { return b > a; }),
+                e);
+  }
+}
+
+const Scheduler::Entry* Scheduler::earliest() {
+  while (!queue_.empty() && !current(queue_.top())) queue_.pop();
+  const Entry* best = queue_.empty() ? nullptr : &queue_.top();
+  for (auto it = timeouts_.begin(); it != timeouts_.end();) {
+    std::deque<Entry>& fifo = it->second;
+    while (!fifo.empty() && !current(fifo.front())) fifo.pop_front();
+    if (fifo.empty()) {
+      it = timeouts_.erase(it);  // a timeout length no member uses any more goes too
+      continue;
+    }
+    if (best == nullptr || *best > fifo.front()) best = &fifo.front();
+    ++it;
+  }
+  return best;
+}
+
+void Scheduler::pop(const Entry& e) {
+  if (!e.timeout) {
+    queue_.pop();
+    return;
+  }
+  // earliest() returned a FIFO's front; find that FIFO by the entry's address.
+  for (auto& [timeout, fifo] : timeouts_) {
+    if (!fifo.empty() && &fifo.front() == &e) {
+      fifo.pop_front();
+      return;
+    }
+  }
+}
+
 bool Scheduler::current(const Entry& e) const {
   const Member& m = slots_[e.slot];
   if (e.timeout) return m.running && !m.timeout_reported && m.timeout_seq == e.seq;
@@ -83,17 +128,16 @@ bool Scheduler::running(std::string_view id) const {
 }
 
 std::optional<TimePoint> Scheduler::next_wakeup() {
-  while (!queue_.empty() && !current(queue_.top())) queue_.pop();
-  if (queue_.empty()) return std::nullopt;
-  return queue_.top().at;
+  const Entry* e = earliest();
+  if (e == nullptr) return std::nullopt;
+  return e->at;
 }
 
 Scheduler::Due Scheduler::take_due(TimePoint now) {
   Due due;
-  while (!queue_.empty() && queue_.top().at <= now) {
-    const Entry e = queue_.top();
-    queue_.pop();
-    if (!current(e)) continue;
+  for (const Entry* top = earliest(); top != nullptr && top->at <= now; top = earliest()) {
+    const Entry e = *top;
+    pop(*top);
     Member& m = slots_[e.slot];
     if (e.timeout) {
       m.timeout_reported = true;
@@ -102,9 +146,7 @@ Scheduler::Due Scheduler::take_due(TimePoint now) {
       m.running = true;
       m.timeout_reported = false;
       m.last_start = now;
-      m.timeout_seq = ++seq_;
-      queue_.push({.at = now + m.timing.timeout, .seq = m.timeout_seq, .slot = e.slot,
-                   .timeout = true});
+      plan_timeout(e.slot, now + m.timing.timeout);
       due.start.push_back(e.slot);
     }
   }

@@ -24,6 +24,8 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <optional>
 #include <queue>
 #include <random>
@@ -114,14 +116,23 @@ class Scheduler {
   const Member* find(std::string_view id) const;
   Duration jittered(const Member& m);
   void plan_start(uint32_t slot, TimePoint at);
+  void plan_timeout(uint32_t slot, TimePoint at);
   bool current(const Entry& e) const;
+  // The earliest current entry (starts and timeouts), stale ones dropped on the way; null when
+  // there is none.
+  const Entry* earliest();
+  void pop(const Entry& e);  // `e` is what earliest() returned
 
   const Clock& clock_;
   std::mt19937_64 rng_;
   std::vector<Member> slots_;
   std::vector<uint32_t> free_slots_;
   StringMap<uint32_t> index_;  // id -> slot
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue_;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue_;  // starts
+  // Timeouts, one FIFO per timeout length: checks start in time order, so each FIFO is in
+  // deadline order, and a timeout costs O(1) to add and to drop. Nearly all are dropped stale
+  // (the check answered first); in the heap they doubled its size and every start's cost.
+  std::map<Duration, std::deque<Entry>> timeouts_;
   uint64_t seq_ = 0;
   // When the next added member's first check may start: the last one's, plus its spacing.
   std::optional<TimePoint> next_first_check_;

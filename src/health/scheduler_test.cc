@@ -155,6 +155,40 @@ TEST_F(SchedulerTest, TimeoutIsReportedAtStartPlusTimeoutAndOnlyOnce) {
   EXPECT_EQ(sched_.next_wakeup(), clock_.now()) << "overdue: starts at completion";
 }
 
+TEST_F(SchedulerTest, TimeoutsOfDifferentLengthsFallDueInDeadlineOrder) {
+  const uint32_t slow = sched_.add("slow", {.interval = 5s, .fast_interval = 5s, .timeout = 3s});
+  const uint32_t fast = sched_.add("fast", {.interval = 5s, .fast_interval = 5s, .timeout = 1s});
+  const uint32_t mid = sched_.add("mid", {.interval = 5s, .fast_interval = 5s, .timeout = 2s});
+  clock_.advance(2 * kSpacing);
+  const TimePoint start = clock_.now();
+  ASSERT_EQ(take_due(start).start.size(), 3u);
+  EXPECT_EQ(sched_.next_wakeup(), start + 1s);
+
+  sched_.completed("fast", start + 10ms, /*transitioning=*/false);
+  EXPECT_EQ(sched_.next_wakeup(), start + 2s) << "a completed check's timeout no longer wakes";
+  sched_.add("fast", {.interval = 5s, .fast_interval = 5s, .timeout = 1s});  // restarted
+  ASSERT_EQ(sched_.take_due(start + 1500ms).start, std::vector<uint32_t>{fast});
+
+  const Scheduler::Due due = sched_.take_due(start + 3s);
+  EXPECT_EQ(due.timed_out, (std::vector<uint32_t>{mid, fast, slow}))
+      << "2 s, 2.5 s and 3 s after the first start, from three queues";
+}
+
+TEST_F(SchedulerTest, ATimeoutPlannedAtAnEarlierTimeStillFallsDueInOrder) {
+  sched_.add("a", {.interval = 5s, .fast_interval = 5s, .timeout = 2s});
+  sched_.add("b", {.interval = 5s, .fast_interval = 5s, .timeout = 2s});
+  const TimePoint t0 = clock_.now();
+  ASSERT_EQ(sched_.take_due(t0 + 1s).start.size(), 2u);
+  sched_.completed("b", t0 + 1s, /*transitioning=*/false);
+  sched_.check_now("b");
+  // The caller's time goes back (the steady clock never does): b's timeout, planned later, is
+  // due before a's.
+  ASSERT_EQ(take_due(t0 + 500ms).start, Strings{"b"});
+  EXPECT_EQ(sched_.next_wakeup(), t0 + 2500ms);
+  EXPECT_EQ(take_due(t0 + 2500ms).timed_out, Strings{"b"});
+  EXPECT_EQ(take_due(t0 + 3s).timed_out, Strings{"a"});
+}
+
 TEST_F(SchedulerTest, NoOverlapWhenACheckOutlastsTheInterval) {
   sched_.add("a", {.interval = 1s, .fast_interval = 1s, .timeout = 10s});
   const TimePoint start = clock_.now();
