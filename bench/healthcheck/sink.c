@@ -10,6 +10,11 @@
 // handshake of a TCP check: it turns TCP_QUICKACK off before connect() and resets the
 // connection once the SYN-ACK is in, so the final ACK is never sent and nothing is accepted.
 //
+// The sink never sleeps on the packet socket: it drains it every millisecond and takes each
+// SYN's time from the kernel's receive timestamp. A reader asleep on that socket would be woken
+// by every SYN, in the softirq of the checker's connect(), and a checker (any of them) would pay
+// a wake-up and often a context switch per check that no real member costs it.
+//
 //   sink MEMBERS RECORDS_FILE PORT_FILE MAX_SECONDS
 //
 // RECORDS_FILE gets 16-byte records (uint64 ns, uint32 member, uint32 kind: 0 accept, 1 SYN;
@@ -42,8 +47,6 @@ struct record {
   uint32_t member;
   uint32_t kind;  // 0: accepted, 1: SYN seen
 };
-
-#define SYN_SOCKET UINT32_MAX  // epoll data of the packet socket
 
 // A packet socket on lo that receives the IPv4 header and TCP header of every incoming SYN (not
 // SYN-ACK) to `port`; -1 when it cannot be had (no CAP_NET_RAW).
@@ -81,6 +84,10 @@ static int open_syn_socket(int port) {
     return -1;
   }
   setsockopt(ps, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one);  // cheaper when it works
+  if (setsockopt(ps, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one) != 0) {
+    close(ps);
+    return -1;
+  }
   if (setsockopt(ps, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof rcvbuf) != 0) {
     setsockopt(ps, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
   }
@@ -89,6 +96,54 @@ static int open_syn_socket(int port) {
   while (recv(ps, junk, sizeof junk, MSG_DONTWAIT) >= 0) {
   }
   return ps;
+}
+
+// CLOCK_REALTIME minus CLOCK_MONOTONIC, in ns: turns the kernel's receive timestamps into the
+// clock of the records.
+static int64_t realtime_offset_ns(void) {
+  struct timespec rt;
+  clock_gettime(CLOCK_REALTIME, &rt);
+  const uint64_t mono = now_ns();
+  return (int64_t)((uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec) - (int64_t)mono;
+}
+
+// Reads every SYN queued on the packet socket and writes its record; returns how many.
+static unsigned long drain_syns(int ps, long n, FILE *out, unsigned long *strays) {
+  const int64_t offset = realtime_offset_ns();
+  unsigned long syns = 0;
+  for (int b = 0; b < 65536; b++) {  // bounded: at most a few hundred queue up per millisecond
+    unsigned char pkt[64];
+    union {
+      struct cmsghdr align;
+      char buf[CMSG_SPACE(sizeof(struct timespec))];
+    } control;
+    struct iovec iov = {.iov_base = pkt, .iov_len = sizeof pkt};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+                         .msg_controllen = sizeof control.buf};
+    const ssize_t len = recvmsg(ps, &msg, MSG_DONTWAIT);
+    if (len < 0) break;
+    if (len < 20) continue;
+    // destination 127.0.X.Y: member (X - 1) * 250 + (Y - 1)
+    const unsigned x = pkt[18], y = pkt[19];
+    const long i = (long)(x - 1) * 250 + (long)(y - 1);
+    if (pkt[16] != 127 || pkt[17] != 0 || x < 1 || y < 1 || y > 250 || i >= n) {
+      (*strays)++;
+      continue;
+    }
+    uint64_t ns = now_ns();
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+        struct timespec ts;
+        memcpy(&ts, CMSG_DATA(c), sizeof ts);
+        ns = (uint64_t)((int64_t)((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) -
+                        offset);
+      }
+    }
+    struct record r = {.ns = ns, .member = (uint32_t)i, .kind = 1};
+    fwrite(&r, sizeof r, 1, out);
+    syns++;
+  }
+  return syns;
 }
 
 int main(int argc, char **argv) {
@@ -154,10 +209,7 @@ int main(int argc, char **argv) {
     }
   }
   const int ps = open_syn_socket(port);
-  if (ps >= 0) {
-    struct epoll_event ev = {.events = EPOLLIN, .data.u32 = SYN_SOCKET};
-    epoll_ctl(ep, EPOLL_CTL_ADD, ps, &ev);
-  } else {
+  if (ps < 0) {
     fprintf(stderr, "sink: no packet socket (%s): checks are noted when accepted only\n",
             strerror(errno));
   }
@@ -183,33 +235,15 @@ int main(int argc, char **argv) {
   unsigned long accepted = 0, errors = 0, syns = 0, strays = 0;
   struct epoll_event evs[1024];
   while (!stop_flag && now_ns() < deadline) {
-    int k = epoll_wait(ep, evs, 1024, 50);
+    int k = epoll_wait(ep, evs, 1024, ps >= 0 ? 1 : 50);  // 1 ms: SYNs are polled
     if (k < 0) {
       if (errno == EINTR) continue;
       perror("sink: epoll_wait");
       break;
     }
+    if (ps >= 0) syns += drain_syns(ps, n, out, &strays);
     for (int e = 0; e < k; e++) {
       const uint32_t m = evs[e].data.u32;
-      if (m == SYN_SOCKET) {
-        unsigned char pkt[64];
-        for (int b = 0; b < 4096; b++) {
-          ssize_t len = recv(ps, pkt, sizeof pkt, MSG_DONTWAIT);
-          if (len < 0) break;
-          if (len < 20) continue;
-          // destination 127.0.X.Y: member (X - 1) * 250 + (Y - 1)
-          const unsigned x = pkt[18], y = pkt[19];
-          const long i = (long)(x - 1) * 250 + (long)(y - 1);
-          if (pkt[16] != 127 || pkt[17] != 0 || x < 1 || y < 1 || y > 250 || i >= n) {
-            strays++;
-            continue;
-          }
-          struct record r = {.ns = now_ns(), .member = (uint32_t)i, .kind = 1};
-          fwrite(&r, sizeof r, 1, out);
-          syns++;
-        }
-        continue;
-      }
       for (int b = 0; b < 64; b++) {  // bounded per listener and wake-up
         int c = accept4(fds[m], NULL, NULL, SOCK_CLOEXEC);
         if (c < 0) {
