@@ -247,17 +247,21 @@ void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
 
 void ControlPlane::update_checks() {
   std::vector<health::Target> targets;
+  checked_.clear();
   for (const auto& lb : lbs_) {
     for (const auto& pool_id : lb.pool_ids) {
-      const PoolRuntime& p = *pools_.at(pool_id);
+      PoolRuntime& p = *pools_.at(pool_id);
       if (!p.config.health_monitor) continue;
-      for (const MemberRuntime& m : p.members) {
+      for (size_t i = 0; i < p.members.size(); ++i) {
+        const MemberRuntime& m = p.members[i];
         if (!m.config.enabled) continue;
         targets.push_back({.member_id = m.id,
+                           .tag = static_cast<uint32_t>(checked_.size()),
                            .monitor = *p.config.health_monitor,
                            .address = m.config.monitor_address.empty() ? m.config.address
                                                                        : m.config.monitor_address,
                            .port = m.config.monitor_port ? m.config.monitor_port : m.config.port});
+        checked_.emplace_back(&p, i);
       }
     }
   }

@@ -196,11 +196,27 @@ void ControlPlane::handle_connect_failure(const proxy::ConnectFailure& failure) 
   if (refresh_pool(pool, true)) publish();
 }
 
-void ControlPlane::on_check(const health::Event& e) {
+MemberRuntime* ControlPlane::checked_member(const health::Event& e, PoolRuntime*& pool) {
+  // The tag names the member unless the members changed without update_checks(); the id tells.
+  if (e.tag < checked_.size()) {
+    const auto [p, i] = checked_[e.tag];
+    if (i < p->members.size() && p->members[i].id == e.member_id) {
+      pool = p;
+      return &p->members[i];
+    }
+  }
   auto it = index_.find(e.member_id);
-  if (stopped_ || it == index_.end()) return;
-  PoolRuntime& pool = *it->second.first;
-  MemberRuntime& m = pool.members[it->second.second];
+  if (it == index_.end()) return nullptr;
+  pool = it->second.first;
+  return &pool->members[it->second.second];
+}
+
+void ControlPlane::on_check(const health::Event& e) {
+  PoolRuntime* found_pool = nullptr;
+  MemberRuntime* found = stopped_ ? nullptr : checked_member(e, found_pool);
+  if (found == nullptr) return;
+  PoolRuntime& pool = *found_pool;
+  MemberRuntime& m = *found;
   m.last_check = e.result;
   m.last_check_at = wall_now();
   if (e.previous == model::Health::kDown && e.health == model::Health::kUp) {

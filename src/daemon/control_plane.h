@@ -15,6 +15,7 @@
 
 #include "base/clock.h"
 #include "base/error.h"
+#include "base/string_map.h"
 #include "daemon/runtime.h"
 #include "model/config.h"
 #include "model/status_tree.h"
@@ -81,6 +82,8 @@ class ControlPlane {
   void push_to_workers(std::vector<Binding>& bindings);
   void update_checks();
   void on_check(const health::Event& event);
+  // The member `event` is for, null when it is gone.
+  MemberRuntime* checked_member(const health::Event& event, PoolRuntime*& pool);
   void handle_connect_failure(const proxy::ConnectFailure& failure);
   // True when the pool's snapshot changed (publish() then sends it to the workers).
   bool refresh_pool(PoolRuntime& pool, bool log_changes);
@@ -101,7 +104,11 @@ class ControlPlane {
   std::unordered_map<std::string, std::unique_ptr<PoolRuntime>> pools_;  // by id
   std::unordered_map<std::string, ListenerRuntime> listeners_;            // by id
   std::vector<proxy::PoolSnapshotPtr> slots_;  // what workers index by PoolRuntime::slot
-  std::unordered_map<std::string, std::pair<PoolRuntime*, size_t>> index_;  // member id
+  using MemberRef = std::pair<PoolRuntime*, size_t>;  // a pool and the index of its member
+  StringMap<MemberRef> index_;  // by member id
+  // Checked members by health::Target::tag (update_checks() numbers them): a result finds its
+  // member without hashing its id, ten thousand times a second.
+  std::vector<MemberRef> checked_;
   std::vector<std::unique_ptr<proxy::Worker>> workers_;
   std::unique_ptr<health::HealthChecker> checker_;
   std::unique_ptr<admin::ObjectStore> store_;  // objects created through the API; before admin_

@@ -77,6 +77,7 @@ void HealthChecker::set_targets(std::vector<Target> targets) {
   for (auto it = members_.begin(); it != members_.end();) {
     auto w = wanted.find(it->first);
     if (w != wanted.end() && same_target(w->second, it->second.target)) {
+      it->second.target.tag = w->second.tag;
       wanted.erase(w);
       ++it;
       continue;
@@ -201,6 +202,7 @@ void HealthChecker::record(Member& member, model::CheckResult result) {
                member.threshold.consecutive_successes(), member.threshold.consecutive_failures());
   }
   const Event event{.member_id = member.target.member_id,
+                    .tag = member.target.tag,
                     .result = std::move(result),
                     .health = member.threshold.health(),
                     .previous = previous,

@@ -9,6 +9,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/clock.h"
@@ -28,6 +29,9 @@ namespace vigil::health {
 
 struct Target {
   std::string member_id;
+  // The caller's own number for the member, handed back in each of its Events: the caller finds
+  // its member without a lookup by id. set_targets() updates it for members that stay.
+  uint32_t tag = 0;
   model::HealthMonitor monitor;
   std::string address;  // the member's monitor_address when set, else its address
   uint16_t port = 0;    // the member's monitor_port when set, else its port
@@ -35,7 +39,8 @@ struct Target {
 
 // One completed check of one member, after its threshold recorded it.
 struct Event {
-  std::string member_id;
+  std::string_view member_id;  // valid during the callback
+  uint32_t tag = 0;            // the member's Target::tag
   model::CheckResult result;
   model::Health health;    // after this result
   model::Health previous;  // before it; differs when changed

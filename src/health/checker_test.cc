@@ -5,6 +5,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <functional>
+#include <set>
 
 #include "health/test_tls_server.h"
 
@@ -41,10 +42,13 @@ class CheckerTest : public ::testing::Test {
   boost::asio::io_context io_;
   SteadyClock clock_;
   std::vector<Event> events_;
+  std::set<std::string, std::less<>> ids_;  // events_ outlive their member: the ids they name
   std::function<void(const Event&)> react_;  // what the test does on each event
   HealthChecker checker_{io_, clock_,
                          [this](const Event& e) {
-                           events_.push_back(e);
+                           Event copy = e;
+                           copy.member_id = *ids_.emplace(e.member_id).first;
+                           events_.push_back(copy);
                            if (react_) react_(e);
                          },
                          7};
@@ -150,6 +154,8 @@ TEST_F(CheckerTest, SetTargetsKeepsUnchangedMembersAndRestartsChangedOnes) {
   Target a = http_target("a", server.port());
   Target b = http_target("b", server.port());
   a.monitor.interval = b.monitor.interval = 1h;
+  a.tag = 1;
+  b.tag = 2;
   react_ = [&](const Event&) {
     if (events_.size() == 2) io_.stop();
   };
@@ -164,6 +170,9 @@ TEST_F(CheckerTest, SetTargetsKeepsUnchangedMembersAndRestartsChangedOnes) {
   b.monitor.path = "/livez";
   Target c = http_target("c", server.port());
   c.monitor.interval = 1h;
+  a.tag = 11;  // the caller renumbered its members
+  b.tag = 12;
+  c.tag = 13;
   events_.clear();
   react_ = [&](const Event&) {
     if (events_.size() == 2) io_.stop();
@@ -174,9 +183,20 @@ TEST_F(CheckerTest, SetTargetsKeepsUnchangedMembersAndRestartsChangedOnes) {
   run(5s);
   ASSERT_EQ(events_.size(), 2u);
   EXPECT_EQ(events_[0].member_id, "b");
+  EXPECT_EQ(events_[0].tag, 12u);
   EXPECT_EQ(events_[1].member_id, "c");
+  EXPECT_EQ(events_[1].tag, 13u);
   EXPECT_EQ(server.accepted(), 4);
   EXPECT_EQ(server.requests().back().substr(0, 20), "GET /readyz?verbose ");
+
+  // a's check now carries its new number, though a itself was kept.
+  events_.clear();
+  react_ = [&](const Event&) { io_.stop(); };
+  checker_.check_now("a");
+  run(5s);
+  ASSERT_EQ(events_.size(), 1u);
+  EXPECT_EQ(events_[0].member_id, "a");
+  EXPECT_EQ(events_[0].tag, 11u);
 }
 
 TEST_F(CheckerTest, RemovedMemberStopsAndItsRunningProbeIsCancelled) {
