@@ -14,6 +14,7 @@
 #include "base/file.h"
 #include "base/log.h"
 #include "config/loader.h"
+#include "daemon/member_health.h"
 #include "daemon/rotation.h"
 #include "daemon/transition_log.h"
 #include "health/checker.h"
@@ -30,13 +31,6 @@ const net::DeadPeerOptions kSuspectProbe{.keepalive_idle = std::chrono::seconds(
                                          .keepalive_interval = std::chrono::seconds(1),
                                          .keepalive_count = 2,
                                          .user_timeout = std::chrono::milliseconds(3000)};
-
-// The member answered its check at the application level: it is alive and serving, so its
-// sessions are left to finish (a draining API server closes them itself).
-bool answered(const std::optional<model::CheckResult>& check) {
-  return check &&
-         (check->outcome == model::Outcome::kOk || check->outcome == model::Outcome::kBadStatus);
-}
 
 model::WallTime wall_now() { return std::chrono::system_clock::now(); }
 
@@ -180,9 +174,7 @@ void ControlPlane::handle_connect_failure(const proxy::ConnectFailure& failure) 
   if (stopped_ || it == index_.end()) return;  // a member removed since
   PoolRuntime& pool = *it->second.first;
   MemberRuntime& m = pool.members[it->second.second];
-  // Without a monitor nothing could bring the member back, so only the counter records it.
-  if (!pool.config.health_monitor || m.passive_out) return;
-  m.passive_out = true;
+  if (!record_connect_failure(m, pool.config.health_monitor.has_value(), failure.silent)) return;
   log::warn("pool {} member {} {}: connect failed ({}); out of rotation until a check passes",
             pool.config.name, m.config.name, m.address ? m.address->to_string() : m.config.address,
             failure.reason);
@@ -191,7 +183,6 @@ void ControlPlane::handle_connect_failure(const proxy::ConnectFailure& failure) 
     // a FIN or RST. Probe them now rather than after the normal keepalive idle time, and close
     // them if the check run now gets no answer either (on_check).
     for (auto& w : workers_) w->probe_member_sessions(m.stats, kSuspectProbe);
-    m.silent_suspect = true;
   }
   checker_->check_now(m.id);
   if (refresh_pool(pool, true)) publish();
@@ -219,32 +210,16 @@ void ControlPlane::on_check(const health::Event& e) {
   if (found == nullptr) return;
   PoolRuntime& pool = *found_pool;
   MemberRuntime& m = *found;
-  m.last_check = e.result;
-  m.last_check_at = wall_now();
-  if (e.previous == model::Health::kDown && e.health == model::Health::kUp) {
-    m.recovered_at = clock_.now();
-  }
-  m.health = e.health;
-  m.first_check = e.previous == model::Health::kUnchecked;
-  m.successes = e.successes;
-  m.failures = e.failures;
-  const bool was_out = m.passive_out;
-  // Only a new connection can show that the member accepts connections again.
-  if (e.result.ok() && !e.result.reused_connection) m.passive_out = false;
-  if (m.silent_suspect) {
-    // Two signals agree: a connect and then a check both got no answer. Its sessions are as good
-    // as dead; closing them now lets watches reconnect before the thresholds mark it down.
-    m.silent_suspect = false;
-    if (!answered(m.last_check) && e.result.outcome != model::Outcome::kRefused &&
-        pool.config.shutdown_sessions_on_down) {
-      log::warn("pool {} member {}: no answer to a connect nor to a check; closing its sessions",
-                pool.config.name, m.config.name);
-      close_sessions(pool, m);
-    }
+  const CheckEffects effects =
+      record_check(m, e, clock_.now(), wall_now(), pool.config.shutdown_sessions_on_down);
+  if (effects.close_sessions) {
+    log::warn("pool {} member {}: no answer to a connect nor to a check; closing its sessions",
+              pool.config.name, m.config.name);
+    close_sessions(pool, m);
   }
   // The common case, a result like the last one, changes nothing beyond the member's own record:
   // skip the pool-wide recomputation (it matters with thousands of members checked every second).
-  if (!e.changed && m.passive_out == was_out && member_status_of(pool, m) == m.status &&
+  if (!e.changed && !effects.passive_out_changed && member_status_of(pool, m) == m.status &&
       draining_of(pool, m) == m.draining) {
     return;
   }

@@ -128,7 +128,8 @@ class Scheduler {
   std::vector<Member> slots_;
   std::vector<uint32_t> free_slots_;
   StringMap<uint32_t> index_;  // id -> slot
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue_;  // starts
+  // Starts: one entry per member, and those a reschedule left stale.
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue_;
   // Timeouts, one FIFO per timeout length: checks start in time order, so each FIFO is in
   // deadline order, and a timeout costs O(1) to add and to drop. Nearly all are dropped stale
   // (the check answered first); in the heap they doubled its size and every start's cost.

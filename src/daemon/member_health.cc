@@ -1,0 +1,44 @@
+#include "daemon/member_health.h"
+
+namespace vigil::daemon {
+
+bool answered(const std::optional<model::CheckResult>& check) {
+  return check &&
+         (check->outcome == model::Outcome::kOk || check->outcome == model::Outcome::kBadStatus);
+}
+
+CheckEffects record_check(MemberRuntime& m, const health::Event& e, TimePoint now,
+                          model::WallTime wall, bool shutdown_sessions_on_down) {
+  CheckEffects effects;
+  m.last_check = e.result;
+  m.last_check_at = wall;
+  if (e.previous == model::Health::kDown && e.health == model::Health::kUp) m.recovered_at = now;
+  m.health = e.health;
+  m.first_check = e.previous == model::Health::kUnchecked;
+  m.successes = e.successes;
+  m.failures = e.failures;
+  // Only a new connection can show that the member accepts connections again: a check on a kept
+  // one, even one already in flight when the connect failed, cannot.
+  if (m.passive_out && e.result.ok() && !e.result.reused_connection) {
+    m.passive_out = false;
+    effects.passive_out_changed = true;
+  }
+  if (m.silent_suspect) {
+    // Two signals agree: a connect and then a check both got no answer. Closing its sessions now
+    // lets watches reconnect before the thresholds mark it down. A refusal is an answer: the
+    // host is up and will reset its sessions' packets itself.
+    m.silent_suspect = false;
+    effects.close_sessions = shutdown_sessions_on_down && !answered(m.last_check) &&
+                             e.result.outcome != model::Outcome::kRefused;
+  }
+  return effects;
+}
+
+bool record_connect_failure(MemberRuntime& m, bool has_monitor, bool silent) {
+  if (!has_monitor || m.passive_out) return false;
+  m.passive_out = true;
+  if (silent) m.silent_suspect = true;
+  return true;
+}
+
+}  // namespace vigil::daemon
