@@ -15,14 +15,29 @@ A script imports it with its own directory's parent on sys.path:
 import os
 import re
 import resource
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 HOST = "127.0.0.1"  # the only address the benchmarks listen on or connect to
 CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def compile_c(source, tmp):
+    """Compiles the C file `source` (a path) with cc -O2 into tmp; returns the binary's path."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        raise RuntimeError("no C compiler (cc): run.sh installs gcc")
+    out = os.path.join(tmp, Path(source).stem)
+    r = subprocess.run([cc, "-O2", "-std=c17", "-Wall", "-o", out, str(source)],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        raise RuntimeError(f"cc {source} failed:\n{r.stderr[-2000:]}")
+    return out
 
 
 def log(msg):

@@ -15,6 +15,9 @@ measures, interleaved over several rounds (round 1: every target, round 2: every
   idle       N idle connections held through a freshly started instance of the LB: LB resident
              memory per connection
 
+Targets: direct, vigil, haproxy (its defaults), haproxy-tuned, nginx (stream) and, on request,
+floor (floor.c, compiled here with cc: a bare epoll forwarder, the kernel's share of each figure).
+
 CPU time is utime+stime from /proc/PID/stat of the LB process (all threads; for nginx the master
 plus its workers), read before and after each measurement. It prints, per metric, the median,
 the spread (min-max) and the ratios to HAProxy default and to direct, then one JSON line.
@@ -43,7 +46,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for benchlib
 
-from benchlib import (HOST, Processes, Stop, fmt, free_port, listening, loadavg, log,  # noqa: E402
+from benchlib import (HOST, Processes, Stop, compile_c, fmt, free_port, listening, loadavg, log,  # noqa: E402
                       log_findings, machine_info, on_sigterm, process_cpu, proc_children, raise_nofile,
                       tail, tool_version, wait_until)
 
@@ -52,7 +55,8 @@ DEFAULT_VIGIL = os.path.join(REPO, "build", "release", "src", "daemon", "vigil")
 NGINX_STREAM_MODULE = "/usr/lib/nginx/modules/ngx_stream_module.so"
 HOLDER_LIFETIME_S = 24 * 3600
 MAXPIPES = 256  # haproxy-tuned: pipes for splicing
-ALL_TARGETS = ["direct", "vigil", "haproxy", "haproxy-tuned", "nginx"]
+ALL_TARGETS = ["direct", "vigil", "haproxy", "haproxy-tuned", "nginx", "floor"]
+DEFAULT_TARGETS = ALL_TARGETS[:-1]  # floor on request: it answers "how much is the kernel's?"
 
 # (key, title, unit, higher_is_better, lb_only): lb_only metrics have no value for direct.
 METRICS = [
@@ -366,6 +370,22 @@ stream {{
             raise RuntimeError("nginx workers did not start")
 
 
+class Floor(Target):
+    """floor.c: the least a userspace proxy does (epoll, recv, send; no splice, no limits, no
+    timeouts). Not a load balancer: it shows how much of each figure is the kernel's."""
+    name = "floor"
+
+    def start(self):
+        if getattr(self.args, "floor_binary", None) is None:  # once: the idle test starts more
+            self.args.floor_binary = compile_c(Path(__file__).resolve().parent / "floor.c", self.tmp)
+        binary = self.args.floor_binary
+        back = self._backend_ports()
+        self.ports = {k: free_port() for k in ("bulk", "http", "idle")}
+        self.proc = self.procs.spawn("floor" + self.instance,
+                                     [binary] + [f"{self.ports[k]}:{back[k]}" for k in ("bulk", "http", "idle")])
+        self._wait_listening()
+
+
 class Vigil(Target):
     name = "vigil"
 
@@ -405,7 +425,7 @@ class Vigil(Target):
 
 
 TARGET_CLASSES = {"direct": Direct, "vigil": Vigil, "haproxy": HAProxy,
-                  "haproxy-tuned": HAProxyTuned, "nginx": Nginx}
+                  "haproxy-tuned": HAProxyTuned, "nginx": Nginx, "floor": Floor}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -627,8 +647,8 @@ def parse_args(argv):
     p.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3)")
     p.add_argument("--duration", type=int, default=3, help="seconds per iperf3/hey/wrk run (default 3)")
     p.add_argument("--idle", type=int, default=10000, help="idle connections held (default 10000; 0 skips)")
-    p.add_argument("--targets", default=",".join(ALL_TARGETS),
-                   help=f"comma-separated, from {','.join(ALL_TARGETS)} (default all)")
+    p.add_argument("--targets", default=",".join(DEFAULT_TARGETS),
+                   help=f"comma-separated, from {','.join(ALL_TARGETS)} (default all but floor)")
     p.add_argument("--workers", type=int, default=1,
                    help="vigil workers = haproxy nbthread = nginx worker_processes (default 1)")
     p.add_argument("--concurrency", type=int, default=32, help="connections of hey and wrk (default 32)")

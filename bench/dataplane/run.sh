@@ -8,8 +8,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 require_root "the benchmark runs nginx as root and raises descriptor limits"
 need haproxy nginx iperf3 wrk hey
+need_as cc gcc libc6-dev
 need_file /usr/lib/nginx/modules/ngx_stream_module.so libnginx-mod-stream
 need python3
-install_missing haproxy nginx libnginx-mod-stream iperf3 wrk hey python3
+install_missing haproxy nginx libnginx-mod-stream iperf3 wrk hey python3 gcc libc6-dev
 
 exec python3 "$here/run.py" "$@"

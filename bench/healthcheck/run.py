@@ -66,7 +66,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for benchlib
 
-from benchlib import (CLK_TCK, HOST, Processes, Stop, fmt, free_port, listening, loadavg, log,  # noqa: E402
+from benchlib import (CLK_TCK, HOST, Processes, Stop, compile_c, fmt, free_port, listening, loadavg, log,  # noqa: E402
                       log_findings, machine_info, on_sigterm, proc_children, process_cpu, raise_nofile,
                       stat_ticks, tail, tool_version, wait_until)
 
@@ -115,18 +115,6 @@ def percentile(sorted_values, q):
     return sorted_values[min(len(sorted_values) - 1, int(q * (len(sorted_values) - 1) + 0.5))]
 
 
-def compile_c(source, tmp):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        raise RuntimeError("no C compiler (cc): run.sh installs gcc")
-    out = os.path.join(tmp, Path(source).stem)
-    r = subprocess.run([cc, "-O2", "-std=c17", "-Wall", "-o", out, str(HERE / source)],
-                       capture_output=True, text=True, timeout=120)
-    if r.returncode != 0:
-        raise RuntimeError(f"cc {source} failed:\n{r.stderr[-2000:]}")
-    return out
-
-
 def check_vigil_binary(path):
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         raise RuntimeError(f"no vigil binary at {path} (cmake --preset release && "
@@ -158,7 +146,7 @@ class Sink:
     sees the SYNs (a packet socket on lo), not only the accepted connections."""
 
     def __init__(self, procs, tmp, members, lifetime):
-        binary = compile_c("sink.c", tmp)
+        binary = compile_c(HERE / "sink.c", tmp)
         self.records_path = os.path.join(tmp, "sink.records")
         port_file = os.path.join(tmp, "sink.port")
         self.proc = procs.spawn("sink", [binary, str(members), self.records_path, port_file, str(lifetime)])
@@ -248,7 +236,7 @@ class TcpTarget:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"haproxy exited with {self.proc.returncode}:\n{tail(self.proc.logpath)}")
         else:  # floor, floor-noack
-            binary = getattr(self.args, "floor_binary", None) or compile_c("floor.c", self.tmp)
+            binary = getattr(self.args, "floor_binary", None) or compile_c(HERE / "floor.c", self.tmp)
             self.args.floor_binary = binary
             lifetime = a.warmup + a.duration + 120
             self.proc = self.procs.spawn(self.label, [binary, str(a.members), str(self.sink.port),
