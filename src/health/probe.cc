@@ -32,7 +32,8 @@ Prober::Prober(asio::io_context& io, const Clock& clock)
     : io_(io), clock_(clock), tcp_(TcpChecks::create(io, clock)) {}
 Prober::~Prober() = default;
 
-ProbeHandle Prober::start(std::shared_ptr<const ProbeTarget> shared_target, ProbeCallback done) {
+ProbeHandle Prober::start(const std::shared_ptr<const ProbeTarget>& shared_target,
+                          ProbeCallback done) {
   const ProbeTarget& target = *shared_target;
   const MonitorType type = target.monitor.type;
   if (type == MonitorType::kTcp && tcp_) {

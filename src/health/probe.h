@@ -77,7 +77,7 @@ class Prober {
   // own: the caller cancels it when the monitor's timeout passes (a connect to a host that drops
   // packets would otherwise wait for the kernel, minutes). Destroying the Prober does not stop
   // probes already started.
-  ProbeHandle start(std::shared_ptr<const ProbeTarget> target, ProbeCallback done);
+  ProbeHandle start(const std::shared_ptr<const ProbeTarget>& target, ProbeCallback done);
   ProbeHandle start(const ProbeTarget& target, ProbeCallback done) {
     return start(std::make_shared<const ProbeTarget>(target), std::move(done));
   }

@@ -2,8 +2,9 @@
 // operation machinery. With ten thousand members checked every second, each check was paying
 // for an Asio operation object, three extra system calls (FIONBIO, a poll() on completion, an
 // epoll_ctl on close) and their bookkeeping: more than the connect itself. Here a check is the
-// least the kernel needs: socket, connect, one epoll_ctl, SO_ERROR, close. The set's own fd is
-// watched by the io_context, so every callback still runs on the control thread.
+// least the kernel needs: socket, connect, one epoll_ctl, close (and SO_ERROR only when the
+// connect failed). The set's own fd is watched by the io_context, so every callback still runs
+// on the control thread.
 // Private to health/ (the Prober uses it). Control thread only.
 #pragma once
 
