@@ -41,17 +41,17 @@ void Scheduler::plan_timeout(uint32_t slot, TimePoint at) {
 const Scheduler::Entry* Scheduler::earliest() {
   while (!queue_.empty() && !current(queue_.top())) queue_.pop();
   const Entry* best = queue_.empty() ? nullptr : &queue_.top();
-  for (auto it = timeouts_.begin(); it != timeouts_.end();) {
-    std::deque<Entry>& fifo = it->second;
+  for (auto& [timeout, fifo] : timeouts_) {
     while (!fifo.empty() && !current(fifo.front())) fifo.pop_front();
-    if (fifo.empty()) {
-      it = timeouts_.erase(it);  // a timeout length no member uses any more goes too
-      continue;
-    }
-    if (best == nullptr || *best > fifo.front()) best = &fifo.front();
-    ++it;
+    if (!fifo.empty() && (best == nullptr || *best > fifo.front())) best = &fifo.front();
   }
   return best;
+}
+
+void Scheduler::drop_empty_timeout_queues() {
+  // Only when members leave or change: a FIFO empties after nearly every check, and dropping it
+  // there would allocate it anew at the next start.
+  std::erase_if(timeouts_, [](const auto& entry) { return entry.second.empty(); });
 }
 
 void Scheduler::pop(const Entry& e) {
@@ -102,6 +102,7 @@ void Scheduler::remove(std::string_view id) {
   slots_[it->second] = Member{};  // its queue entries no longer match: seq 0 is never issued
   free_slots_.push_back(it->second);
   index_.erase(it);
+  drop_empty_timeout_queues();
 }
 
 void Scheduler::update(std::string_view id, const Timing& timing) {
@@ -109,6 +110,7 @@ void Scheduler::update(std::string_view id, const Timing& timing) {
   if (it == index_.end()) return;
   Member& m = slots_[it->second];
   m.timing = timing;
+  drop_empty_timeout_queues();
   if (!m.running && m.last_start) {
     const TimePoint sooner = *m.last_start + jittered(m);
     if (sooner < m.next_start) plan_start(it->second, sooner);

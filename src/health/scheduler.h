@@ -122,6 +122,7 @@ class Scheduler {
   // there is none.
   const Entry* earliest();
   void pop(const Entry& e);  // `e` is what earliest() returned
+  void drop_empty_timeout_queues();
 
   const Clock& clock_;
   std::mt19937_64 rng_;
