@@ -32,10 +32,11 @@
              variants, identical but for those pools' monitor: "without" (health_monitor: none)
              and "with" (HTTPS GET /readyz every 5 s, tls verify off). Each run starts a fresh
              vigil, waits --warmup seconds, then measures; the variants alternate over --rounds
-             (ABBA order). Reports the median req/s, vigil CPU us per request (whole process and
-             worker thread), wrk's p99 latency, Gbit/s and CPU s/GB for the bulk stream, the
-             ratio with/without, and the per-round ratios, so a reader sees whether a
-             difference is outside the noise.
+             (ABBA order). HAProxy (nbthread 1, option httpchk over check-ssl) is measured the
+             same way beside it (--lbs). Reports per load balancer the median req/s, CPU us per
+             request (whole process and data-plane thread), wrk's p99 latency, Gbit/s and CPU
+             s/GB for the bulk stream, the ratio with/without, and the per-round ratios, so a
+             reader sees whether a difference is outside the noise.
 
 Loopback only (127.0.0.0/8; nothing listens on another address). Every process is started here
 and stopped at the end (also on Ctrl-C or SIGTERM), each by its own process group; every wait is
@@ -47,6 +48,7 @@ Python 3 standard library only. Benchmarks print numbers and never gate CI.
                              [--targets vigil,haproxy,floor,floor-noack]
     bench/healthcheck/run.py https-load [--members 500] [--rounds 3] [--duration 60]
                              [--tests keepalive,bulk1] [--tls-key ec256|rsa2048]
+                             [--lbs vigil,haproxy]
 """
 
 import argparse
@@ -587,11 +589,53 @@ def vigil_https_config(path, variant, b, args, tmp):
     Path(path).write_text("\n".join(lines) + "\n")
 
 
+def haproxy_https_config(path, variant, b, args):
+    """HAProxy 2.6 (one thread: its checks run beside its data plane) with the same listeners and
+    pools as vigil_https_config; 'with': `option httpchk` GET /readyz over TLS, verify none."""
+    ports = {"http": free_port(), "bulk": free_port()}
+    text = ["global", "    nbthread 1", "    maxconn 4000", "", "defaults", "    mode tcp",
+            "    timeout connect 2s", "    timeout check 2s", "    timeout client 1m",
+            "    timeout server 1m"]
+    for k, port in (("http", b.http_port), ("bulk", b.bulk_port)):
+        text += ["", f"listen {k}", f"    bind {HOST}:{ports[k]}", f"    server b1 {HOST}:{port}"]
+    check = "" if variant == "without" else f" check check-ssl verify none inter {args.interval}s"
+    for p in range((args.members + PER_POOL - 1) // PER_POOL):
+        text += ["", f"backend api{p}"]
+        if variant == "with":
+            text += ["    option httpchk", "    http-check send meth GET uri /readyz"]
+        text += [f"    server m{i} {member_address(i)}:{b.tls_port}{check}"
+                 for i in range(p * PER_POOL, min(args.members, (p + 1) * PER_POOL))]
+    Path(path).write_text("\n".join(text) + "\n")
+    return ports
+
+
+def start_haproxy(procs, name, config, ports):
+    # -db: foreground, one process (no master-worker): the pid's CPU time is the proxy's.
+    p = procs.spawn(name, ["haproxy", "-db", "-f", config])
+    for port in ports.values():
+        if not wait_until(lambda: listening(port) or p.poll() is not None, 30):
+            procs.stop(p)
+            raise RuntimeError(f"haproxy does not listen on {port} within 30 s:\n{tail(p.logpath)}")
+    if p.poll() is not None:
+        raise RuntimeError(f"haproxy exited with {p.returncode}:\n{tail(p.logpath)}")
+    p.ready = {"listeners": {k: f"{HOST}:{port}" for k, port in ports.items()}}
+    return p
+
+
 def vigil_cpu(pid):
     """(whole process, control thread, the other threads = the data plane's worker) seconds."""
     threads = thread_cpu(pid)
     control = threads.get(pid, 0.0)
     return sum(threads.values()), control, sum(v for t, v in threads.items() if t != pid)
+
+
+def lb_cpu(lb):
+    """vigil_cpu() for vigil; for HAProxy (one thread, which also runs its checks) the whole
+    process is its data plane, and there is no control thread."""
+    if lb.lb_name == "vigil":
+        return vigil_cpu(lb.pid)
+    total = sum(thread_cpu(lb.pid).values())
+    return total, None, total
 
 
 def parse_wrk(out):
@@ -611,34 +655,36 @@ def parse_wrk(out):
 class Window:
     """CPU and check counts around one measurement."""
 
-    def __init__(self, vigil, backends):
-        self.vigil, self.b = vigil, backends
+    def __init__(self, lb, backends):
+        self.lb, self.b = lb, backends
 
     def __enter__(self):
         self.t0 = time.monotonic()
-        self.v0 = vigil_cpu(self.vigil.pid)
+        self.v0 = lb_cpu(self.lb)
         self.tls0, self.acc0 = self.b.tls_cpu(), self.b.tls_accepts()
         return self
 
     def __exit__(self, *exc):
         self.t1 = time.monotonic()
-        self.v1 = vigil_cpu(self.vigil.pid)
+        self.v1 = lb_cpu(self.lb)
         self.tls1, self.acc1 = self.b.tls_cpu(), self.b.tls_accepts()
         return False
 
     def common(self, prefix):
         secs = self.t1 - self.t0
-        return {f"{prefix}_control_cpu_pct": 100 * (self.v1[1] - self.v0[1]) / secs,
-                f"{prefix}_tls_server_cpu_pct": 100 * (self.tls1 - self.tls0) / secs,
-                # minus the stub_status request of the second reading
-                f"{prefix}_checks_per_s": (self.acc1 - self.acc0 - 1) / secs}
+        res = {f"{prefix}_tls_server_cpu_pct": 100 * (self.tls1 - self.tls0) / secs,
+               # minus the stub_status request of the second reading
+               f"{prefix}_checks_per_s": (self.acc1 - self.acc0 - 1) / secs}
+        if self.v0[1] is not None:
+            res[f"{prefix}_control_cpu_pct"] = 100 * (self.v1[1] - self.v0[1]) / secs
+        return res
 
 
-def measure_keepalive(vigil, b, args):
-    port = int(vigil.ready["listeners"]["http"].rsplit(":", 1)[1])
+def measure_keepalive(lb, b, args):
+    port = int(lb.ready["listeners"]["http"].rsplit(":", 1)[1])
     argv = ["wrk", "-t", "1", "-c", str(args.concurrency), "-d", f"{args.duration}s", "--latency",
             f"http://{HOST}:{port}/"]
-    with Window(vigil, b) as w:
+    with Window(lb, b) as w:
         r = subprocess.run(argv, capture_output=True, text=True, timeout=args.duration + 60,
                            stdin=subprocess.DEVNULL)
     if r.returncode != 0:
@@ -655,10 +701,10 @@ def measure_keepalive(vigil, b, args):
     return res, notes
 
 
-def measure_bulk(vigil, b, args):
-    port = int(vigil.ready["listeners"]["bulk"].rsplit(":", 1)[1])
+def measure_bulk(lb, b, args):
+    port = int(lb.ready["listeners"]["bulk"].rsplit(":", 1)[1])
     argv = ["iperf3", "-c", HOST, "-p", str(port), "-t", str(args.duration), "-J", "--connect-timeout", "3000"]
-    with Window(vigil, b) as w:
+    with Window(lb, b) as w:
         r = subprocess.run(argv, capture_output=True, text=True, timeout=args.duration + 60,
                            stdin=subprocess.DEVNULL)
     try:
@@ -698,115 +744,46 @@ def member_health(vigil, tmp):
 
 HTTPS_METRICS = [  # key, title, unit, digits, higher is better
     ("keepalive_rps", "keep-alive requests (wrk -t1)", "req/s", 0, True),
-    ("keepalive_cpu_us_per_req", "vigil CPU per request (whole process)", "us/req", 2, False),
-    ("keepalive_worker_cpu_us_per_req", "vigil worker thread CPU per request", "us/req", 2, False),
+    ("keepalive_cpu_us_per_req", "LB CPU per request (whole process)", "us/req", 2, False),
+    ("keepalive_worker_cpu_us_per_req", "data-plane thread CPU per request", "us/req", 2, False),
     ("keepalive_p99_ms", "wrk latency p99", "ms", 2, False),
     ("keepalive_control_cpu_pct", "vigil control thread during wrk", "% of a core", 1, None),
     ("keepalive_tls_server_cpu_pct", "the TLS server (nginx) during wrk", "% of a core", 1, None),
     ("keepalive_checks_per_s", "HTTPS checks during wrk (TLS accepts)", "/s", 1, None),
     ("bulk1_gbps", "bulk, 1 stream (iperf3)", "Gbit/s", 2, True),
-    ("bulk1_cpu_s_per_gb", "vigil CPU per GB (whole process)", "s/GB", 3, False),
-    ("bulk1_worker_cpu_s_per_gb", "vigil worker thread CPU per GB", "s/GB", 3, False),
+    ("bulk1_cpu_s_per_gb", "LB CPU per GB (whole process)", "s/GB", 3, False),
+    ("bulk1_worker_cpu_s_per_gb", "data-plane thread CPU per GB", "s/GB", 3, False),
     ("bulk1_control_cpu_pct", "vigil control thread during iperf3", "% of a core", 1, None),
     ("bulk1_checks_per_s", "HTTPS checks during iperf3", "/s", 1, None),
 ]
 
 
-def run_https_load(args, tmp, procs):
-    for tool in ("nginx", "wrk", "openssl") + (("iperf3",) if "bulk1" in args.tests else ()):
-        if shutil.which(tool) is None:
-            raise RuntimeError(f"{tool} is not installed (run.sh installs it)")
-    check_vigil_binary(args.vigil)
-    Path(tmp, "token").write_text("bench-token\n")
-    os.chmod(os.path.join(tmp, "token"), 0o600)
-    b = HttpsBackends(procs, tmp, args)
-    b.start()
-    log(f"backends: nginx http {b.http_port}, iperf3 {b.bulk_port}, nginx TLS on {args.members} addresses "
-        f"127.0.X.Y:{b.tls_port} ({args.tls_key}), stub_status {b.stub_port}")
-    configs = {}
-    for v in ("without", "with"):
-        configs[v] = os.path.join(tmp, f"vigil-{v}.yaml")
-        vigil_https_config(configs[v], v, b, args, tmp)
-    samples = {"without": {}, "with": {}}
-    notes = []
-    findings = {}
-    health = []
-    for rnd in range(1, args.rounds + 1):
-        order = ("without", "with") if rnd % 2 else ("with", "without")
-        for v in order:
-            name = f"vigil-{v}-{rnd}"
-            try:
-                vigil = start_vigil(procs, args.vigil, name, configs[v], tmp)
-            except RuntimeError as e:
-                log(f"round {rnd} {v}: vigil did not start: {e}")
-                notes.append({"round": rnd, "variant": v, "error": str(e)[:300]})
-                continue
-            try:
-                time.sleep(args.warmup)
-                for test, fn in (("keepalive", measure_keepalive), ("bulk1", measure_bulk)):
-                    if test not in args.tests:
-                        continue
-                    try:
-                        res, nt = fn(vigil, b, args)
-                    except Exception as e:
-                        res, nt = {}, {"error": str(e)[:300]}
-                        log(f"round {rnd} {v} {test}: FAILED: {e}")
-                    for k, val in res.items():
-                        if val is not None:
-                            samples[v].setdefault(k, []).append((rnd, val))
-                    if nt:
-                        notes.append({"round": rnd, "variant": v, "test": test, **nt})
-                    if res:
-                        log(f"round {rnd} {v} {test}: " + ", ".join(f"{k}={fmt(x)}" for k, x in res.items()))
-                    if vigil.poll() is not None:
-                        raise RuntimeError(f"vigil exited with {vigil.returncode}:\n{tail(vigil.logpath)}")
-                    time.sleep(0.3)
-                if v == "with":
-                    try:
-                        counts, results = member_health(vigil, tmp)
-                        health.append({"round": rnd, "health": counts, "last_result": results})
-                        log(f"round {rnd} with: members {counts}, last check {results}")
-                    except Exception as e:
-                        log(f"round {rnd} with: GET /v1/status failed: {e}")
-            except RuntimeError as e:
-                log(f"round {rnd} {v}: {e}")
-                notes.append({"round": rnd, "variant": v, "error": str(e)[:300]})
-            finally:
-                procs.stop(vigil)
-                hits = log_findings(vigil.logpath, PROBLEM)
-                if hits:
-                    f = findings.setdefault(f"vigil-{v}", {"count": 0, "first": []})
-                    f["count"] += len(hits)
-                    f["first"] = (f["first"] + hits)[:5]
-            time.sleep(0.5)
-    for p in (b.backend, b.tls):
-        hits = log_findings(p.errlog, PROBLEM)
-        if hits:
-            findings[p.name] = {"count": len(hits), "first": hits[:5]}
+# HAProxy logs each server's check state changes (the first checks bring every member up).
+HAPROXY_CHECK_LINES = re.compile(r"Server api\d+/m\d+ is UP|Health check for server")
 
+
+def https_summary(without, with_):
+    """{metric: {variant: median, min, max}} and {metric: per-round with/without ratios}."""
     summary, paired = {}, {}
     for key, *_ in HTTPS_METRICS:
         row = {}
-        for v in ("without", "with"):
-            vals = [x for _, x in samples[v].get(key, [])]
+        for v, samples in (("without", without), ("with", with_)):
+            vals = [x for _, x in samples.get(key, [])]
             if vals:
                 row[v] = {"median": statistics.median(vals), "min": min(vals), "max": max(vals),
                           "n": len(vals), "samples": vals}
         if row:
             summary[key] = row
-        a = dict(samples["without"].get(key, []))
-        w = dict(samples["with"].get(key, []))
+        a, w = dict(without.get(key, [])), dict(with_.get(key, []))
         per_round = [w[r] / a[r] for r in sorted(set(a) & set(w)) if a[r]]
         if per_round:
             paired[key] = {"median": statistics.median(per_round), "min": min(per_round),
                            "max": max(per_round), "per_round": per_round}
+    return summary, paired
 
-    print(f"\nhttps-load: vigil (1 worker) in front of nginx (keep-alive, wrk -t1 -c{args.concurrency}) and "
-          f"iperf3 (1 stream); {args.members} more members in {(args.members + PER_POOL - 1) // PER_POOL} pools, "
-          f"'with': HTTPS GET /readyz every {args.interval} s ({args.tls_key} certificate, verify off), "
-          f"'without': health_monitor none")
-    print(f"  {args.rounds} rounds (ABBA order), a fresh vigil per run, {args.warmup:g} s warm-up, "
-          f"{args.duration} s per measurement; median (min - max)")
+
+def print_https_table(lb, summary, paired):
+    print(f"  {lb}:")
     print(f"  {'metric':<44} {'without':>22} {'with':>22} {'with/without':>12} {'per-round ratios':>18}")
     for key, title, unit, d, higher in HTTPS_METRICS:
         if key not in summary:
@@ -825,30 +802,136 @@ def run_https_load(args, tmp, procs):
         print(f"  {title + ', ' + unit:<44} {cell('without'):>22} {cell('with'):>22} "
               f"{fmt(r, 3) if r is not None and higher is not None else '':>12} "
               f"{(fmt(pr['min'], 3) + ' - ' + fmt(pr['max'], 3)) if pr else '':>18}")
-    verdicts = {}
-    for key in ("keepalive_rps", "keepalive_worker_cpu_us_per_req", "keepalive_p99_ms", "bulk1_gbps",
-                "bulk1_worker_cpu_s_per_gb"):
-        pr = paired.get(key)
-        if pr:
-            inside = pr["min"] <= 1.0 <= pr["max"]
-            verdicts[key] = "within noise" if inside else ("lower with checks" if pr["max"] < 1 else "higher with checks")
-    if verdicts:
-        print("  does the range of the per-round ratios (with / without, same round) include 1.0, i.e. is the "
-              "difference within the noise?")
-        print("    " + ", ".join(f"{k}: {v}" for k, v in verdicts.items()))
-    print("  whole-process CPU includes the control thread, which runs the checks; the worker thread's CPU "
-          "is the data plane's own")
+
+
+def run_https_load(args, tmp, procs):
+    tools = ("nginx", "wrk", "openssl") + (("iperf3",) if "bulk1" in args.tests else ()) + \
+        (("haproxy",) if "haproxy" in args.lbs else ())
+    for tool in tools:
+        if shutil.which(tool) is None:
+            raise RuntimeError(f"{tool} is not installed (run.sh installs it)")
+    if "vigil" in args.lbs:
+        check_vigil_binary(args.vigil)
+    Path(tmp, "token").write_text("bench-token\n")
+    os.chmod(os.path.join(tmp, "token"), 0o600)
+    b = HttpsBackends(procs, tmp, args)
+    b.start()
+    log(f"backends: nginx http {b.http_port}, iperf3 {b.bulk_port}, nginx TLS on {args.members} addresses "
+        f"127.0.X.Y:{b.tls_port} ({args.tls_key}), stub_status {b.stub_port}")
+    configs, haproxy_ports = {}, {}
+    for lb in args.lbs:
+        for v in ("without", "with"):
+            configs[lb, v] = os.path.join(tmp, f"{lb}-{v}." + ("yaml" if lb == "vigil" else "cfg"))
+            if lb == "vigil":
+                vigil_https_config(configs[lb, v], v, b, args, tmp)
+            else:
+                haproxy_ports[v] = haproxy_https_config(configs[lb, v], v, b, args)
+    runs = [(lb, v) for lb in args.lbs for v in ("without", "with")]
+    samples = {run: {} for run in runs}
+    notes = []
+    findings = {}
+    health = []
+    for rnd in range(1, args.rounds + 1):
+        for lb in args.lbs:
+            order = ("without", "with") if rnd % 2 else ("with", "without")
+            for v in order:
+                name = f"{lb}-{v}-{rnd}"
+                try:
+                    if lb == "vigil":
+                        proc = start_vigil(procs, args.vigil, name, configs[lb, v], tmp)
+                    else:
+                        proc = start_haproxy(procs, name, configs[lb, v], haproxy_ports[v])
+                    proc.lb_name = lb
+                except RuntimeError as e:
+                    log(f"round {rnd} {lb} {v}: did not start: {e}")
+                    notes.append({"round": rnd, "lb": lb, "variant": v, "error": str(e)[:300]})
+                    continue
+                try:
+                    time.sleep(args.warmup)
+                    for test, fn in (("keepalive", measure_keepalive), ("bulk1", measure_bulk)):
+                        if test not in args.tests:
+                            continue
+                        try:
+                            res, nt = fn(proc, b, args)
+                        except Exception as e:
+                            res, nt = {}, {"error": str(e)[:300]}
+                            log(f"round {rnd} {lb} {v} {test}: FAILED: {e}")
+                        for k, val in res.items():
+                            if val is not None:
+                                samples[lb, v].setdefault(k, []).append((rnd, val))
+                        if nt:
+                            notes.append({"round": rnd, "lb": lb, "variant": v, "test": test, **nt})
+                        if res:
+                            log(f"round {rnd} {lb} {v} {test}: "
+                                + ", ".join(f"{k}={fmt(x)}" for k, x in res.items()))
+                        if proc.poll() is not None:
+                            raise RuntimeError(f"{lb} exited with {proc.returncode}:\n{tail(proc.logpath)}")
+                        time.sleep(0.3)
+                    if lb == "vigil" and v == "with":
+                        try:
+                            counts, results = member_health(proc, tmp)
+                            health.append({"round": rnd, "health": counts, "last_result": results})
+                            log(f"round {rnd} vigil with: members {counts}, last check {results}")
+                        except Exception as e:
+                            log(f"round {rnd} vigil with: GET /v1/status failed: {e}")
+                except RuntimeError as e:
+                    log(f"round {rnd} {lb} {v}: {e}")
+                    notes.append({"round": rnd, "lb": lb, "variant": v, "error": str(e)[:300]})
+                finally:
+                    procs.stop(proc)
+                    hits = log_findings(proc.logpath, PROBLEM, HAPROXY_CHECK_LINES if lb == "haproxy" else None)
+                    if hits:
+                        f = findings.setdefault(f"{lb}-{v}", {"count": 0, "first": []})
+                        f["count"] += len(hits)
+                        f["first"] = (f["first"] + hits)[:5]
+                time.sleep(0.5)
+    for p in (b.backend, b.tls):
+        hits = log_findings(p.errlog, PROBLEM)
+        if hits:
+            findings[p.name] = {"count": len(hits), "first": hits[:5]}
+
+    summary, paired, verdicts = {}, {}, {}
+    for lb in args.lbs:
+        summary[lb], paired[lb] = https_summary(samples[lb, "without"], samples[lb, "with"])
+        verdicts[lb] = {}
+        for key in ("keepalive_rps", "keepalive_worker_cpu_us_per_req", "keepalive_p99_ms", "bulk1_gbps",
+                    "bulk1_worker_cpu_s_per_gb"):
+            pr = paired[lb].get(key)
+            if pr:
+                inside = pr["min"] <= 1.0 <= pr["max"]
+                verdicts[lb][key] = ("within noise" if inside else
+                                     ("lower with checks" if pr["max"] < 1 else "higher with checks"))
+
+    print(f"\nhttps-load: {' and '.join(args.lbs)} (1 worker / nbthread 1) in front of nginx (keep-alive, "
+          f"wrk -t1 -c{args.concurrency}) and iperf3 (1 stream); {args.members} more members in "
+          f"{(args.members + PER_POOL - 1) // PER_POOL} pools, 'with': HTTPS GET /readyz every {args.interval} s "
+          f"({args.tls_key} certificate, verify off), 'without': no checks")
+    print(f"  {args.rounds} rounds (ABBA order), a fresh process per run, {args.warmup:g} s warm-up, "
+          f"{args.duration} s per measurement; median (min - max)")
+    for lb in args.lbs:
+        print_https_table(lb, summary[lb], paired[lb])
+        if verdicts[lb]:
+            print("    per-round ratios (with / without, same round) include 1.0, i.e. within the noise? "
+                  + ", ".join(f"{k}: {v}" for k, v in verdicts[lb].items()))
+    if len(args.lbs) > 1:
+        print("  with / without, median of the per-round ratios:")
+        for key in ("keepalive_rps", "keepalive_p99_ms", "bulk1_gbps"):
+            cells = [f"{lb} {fmt(paired[lb][key]['median'], 3)}" for lb in args.lbs if key in paired[lb]]
+            if cells:
+                print(f"    {key}: " + ", ".join(cells))
+    print("  vigil's whole-process CPU includes its control thread, which runs the checks, and its worker "
+          "thread's is the data plane's own; HAProxy's one thread runs both")
     for h in health:
         print(f"  round {h['round']} 'with' member health at the end: {h['health']}, last check results {h['last_result']}")
     for n in notes:
         print(f"  note: {n}")
     for name, f in findings.items():
         print(f"  log {name}: {f['count']} line(s) with warn/error, first: {f['first'][0][:200]}")
-    failed = any("error" in n for n in notes) or not summary
+    failed = any("error" in n for n in notes) or not any(summary.values())
     return {"scenario": "https-load",
             "params": {"members": args.members, "interval_s": args.interval, "duration_s": args.duration,
                        "warmup_s": args.warmup, "rounds": args.rounds, "concurrency": args.concurrency,
-                       "tests": args.tests, "tls_key": args.tls_key},
+                       "tests": args.tests, "tls_key": args.tls_key, "lbs": args.lbs},
             "results": summary, "with_over_without_per_round": paired, "verdicts": verdicts,
             "member_health": health, "notes": notes, "log_findings": findings}, failed
 
@@ -874,6 +957,8 @@ def parse_args(argv):
     p.add_argument("--targets", default=",".join(TCP_TARGETS), help="tcp-scale: comma-separated, from "
                    f"{','.join(TCP_TARGETS)} (default all)")
     p.add_argument("--tests", default="keepalive", help="https-load: keepalive,bulk1 (default keepalive)")
+    p.add_argument("--lbs", default="vigil,haproxy",
+                   help="https-load: the load balancers, from vigil,haproxy (default both)")
     p.add_argument("--concurrency", type=int, default=32, help="https-load: wrk connections (default 32)")
     p.add_argument("--tls-key", choices=("ec256", "rsa2048"), default="ec256",
                    help="https-load: the TLS server's key (default ec256: cheap for the server, which "
@@ -893,6 +978,10 @@ def parse_args(argv):
     for t in a.targets:
         if t not in TCP_TARGETS:
             p.error(f"unknown target {t!r}")
+    a.lbs = [t.strip() for t in a.lbs.split(",") if t.strip()]
+    for t in a.lbs:
+        if t not in ("vigil", "haproxy"):
+            p.error(f"unknown load balancer {t!r}")
     a.tests = [t.strip() for t in a.tests.split(",") if t.strip()]
     for t in a.tests:
         if t not in ("keepalive", "bulk1"):
