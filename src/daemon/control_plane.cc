@@ -188,28 +188,15 @@ void ControlPlane::handle_connect_failure(const proxy::ConnectFailure& failure) 
   if (refresh_pool(pool, true)) publish();
 }
 
-MemberRuntime* ControlPlane::checked_member(const health::Event& e, PoolRuntime*& pool) {
+void ControlPlane::on_check(const health::Event& e) {
   // apply() changes pools' members only together with update_checks(), which numbers the targets
   // anew, and the checker reports no member it no longer checks: a tag names its member. The id
   // is not compared in release builds: its bytes are one more cache miss per result.
-  if (e.tag < checked_.size()) {
-    const auto [p, i] = checked_[e.tag];
-    assert(i < p->members.size() && p->members[i].id == e.member_id);
-    pool = p;
-    return &p->members[i];
-  }
-  auto it = index_.find(e.member_id);
-  if (it == index_.end()) return nullptr;
-  pool = it->second.first;
-  return &pool->members[it->second.second];
-}
-
-void ControlPlane::on_check(const health::Event& e) {
-  PoolRuntime* found_pool = nullptr;
-  MemberRuntime* found = stopped_ ? nullptr : checked_member(e, found_pool);
-  if (found == nullptr) return;
-  PoolRuntime& pool = *found_pool;
-  MemberRuntime& m = *found;
+  if (stopped_ || e.tag >= checked_.size()) return;
+  const auto [pool_ptr, index] = checked_[e.tag];
+  assert(index < pool_ptr->members.size() && pool_ptr->members[index].id == e.member_id);
+  PoolRuntime& pool = *pool_ptr;
+  MemberRuntime& m = pool.members[index];
   const CheckEffects effects =
       record_check(m, e, clock_.now(), wall_now(), pool.config.shutdown_sessions_on_down);
   if (effects.close_sessions) {

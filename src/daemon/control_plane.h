@@ -82,8 +82,6 @@ class ControlPlane {
   void push_to_workers(std::vector<Binding>& bindings);
   void update_checks();
   void on_check(const health::Event& event);
-  // The member `event` is for, null when it is gone.
-  MemberRuntime* checked_member(const health::Event& event, PoolRuntime*& pool);
   void handle_connect_failure(const proxy::ConnectFailure& failure);
   // True when the pool's snapshot changed (publish() then sends it to the workers).
   bool refresh_pool(PoolRuntime& pool, bool log_changes);
