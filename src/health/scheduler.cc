@@ -38,12 +38,14 @@ void Scheduler::plan_timeout(uint32_t slot, TimePoint at) {
   }
 }
 
-const Scheduler::Entry* Scheduler::earliest() {
+Scheduler::Earliest Scheduler::earliest() {
   while (!queue_.empty() && !current(queue_.top())) queue_.pop();
-  const Entry* best = queue_.empty() ? nullptr : &queue_.top();
+  Earliest best{.entry = queue_.empty() ? nullptr : &queue_.top()};
   for (auto& [timeout, fifo] : timeouts_) {
     while (!fifo.empty() && !current(fifo.front())) fifo.pop_front();
-    if (!fifo.empty() && (best == nullptr || *best > fifo.front())) best = &fifo.front();
+    if (!fifo.empty() && (best.entry == nullptr || *best.entry > fifo.front())) {
+      best = {.entry = &fifo.front(), .fifo = &fifo};
+    }
   }
   return best;
 }
@@ -52,20 +54,6 @@ void Scheduler::drop_empty_timeout_queues() {
   // Only when members leave or change: a FIFO empties after nearly every check, and dropping it
   // there would allocate it anew at the next start.
   std::erase_if(timeouts_, [](const auto& entry) { return entry.second.empty(); });
-}
-
-void Scheduler::pop(const Entry& e) {
-  if (!e.timeout) {
-    queue_.pop();
-    return;
-  }
-  // earliest() returned a FIFO's front; find that FIFO by the entry's address.
-  for (auto& [timeout, fifo] : timeouts_) {
-    if (!fifo.empty() && &fifo.front() == &e) {
-      fifo.pop_front();
-      return;
-    }
-  }
 }
 
 bool Scheduler::current(const Entry& e) const {
@@ -130,16 +118,20 @@ bool Scheduler::running(std::string_view id) const {
 }
 
 std::optional<TimePoint> Scheduler::next_wakeup() {
-  const Entry* e = earliest();
+  const Entry* e = earliest().entry;
   if (e == nullptr) return std::nullopt;
   return e->at;
 }
 
 Scheduler::Due Scheduler::take_due(TimePoint now) {
   Due due;
-  for (const Entry* top = earliest(); top != nullptr && top->at <= now; top = earliest()) {
-    const Entry e = *top;
-    pop(*top);
+  for (Earliest top = earliest(); top.entry != nullptr && top.entry->at <= now; top = earliest()) {
+    const Entry e = *top.entry;
+    if (top.fifo != nullptr) {
+      top.fifo->pop_front();
+    } else {
+      queue_.pop();
+    }
     Member& m = slots_[e.slot];
     if (e.timeout) {
       m.timeout_reported = true;

@@ -118,10 +118,13 @@ class Scheduler {
   void plan_start(uint32_t slot, TimePoint at);
   void plan_timeout(uint32_t slot, TimePoint at);
   bool current(const Entry& e) const;
-  // The earliest current entry (starts and timeouts), stale ones dropped on the way; null when
-  // there is none.
-  const Entry* earliest();
-  void pop(const Entry& e);  // `e` is what earliest() returned
+  // The earliest current entry (starts and timeouts), stale ones dropped on the way: null when
+  // there is none; `fifo` is the timeout FIFO it heads, null when it tops the start heap.
+  struct Earliest {
+    const Entry* entry = nullptr;
+    std::deque<Entry>* fifo = nullptr;
+  };
+  Earliest earliest();
   void drop_empty_timeout_queues();
 
   const Clock& clock_;
