@@ -31,7 +31,10 @@
 #define MAX_PORTS 16
 
 static volatile sig_atomic_t stop_flag;
-static void on_signal(int sig) { (void)sig; stop_flag = 1; }
+static void on_signal(int sig) {
+  (void)sig;
+  stop_flag = 1;
+}
 
 enum kind { LISTENER, SIDE };
 
@@ -42,9 +45,9 @@ struct pair;
 struct side {
   enum kind kind;  // first: epoll data points at a listener or a side
   int fd;
-  struct pair *pair;
-  struct side *peer;
-  char *pending;  // malloc'd, only while a send was short
+  struct pair* pair;
+  struct side* peer;
+  char* pending;  // malloc'd, only while a send was short
   size_t pending_len, pending_off;
   bool read_eof;
 };
@@ -52,7 +55,7 @@ struct side {
 struct pair {
   struct side client, backend;
   bool closed;
-  struct pair *next_dead;
+  struct pair* next_dead;
 };
 
 struct listener {
@@ -62,9 +65,9 @@ struct listener {
 };
 
 static int ep;
-static struct pair *dead;  // closed this round, freed after the batch of events
+static struct pair* dead;  // closed this round, freed after the batch of events
 
-static void close_pair(struct pair *p) {
+static void close_pair(struct pair* p) {
   if (p->closed) return;
   p->closed = true;
   close(p->client.fd);  // a closed fd leaves the epoll set by itself
@@ -76,7 +79,7 @@ static void close_pair(struct pair *p) {
 }
 
 // Sends what `to` has pending; false when some is still left.
-static bool flush(struct side *to) {
+static bool flush(struct side* to) {
   while (to->pending_off < to->pending_len) {
     ssize_t n = send(to->fd, to->pending + to->pending_off, to->pending_len - to->pending_off,
                      MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -94,9 +97,9 @@ static bool flush(struct side *to) {
 }
 
 // Moves what `from` can read to its peer until `from` is drained or the peer is full.
-static void pump(struct side *from, uint32_t events) {
+static void pump(struct side* from, uint32_t events) {
   static char buf[BUF_SIZE];
-  struct side *to = from->peer;
+  struct side* to = from->peer;
   const bool hangup = events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR);
   while (!from->pair->closed && !from->read_eof && to->pending == NULL) {
     ssize_t n = recv(from->fd, buf, sizeof buf, MSG_DONTWAIT);
@@ -134,12 +137,12 @@ static void pump(struct side *from, uint32_t events) {
   }
 }
 
-static void watch(struct side *s) {
+static void watch(struct side* s) {
   struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = s};
   if (epoll_ctl(ep, EPOLL_CTL_ADD, s->fd, &ev) != 0) close_pair(s->pair);
 }
 
-static void accept_all(struct listener *l) {
+static void accept_all(struct listener* l) {
   for (;;) {
     int c = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (c < 0) return;  // EAGAIN, or out of descriptors: the rest wait in the backlog
@@ -151,13 +154,12 @@ static void accept_all(struct listener *l) {
     const int one = 1;
     setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     setsockopt(b, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (connect(b, (struct sockaddr *)&l->backend, sizeof l->backend) != 0 &&
-        errno != EINPROGRESS) {
+    if (connect(b, (struct sockaddr*)&l->backend, sizeof l->backend) != 0 && errno != EINPROGRESS) {
       close(b);
       close(c);
       continue;
     }
-    struct pair *p = calloc(1, sizeof *p);
+    struct pair* p = calloc(1, sizeof *p);
     if (p == NULL) {
       close(b);
       close(c);
@@ -176,14 +178,14 @@ static int listen_on(int port) {
   setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) != 0 || listen(s, 4096) != 0) {
+  if (s < 0 || bind(s, (struct sockaddr*)&a, sizeof a) != 0 || listen(s, 4096) != 0) {
     perror("floor: listen");
     exit(1);
   }
   return s;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc < 2 || argc > 1 + MAX_PORTS) {
     fprintf(stderr, "usage: floor LISTEN_PORT:BACKEND_PORT ... (at most %d)\n", MAX_PORTS);
     return 2;
@@ -195,12 +197,12 @@ int main(int argc, char **argv) {
   static struct listener listeners[MAX_PORTS];
   for (int i = 1; i < argc; i++) {
     int lport = 0, bport = 0;
-    if (sscanf(argv[i], "%d:%d", &lport, &bport) != 2 || lport < 1 || lport > 65535 ||
-        bport < 1 || bport > 65535) {
+    if (sscanf(argv[i], "%d:%d", &lport, &bport) != 2 || lport < 1 || lport > 65535 || bport < 1 ||
+        bport > 65535) {
       fprintf(stderr, "floor: bad LISTEN_PORT:BACKEND_PORT %s\n", argv[i]);
       return 2;
     }
-    struct listener *l = &listeners[i - 1];
+    struct listener* l = &listeners[i - 1];
     l->kind = LISTENER;
     l->fd = listen_on(lport);
     l->backend = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = htons((uint16_t)bport)};
@@ -212,11 +214,11 @@ int main(int argc, char **argv) {
   while (!stop_flag) {
     int n = epoll_wait(ep, evs, 256, 1000);
     for (int i = 0; i < n; i++) {
-      if (*(enum kind *)evs[i].data.ptr == LISTENER) {
+      if (*(enum kind*)evs[i].data.ptr == LISTENER) {
         accept_all(evs[i].data.ptr);
         continue;
       }
-      struct side *s = evs[i].data.ptr;
+      struct side* s = evs[i].data.ptr;
       if (s->pair->closed) continue;
       // Writable: what waited for this side goes out, then its peer may read again.
       if ((evs[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) && s->pending && flush(s)) {
@@ -225,7 +227,7 @@ int main(int argc, char **argv) {
       if (evs[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) pump(s, evs[i].events);
     }
     while (dead) {
-      struct pair *p = dead;
+      struct pair* p = dead;
       dead = p->next_dead;
       free(p);
     }

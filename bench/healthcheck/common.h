@@ -10,7 +10,10 @@
 #include <time.h>
 
 static volatile sig_atomic_t stop_flag;
-static void on_signal(int sig) { (void)sig; stop_flag = 1; }
+static void on_signal(int sig) {
+  (void)sig;
+  stop_flag = 1;
+}
 
 // stop_flag becomes 1 on SIGTERM or SIGINT.
 static void stop_on_signals(void) {

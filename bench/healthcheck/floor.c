@@ -33,7 +33,7 @@
 #include "common.h"
 
 static int ep;
-static uint64_t *started;  // per descriptor: when its check started, 0 when none runs on it
+static uint64_t* started;  // per descriptor: when its check started, 0 when none runs on it
 static long max_fd;
 static unsigned long ok, failed, timeouts, errors;
 static int noack;
@@ -65,7 +65,7 @@ static void launch(uint64_t member, uint16_t port, uint64_t now) {
   a.sin_family = AF_INET;
   a.sin_port = htons(port);
   a.sin_addr.s_addr = htonl(member_addr(member));
-  int rc = connect(s, (struct sockaddr *)&a, sizeof a);
+  int rc = connect(s, (struct sockaddr*)&a, sizeof a);
   if (rc == 0) {  // connected at once: done
     ok++;
     finish(s);
@@ -85,7 +85,7 @@ static void launch(uint64_t member, uint16_t port, uint64_t now) {
   started[s] = now ? now : 1;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc != 5 && !(argc == 6 && strcmp(argv[5], "noack") == 0)) {
     fprintf(stderr, "usage: floor MEMBERS PORT INTERVAL_MS MAX_SECONDS [noack]\n");
     return 2;

@@ -59,14 +59,14 @@ static int open_syn_socket(int port) {
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PACKET_OUTGOING, 11, 0),  // each packet once, incoming
       BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 9),                        // IP protocol
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_TCP, 0, 9),
-      BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 6),                        // fragment offset
+      BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 6),  // fragment offset
       BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x1fff, 7, 0),
-      BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, 0),                       // X = IP header length
-      BPF_STMT(BPF_LD | BPF_H | BPF_IND, 2),                        // TCP destination port
+      BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, 0),  // X = IP header length
+      BPF_STMT(BPF_LD | BPF_H | BPF_IND, 2),   // TCP destination port
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)port, 0, 4),
-      BPF_STMT(BPF_LD | BPF_B | BPF_IND, 13),                       // TCP flags
-      BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x12),                    // SYN and ACK
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x02, 0, 1),              // SYN without ACK
+      BPF_STMT(BPF_LD | BPF_B | BPF_IND, 13),           // TCP flags
+      BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x12),        // SYN and ACK
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x02, 0, 1),  // SYN without ACK
       BPF_STMT(BPF_RET | BPF_K, 64),
       BPF_STMT(BPF_RET | BPF_K, 0),
   };
@@ -79,7 +79,7 @@ static int open_syn_socket(int port) {
   ll.sll_ifindex = (int)if_nametoindex("lo");
   if (ll.sll_ifindex == 0 ||
       setsockopt(ps, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof prog) != 0 ||
-      bind(ps, (struct sockaddr *)&ll, sizeof ll) != 0) {
+      bind(ps, (struct sockaddr*)&ll, sizeof ll) != 0) {
     close(ps);
     return -1;
   }
@@ -108,7 +108,7 @@ static int64_t realtime_offset_ns(void) {
 }
 
 // Reads every SYN queued on the packet socket and writes its record; returns how many.
-static unsigned long drain_syns(int ps, long n, FILE *out, unsigned long *strays) {
+static unsigned long drain_syns(int ps, long n, FILE* out, unsigned long* strays) {
   const int64_t offset = realtime_offset_ns();
   unsigned long syns = 0;
   for (int b = 0; b < 65536; b++) {  // bounded: at most a few hundred queue up per millisecond
@@ -118,7 +118,9 @@ static unsigned long drain_syns(int ps, long n, FILE *out, unsigned long *strays
       char buf[CMSG_SPACE(sizeof(struct timespec))];
     } control;
     struct iovec iov = {.iov_base = pkt, .iov_len = sizeof pkt};
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = control.buf,
                          .msg_controllen = sizeof control.buf};
     const ssize_t len = recvmsg(ps, &msg, MSG_DONTWAIT);
     if (len < 0) break;
@@ -131,7 +133,7 @@ static unsigned long drain_syns(int ps, long n, FILE *out, unsigned long *strays
       continue;
     }
     uint64_t ns = now_ns();
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    for (struct cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
       if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
         struct timespec ts;
         memcpy(&ts, CMSG_DATA(c), sizeof ts);
@@ -146,7 +148,7 @@ static unsigned long drain_syns(int ps, long n, FILE *out, unsigned long *strays
   return syns;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc != 5) {
     fprintf(stderr, "usage: sink MEMBERS RECORDS_FILE PORT_FILE MAX_SECONDS\n");
     return 2;
@@ -159,7 +161,7 @@ int main(int argc, char **argv) {
   }
   stop_on_signals();
 
-  int *fds = calloc((size_t)n, sizeof(int));
+  int* fds = calloc((size_t)n, sizeof(int));
   if (!fds) return 1;
   int port = 0, bound = 0;
   for (int attempt = 0; attempt < 20 && !bound; attempt++) {
@@ -178,13 +180,13 @@ int main(int argc, char **argv) {
       a.sin_family = AF_INET;
       a.sin_port = htons((uint16_t)port);
       a.sin_addr.s_addr = htonl(member_addr(i));
-      if (bind(s, (struct sockaddr *)&a, sizeof a) != 0 || listen(s, 256) != 0) {
+      if (bind(s, (struct sockaddr*)&a, sizeof a) != 0 || listen(s, 256) != 0) {
         close(s);
         break;  // the port is taken on some address: try another one
       }
       if (port == 0) {
         socklen_t len = sizeof a;
-        getsockname(s, (struct sockaddr *)&a, &len);
+        getsockname(s, (struct sockaddr*)&a, &len);
         port = ntohs(a.sin_port);
       }
       fds[i] = s;
@@ -213,7 +215,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "sink: no packet socket (%s): checks are noted when accepted only\n",
             strerror(errno));
   }
-  FILE *out = fopen(argv[2], "wb");
+  FILE* out = fopen(argv[2], "wb");
   if (!out) {
     perror("sink: records file");
     return 1;
@@ -221,7 +223,7 @@ int main(int argc, char **argv) {
   setvbuf(out, NULL, _IOFBF, 1 << 20);
   char tmp[4096];
   snprintf(tmp, sizeof tmp, "%s.tmp", argv[3]);
-  FILE *pf = fopen(tmp, "w");
+  FILE* pf = fopen(tmp, "w");
   if (!pf) {
     perror("sink: port file");
     return 1;

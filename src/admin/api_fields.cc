@@ -12,7 +12,7 @@ namespace vigil::admin {
 namespace {
 
 constexpr int64_t kMaxTimeoutMs = 24LL * 3600 * 1000;  // Octavia's MAX_TIMEOUT
-constexpr int64_t kMaxConnections = 10'000'000;       // vigil's listener cap
+constexpr int64_t kMaxConnections = 10'000'000;        // vigil's listener cap
 constexpr int64_t kMaxCheckSeconds = 24 * 3600;
 
 // name, description (where Octavia has one), project_id, tags and admin_state_up.
@@ -54,10 +54,10 @@ void tcp_only(FieldReader& r, std::string& out, Mode mode) {
 
 void tls_fields_unsupported(FieldReader& r, std::string_view what) {
   const std::string why = fmt::format("vigil passes TLS through to the {} untouched", what);
-  for (std::string_view key : {"tls_enabled", "tls_container_ref", "ca_tls_container_ref",
-                               "crl_container_ref", "tls_ciphers", "tls_versions",
-                               "alpn_protocols", "default_tls_container_ref", "sni_container_refs",
-                               "client_ca_tls_container_ref", "client_crl_container_ref"}) {
+  for (std::string_view key :
+       {"tls_enabled", "tls_container_ref", "ca_tls_container_ref", "crl_container_ref",
+        "tls_ciphers", "tls_versions", "alpn_protocols", "default_tls_container_ref",
+        "sni_container_refs", "client_ca_tls_container_ref", "client_crl_container_ref"}) {
     r.unsupported(key, why);
   }
 }
@@ -123,16 +123,16 @@ void read_http_fields(FieldReader& r, ApiHealthMonitor& out, Mode mode) {
   const bool http = http_type(out.type);
   for (std::string_view key : {"http_method", "url_path", "expected_codes"}) {
     if (!http && r.has(key) && !r.is_null(key)) {
-      r.fail(400, fmt::format("{} is not a valid option for health monitors of type {}", key,
-                              out.type));
+      r.fail(400,
+             fmt::format("{} is not a valid option for health monitors of type {}", key, out.type));
     }
   }
   if (!http) return;
   if (r.is_null("http_method") || (mode == Mode::kCreate && out.http_method.empty())) {
     out.http_method = "GET";
   }
-  if (auto v = r.one_of("http_method", {"GET", "HEAD", "POST", "PUT", "DELETE", "TRACE",
-                                        "OPTIONS", "PATCH", "CONNECT"})) {
+  if (auto v = r.one_of("http_method", {"GET", "HEAD", "POST", "PUT", "DELETE", "TRACE", "OPTIONS",
+                                        "PATCH", "CONNECT"})) {
     out.http_method = *v;
   }
   if (r.is_null("url_path") || (mode == Mode::kCreate && out.url_path.empty())) out.url_path = "/";
@@ -230,8 +230,7 @@ void read_pool(FieldReader& r, ApiPool& out, Mode mode) {
   if (auto v = r.one_of("lb_algorithm", {"ROUND_ROBIN", "LEAST_CONNECTIONS", "SOURCE_IP"})) {
     out.lb_algorithm = *v;
   }
-  r.unsupported("session_persistence",
-                "use lb_algorithm SOURCE_IP to keep a client on one member");
+  r.unsupported("session_persistence", "use lb_algorithm SOURCE_IP to keep a client on one member");
   tls_fields_unsupported(r, "members");
 }
 
@@ -299,11 +298,13 @@ void read_healthmonitor(FieldReader& r, ApiHealthMonitor& out, Mode mode) {
   }
   if (!r.ok() || out.domain_name.empty()) return;
   if (!out.http_version) {
-    r.fail(400, "Validation failure: 'http_version' must be specified when 'domain_name' is "
-                "provided.");
+    r.fail(400,
+           "Validation failure: 'http_version' must be specified when 'domain_name' is "
+           "provided.");
   } else if (*out.http_version < 1.1) {
-    r.fail(400, "http_version 1.0 is not a valid option for health monitors HTTP 1.1 domain name "
-                "health check");
+    r.fail(400,
+           "http_version 1.0 is not a valid option for health monitors HTTP 1.1 domain name "
+           "health check");
   }
 }
 

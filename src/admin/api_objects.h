@@ -41,9 +41,9 @@ struct ApiCommon {
 };
 
 struct ApiHealthMonitor : ApiCommon {
-  std::string type;  // TCP, TLS-HELLO, HTTP, HTTPS
-  int delay = 0;     // seconds between checks
-  int timeout = 0;   // seconds; may exceed delay, as Octavia allows
+  std::string type;          // TCP, TLS-HELLO, HTTP, HTTPS
+  int delay = 0;             // seconds between checks
+  int timeout = 0;           // seconds; may exceed delay, as Octavia allows
   int max_retries = 0;       // successes to come back (healthy threshold), 1..10
   int max_retries_down = 3;  // failures to go down (unhealthy threshold), 1..10
   // The HTTP fields are empty (shown as null) for TCP and TLS-HELLO, as in Octavia.

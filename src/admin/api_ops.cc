@@ -52,7 +52,8 @@ std::optional<ApiError> port_conflict(const ApiState& s, const ApiLoadBalancer& 
   for (const ApiListener& other : lb.listeners) {
     if (other.id != l.id && other.protocol_port == l.protocol_port) {
       return ApiError{409, fmt::format("Another Listener on this Load Balancer is already using "
-                                       "protocol_port {}", l.protocol_port)};
+                                       "protocol_port {}",
+                                       l.protocol_port)};
     }
   }
   for (const ApiLoadBalancer& o : s.loadbalancers) {
@@ -148,7 +149,8 @@ ApiResult<std::string> create_pool(ApiState& s, std::string_view body, const OpC
     listener = found.item;
     if (!lb_id.empty() && lb_id != lb->id) {
       return api_error(400, fmt::format("Validation failure: listener {} is not on load balancer "
-                                        "{}", listener_id, lb_id));
+                                        "{}",
+                                        listener_id, lb_id));
     }
     if (!listener->default_pool_id.empty()) {
       return api_error(409, "This listener already has a default pool");
@@ -157,8 +159,9 @@ ApiResult<std::string> create_pool(ApiState& s, std::string_view body, const OpC
     lb = s.find_lb(lb_id);
     if (lb == nullptr) return not_found("Load Balancer", lb_id, &c);
   } else {
-    return api_error(400, "Validation failure: Must provide at least one of: loadbalancer_id, "
-                          "listener_id");
+    return api_error(400,
+                     "Validation failure: Must provide at least one of: loadbalancer_id, "
+                     "listener_id");
   }
   stamp_new(p, c);
   if (listener != nullptr) listener->default_pool_id = p.id;
@@ -176,7 +179,8 @@ ApiResult<std::string> create_member(ApiState& s, std::string_view pool_id, std:
   for (const ApiMember& other : found.item->members) {
     if (other.address == m.address && other.protocol_port == m.protocol_port) {
       return api_error(409, fmt::format("Another member on this pool is already using ip {} on "
-                                        "protocol_port {}", m.address, m.protocol_port));
+                                        "protocol_port {}",
+                                        m.address, m.protocol_port));
     }
   }
   stamp_new(m, c);
@@ -237,8 +241,8 @@ ApiResult<void> update_pool(ApiState& s, std::string_view id, std::string_view b
                             const OpContext& c) {
   auto found = s.find_pool(id);
   if (!found) return not_found("Pool", id);
-  auto error = read_body(body, "pool",
-                         [&](FieldReader& r) { read_pool(r, *found.item, Mode::kUpdate); });
+  auto error =
+      read_body(body, "pool", [&](FieldReader& r) { read_pool(r, *found.item, Mode::kUpdate); });
   if (error) return std::unexpected(*error);
   found.item->updated_at = c.now;
   return {};
@@ -273,7 +277,8 @@ ApiResult<void> delete_loadbalancer(ApiState& s, std::string_view id, bool casca
   if (it == s.loadbalancers.end()) return not_found("Load Balancer", id);
   if (!cascade && (!it->listeners.empty() || !it->pools.empty())) {
     return api_error(400, fmt::format("Validation failure: Cannot delete Load Balancer {} - it has "
-                                      "children", id));
+                                      "children",
+                                      id));
   }
   s.loadbalancers.erase(it);
   return {};

@@ -38,8 +38,7 @@ ApiResult<std::string> create_listener(ApiState& s, std::string_view body, const
 ApiResult<std::string> create_pool(ApiState& s, std::string_view body, const OpContext& c);
 ApiResult<std::string> create_member(ApiState& s, std::string_view pool_id, std::string_view body,
                                      const OpContext& c);
-ApiResult<std::string> create_healthmonitor(ApiState& s, std::string_view body,
-                                            const OpContext& c);
+ApiResult<std::string> create_healthmonitor(ApiState& s, std::string_view body, const OpContext& c);
 
 // Updates and deletes take the object's id (the caller resolved names); 404 when unknown.
 ApiResult<void> update_loadbalancer(ApiState& s, std::string_view id, std::string_view body,

@@ -20,25 +20,38 @@ class ApiOpsTest : public ::testing::Test {
         .taken = {{.address = "", .port = 6443, .owner = "listener api of /etc/vigil.yaml"}},
     };
   }
-  std::string lb() { return *create_loadbalancer(s_, R"({"loadbalancer": {"name": "k8s"}})", context()); }
+  std::string lb() {
+    return *create_loadbalancer(s_, R"({"loadbalancer": {"name": "k8s"}})", context());
+  }
   std::string listener(const std::string& lb_id, int port = 16443) {
     return *create_listener(
-        s_, fmt::format(R"({{"listener": {{"loadbalancer_id": "{}", "protocol": "TCP",
-                            "protocol_port": {}}}}})", lb_id, port), context());
+        s_,
+        fmt::format(R"({{"listener": {{"loadbalancer_id": "{}", "protocol": "TCP",
+                            "protocol_port": {}}}}})",
+                    lb_id, port),
+        context());
   }
   std::string pool(const std::string& listener_id) {
-    return *create_pool(s_, fmt::format(R"({{"pool": {{"listener_id": "{}", "protocol": "TCP",
+    return *create_pool(s_,
+                        fmt::format(R"({{"pool": {{"listener_id": "{}", "protocol": "TCP",
                                           "lb_algorithm": "ROUND_ROBIN", "name": "masters"}}}})",
-                                        listener_id), context());
+                                    listener_id),
+                        context());
   }
   std::string member(const std::string& pool_id, int port = 6443) {
-    return *create_member(s_, pool_id, fmt::format(R"({{"member": {{"address": "127.0.0.1",
-                                                      "protocol_port": {}}}}})", port), context());
+    return *create_member(s_, pool_id,
+                          fmt::format(R"({{"member": {{"address": "127.0.0.1",
+                                                      "protocol_port": {}}}}})",
+                                      port),
+                          context());
   }
   std::string monitor(const std::string& pool_id, std::string_view extra = "") {
     return *create_healthmonitor(
-        s_, fmt::format(R"({{"healthmonitor": {{"pool_id": "{}", "type": "TLS-HELLO", "delay": 5,
-                           "timeout": 10, "max_retries": 4 {}}}}})", pool_id, extra), context());
+        s_,
+        fmt::format(R"({{"healthmonitor": {{"pool_id": "{}", "type": "TLS-HELLO", "delay": 5,
+                           "timeout": 10, "max_retries": 4 {}}}}})",
+                    pool_id, extra),
+        context());
   }
 
   ApiState s_;
@@ -77,8 +90,11 @@ TEST_F(ApiOpsTest, MonitorDefaultsByType) {
   EXPECT_EQ(tls.timeout, 10);
   EXPECT_EQ(tls.url_path, "");  // null for TLS-HELLO
   ASSERT_TRUE(delete_healthmonitor(s_, tls.id));
-  ASSERT_TRUE(create_healthmonitor(s_, fmt::format(R"({{"healthmonitor": {{"pool_id": "{}",
-      "type": "HTTPS", "delay": 1, "timeout": 1, "max_retries": 1}}}})", p), context()));
+  ASSERT_TRUE(create_healthmonitor(s_,
+                                   fmt::format(R"({{"healthmonitor": {{"pool_id": "{}",
+      "type": "HTTPS", "delay": 1, "timeout": 1, "max_retries": 1}}}})",
+                                               p),
+                                   context()));
   const ApiHealthMonitor& https = *s_.loadbalancers[0].pools[0].healthmonitor;
   EXPECT_EQ(https.http_method, "GET");
   EXPECT_EQ(https.url_path, "/");
@@ -105,8 +121,8 @@ TEST_F(ApiOpsTest, ListenerRequestsAreValidated) {
       {"port 0", R"("protocol": "TCP", "protocol_port": 0)", 400, "greater or equal to 1"},
       {"port as a word", R"("protocol": "TCP", "protocol_port": "eighty")", 400,
        "Value: 'eighty'. Expected an integer"},
-      {"port as a long text", R"("protocol": "TCP", "protocol_port": "99999999999999999999")",
-       400, "lower or equal to 65535"},
+      {"port as a long text", R"("protocol": "TCP", "protocol_port": "99999999999999999999")", 400,
+       "lower or equal to 65535"},
       {"no port", R"("protocol": "TCP")", 400,
        "Invalid input for field/attribute protocol_port. Value: 'None'. Mandatory field missing."},
       {"no protocol", R"("protocol_port": 80)", 400, "protocol. Value: 'None'. Mandatory"},
@@ -120,8 +136,9 @@ TEST_F(ApiOpsTest, ListenerRequestsAreValidated) {
        "Unknown attribute for argument listener: colour"},
       {"L7", R"("protocol": "TCP", "protocol_port": 81, "insert_headers": {"X-F": "1"})", 400,
        "insert_headers is not supported by vigil"},
-      {"name too long", R"("protocol": "TCP", "protocol_port": 81, "name": ")" +
-       std::string(256, 'n') + "\"", 400, "maximum character requirement of 255"},
+      {"name too long",
+       R"("protocol": "TCP", "protocol_port": 81, "name": ")" + std::string(256, 'n') + "\"", 400,
+       "maximum character requirement of 255"},
   };
   for (const Refusal& c : cases) {
     const std::string body =
@@ -134,7 +151,8 @@ TEST_F(ApiOpsTest, ListenerRequestsAreValidated) {
   }
   EXPECT_EQ(s_.loadbalancers[0].listeners.size(), 1u);
   auto unknown_lb = create_listener(s_, R"({"listener": {"loadbalancer_id": "nope",
-      "protocol": "TCP", "protocol_port": 90}})", context());
+      "protocol": "TCP", "protocol_port": 90}})",
+                                    context());
   ASSERT_FALSE(unknown_lb);
   EXPECT_EQ(unknown_lb.error().status, 404);
   EXPECT_EQ(unknown_lb.error().message, "Load Balancer nope not found.");
@@ -157,17 +175,23 @@ TEST_F(ApiOpsTest, MonitorRequestsAreValidated) {
       {"delay 0", R"("type": "TCP", "delay": 0, "timeout": 5, "max_retries": 1)", 400,
        "greater or equal to 1"},
       {"url_path on TCP", R"("type": "TCP", "delay": 5, "timeout": 5, "max_retries": 1,
-       "url_path": "/readyz")", 400, "url_path is not a valid option for health monitors of type TCP"},
+       "url_path": "/readyz")",
+       400, "url_path is not a valid option for health monitors of type TCP"},
       {"bad path", R"("type": "HTTP", "delay": 5, "timeout": 5, "max_retries": 1,
-       "url_path": "/a b")", 400, "url_path"},
+       "url_path": "/a b")",
+       400, "url_path"},
       {"bad codes", R"("type": "HTTP", "delay": 5, "timeout": 5, "max_retries": 1,
-       "expected_codes": "2xx")", 400, "expected_codes"},
+       "expected_codes": "2xx")",
+       400, "expected_codes"},
       {"method", R"("type": "HTTP", "delay": 5, "timeout": 5, "max_retries": 1,
-       "http_method": "BREW")", 400, "http_method"},
+       "http_method": "BREW")",
+       400, "http_method"},
       {"domain without version", R"("type": "HTTP", "delay": 5, "timeout": 5, "max_retries": 1,
-       "domain_name": "api.example")", 400, "'http_version' must be specified"},
+       "domain_name": "api.example")",
+       400, "'http_version' must be specified"},
       {"version 2", R"("type": "HTTP", "delay": 5, "timeout": 5, "max_retries": 1,
-       "http_version": 2.0)", 400, "Value should be one of: 1.0, 1.1"},
+       "http_version": 2.0)",
+       400, "Value should be one of: 1.0, 1.1"},
       {"delay as bool", R"("type": "TCP", "delay": true, "timeout": 5, "max_retries": 1)", 400,
        "Expected an integer"},
   };
@@ -182,8 +206,11 @@ TEST_F(ApiOpsTest, MonitorRequestsAreValidated) {
   }
   EXPECT_FALSE(s_.loadbalancers[0].pools[0].healthmonitor);
   monitor(p);
-  auto second = create_healthmonitor(s_, fmt::format(R"({{"healthmonitor": {{"pool_id": "{}",
-      "type": "TCP", "delay": 5, "timeout": 5, "max_retries": 1}}}})", p), context());
+  auto second = create_healthmonitor(s_,
+                                     fmt::format(R"({{"healthmonitor": {{"pool_id": "{}",
+      "type": "TCP", "delay": 5, "timeout": 5, "max_retries": 1}}}})",
+                                                 p),
+                                     context());
   ASSERT_FALSE(second);
   EXPECT_EQ(second.error().status, 409);
   EXPECT_EQ(second.error().message, "This pool already has a health monitor");
@@ -200,31 +227,48 @@ TEST_F(ApiOpsTest, MemberPoolAndLoadBalancerRequestsAreValidated) {
     EXPECT_NE(r.error().message.find(message), std::string::npos) << r.error().message;
   };
   check(create_member(s_, p, R"({"member": {"address": "master-01", "protocol_port": 1}})",
-                      context()), 400, "Value should be IPv4 or IPv6 format");
+                      context()),
+        400, "Value should be IPv4 or IPv6 format");
   check(create_member(s_, p, R"({"member": {"address": "::1", "protocol_port": 1,
-                                 "weight": 257}})", context()), 400, "lower or equal to 256");
+                                 "weight": 257}})",
+                      context()),
+        400, "lower or equal to 256");
   check(create_member(s_, p, R"({"member": {"address": "127.0.0.1", "protocol_port": 6443}})",
-                      context()), 409,
-        "Another member on this pool is already using ip 127.0.0.1 on protocol_port 6443");
+                      context()),
+        409, "Another member on this pool is already using ip 127.0.0.1 on protocol_port 6443");
   check(create_member(s_, "nope", R"({"member": {}})", context()), 404, "Pool nope not found.");
   check(create_member(s_, p, R"({"member": {"address": "127.0.0.1", "protocol_port": 1}, "x": 1})",
-                      context()), 400, "unknown key \"x\"");
+                      context()),
+        400, "unknown key \"x\"");
   check(create_member(s_, p, R"({"member": )", context()), 400, "Malformed JSON");
   check(create_member(s_, p, R"([1, 2])", context()), 400, "{\"member\": {...}}");
-  check(create_pool(s_, fmt::format(R"({{"pool": {{"listener_id": "{}", "protocol": "TCP",
-                        "lb_algorithm": "ROUND_ROBIN"}}}})", l), context()),
+  check(create_pool(s_,
+                    fmt::format(R"({{"pool": {{"listener_id": "{}", "protocol": "TCP",
+                        "lb_algorithm": "ROUND_ROBIN"}}}})",
+                                l),
+                    context()),
         409, "This listener already has a default pool");
-  check(create_pool(s_, R"({"pool": {"protocol": "TCP", "lb_algorithm": "ROUND_ROBIN"}})",
-                    context()), 400, "Must provide at least one of: loadbalancer_id, listener_id");
-  check(create_pool(s_, fmt::format(R"({{"pool": {{"loadbalancer_id": "{}", "protocol": "TCP",
-                        "lb_algorithm": "SOURCE_IP_PORT"}}}})", lb_id), context()),
+  check(
+      create_pool(s_, R"({"pool": {"protocol": "TCP", "lb_algorithm": "ROUND_ROBIN"}})", context()),
+      400, "Must provide at least one of: loadbalancer_id, listener_id");
+  check(create_pool(s_,
+                    fmt::format(R"({{"pool": {{"loadbalancer_id": "{}", "protocol": "TCP",
+                        "lb_algorithm": "SOURCE_IP_PORT"}}}})",
+                                lb_id),
+                    context()),
         400, "ROUND_ROBIN, LEAST_CONNECTIONS, SOURCE_IP");
-  check(create_pool(s_, fmt::format(R"({{"pool": {{"loadbalancer_id": "{}", "protocol": "TCP",
+  check(create_pool(s_,
+                    fmt::format(R"({{"pool": {{"loadbalancer_id": "{}", "protocol": "TCP",
                         "lb_algorithm": "ROUND_ROBIN", "session_persistence": {{"type":
-                        "SOURCE_IP"}}}}}})", lb_id), context()),
+                        "SOURCE_IP"}}}}}})",
+                                lb_id),
+                    context()),
         400, "session_persistence is not supported by vigil");
-  check(create_pool(s_, fmt::format(R"({{"pool": {{"loadbalancer_id": "{}", "protocol": "PROXY",
-                        "lb_algorithm": "ROUND_ROBIN"}}}})", lb_id), context()),
+  check(create_pool(s_,
+                    fmt::format(R"({{"pool": {{"loadbalancer_id": "{}", "protocol": "PROXY",
+                        "lb_algorithm": "ROUND_ROBIN"}}}})",
+                                lb_id),
+                    context()),
         400, "protocol PROXY is not supported");
   check(create_loadbalancer(s_, R"({"loadbalancer": {"vip_address": "192.0.2.1"}})", context()),
         400, "vip_address 192.0.2.1 is not an address of this host");
@@ -232,28 +276,32 @@ TEST_F(ApiOpsTest, MemberPoolAndLoadBalancerRequestsAreValidated) {
         "Subnet x not found.");
   check(create_loadbalancer(s_, R"({"loadbalancer": {"provider": "amphora"}})", context()), 400,
         "Provider 'amphora' is not enabled.");
-  EXPECT_TRUE(create_loadbalancer(s_, R"({"loadbalancer": {"vip_address": "127.0.0.2",
-      "vip_subnet_id": ")" + local_subnet_id() + "\"}}", context()));
+  EXPECT_TRUE(create_loadbalancer(s_,
+                                  R"({"loadbalancer": {"vip_address": "127.0.0.2",
+      "vip_subnet_id": ")" + local_subnet_id() +
+                                      "\"}}",
+                                  context()));
 }
 
 TEST_F(ApiOpsTest, UpdatesChangeWhatOctaviaLetsChangeAndNullResets) {
   const std::string p = pool(listener(lb()));
   const std::string m = member(p);
   ASSERT_TRUE(update_member(s_, m, R"({"member": {"weight": 0, "admin_state_up": false,
-                                       "name": "master-01"}})", context()));
+                                       "name": "master-01"}})",
+                            context()));
   const ApiMember& v = s_.loadbalancers[0].pools[0].members[0];
   EXPECT_EQ(v.weight, 0);
   EXPECT_FALSE(v.admin_state_up);
   EXPECT_EQ(v.name, "master-01");
-  ASSERT_TRUE(update_member(s_, m, R"({"member": {"weight": null, "admin_state_up": true}})",
-                            context()));
+  ASSERT_TRUE(
+      update_member(s_, m, R"({"member": {"weight": null, "admin_state_up": true}})", context()));
   EXPECT_EQ(s_.loadbalancers[0].pools[0].members[0].weight, 1);
   auto immutable = update_member(s_, m, R"({"member": {"protocol_port": 1}})", context());
   ASSERT_FALSE(immutable);
   EXPECT_EQ(immutable.error().message, "Unknown attribute for argument member: protocol_port");
   const std::string hm = monitor(p);
-  ASSERT_TRUE(update_healthmonitor(s_, hm, R"({"healthmonitor": {"delay": 1, "max_retries_down": 5}})",
-                                   context()));
+  ASSERT_TRUE(update_healthmonitor(
+      s_, hm, R"({"healthmonitor": {"delay": 1, "max_retries_down": 5}})", context()));
   EXPECT_EQ(s_.loadbalancers[0].pools[0].healthmonitor->delay, 1);
   EXPECT_EQ(s_.loadbalancers[0].pools[0].healthmonitor->max_retries_down, 5);
   auto cleared = update_healthmonitor(s_, hm, R"({"healthmonitor": {"delay": null}})", context());

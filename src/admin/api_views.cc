@@ -15,8 +15,8 @@ const T* by_id(const std::vector<T>& items, const std::string& id) {
   return nullptr;
 }
 
-model::MemberView member_view(const ApiMember& am, const model::Member& config,
-                              const ApiPool& pool, const model::PoolView* live) {
+model::MemberView member_view(const ApiMember& am, const model::Member& config, const ApiPool& pool,
+                              const model::PoolView* live) {
   model::MemberView v{.id = am.id, .pool_id = pool.id, .config = config};
   v.config.name = am.name;
   const model::MemberView* l = live ? by_id(live->members, am.id) : nullptr;
@@ -77,7 +77,8 @@ model::LoadBalancerView api_view(const ApiLoadBalancer& lb, const model::LoadBal
   std::vector<OperatingStatus> statuses;
   for (size_t i = 0; i < lb.listeners.size() && i < config.listeners.size(); ++i) {
     const ApiListener& al = lb.listeners[i];
-    model::ListenerView lv{.id = al.id, .load_balancer_id = lb.id,
+    model::ListenerView lv{.id = al.id,
+                           .load_balancer_id = lb.id,
                            .default_pool_id = al.default_pool_id,
                            .config = std::move(config.listeners[i])};
     lv.config.name = al.name;
@@ -99,8 +100,8 @@ model::LoadBalancerView api_view(const ApiLoadBalancer& lb, const model::LoadBal
   if (statuses.empty()) {
     for (const model::PoolView& p : v.pools) statuses.push_back(p.operating_status);
   }
-  v.operating_status = lb.admin_state_up ? model::aggregate_status(statuses)
-                                         : OperatingStatus::kOffline;
+  v.operating_status =
+      lb.admin_state_up ? model::aggregate_status(statuses) : OperatingStatus::kOffline;
   return v;
 }
 

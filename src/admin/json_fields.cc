@@ -18,8 +18,8 @@ ApiResult<json::object> request_object(std::string_view body, std::string_view w
   if (ec) {
     return api_error(400, fmt::format("Malformed JSON in the request body: {}", ec.message()));
   }
-  const std::string shape = fmt::format("the request body must be a JSON object {{\"{}\": {{...}}}}",
-                                        wrapper);
+  const std::string shape =
+      fmt::format("the request body must be a JSON object {{\"{}\": {{...}}}}", wrapper);
   if (!doc.is_object()) return api_error(400, "Invalid input: " + shape);
   json::object& top = doc.as_object();
   const json::value* inner = top.if_contains(wrapper);
@@ -78,8 +78,8 @@ std::optional<std::string> FieldReader::string(std::string_view key, size_t max_
   }
   std::string s(v->as_string());
   if (s.size() > max_length) {
-    invalid(key, fmt::format("Value should have a maximum character requirement of {}",
-                             max_length));
+    invalid(key,
+            fmt::format("Value should have a maximum character requirement of {}", max_length));
     return std::nullopt;
   }
   return s;
@@ -180,9 +180,9 @@ void FieldReader::require(std::string_view key) {
 void FieldReader::unsupported(std::string_view key, std::string_view why) {
   const json::value* v = get(key);
   if (v == nullptr || v->is_null()) return;
-  const bool empty = (v->is_bool() && !v->as_bool()) || (v->is_string() && v->as_string().empty()) ||
-                     (v->is_array() && v->as_array().empty()) ||
-                     (v->is_object() && v->as_object().empty());
+  const bool empty =
+      (v->is_bool() && !v->as_bool()) || (v->is_string() && v->as_string().empty()) ||
+      (v->is_array() && v->as_array().empty()) || (v->is_object() && v->as_object().empty());
   if (!empty) fail(400, fmt::format("{} is not supported by vigil: {}", key, why));
 }
 

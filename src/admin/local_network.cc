@@ -71,12 +71,13 @@ Response json_response(int status, const json::object& body) {
 
 // Neutron's error shape, which neutronclient reads.
 Response neutron_not_found(std::string_view type, std::string_view what, std::string_view id) {
-  return json_response(404, json::object{{"NeutronError", json::object{
-                                              {"type", fmt::format("{}NotFound", type)},
-                                              {"message", fmt::format("{} {} could not be found.",
-                                                                      what, id)},
-                                              {"detail", ""},
-                                          }}});
+  return json_response(
+      404, json::object{
+               {"NeutronError", json::object{
+                                    {"type", fmt::format("{}NotFound", type)},
+                                    {"message", fmt::format("{} {} could not be found.", what, id)},
+                                    {"detail", ""},
+                                }}});
 }
 
 bool same_address(const sockaddr* sa, int family, const void* want) {

@@ -13,8 +13,8 @@ namespace {
 using model::OperatingStatus;
 
 constexpr OperatingStatus kStatuses[] = {
-    OperatingStatus::kOnline, OperatingStatus::kDraining, OperatingStatus::kOffline,
-    OperatingStatus::kDegraded, OperatingStatus::kError, OperatingStatus::kNoMonitor,
+    OperatingStatus::kOnline,   OperatingStatus::kDraining, OperatingStatus::kOffline,
+    OperatingStatus::kDegraded, OperatingStatus::kError,    OperatingStatus::kNoMonitor,
 };
 
 class Writer {
@@ -55,8 +55,8 @@ std::string member_labels(const model::LoadBalancerView& lb, const model::PoolVi
 }
 
 // One family, one sample per member; `value` returns nullopt to skip a member.
-void member_family(Writer& w, const Lbs& lbs, std::string_view name,
-                   std::string_view type, std::string_view help,
+void member_family(Writer& w, const Lbs& lbs, std::string_view name, std::string_view type,
+                   std::string_view help,
                    const std::function<std::optional<double>(const model::MemberView&)>& value) {
   w.family(name, type, help);
   for (const model::LoadBalancerView& lb : lbs) {

@@ -1,9 +1,9 @@
 #include "admin/object_store.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <cerrno>
-#include <sys/stat.h>
 
 #include "admin/store_json.h"
 #include "base/file.h"
@@ -15,22 +15,24 @@ Result<ObjectStore> ObjectStore::load(const std::string& state_file) {
   ObjectStore store;
   store.state_file_ = state_file;
   if (state_file.empty()) {
-    log::warn("admin.state_file is not set: objects created through the Octavia API live in "
-              "memory only and will not survive a restart");
+    log::warn(
+        "admin.state_file is not set: objects created through the Octavia API live in "
+        "memory only and will not survive a restart");
     return store;
   }
   struct stat st {};
   if (::stat(state_file.c_str(), &st) != 0 && errno == ENOENT) return store;
   auto text = read_file(state_file);
   if (!text) {
-    return fail(fmt::format("cannot load the objects created through the API: {}",
-                            text.error().message));
+    return fail(
+        fmt::format("cannot load the objects created through the API: {}", text.error().message));
   }
   auto state = state_from_json(*text);
   if (!state) {
-    return fail(fmt::format("cannot load the objects created through the API from {}: {}. Fix "
-                            "the file or move it away (vigil then starts without those objects)",
-                            state_file, state.error().message));
+    return fail(
+        fmt::format("cannot load the objects created through the API from {}: {}. Fix "
+                    "the file or move it away (vigil then starts without those objects)",
+                    state_file, state.error().message));
   }
   store.state_ = std::move(*state);
   return store;

@@ -33,13 +33,18 @@ int64_t whole_seconds(Duration d) {
   return std::max<int64_t>(1, (ms + 999) / 1000);
 }
 
-int64_t millis(Duration d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d).count(); }
+int64_t millis(Duration d) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+}
 
 std::string_view lb_algorithm(model::Algorithm a) {
   switch (a) {
-    case model::Algorithm::kRoundRobin: return "ROUND_ROBIN";
-    case model::Algorithm::kLeastConnections: return "LEAST_CONNECTIONS";
-    case model::Algorithm::kSourceIp: return "SOURCE_IP";
+    case model::Algorithm::kRoundRobin:
+      return "ROUND_ROBIN";
+    case model::Algorithm::kLeastConnections:
+      return "LEAST_CONNECTIONS";
+    case model::Algorithm::kSourceIp:
+      return "SOURCE_IP";
   }
   return "ROUND_ROBIN";
 }
@@ -183,7 +188,8 @@ json::object member(const model::LoadBalancerView& lb, const model::MemberView& 
       {"protocol_port", c.port},
       {"weight", c.weight},
       {"backup", c.backup},
-      {"monitor_address", c.monitor_address.empty() ? json::value() : json::value(c.monitor_address)},
+      {"monitor_address",
+       c.monitor_address.empty() ? json::value() : json::value(c.monitor_address)},
       {"monitor_port", c.monitor_port == 0 ? json::value() : json::value(c.monitor_port)},
       {"operating_status", model::to_string(m.operating_status)},
       {"subnet_id", nullptr},
@@ -222,7 +228,8 @@ json::object status_tree(const model::LoadBalancerView& lb) {
   json::array listeners;
   for (const model::ListenerView& l : lb.listeners) {
     json::array pools;
-    if (const model::PoolView* p = find_pool(lb, l.default_pool_id)) pools.push_back(pool_status(*p));
+    if (const model::PoolView* p = find_pool(lb, l.default_pool_id))
+      pools.push_back(pool_status(*p));
     listeners.push_back(json::object{
         {"id", l.id},
         {"name", l.config.name},

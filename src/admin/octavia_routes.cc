@@ -260,7 +260,8 @@ bool Catalog::from_api(const LoadBalancerView& lb) const {
 Response Catalog::read_only(const LoadBalancerView& lb) const {
   const std::string file = lb.source_file.empty() ? std::string("the config file") : lb.source_file;
   return fault(409, fmt::format("objects from {} are read-only through the API: edit the file "
-                                "and reload", file));
+                                "and reload",
+                                file));
 }
 
 json::object Catalog::render(const LoadBalancerView& lb) const {

@@ -3,10 +3,9 @@
 // API's). Writes are in octavia_writes.h. Pure; called by route() on the control thread.
 #pragma once
 
+#include <boost/json/fwd.hpp>
 #include <string_view>
 #include <vector>
-
-#include <boost/json/fwd.hpp>
 
 #include "admin/object_store.h"
 #include "admin/routes.h"

@@ -9,7 +9,9 @@ namespace {
 
 namespace json = boost::json;
 
-json::value text_or_null(const std::string& s) { return s.empty() ? json::value() : json::value(s); }
+json::value text_or_null(const std::string& s) {
+  return s.empty() ? json::value() : json::value(s);
+}
 
 void common(json::object& o, const ApiCommon& c, bool has_description) {
   o["name"] = c.name;

@@ -23,8 +23,8 @@ using Segments = std::vector<std::string>;
 
 // What a write does: which kind of object, created or changed, and the id it acts on.
 struct Plan {
-  std::string kind;  // "loadbalancers", "listeners", "pools", "members", "healthmonitors"
-  std::string id;    // the object (PUT, DELETE) or, for a member create, its pool
+  std::string kind;     // "loadbalancers", "listeners", "pools", "members", "healthmonitors"
+  std::string id;       // the object (PUT, DELETE) or, for a member create, its pool
   std::string pool_id;  // members: their pool
 };
 
@@ -75,7 +75,8 @@ std::vector<TakenPort> file_ports(const Catalog& c) {
         const std::string_view p = std::string_view(l.bound).substr(l.bound.rfind(':') + 1);
         std::from_chars(p.data(), p.data() + p.size(), port);
       }
-      out.push_back({.address = l.config.bind_address, .port = port,
+      out.push_back({.address = l.config.bind_address,
+                     .port = port,
                      .owner = fmt::format("listener {} of {}", l.config.name,
                                           lb.source_file.empty() ? lb.name : lb.source_file)});
     }
@@ -92,10 +93,10 @@ OpContext op_context(const Catalog& c, model::WallTime now) {
       .read_only = [&c](std::string_view id) -> std::optional<ApiError> {
         const LoadBalancerView* lb = c.owner_of(id);
         if (lb == nullptr || c.from_api(*lb)) return std::nullopt;
-        return ApiError{409, fmt::format("objects from {} are read-only through the API: "
-                                              "edit the file and reload",
-                                              lb->source_file.empty() ? "the config file"
-                                                                      : lb->source_file)};
+        return ApiError{409,
+                        fmt::format("objects from {} are read-only through the API: "
+                                    "edit the file and reload",
+                                    lb->source_file.empty() ? "the config file" : lb->source_file)};
       },
   };
 }
@@ -124,8 +125,8 @@ ApiResult<std::string> run(ApiState& next, const Request& request, const Target&
     return done(update_healthmonitor(next, plan.id, body, oc));
   }
   if (k == "loadbalancers") {
-    return done(delete_loadbalancer(next, plan.id,
-                                    bool_from_string(target.param("cascade").value_or(""))));
+    return done(
+        delete_loadbalancer(next, plan.id, bool_from_string(target.param("cascade").value_or(""))));
   }
   if (k == "listeners") return done(delete_listener(next, plan.id));
   if (k == "pools") return done(delete_pool(next, plan.id));
@@ -164,7 +165,7 @@ Response route_octavia_write(const Request& request, const Target& target, const
   const Segments s(target.segments.begin() + 2, target.segments.end());
   const std::string_view method = request.method;
   static const std::set<std::string, std::less<>> kKinds = {"loadbalancers", "listeners", "pools",
-                                                           "healthmonitors"};
+                                                            "healthmonitors"};
   if (s.empty() || !kKinds.contains(s[0])) return route_octavia(target, catalog);  // its 404
   if (method != "POST" && method != "PUT" && method != "DELETE") {
     return not_allowed("the Octavia API answers GET, POST, PUT and DELETE");
@@ -192,8 +193,9 @@ Response route_octavia_write(const Request& request, const Target& target, const
                               : "POST to the collection creates; PUT and DELETE change an object");
   }
   if (ctx.store == nullptr || ctx.apply == nullptr || !*ctx.apply) {
-    return not_allowed("this vigil runs without an object store; objects come from its config "
-                       "file only");
+    return not_allowed(
+        "this vigil runs without an object store; objects come from its config "
+        "file only");
   }
   ApiState next = ctx.store->state();
   auto id = run(next, request, target, plan, op_context(catalog, ctx.now));

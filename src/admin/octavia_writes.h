@@ -13,8 +13,8 @@ namespace vigil::admin {
 
 // Requires: target.segments starts with "v2" or "v2.0", then "lbaas"; request.method is not GET.
 // `catalog` shows the state before the write.
-Response route_octavia_write(const Request& request, const Target& target,
-                             const Catalog& catalog, const RouteContext& context);
+Response route_octavia_write(const Request& request, const Target& target, const Catalog& catalog,
+                             const RouteContext& context);
 
 // Octavia's (oslo's) reading of ?cascade=: 1, t, true, on, y, yes, any case.
 bool bool_from_string(std::string_view text);

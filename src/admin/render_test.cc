@@ -42,10 +42,9 @@ TEST(OctaviaJson, LoadBalancerHasOctaviasFields) {
 TEST(OctaviaJson, MemberHasOctaviasFieldsAndTheLastCheck) {
   const auto lb = sample_view();
   const json::object down = octavia::member(lb, lb.pools[0].members[1]);
-  expect_keys(down, {"id", "name", "address", "protocol_port", "weight", "backup",
-                     "admin_state_up", "monitor_address", "monitor_port", "operating_status",
-                     "provisioning_status", "subnet_id", "project_id", "created_at", "updated_at",
-                     "tags", "vigil_check"});
+  expect_keys(down, {"id", "name", "address", "protocol_port", "weight", "backup", "admin_state_up",
+                     "monitor_address", "monitor_port", "operating_status", "provisioning_status",
+                     "subnet_id", "project_id", "created_at", "updated_at", "tags", "vigil_check"});
   EXPECT_EQ(down.at("operating_status"), "ERROR");
   EXPECT_TRUE(down.at("monitor_address").is_null());
   EXPECT_TRUE(down.at("monitor_port").is_null());
@@ -94,12 +93,13 @@ TEST(OctaviaJson, StatusTreeHasOctaviasShape) {
   const auto lb = sample_view();
   const json::object tree = octavia::status_tree(lb);
   const json::object& root = tree.at("statuses").at("loadbalancer").as_object();
-  expect_keys(root, {"id", "name", "operating_status", "provisioning_status", "listeners", "pools"});
+  expect_keys(root,
+              {"id", "name", "operating_status", "provisioning_status", "listeners", "pools"});
   const json::object& listener = root.at("listeners").at(0).as_object();
   expect_keys(listener, {"id", "name", "operating_status", "provisioning_status", "pools"});
   const json::object& pool = listener.at("pools").at(0).as_object();
-  expect_keys(pool, {"id", "name", "operating_status", "provisioning_status", "healthmonitor",
-                     "members"});
+  expect_keys(
+      pool, {"id", "name", "operating_status", "provisioning_status", "healthmonitor", "members"});
   EXPECT_EQ(pool.at("healthmonitor").at("type"), "HTTPS");
   const json::object& member = pool.at("members").at(1).as_object();
   expect_keys(member, {"id", "name", "address", "protocol_port", "operating_status",
@@ -118,10 +118,25 @@ TEST(StatusJson, CarriesEveryField) {
   EXPECT_EQ(doc.at("loadbalancer").at("started_at"), "2024-05-01T12:00:00Z");
   EXPECT_EQ(doc.at("loadbalancer").at("source_file"), "/etc/vigil/vigil.yaml");
   const json::object& m = doc.at("pools").at(0).at("members").at(1).as_object();
-  expect_keys(m, {"id", "name", "address", "protocol_port", "weight", "backup", "admin_state_up",
-                  "monitor_address", "monitor_port", "operating_status", "health", "in_rotation",
-                  "check", "state_since", "state_seconds", "consecutive_successes",
-                  "consecutive_failures", "active_connections", "total_connections",
+  expect_keys(m, {"id",
+                  "name",
+                  "address",
+                  "protocol_port",
+                  "weight",
+                  "backup",
+                  "admin_state_up",
+                  "monitor_address",
+                  "monitor_port",
+                  "operating_status",
+                  "health",
+                  "in_rotation",
+                  "check",
+                  "state_since",
+                  "state_seconds",
+                  "consecutive_successes",
+                  "consecutive_failures",
+                  "active_connections",
+                  "total_connections",
                   "connect_failures"});
   EXPECT_EQ(m.at("health"), "down");
   EXPECT_EQ(m.at("in_rotation"), false);
@@ -172,7 +187,8 @@ TEST(Metrics, EveryLineIsACommentOrASampleOfADeclaredFamily) {
   const model::LoadBalancerView view = sample_view();
   const std::string master_02 = view.pools.at(0).members.at(1).id;
   EXPECT_NE(text.find("vigil_member_up{lb=\"vigil\",pool=\"masters\",member=\"master-02\","
-                      "address=\"127.0.0.1:6444\",member_id=\"" + master_02 + "\"} 0\n"),
+                      "address=\"127.0.0.1:6444\",member_id=\"" +
+                      master_02 + "\"} 0\n"),
             std::string::npos);
   EXPECT_NE(text.find("member=\"master-02\",address=\"127.0.0.1:6444\",member_id=\"" + master_02 +
                       "\",status=\"ERROR\"} 1\n"),

@@ -3,10 +3,10 @@
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
-#include "admin/auth.h"
-#include "admin/metrics.h"
 #include "admin/api_views.h"
+#include "admin/auth.h"
 #include "admin/local_network.h"
+#include "admin/metrics.h"
 #include "admin/octavia_routes.h"
 #include "admin/octavia_writes.h"
 #include "admin/status_json.h"
@@ -68,7 +68,8 @@ Response authenticated(const Request& request, const Target& target, const Route
     if (!get) return method_not_allowed();
     Response r = text(200, "text/html; charset=utf-8", status_page(views(), ctx.now));
     // The page has no scripts and no external assets; the policy keeps it that way.
-    r.headers.emplace_back("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
+    r.headers.emplace_back("Content-Security-Policy",
+                           "default-src 'none'; style-src 'unsafe-inline'");
     r.headers.emplace_back("Cache-Control", "no-store");
     return r;
   }

@@ -47,8 +47,8 @@ struct RouteContext {
   std::string_view token;    // empty: no token configured, every authenticated route answers 401
   const ViewsSource& views;  // called only by routes that show state, never for /healthz
   model::WallTime now;
-  ObjectStore* store = nullptr;   // null: the Octavia API cannot create objects (405)
-  const ApplyFn* apply = nullptr;  // required with a store
+  ObjectStore* store = nullptr;      // null: the Octavia API cannot create objects (405)
+  const ApplyFn* apply = nullptr;    // required with a store
   const ReloadFn* reload = nullptr;  // null: POST /v1/reload answers 405
 };
 

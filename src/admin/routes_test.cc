@@ -74,7 +74,8 @@ TEST_F(RoutesTest, OctaviaListsUnderBothPrefixes) {
     EXPECT_EQ(body(call("GET", base + "loadbalancers")).at("loadbalancers").as_array().size(), 1u);
     EXPECT_EQ(body(call("GET", base + "listeners")).at("listeners").as_array().size(), 1u);
     EXPECT_EQ(body(call("GET", base + "pools")).at("pools").as_array().size(), 2u);
-    EXPECT_EQ(body(call("GET", base + "healthmonitors")).at("healthmonitors").as_array().size(), 1u);
+    EXPECT_EQ(body(call("GET", base + "healthmonitors")).at("healthmonitors").as_array().size(),
+              1u);
   }
 }
 
@@ -82,7 +83,8 @@ TEST_F(RoutesTest, ShowsByIdAndTheStatusTree) {
   const auto lb = testing::sample_view();
   const auto& pool = lb.pools[0];
   const auto& member = pool.members[1];
-  EXPECT_EQ(body(call("GET", "/v2/lbaas/loadbalancers/" + lb.id)).at("loadbalancer").at("id"), json::value(lb.id));
+  EXPECT_EQ(body(call("GET", "/v2/lbaas/loadbalancers/" + lb.id)).at("loadbalancer").at("id"),
+            json::value(lb.id));
   EXPECT_EQ(body(call("GET", "/v2/lbaas/pools/" + pool.id)).at("pool").at("name"), "masters");
   const json::value members = body(call("GET", "/v2.0/lbaas/pools/" + pool.id + "/members"));
   EXPECT_EQ(members.at("members").as_array().size(), 3u);
@@ -95,7 +97,8 @@ TEST_F(RoutesTest, ShowsByIdAndTheStatusTree) {
             "HTTPS");
   const json::value tree = body(call("GET", "/v2/lbaas/loadbalancers/" + lb.id + "/status"));
   EXPECT_EQ(tree.at("statuses").at("loadbalancer").at("operating_status"), "DEGRADED");
-  const json::value stats = body(call("GET", "/v2/lbaas/listeners/" + lb.listeners[0].id + "/stats"));
+  const json::value stats =
+      body(call("GET", "/v2/lbaas/listeners/" + lb.listeners[0].id + "/stats"));
   EXPECT_EQ(stats.at("stats").at("total_connections"), 240);
 }
 
@@ -105,13 +108,14 @@ TEST_F(RoutesTest, FiltersByIdAndName) {
   EXPECT_EQ(named.at("pools").at(0).at("name"), "masters");
   EXPECT_TRUE(body(call("GET", "/v2/lbaas/pools?name=nope")).at("pools").as_array().empty());
   const auto lb = testing::sample_view();
-  const json::value by_id =
-      body(call("GET", "/v2/lbaas/pools/" + lb.pools[0].id + "/members?id=" + lb.pools[0].members[2].id));
+  const json::value by_id = body(call(
+      "GET", "/v2/lbaas/pools/" + lb.pools[0].id + "/members?id=" + lb.pools[0].members[2].id));
   ASSERT_EQ(by_id.at("members").as_array().size(), 1u);
   EXPECT_EQ(by_id.at("members").at(0).at("name"), "master-03");
   // Percent-escapes in values are decoded.
-  const json::value escaped = body(call("GET", "/v2/lbaas/pools/spare/members?name=%3Cscript%3E"
-                                               "alert(%22x%22)%3C%2Fscript%3E"));
+  const json::value escaped = body(call("GET",
+                                        "/v2/lbaas/pools/spare/members?name=%3Cscript%3E"
+                                        "alert(%22x%22)%3C%2Fscript%3E"));
   EXPECT_EQ(escaped.at("members").as_array().size(), 1u);
 }
 

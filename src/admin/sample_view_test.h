@@ -26,8 +26,8 @@ inline model::MemberView sample_member(const std::string& pool_id, const std::st
   m.operating_status = model::OperatingStatus::kOnline;
   m.health = model::Health::kUp;
   m.in_rotation = true;
-  m.last_check = model::CheckResult{.outcome = model::Outcome::kOk, .http_code = 200,
-                                    .duration = 3ms};
+  m.last_check =
+      model::CheckResult{.outcome = model::Outcome::kOk, .http_code = 200, .duration = 3ms};
   m.last_check_at = kNow - 2s;
   m.state_since = kStarted + 1s;
   m.consecutive_successes = 20;
@@ -49,8 +49,8 @@ inline model::LoadBalancerView sample_view() {
   masters.load_balancer_id = lb.id;
   masters.health_monitor_id = model::health_monitor_id("vigil", "masters");
   masters.config.name = "masters";
-  masters.config.health_monitor = model::HealthMonitor{
-      .type = model::MonitorType::kHttps, .interval = 1500ms, .timeout = 2s};
+  masters.config.health_monitor =
+      model::HealthMonitor{.type = model::MonitorType::kHttps, .interval = 1500ms, .timeout = 2s};
   masters.operating_status = model::OperatingStatus::kDegraded;
   masters.members = {sample_member(masters.id, "masters", "master-01", 6443),
                      sample_member(masters.id, "masters", "master-02", 6444),
@@ -59,8 +59,8 @@ inline model::LoadBalancerView sample_view() {
   down.operating_status = model::OperatingStatus::kError;
   down.health = model::Health::kDown;
   down.in_rotation = false;
-  down.last_check = model::CheckResult{.outcome = model::Outcome::kRefused, .duration = 1ms,
-                                       .detail = "Connection refused"};
+  down.last_check = model::CheckResult{
+      .outcome = model::Outcome::kRefused, .duration = 1ms, .detail = "Connection refused"};
   down.state_since = kNow - 12s;
   down.consecutive_successes = 0;
   down.consecutive_failures = 3;
@@ -85,7 +85,8 @@ inline model::LoadBalancerView sample_view() {
   spare.load_balancer_id = lb.id;
   spare.config.name = "spare";
   spare.config.algorithm = model::Algorithm::kLeastConnections;
-  model::MemberView hostile = sample_member(spare.id, "spare", "<script>alert(\"x\")</script>", 8080);
+  model::MemberView hostile =
+      sample_member(spare.id, "spare", "<script>alert(\"x\")</script>", 8080);
   hostile.operating_status = model::OperatingStatus::kNoMonitor;
   hostile.health = model::Health::kUnchecked;
   hostile.last_check.reset();

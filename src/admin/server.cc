@@ -1,5 +1,6 @@
 #include "admin/server.h"
 
+#include <array>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -12,7 +13,6 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
-#include <array>
 #include <charconv>
 #include <map>
 #include <optional>
@@ -44,8 +44,10 @@ bool is_http_error(const beast::error_code& ec) {
 
 Result<tcp::endpoint> parse_listen(std::string_view text) {
   auto bad = [&](std::string_view why) {
-    return fail(fmt::format("invalid admin listen address \"{}\": {} (like 127.0.0.1:8404 or "
-                            "[::1]:8404)", text, why));
+    return fail(
+        fmt::format("invalid admin listen address \"{}\": {} (like 127.0.0.1:8404 or "
+                    "[::1]:8404)",
+                    text, why));
   };
   std::string host;
   std::string_view port_text;
@@ -116,10 +118,9 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->header_limit(kHeaderLimit);
     parser_->body_limit(kBodyLimit);
     stream_.expires_after(server_->options.idle_timeout);
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](beast::error_code ec, size_t) {
-                       self->on_read(ec);
-                     });
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->on_read(ec); });
   }
 
   void on_read(const beast::error_code& ec) {
@@ -173,14 +174,14 @@ class Session : public std::enable_shared_from_this<Session> {
     response_.body() = std::move(r.body);
     response_.prepare_payload();
     stream_.expires_after(server_->options.idle_timeout);
-    http::async_write(stream_, response_,
-                      [self = shared_from_this(), keep_alive, drain_after](beast::error_code ec,
-                                                                           size_t) {
-                        if (ec) return self->close();
-                        if (drain_after) return self->drain_and_close();
-                        if (!keep_alive) return self->close();
-                        self->read_request();
-                      });
+    http::async_write(
+        stream_, response_,
+        [self = shared_from_this(), keep_alive, drain_after](beast::error_code ec, size_t) {
+          if (ec) return self->close();
+          if (drain_after) return self->drain_and_close();
+          if (!keep_alive) return self->close();
+          self->read_request();
+        });
   }
 
   void drain_and_close() {

@@ -20,7 +20,7 @@ namespace vigil::admin {
 
 struct Options {
   std::string listen = "127.0.0.1:8404";  // "addr:port", "[::1]:port"; port 0 = kernel picks
-  std::string token;  // empty: every authenticated route answers 401
+  std::string token;                      // empty: every authenticated route answers 401
   // Limits; tests shorten them.
   std::chrono::milliseconds idle_timeout{60'000};  // a connection idle this long is closed
   size_t max_connections = 256;                    // further connections are closed at once

@@ -10,8 +10,8 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/read.hpp>
 #include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/json.hpp>
 
@@ -64,27 +64,27 @@ class ServerTest : public ::testing::Test {
     http::response_parser<http::string_body> parser;
     parser.body_limit(16 * 1024 * 1024);
     stream.expires_after(5s);
-    stream.async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port_),
-                         [&](beast::error_code ec) {
-      if (ec) {
-        reply.error = ec.message();
-        done = true;
-        return;
-      }
-      asio::async_write(stream, asio::buffer(bytes), [&](beast::error_code, size_t) {
-        // Read even when the write failed: the server may have answered and closed early.
-        http::async_read(stream, buffer, parser, [&](beast::error_code read_ec, size_t) {
-          if (read_ec) {
-            reply.error = read_ec.message();
-          } else {
-            reply.status = static_cast<int>(parser.get().result_int());
-            reply.body = parser.get().body();
-            reply.content_type = std::string(parser.get()[http::field::content_type]);
+    stream.async_connect(
+        tcp::endpoint(asio::ip::make_address("127.0.0.1"), port_), [&](beast::error_code ec) {
+          if (ec) {
+            reply.error = ec.message();
+            done = true;
+            return;
           }
-          done = true;
+          asio::async_write(stream, asio::buffer(bytes), [&](beast::error_code, size_t) {
+            // Read even when the write failed: the server may have answered and closed early.
+            http::async_read(stream, buffer, parser, [&](beast::error_code read_ec, size_t) {
+              if (read_ec) {
+                reply.error = read_ec.message();
+              } else {
+                reply.status = static_cast<int>(parser.get().result_int());
+                reply.body = parser.get().body();
+                reply.content_type = std::string(parser.get()[http::field::content_type]);
+              }
+              done = true;
+            });
+          });
         });
-      });
-    });
     run_until(done);
     EXPECT_TRUE(done) << "no answer within 5 s";
     return reply;
@@ -151,8 +151,10 @@ TEST_F(ServerTest, MetricsAndPage) {
 
 TEST_F(ServerTest, TooLargeBodyIs413) {
   const std::string body(2 * 1024 * 1024, 'x');
-  const Reply r = send_raw("POST /v2/lbaas/pools HTTP/1.1\r\nHost: x\r\nX-Auth-Token: secret\r\n"
-                           "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+  const Reply r = send_raw(
+      "POST /v2/lbaas/pools HTTP/1.1\r\nHost: x\r\nX-Auth-Token: secret\r\n"
+      "Content-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body);
   EXPECT_EQ(r.status, 413) << r.error;
   EXPECT_NE(r.body.find("faultstring"), std::string::npos);
 }
@@ -195,9 +197,10 @@ TEST_F(ServerTest, KeepAliveServesSeveralRequestsOnOneConnection) {
   const std::string three = one + one + one;
   stream.async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port_),
                        [&](beast::error_code ec) {
-    ASSERT_FALSE(ec);
-    asio::async_write(stream, asio::buffer(three), [&](beast::error_code, size_t) { read_next(); });
-  });
+                         ASSERT_FALSE(ec);
+                         asio::async_write(stream, asio::buffer(three),
+                                           [&](beast::error_code, size_t) { read_next(); });
+                       });
   run_until(done);
   EXPECT_EQ(answers, 3);
 }
@@ -209,13 +212,13 @@ TEST_F(ServerTest, ClosesIdleConnections) {
   beast::error_code result;
   beast::tcp_stream stream(io_);
   char byte = 0;
-  stream.async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port_),
-                       [&](beast::error_code) {
-    stream.async_read_some(asio::buffer(&byte, 1), [&](beast::error_code ec, size_t) {
-      result = ec;
-      done = true;
-    });
-  });
+  stream.async_connect(
+      tcp::endpoint(asio::ip::make_address("127.0.0.1"), port_), [&](beast::error_code) {
+        stream.async_read_some(asio::buffer(&byte, 1), [&](beast::error_code ec, size_t) {
+          result = ec;
+          done = true;
+        });
+      });
   run_until(done, 3s);
   ASSERT_TRUE(done);
   EXPECT_EQ(result, asio::error::eof);
@@ -254,14 +257,16 @@ TEST_F(ServerTest, TokenCanChange) {
 
 TEST(AdminServerStart, ErrorsNameTheAddress) {
   asio::io_context io;
-  AdminServer first(io, {.listen = "127.0.0.1:0"}, [] { return std::vector<model::LoadBalancerView>{}; });
+  AdminServer first(io, {.listen = "127.0.0.1:0"},
+                    [] { return std::vector<model::LoadBalancerView>{}; });
   ASSERT_TRUE(first.start());
   const std::string taken = first.bound();
   AdminServer second(io, {.listen = taken}, [] { return std::vector<model::LoadBalancerView>{}; });
   auto r = second.start();
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().message, "cannot listen on " + taken + ": Address already in use");
-  for (const char* bad : {"8404", "127.0.0.1", "::1:80", "host.example:80", ":80", "1.2.3.4:99999"}) {
+  for (const char* bad :
+       {"8404", "127.0.0.1", "::1:80", "host.example:80", ":80", "1.2.3.4:99999"}) {
     AdminServer s(io, {.listen = bad}, [] { return std::vector<model::LoadBalancerView>{}; });
     auto err = s.start();
     ASSERT_FALSE(err) << bad;

@@ -14,7 +14,9 @@ namespace {
 
 namespace json = boost::json;
 
-int64_t millis(Duration d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d).count(); }
+int64_t millis(Duration d) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+}
 
 json::value monitor_json(const model::PoolView& p) {
   if (!p.config.health_monitor) return nullptr;
@@ -44,7 +46,8 @@ json::object member_json(const model::MemberView& m, model::WallTime now) {
       {"weight", c.weight},
       {"backup", c.backup},
       {"admin_state_up", c.enabled},
-      {"monitor_address", c.monitor_address.empty() ? json::value() : json::value(c.monitor_address)},
+      {"monitor_address",
+       c.monitor_address.empty() ? json::value() : json::value(c.monitor_address)},
       {"monitor_port", c.monitor_port == 0 ? json::value() : json::value(c.monitor_port)},
       {"operating_status", model::to_string(m.operating_status)},
       {"provisioning_status", "ACTIVE"},
@@ -112,8 +115,7 @@ json::value check_json(const model::MemberView& m) {
   return json::object{
       {"result", model::to_string(r.outcome)},
       {"http_code", r.http_code == 0 ? json::value() : json::value(r.http_code)},
-      {"duration_ms",
-       std::chrono::duration<double, std::milli>(r.duration).count()},
+      {"duration_ms", std::chrono::duration<double, std::milli>(r.duration).count()},
       {"detail", r.detail},
       {"failed_checks", json::array(r.failed_checks.begin(), r.failed_checks.end())},
       {"reused_connection", r.reused_connection},

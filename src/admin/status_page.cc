@@ -63,12 +63,11 @@ std::string member_row(const model::PoolView& p, const model::MemberView& m, mod
 }
 
 std::string pool_section(const model::PoolView& p, model::WallTime now) {
-  std::string out = fmt::format("<h2>pool {} {}</h2>\n<p class=\"muted\">{}, {}{}</p>\n",
-                                html_escape(p.config.name), badge(p.operating_status),
-                                html_escape(model::to_string(p.config.algorithm)),
-                                html_escape(monitor_text(p)),
-                                p.fail_open_active ? ", <b>fail-open: routing to all members</b>"
-                                                   : "");
+  std::string out =
+      fmt::format("<h2>pool {} {}</h2>\n<p class=\"muted\">{}, {}{}</p>\n",
+                  html_escape(p.config.name), badge(p.operating_status),
+                  html_escape(model::to_string(p.config.algorithm)), html_escape(monitor_text(p)),
+                  p.fail_open_active ? ", <b>fail-open: routing to all members</b>" : "");
   out +=
       "<table><tr><th>member</th><th>address</th><th>status</th><th>health</th>"
       "<th>in rotation</th><th>last check</th><th>in state</th><th>active</th><th>total</th>"
@@ -109,12 +108,23 @@ std::string html_escape(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -124,12 +134,12 @@ std::string status_page(const std::vector<model::LoadBalancerView>& lbs, model::
   std::string out = fmt::format(kHead, html_escape(lbs.empty() ? "vigil" : lbs.front().name));
   for (const model::LoadBalancerView& lb : lbs) {
     const std::string origin = lb.source_file.empty() ? "created through the API" : lb.source_file;
-    out += fmt::format("<h1>{} {}</h1>\n<p class=\"muted\">{} &middot; started {} &middot; "
-                       "shown {} (UTC), refreshing every 5 s</p>\n",
-                       html_escape(lb.name.empty() ? lb.id : lb.name), badge(lb.operating_status),
-                       html_escape(origin),
-                       is_set(lb.started_at) ? iso8601_utc(lb.started_at) : "-",
-                       iso8601_utc(now));
+    out += fmt::format(
+        "<h1>{} {}</h1>\n<p class=\"muted\">{} &middot; started {} &middot; "
+        "shown {} (UTC), refreshing every 5 s</p>\n",
+        html_escape(lb.name.empty() ? lb.id : lb.name), badge(lb.operating_status),
+        html_escape(origin), is_set(lb.started_at) ? iso8601_utc(lb.started_at) : "-",
+        iso8601_utc(now));
     out += listeners_section(lb);
     for (const model::PoolView& p : lb.pools) out += pool_section(p, now);
     out += transitions_section(lb);

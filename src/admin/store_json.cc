@@ -18,7 +18,9 @@ namespace {
 
 namespace json = boost::json;
 
-json::value text_or_null(const std::string& s) { return s.empty() ? json::value() : json::value(s); }
+json::value text_or_null(const std::string& s) {
+  return s.empty() ? json::value() : json::value(s);
+}
 
 template <typename T>
 json::value optional_value(const std::optional<T>& v) {
@@ -160,7 +162,9 @@ void load_pool(Loader& ld, json::value v, const std::string& where, ApiPool& p) 
   }
   if (!monitor.is_null()) {
     ApiHealthMonitor hm;
-    auto read = [](FieldReader& r, ApiHealthMonitor& x) { read_healthmonitor(r, x, Mode::kCreate); };
+    auto read = [](FieldReader& r, ApiHealthMonitor& x) {
+      read_healthmonitor(r, x, Mode::kCreate);
+    };
     if (ld.object(monitor, where + ".healthmonitor", hm, read)) p.healthmonitor = std::move(hm);
   }
   if (members.is_null()) return;
@@ -205,8 +209,10 @@ void load_lb(Loader& ld, json::value v, const std::string& where, ApiState& out)
       const bool known = l.default_pool_id.empty() ||
                          std::any_of(lb.pools.begin(), lb.pools.end(),
                                      [&](const ApiPool& p) { return p.id == l.default_pool_id; });
-      if (!known) ld.fail(at, "default_pool_id " + l.default_pool_id + " is no pool of its load "
-                                  "balancer");
+      if (!known)
+        ld.fail(at, "default_pool_id " + l.default_pool_id +
+                        " is no pool of its load "
+                        "balancer");
       lb.listeners.push_back(std::move(l));
     }
   }
@@ -218,7 +224,8 @@ void load_lb(Loader& ld, json::value v, const std::string& where, ApiState& out)
 std::string state_to_json(const ApiState& state) {
   json::array lbs;
   for (const ApiLoadBalancer& lb : state.loadbalancers) lbs.push_back(lb_json(lb));
-  return json::serialize(json::object{{"version", kStateVersion}, {"loadbalancers", std::move(lbs)}}) +
+  return json::serialize(
+             json::object{{"version", kStateVersion}, {"loadbalancers", std::move(lbs)}}) +
          "\n";
 }
 
@@ -226,7 +233,8 @@ Result<ApiState> state_from_json(std::string_view text) {
   boost::system::error_code ec;
   json::value doc = json::parse(text, ec);
   if (ec) return fail(fmt::format("not valid JSON ({})", ec.message()));
-  if (!doc.is_object()) return fail("expected a JSON object {\"version\": 1, \"loadbalancers\": [...]}");
+  if (!doc.is_object())
+    return fail("expected a JSON object {\"version\": 1, \"loadbalancers\": [...]}");
   json::object& top = doc.as_object();
   const json::value* version = top.if_contains("version");
   if (version == nullptr || !version->is_int64() || version->as_int64() != kStateVersion) {

@@ -1,7 +1,5 @@
 // The object store: the state file (round trip, corrupt files, atomic writes), the conversion
 // into model::Config and the views built from the store.
-#include "admin/object_store.h"
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -13,6 +11,7 @@
 #include "admin/api_ops.h"
 #include "admin/api_views.h"
 #include "admin/local_network.h"
+#include "admin/object_store.h"
 #include "admin/store_json.h"
 #include "base/file.h"
 
@@ -29,19 +28,32 @@ ApiState sample_state() {
                     .new_id = [&] { return fmt::format("00000000-0000-4000-8000-{:012}", ++ids); },
                     .is_local_address = is_local_address};
   const std::string lb = *create_loadbalancer(s, R"({"loadbalancer": {"name": "k8s",
-      "description": "masters", "project_id": "p1", "tags": ["a", "b"]}})", c);
-  const std::string l = *create_listener(s, fmt::format(R"({{"listener": {{"loadbalancer_id":
+      "description": "masters", "project_id": "p1", "tags": ["a", "b"]}})",
+                                              c);
+  const std::string l = *create_listener(s,
+                                         fmt::format(R"({{"listener": {{"loadbalancer_id":
       "{}", "protocol": "TCP", "protocol_port": 16443, "timeout_client_data": 600000,
-      "timeout_member_connect": 2000, "connection_limit": 100}}}})", lb), c);
-  const std::string p = *create_pool(s, fmt::format(R"({{"pool": {{"listener_id": "{}",
-      "protocol": "TCP", "lb_algorithm": "LEAST_CONNECTIONS", "name": ""}}}})", l), c);
+      "timeout_member_connect": 2000, "connection_limit": 100}}}})",
+                                                     lb),
+                                         c);
+  const std::string p = *create_pool(s,
+                                     fmt::format(R"({{"pool": {{"listener_id": "{}",
+      "protocol": "TCP", "lb_algorithm": "LEAST_CONNECTIONS", "name": ""}}}})",
+                                                 l),
+                                     c);
   EXPECT_TRUE(create_member(s, p, R"({"member": {"address": "127.0.0.1", "protocol_port": 7001,
-      "name": "m1", "monitor_port": 7101}})", c));
+      "name": "m1", "monitor_port": 7101}})",
+                            c));
   EXPECT_TRUE(create_member(s, p, R"({"member": {"address": "127.0.0.1", "protocol_port": 7002,
-      "name": "m1", "admin_state_up": false, "weight": 0, "backup": true}})", c));
-  EXPECT_TRUE(create_healthmonitor(s, fmt::format(R"({{"healthmonitor": {{"pool_id": "{}", "type": "HTTPS",
+      "name": "m1", "admin_state_up": false, "weight": 0, "backup": true}})",
+                            c));
+  EXPECT_TRUE(
+      create_healthmonitor(s,
+                           fmt::format(R"({{"healthmonitor": {{"pool_id": "{}", "type": "HTTPS",
       "delay": 5, "timeout": 2, "max_retries": 2, "max_retries_down": 4, "url_path": "/readyz",
-      "expected_codes": "200-204", "http_version": 1.1, "domain_name": "api.k8s"}}}})", p), c));
+      "expected_codes": "200-204", "http_version": 1.1, "domain_name": "api.k8s"}}}})",
+                                       p),
+                           c));
   return s;
 }
 
@@ -113,8 +125,9 @@ TEST_F(StoreFileTest, ACorruptFileIsAnErrorNamingFileAndProblem) {
       {R"({"version": 1})", "\"loadbalancers\" must be a list"},
       {R"({"version": 1, "loadbalancers": [{"name": "x"}]})",
        "loadbalancers[0]: Invalid input for field/attribute id. Value: 'None'. Mandatory"},
-      {bad_port, "loadbalancers[0].pools[0].members[0]: Invalid input for field/attribute "
-                 "protocol_port. Value: '70000'. Value should be lower or equal to 65535"},
+      {bad_port,
+       "loadbalancers[0].pools[0].members[0]: Invalid input for field/attribute "
+       "protocol_port. Value: '70000'. Value should be lower or equal to 65535"},
   };
   for (const Case& c : cases) {
     write(c.text);
@@ -217,7 +230,8 @@ TEST(ApiViews, BuiltFromTheStoreWithTheDaemonsLiveState) {
                           .health = model::Health::kDown,
                           .consecutive_failures = 4});
   live.pools.push_back(pool);
-  live.listeners.push_back({.id = lb.listeners[0].id, .bound = "127.0.0.1:16443",
+  live.listeners.push_back({.id = lb.listeners[0].id,
+                            .bound = "127.0.0.1:16443",
                             .operating_status = model::OperatingStatus::kDegraded,
                             .total_connections = 7});
   views = merged_views({file, live}, &*store);

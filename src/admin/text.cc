@@ -26,9 +26,12 @@ std::string octavia_time(model::WallTime t) {
 
 std::string_view health_name(model::Health h) {
   switch (h) {
-    case model::Health::kUnchecked: return "unchecked";
-    case model::Health::kUp: return "up";
-    case model::Health::kDown: return "down";
+    case model::Health::kUnchecked:
+      return "unchecked";
+    case model::Health::kUp:
+      return "up";
+    case model::Health::kDown:
+      return "down";
   }
   return "?";
 }

@@ -30,8 +30,11 @@ class WritesTest : public ::testing::Test {
 
   Response call(std::string_view method, std::string_view target, std::string_view body = "") {
     const Request request{.method = method, .target = target, .x_auth_token = "T", .body = body};
-    return route(request, RouteContext{.token = "T", .views = views_, .now = testing::kNow,
-                                       .store = &store_, .apply = &apply_});
+    return route(request, RouteContext{.token = "T",
+                                       .views = views_,
+                                       .now = testing::kNow,
+                                       .store = &store_,
+                                       .apply = &apply_});
   }
   json::value body(const Response& r) { return json::parse(r.body); }
   std::string faultstring(const Response& r) {
@@ -51,9 +54,10 @@ class WritesTest : public ::testing::Test {
     listener_ = create("/v2.0/lbaas/listeners", "listener",
                        R"({"loadbalancer_id": ")" + lb_ +
                            R"(", "protocol": "TCP", "protocol_port": 16443, "name": "api"})");
-    pool_ = create("/v2.0/lbaas/pools", "pool",
-                   R"({"listener_id": ")" + listener_ +
-                       R"(", "protocol": "TCP", "lb_algorithm": "ROUND_ROBIN", "name": "masters"})");
+    pool_ =
+        create("/v2.0/lbaas/pools", "pool",
+               R"({"listener_id": ")" + listener_ +
+                   R"(", "protocol": "TCP", "lb_algorithm": "ROUND_ROBIN", "name": "masters"})");
     member_ = create("/v2.0/lbaas/pools/" + pool_ + "/members", "member",
                      R"({"address": "127.0.0.1", "protocol_port": 7001, "name": "master-01"})");
   }
@@ -109,14 +113,17 @@ TEST_F(WritesTest, TheSeedsScenarioThroughTheRoutes) {
   EXPECT_EQ(shown.at("healthmonitor").at("pools").at(0).at("id"), json::value(pool_));
   // Before the daemon's first check: OFFLINE, as Octavia shows it.
   EXPECT_EQ(body(call("GET", "/v2.0/lbaas/pools/" + pool_ + "/members/" + member_))
-                .at("member").at("operating_status"), "OFFLINE");
+                .at("member")
+                .at("operating_status"),
+            "OFFLINE");
   const Response put = call("PUT", "/v2.0/lbaas/pools/" + pool_ + "/members/" + member_,
                             R"({"member": {"weight": 0}})");
   ASSERT_EQ(put.status, 200) << put.body;
   EXPECT_EQ(body(put).at("member").at("weight"), 0);
   EXPECT_EQ(body(put).at("member").at("operating_status"), "DRAINING");
   const json::value tree = body(call("GET", "/v2/lbaas/loadbalancers/" + lb_ + "/status"));
-  const json::value& pool = tree.at("statuses").at("loadbalancer").at("listeners").at(0).at("pools").at(0);
+  const json::value& pool =
+      tree.at("statuses").at("loadbalancer").at("listeners").at(0).at("pools").at(0);
   EXPECT_EQ(pool.at("name"), "masters");
   EXPECT_EQ(pool.at("healthmonitor").at("id"), json::value(hm));
   EXPECT_EQ(pool.at("members").at(0).at("name"), "master-01");
@@ -141,9 +148,14 @@ TEST_F(WritesTest, ListsShowTheFilesAndTheApisObjectsWithFilters) {
   const json::value by_port = body(call("GET", "/v2.0/lbaas/listeners?protocol_port=6443"));
   EXPECT_EQ(by_port.at("listeners").at(0).at("name"), "api");  // the file's
   EXPECT_EQ(body(call("GET", "/v2.0/lbaas/pools?name=masters")).at("pools").as_array().size(), 2u);
-  EXPECT_EQ(body(call("GET", "/v2.0/lbaas/pools?listener_id=" + listener_)).at("pools").as_array().size(), 1u);
+  EXPECT_EQ(
+      body(call("GET", "/v2.0/lbaas/pools?listener_id=" + listener_)).at("pools").as_array().size(),
+      1u);
   EXPECT_EQ(body(call("GET", "/v2.0/lbaas/loadbalancers?operating_status=DEGRADED"))
-                .at("loadbalancers").as_array().size(), 1u);
+                .at("loadbalancers")
+                .as_array()
+                .size(),
+            1u);
   const json::value status = body(call("GET", "/v1/status"));
   EXPECT_EQ(status.at("loadbalancers").as_array().size(), 2u);
   EXPECT_EQ(status.at("loadbalancer").at("name"), "vigil");
@@ -175,12 +187,16 @@ TEST_F(WritesTest, BadInputIs400AndNeverReachesTheDaemon) {
   const std::vector<Case> cases = {
       {"POST", "/v2.0/lbaas/healthmonitors",
        R"({"healthmonitor": {"pool_id": ")" + pool_ + R"(", "type": "PING", "delay": 1,
-           "timeout": 1, "max_retries": 1}})", "Value should be one of: TCP, TLS-HELLO"},
+           "timeout": 1, "max_retries": 1}})",
+       "Value should be one of: TCP, TLS-HELLO"},
       {"POST", "/v2.0/lbaas/healthmonitors",
        R"({"healthmonitor": {"pool_id": ")" + pool_ + R"(", "type": "TCP", "delay": 1,
-           "timeout": 1, "max_retries": 0}})", "max_retries. Value: '0'"},
-      {"POST", "/v2.0/lbaas/listeners", R"({"listener": {"loadbalancer_id": ")" + lb_ +
-       R"(", "protocol": "TCP", "protocol_port": 70000}})", "Value: '70000'"},
+           "timeout": 1, "max_retries": 0}})",
+       "max_retries. Value: '0'"},
+      {"POST", "/v2.0/lbaas/listeners",
+       R"({"listener": {"loadbalancer_id": ")" + lb_ +
+           R"(", "protocol": "TCP", "protocol_port": 70000}})",
+       "Value: '70000'"},
       {"POST", "/v2.0/lbaas/pools/" + pool_ + "/members", "{\"member\": {", "Malformed JSON"},
       {"PUT", "/v2.0/lbaas/listeners/" + listener_, R"({"listener": {"protocol": "UDP"}})",
        "Unknown attribute for argument listener: protocol"},
@@ -244,8 +260,9 @@ TEST_F(WritesTest, NeutronAnswersForTheCli) {
   EXPECT_EQ(body(call("GET", "/v2.0/subnets/" + local_subnet_id())).at("subnet").at("name"),
             "vigil-local");
   EXPECT_EQ(call("GET", "/v2.0/subnets/nope").status, 404);
-  EXPECT_EQ(body(call("GET", "/v2.0/networks?id=" + local_network_id())).at("networks")
-                .as_array().size(), 1u);
+  EXPECT_EQ(
+      body(call("GET", "/v2.0/networks?id=" + local_network_id())).at("networks").as_array().size(),
+      1u);
   EXPECT_TRUE(body(call("GET", "/v2.0/ports")).at("ports").as_array().empty());
   EXPECT_EQ(call("POST", "/v2.0/subnets", "{}").status, 405);
 }

@@ -14,7 +14,7 @@ struct Unit {
 
 // Longest suffixes first so that "ms" is not read as "m" followed by garbage.
 constexpr Unit kUnits[] = {
-    {"ns", std::chrono::nanoseconds(1)}, {"us", std::chrono::microseconds(1)},
+    {"ns", std::chrono::nanoseconds(1)},  {"us", std::chrono::microseconds(1)},
     {"ms", std::chrono::milliseconds(1)}, {"s", std::chrono::seconds(1)},
     {"m", std::chrono::minutes(1)},       {"h", std::chrono::hours(1)},
 };
@@ -27,8 +27,8 @@ Result<Duration> parse_duration(std::string_view text) {
   Duration total{0};
   while (!text.empty()) {
     size_t digits = 0;
-    while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) ||
-                                    text[digits] == '.')) {
+    while (digits < text.size() &&
+           (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.')) {
       ++digits;
     }
     if (digits == 0) {
@@ -43,8 +43,8 @@ Result<Duration> parse_duration(std::string_view text) {
     const Unit* unit = nullptr;
     for (const Unit& u : kUnits) {
       if (text.starts_with(u.suffix) &&
-          (text.size() == u.suffix.size() || !std::isalpha(static_cast<unsigned char>(
-                                                 text[u.suffix.size()])))) {
+          (text.size() == u.suffix.size() ||
+           !std::isalpha(static_cast<unsigned char>(text[u.suffix.size()])))) {
         unit = &u;
         break;
       }

@@ -14,10 +14,14 @@ std::atomic<Level> g_level{Level::kInfo};
 
 std::string_view level_name(Level level) {
   switch (level) {
-    case Level::kDebug: return "debug";
-    case Level::kInfo: return "info";
-    case Level::kWarn: return "warn";
-    case Level::kError: return "error";
+    case Level::kDebug:
+      return "debug";
+    case Level::kInfo:
+      return "info";
+    case Level::kWarn:
+      return "warn";
+    case Level::kError:
+      return "error";
   }
   return "?";
 }

@@ -37,7 +37,9 @@ constexpr std::string_view kLiteral = R"({
                           "consecutive_failures": 5, "consecutive_successes": 1}]}]
 })";
 
-std::string rendered() { return admin::status_json(admin::testing::sample_view(), admin::testing::kNow); }
+std::string rendered() {
+  return admin::status_json(admin::testing::sample_view(), admin::testing::kNow);
+}
 
 TEST(MembersTable, HasBoxLinesAndTheReason) {
   auto table = format_members_table(rendered(), std::nullopt);
@@ -88,10 +90,10 @@ TEST(MembersJson, IsAnArrayOfOctaviaMembers) {
   ASSERT_TRUE(text) << text.error().message;
   const json::array members = json::parse(*text).as_array();
   ASSERT_EQ(members.size(), 3u);
-  for (const char* key : {"id", "name", "address", "protocol_port", "weight", "backup",
-                          "admin_state_up", "operating_status", "provisioning_status",
-                          "monitor_address", "monitor_port", "pool", "health", "in_rotation",
-                          "check"}) {
+  for (const char* key :
+       {"id", "name", "address", "protocol_port", "weight", "backup", "admin_state_up",
+        "operating_status", "provisioning_status", "monitor_address", "monitor_port", "pool",
+        "health", "in_rotation", "check"}) {
     EXPECT_TRUE(members[1].as_object().contains(key)) << key;
   }
   EXPECT_EQ(members[1].at("operating_status"), "ERROR");
@@ -210,7 +212,8 @@ TEST_F(EndToEnd, MembersStatusAndABadToken) {
   EXPECT_EQ(run_status({.admin_url = url_, .token = "secret"}, false, tree, err2), 0);
   EXPECT_TRUE(tree.str().starts_with("loadbalancer vigil (DEGRADED)\n"));
   std::ostringstream none, denied;
-  EXPECT_EQ(run_members({.admin_url = url_, .token = "wrong"}, std::nullopt, false, none, denied), 1);
+  EXPECT_EQ(run_members({.admin_url = url_, .token = "wrong"}, std::nullopt, false, none, denied),
+            1);
   EXPECT_EQ(denied.str(), "vigil at " + url_ +
                               " refused the token (401: Authentication required): check "
                               "--token-file / VIGIL_TOKEN\n");

@@ -96,16 +96,18 @@ Result<HttpReply> http_get(const AdminUrl& url, std::string_view path, std::stri
     error = ec;
     done = true;
   };
-  resolver.async_resolve(url.host, url.port, [&](beast::error_code ec, tcp::resolver::results_type results) {
-    if (ec) return finish(ec);
-    stream.async_connect(results, [&](beast::error_code ec2, const tcp::endpoint&) {
-      if (ec2) return finish(ec2);
-      http::async_write(stream, request, [&](beast::error_code ec3, size_t) {
-        if (ec3) return finish(ec3);
-        http::async_read(stream, buffer, parser, [&](beast::error_code ec4, size_t) { finish(ec4); });
+  resolver.async_resolve(
+      url.host, url.port, [&](beast::error_code ec, tcp::resolver::results_type results) {
+        if (ec) return finish(ec);
+        stream.async_connect(results, [&](beast::error_code ec2, const tcp::endpoint&) {
+          if (ec2) return finish(ec2);
+          http::async_write(stream, request, [&](beast::error_code ec3, size_t) {
+            if (ec3) return finish(ec3);
+            http::async_read(stream, buffer, parser,
+                             [&](beast::error_code ec4, size_t) { finish(ec4); });
+          });
+        });
       });
-    });
-  });
   io.run_for(timeout);
   if (!done) {
     // Let the cancelled operations finish here, while what they refer to still exists.

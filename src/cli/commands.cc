@@ -41,12 +41,14 @@ std::expected<std::string, Failure> fetch_status(const ClientOptions& options) {
   if (!reply) {
     return std::unexpected(Failure{
         2, fmt::format("cannot reach vigil at {}: {} (is `vigil serve` running? set --admin or "
-                       "VIGIL_ADMIN)", shown, reply.error().message)});
+                       "VIGIL_ADMIN)",
+                       shown, reply.error().message)});
   }
   if (reply->status == 401) {
-    return std::unexpected(Failure{
-        1, fmt::format("vigil at {} refused the token (401: {}): check --token-file / "
-                       "VIGIL_TOKEN", shown, fault_text(reply->body))});
+    return std::unexpected(
+        Failure{1, fmt::format("vigil at {} refused the token (401: {}): check --token-file / "
+                               "VIGIL_TOKEN",
+                               shown, fault_text(reply->body))});
   }
   if (reply->status != 200) {
     return std::unexpected(Failure{1, fmt::format("vigil at {} answered {}: {}", shown,

@@ -19,7 +19,8 @@ struct PoolMember {
 
 // The members of one pool (by name or id) or of all, across load balancers; an unknown pool lists
 // those there are.
-Result<std::vector<PoolMember>> select(const json::object& doc, const std::optional<std::string>& pool) {
+Result<std::vector<PoolMember>> select(const json::object& doc,
+                                       const std::optional<std::string>& pool) {
   std::vector<PoolMember> out;
   std::string names;
   bool found = false;
@@ -91,8 +92,9 @@ Result<std::string> format_members_json(std::string_view status_json,
   auto members = select(*doc, pool);
   if (!members) return std::unexpected(members.error());
   static constexpr const char* kOctaviaFields[] = {
-      "id", "name", "address", "protocol_port", "weight", "backup", "admin_state_up",
-      "operating_status", "provisioning_status", "monitor_address", "monitor_port"};
+      "id",          "name",           "address",          "protocol_port",       "weight",
+      "backup",      "admin_state_up", "operating_status", "provisioning_status", "monitor_address",
+      "monitor_port"};
   std::string out = "[";
   for (const PoolMember& pm : *members) {
     const json::object& m = *pm.member;

@@ -35,7 +35,8 @@ std::string member_detail(const json::object& p, const json::object& m) {
   const std::string status = str(m, "operating_status");
   const json::object* check = child(m, "check");
   const std::string why = check ? str(*check, "reason") : "";
-  const std::string age = str(m, "state_since").empty() ? "" : " for " + short_age(num(m, "state_seconds"));
+  const std::string age =
+      str(m, "state_since").empty() ? "" : " for " + short_age(num(m, "state_seconds"));
   const json::object* hm = child(p, "health_monitor");
   const int64_t failures = num(m, "consecutive_failures");
   std::string counts;
@@ -91,8 +92,11 @@ json::object octavia_pool_status(const json::object& p) {
   json::object out = octavia_status(p, {"id", "name", "operating_status"});
   json::object monitor;  // Octavia shows {} for a pool without one
   if (const json::object* hm = child(p, "health_monitor")) {
-    monitor = {{"id", str(*hm, "id")}, {"name", str(p, "name")}, {"type", str(*hm, "type")},
-               {"operating_status", "ONLINE"}, {"provisioning_status", "ACTIVE"}};
+    monitor = {{"id", str(*hm, "id")},
+               {"name", str(p, "name")},
+               {"type", str(*hm, "type")},
+               {"operating_status", "ONLINE"},
+               {"provisioning_status", "ACTIVE"}};
   }
   out["healthmonitor"] = std::move(monitor);
   json::array members;

@@ -71,7 +71,7 @@ class YamlReader {
   void set_name(const Field& f, std::string& out);    // stored even when invalid, to avoid
                                                       // follow-on "not defined" errors
   void set_bool(const Field& f, bool& out);
-  void set_duration(const Field& f, Duration& out, Duration max);  // 0 < d <= max
+  void set_duration(const Field& f, Duration& out, Duration max);          // 0 < d <= max
   void set_duration_or_zero(const Field& f, Duration& out, Duration max);  // 0 <= d <= max
   template <typename Int>
   void set_int(const Field& f, Int& out, long long low, long long high) {

@@ -214,7 +214,8 @@ void ControlPlane::adopt_listeners(const std::vector<model::Config>& lbs,
     }
   }
   for (const auto& [id, removed] : listeners_) {
-    if (!next.contains(id)) log::info("listener {} on {}: removed", removed.config.name, removed.bound);
+    if (!next.contains(id))
+      log::info("listener {} on {}: removed", removed.config.name, removed.bound);
   }
   listeners_ = std::move(next);
 }
@@ -228,13 +229,14 @@ void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
         // A listener without a pool (an API listener before its pool exists) still holds its
         // port; the worker closes its connections at once.
         const auto pool = pools_.find(l.pool_id);
-        proxy::ListenSocket s{.listener_id = l.id,
-                              .listener_name = l.config.name,
-                              .pool_index = pool == pools_.end() ? UINT32_MAX : pool->second->slot,
-                              .max_connections = l.config.max_connections,
-                              .idle_timeout = l.config.idle_timeout,
-                              .client_dead_peer = net::dead_peer_options(l.config.dead_peer_timeout),
-                              .stats = l.stats};
+        proxy::ListenSocket s{
+            .listener_id = l.id,
+            .listener_name = l.config.name,
+            .pool_index = pool == pools_.end() ? UINT32_MAX : pool->second->slot,
+            .max_connections = l.config.max_connections,
+            .idle_timeout = l.config.idle_timeout,
+            .client_dead_peer = net::dead_peer_options(l.config.dead_peer_timeout),
+            .stats = l.stats};
         for (Binding& b : bindings) {
           if (b.listener_id == id) s.fd = std::move(b.fds[static_cast<size_t>(w)]);
         }

@@ -1,11 +1,11 @@
 #include "daemon/control_plane.h"
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <cassert>
 #include <thread>
 
@@ -105,13 +105,12 @@ Result<void> ControlPlane::start() {
   if (!file.admin.listen.empty()) {
     admin_ = std::make_unique<admin::AdminServer>(
         io_,
-        admin::Options{.listen = file.admin.listen,
-                       .token = token_,
-                       .store = store_.get(),
-                       .apply = [this](const std::vector<model::Config>& api) {
-                         return apply_api(api);
-                       },
-                       .reload = [this] { return reload(); }},
+        admin::Options{
+            .listen = file.admin.listen,
+            .token = token_,
+            .store = store_.get(),
+            .apply = [this](const std::vector<model::Config>& api) { return apply_api(api); },
+            .reload = [this] { return reload(); }},
         [this] { return views(); });
     if (auto started = admin_->start(); !started) return started;
     log::info("admin API on http://{}", admin_->bound());
@@ -252,8 +251,8 @@ bool ControlPlane::refresh_pool(PoolRuntime& pool, bool log_changes) {
     }
     pool.fail_open_active = rotation.fail_open;
   }
-  if (rotation.members.empty() && !pool.members.empty() && log_changes &&
-      pool.snapshot && !pool.snapshot->candidates.empty()) {
+  if (rotation.members.empty() && !pool.members.empty() && log_changes && pool.snapshot &&
+      !pool.snapshot->candidates.empty()) {
     log::error("pool {}: no member can take connections; new connections are closed",
                pool.config.name);
   }
@@ -271,8 +270,7 @@ bool ControlPlane::refresh_pool(PoolRuntime& pool, bool log_changes) {
   for (size_t i : rotation.members) {
     MemberRuntime& m = pool.members[i];
     m.in_rotation = true;
-    const int weight =
-        ramped_weight(m.config.weight, pool.config.slow_start, m.recovered_at, now);
+    const int weight = ramped_weight(m.config.weight, pool.config.slow_start, m.recovered_at, now);
     ramping |= weight < m.config.weight * kWeightScale;
     next->candidates.push_back({.member_id = m.id,
                                 .name = m.config.name,
@@ -339,10 +337,11 @@ void ControlPlane::close_sessions(const PoolRuntime& pool, const MemberRuntime& 
 
 void ControlPlane::record_transition(const PoolRuntime& pool, const MemberRuntime& m,
                                      model::OperatingStatus before) {
-  const auto up = static_cast<size_t>(std::ranges::count_if(pool.members, [](const MemberRuntime& x) {
-    return x.status == model::OperatingStatus::kOnline ||
-           x.status == model::OperatingStatus::kNoMonitor;
-  }));
+  const auto up =
+      static_cast<size_t>(std::ranges::count_if(pool.members, [](const MemberRuntime& x) {
+        return x.status == model::OperatingStatus::kOnline ||
+               x.status == model::OperatingStatus::kNoMonitor;
+      }));
   const auto& monitor = pool.config.health_monitor;
   const std::string line = transition_line({
       .pool = pool.config.name,
@@ -364,9 +363,11 @@ void ControlPlane::record_transition(const PoolRuntime& pool, const MemberRuntim
   } else {
     log::info("{}", line);
   }
-  transitions_.push_back(
-      {.at = wall_now(), .pool_id = pool.id, .pool = pool.config.name, .member = m.config.name,
-       .message = line});
+  transitions_.push_back({.at = wall_now(),
+                          .pool_id = pool.id,
+                          .pool = pool.config.name,
+                          .member = m.config.name,
+                          .message = line});
   while (transitions_.size() > kMaxTransitions) transitions_.pop_front();
 }
 

@@ -70,7 +70,7 @@ class ControlPlane {
 
   std::vector<model::LoadBalancerView> views() const;
   model::LoadBalancerView view() const;  // the file's load balancer
-  std::string ready_json() const;  // {"admin": "...", "listeners": {"api": "127.0.0.1:6443"}}
+  std::string ready_json() const;        // {"admin": "...", "listeners": {"api": "127.0.0.1:6443"}}
 
  private:
   struct Binding;  // sockets bound for one listener, one per worker (apply.cc)
@@ -98,12 +98,12 @@ class ControlPlane {
   model::WallTime started_at_;
   SteadyClock clock_;
   int worker_count_ = 1;
-  std::vector<LoadBalancerRuntime> lbs_;  // the file's first
+  std::vector<LoadBalancerRuntime> lbs_;                                 // the file's first
   std::unordered_map<std::string, std::unique_ptr<PoolRuntime>> pools_;  // by id
-  std::unordered_map<std::string, ListenerRuntime> listeners_;            // by id
-  std::vector<proxy::PoolSnapshotPtr> slots_;  // what workers index by PoolRuntime::slot
+  std::unordered_map<std::string, ListenerRuntime> listeners_;           // by id
+  std::vector<proxy::PoolSnapshotPtr> slots_;         // what workers index by PoolRuntime::slot
   using MemberRef = std::pair<PoolRuntime*, size_t>;  // a pool and the index of its member
-  StringMap<MemberRef> index_;  // by member id
+  StringMap<MemberRef> index_;                        // by member id
   // Checked members by health::Target::tag (update_checks() numbers them): a result finds its
   // member without hashing its id, ten thousand times a second.
   std::vector<MemberRef> checked_;

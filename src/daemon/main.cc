@@ -62,12 +62,18 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
       return true;
     };
     bool ok = true;
-    if (arg == "-c" || arg == "--config") ok = value(a.config);
-    else if (arg == "--ready-file") ok = value(a.ready_file);
-    else if (arg == "--admin") ok = value(a.admin);
-    else if (arg == "--token-file") ok = value(a.token_file);
-    else if (arg == "--log-level") ok = value(a.log_level);
-    else if (arg == "--json") a.json = true;
+    if (arg == "-c" || arg == "--config")
+      ok = value(a.config);
+    else if (arg == "--ready-file")
+      ok = value(a.ready_file);
+    else if (arg == "--admin")
+      ok = value(a.admin);
+    else if (arg == "--token-file")
+      ok = value(a.token_file);
+    else if (arg == "--log-level")
+      ok = value(a.log_level);
+    else if (arg == "--json")
+      a.json = true;
     else if (arg.starts_with("-")) {
       error = "unknown option " + arg;
       return std::nullopt;
@@ -133,10 +139,14 @@ int run_serve(const Args& a) {
   if (a.log_level) {
     using vigil::log::Level;
     const std::string& l = *a.log_level;
-    if (l == "debug") vigil::log::set_level(Level::kDebug);
-    else if (l == "info") vigil::log::set_level(Level::kInfo);
-    else if (l == "warn") vigil::log::set_level(Level::kWarn);
-    else if (l == "error") vigil::log::set_level(Level::kError);
+    if (l == "debug")
+      vigil::log::set_level(Level::kDebug);
+    else if (l == "info")
+      vigil::log::set_level(Level::kInfo);
+    else if (l == "warn")
+      vigil::log::set_level(Level::kWarn);
+    else if (l == "error")
+      vigil::log::set_level(Level::kError);
     else {
       std::cerr << "vigil serve: --log-level must be debug, info, warn or error\n";
       return 2;
@@ -170,7 +180,8 @@ int main(int argc, char** argv) {
     return vigil::cli::run_status(*options, args->json, std::cout, std::cerr);
   }
   if (verb == "convert") {
-    const std::string path = args->positional.empty() ? args->config.value_or("") : args->positional[0];
+    const std::string path =
+        args->positional.empty() ? args->config.value_or("") : args->positional[0];
     if (path.empty()) {
       std::cerr << "vigil convert: give the haproxy.cfg to convert\n";
       return 2;

@@ -29,8 +29,8 @@ struct MemberRuntime {
   int failures = 0;
   bool passive_out = false;
   bool silent_suspect = false;  // a connect got no answer at all; the next check confirms
-  bool draining = false;  // up, but its last check answered with a failure
-  TimePoint recovered_at{};  // when it last came back from down (slow start), steady clock
+  bool draining = false;        // up, but its last check answered with a failure
+  TimePoint recovered_at{};     // when it last came back from down (slow start), steady clock
   std::optional<model::CheckResult> last_check;
   model::WallTime last_check_at{};
   model::OperatingStatus status = model::OperatingStatus::kOffline;
@@ -43,8 +43,8 @@ struct PoolRuntime {
   std::string id;
   std::string lb_id;
   std::string lb_name;
-  uint32_t slot = 0;  // index in the snapshot vector the workers hold; never reused
-  model::Pool config; // members are in `members`, not config.members
+  uint32_t slot = 0;   // index in the snapshot vector the workers hold; never reused
+  model::Pool config;  // members are in `members`, not config.members
   std::vector<MemberRuntime> members;
   model::OperatingStatus status = model::OperatingStatus::kOnline;
   bool fail_open_active = false;

@@ -1,9 +1,8 @@
 // `vigil serve`: load, start, run until a signal.
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/signal_set.hpp>
-
 #include <sys/resource.h>
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
 #include <csignal>
 
 #include "base/file.h"
@@ -28,10 +27,11 @@ void raise_fd_limit(const model::Config& c) {
   uint64_t wanted = 256;  // listeners, checks, admin, pipes
   for (const auto& l : c.listeners) wanted += 2 * static_cast<uint64_t>(l.max_connections);
   if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < wanted) {
-    log::warn("open-file limit is {}, but the listeners' max_connections need about {}: "
-              "connections beyond the limit wait in the backlog; raise LimitNOFILE (systemd) or "
-              "lower max_connections",
-              limit.rlim_cur, wanted);
+    log::warn(
+        "open-file limit is {}, but the listeners' max_connections need about {}: "
+        "connections beyond the limit wait in the backlog; raise LimitNOFILE (systemd) or "
+        "lower max_connections",
+        limit.rlim_cur, wanted);
   }
 }
 

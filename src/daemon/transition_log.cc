@@ -10,9 +10,15 @@ std::string transition_line(const TransitionFacts& f) {
   using model::OperatingStatus;
   std::string verb;
   switch (f.after) {
-    case OperatingStatus::kOnline: verb = "UP"; break;
-    case OperatingStatus::kError: verb = "DOWN"; break;
-    default: verb = std::string(model::to_string(f.after)); break;
+    case OperatingStatus::kOnline:
+      verb = "UP";
+      break;
+    case OperatingStatus::kError:
+      verb = "DOWN";
+      break;
+    default:
+      verb = std::string(model::to_string(f.after));
+      break;
   }
   std::string line = fmt::format("pool {} member {} {} {}", f.pool, f.member, f.address, verb);
   if (f.check) {

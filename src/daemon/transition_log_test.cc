@@ -44,7 +44,9 @@ TEST(TransitionLine, UpCountsSuccesses) {
       .members_up = 1,
       .members_total = 1,
   });
-  EXPECT_EQ(line, "pool p member m [::1]:80 UP: ok (2/2 successes, check 3ms) (was ERROR); 1 of 1 members up");
+  EXPECT_EQ(
+      line,
+      "pool p member m [::1]:80 UP: ok (2/2 successes, check 3ms) (was ERROR); 1 of 1 members up");
 }
 
 }  // namespace
@@ -60,14 +62,17 @@ TEST(TransitionLine, FirstCheckSaysSo) {
       .address = "127.0.0.1:1",
       .before = model::OperatingStatus::kOffline,
       .after = model::OperatingStatus::kError,
-      .check = model::CheckResult{.outcome = model::Outcome::kRefused, .detail = "Connection refused"},
+      .check =
+          model::CheckResult{.outcome = model::Outcome::kRefused, .detail = "Connection refused"},
       .first_check = true,
       .failures = 1,
       .unhealthy_threshold = 3,
       .members_up = 0,
       .members_total = 1,
   });
-  EXPECT_EQ(line, "pool p member m 127.0.0.1:1 DOWN: connection refused (first check, 0ms) (was OFFLINE); 0 of 1 members up");
+  EXPECT_EQ(line,
+            "pool p member m 127.0.0.1:1 DOWN: connection refused (first check, 0ms) (was "
+            "OFFLINE); 0 of 1 members up");
 }
 
 }  // namespace

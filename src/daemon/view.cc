@@ -11,20 +11,21 @@ namespace vigil::daemon {
 namespace {
 
 model::MemberView member_view(const PoolRuntime& p, const MemberRuntime& m) {
-  model::MemberView mv{.id = m.id,
-                       .pool_id = p.id,
-                       .config = m.config,
-                       .operating_status = m.status,
-                       .health = m.health,
-                       .in_rotation = m.in_rotation,
-                       .last_check = m.last_check,
-                       .last_check_at = m.last_check_at,
-                       .state_since = m.state_since,
-                       .consecutive_successes = m.successes,
-                       .consecutive_failures = m.failures,
-                       .active_connections = m.stats->active.load(std::memory_order_relaxed),
-                       .total_connections = m.stats->total.load(std::memory_order_relaxed),
-                       .connect_failures = m.stats->connect_failures.load(std::memory_order_relaxed)};
+  model::MemberView mv{
+      .id = m.id,
+      .pool_id = p.id,
+      .config = m.config,
+      .operating_status = m.status,
+      .health = m.health,
+      .in_rotation = m.in_rotation,
+      .last_check = m.last_check,
+      .last_check_at = m.last_check_at,
+      .state_since = m.state_since,
+      .consecutive_successes = m.successes,
+      .consecutive_failures = m.failures,
+      .active_connections = m.stats->active.load(std::memory_order_relaxed),
+      .total_connections = m.stats->total.load(std::memory_order_relaxed),
+      .connect_failures = m.stats->connect_failures.load(std::memory_order_relaxed)};
   if (!m.address && !m.last_check) {
     mv.last_check =
         model::CheckResult{.outcome = model::Outcome::kResolveFailed, .detail = m.resolve_error};
@@ -46,26 +47,27 @@ std::vector<model::LoadBalancerView> ControlPlane::views() const {
       const ListenerRuntime& l = listeners_.at(id);
       const auto pool = pools_.find(l.pool_id);
       const bool has_pool = pool != pools_.end();
-      model::ListenerView lv{.id = l.id,
-                             .load_balancer_id = lb.config.id,
-                             .default_pool_id = has_pool ? pool->second->id : "",
-                             .config = l.config,
-                             .bound = l.bound,
-                             .operating_status = has_pool ? pool->second->status
-                                                          : model::OperatingStatus::kOffline,
-                             .active_connections = l.stats->active.load(std::memory_order_relaxed),
-                             .total_connections = l.stats->total.load(std::memory_order_relaxed)};
+      model::ListenerView lv{
+          .id = l.id,
+          .load_balancer_id = lb.config.id,
+          .default_pool_id = has_pool ? pool->second->id : "",
+          .config = l.config,
+          .bound = l.bound,
+          .operating_status = has_pool ? pool->second->status : model::OperatingStatus::kOffline,
+          .active_connections = l.stats->active.load(std::memory_order_relaxed),
+          .total_connections = l.stats->total.load(std::memory_order_relaxed)};
       listener_statuses.push_back(lv.operating_status);
       v.listeners.push_back(std::move(lv));
     }
     for (const std::string& id : lb.pool_ids) {
       const PoolRuntime& p = *pools_.at(id);
-      model::PoolView pv{.id = p.id,
-                         .load_balancer_id = lb.config.id,
-                         .health_monitor_id = p.config.health_monitor ? p.config.health_monitor->id : "",
-                         .config = p.config,
-                         .operating_status = p.status,
-                         .fail_open_active = p.fail_open_active};
+      model::PoolView pv{
+          .id = p.id,
+          .load_balancer_id = lb.config.id,
+          .health_monitor_id = p.config.health_monitor ? p.config.health_monitor->id : "",
+          .config = p.config,
+          .operating_status = p.status,
+          .fail_open_active = p.fail_open_active};
       for (const std::string& lid : lb.listener_ids) {
         if (listeners_.at(lid).pool_id == p.id) pv.listener_ids.push_back(lid);
       }

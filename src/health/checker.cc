@@ -37,8 +37,7 @@ bool reuses_connections(const model::HealthMonitor& m) {
 }
 
 Timing timing_of(const model::HealthMonitor& m) {
-  const bool tls =
-      m.type == model::MonitorType::kHttps || m.type == model::MonitorType::kTlsHello;
+  const bool tls = m.type == model::MonitorType::kHttps || m.type == model::MonitorType::kTlsHello;
   return {.interval = m.interval,
           .fast_interval = m.fast_interval,
           .timeout = m.timeout,
@@ -98,8 +97,8 @@ void HealthChecker::set_targets(std::vector<Target> targets) {
         .resumption = t.monitor.type == model::MonitorType::kHttps
                           ? std::make_shared<TlsResumption>(refresh)
                           : nullptr,
-        .kept = reuses_connections(t.monitor) ? std::make_shared<KeptConnection>(refresh)
-                                              : nullptr});
+        .kept =
+            reuses_connections(t.monitor) ? std::make_shared<KeptConnection>(refresh) : nullptr});
     auto [it, added] = members_.emplace(id, Member{.target = std::move(t),
                                                    .probe_target = std::move(probe_target),
                                                    .threshold = threshold,
@@ -173,11 +172,11 @@ void HealthChecker::on_wakeup() {
 
 void HealthChecker::start_check(Member& m) {
   // take_due() has just marked it running, and no probe calls back inside start().
-  m.probe = prober_.start(m.probe_target, [this, slot = m.slot, generation = m.generation,
-                                           alive = std::weak_ptr<int>(alive_)](
-                                              model::CheckResult r) {
-    if (!alive.expired()) on_probe_done(slot, generation, std::move(r));
-  });
+  m.probe =
+      prober_.start(m.probe_target, [this, slot = m.slot, generation = m.generation,
+                                     alive = std::weak_ptr<int>(alive_)](model::CheckResult r) {
+        if (!alive.expired()) on_probe_done(slot, generation, std::move(r));
+      });
 }
 
 void HealthChecker::on_probe_done(uint32_t slot, uint64_t generation, model::CheckResult result) {

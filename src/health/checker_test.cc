@@ -42,7 +42,7 @@ class CheckerTest : public ::testing::Test {
   boost::asio::io_context io_;
   SteadyClock clock_;
   std::vector<Event> events_;
-  std::set<std::string, std::less<>> ids_;  // events_ outlive their member: the ids they name
+  std::set<std::string, std::less<>> ids_;   // events_ outlive their member: the ids they name
   std::function<void(const Event&)> react_;  // what the test does on each event
   HealthChecker checker_{io_, clock_,
                          [this](const Event& e) {

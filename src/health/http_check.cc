@@ -83,9 +83,9 @@ Result<std::string> build_request(std::string_view method, std::string_view targ
   }
   if (has_control(host)) return fail("invalid Host header: control character");
   if (has_control(bearer_token)) return fail("invalid bearer token: control character");
-  std::string out = fmt::format(
-      "{} {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: vigil-health\r\nAccept: */*\r\n{}", method,
-      target, host, keep_alive ? "" : "Connection: close\r\n");
+  std::string out =
+      fmt::format("{} {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: vigil-health\r\nAccept: */*\r\n{}",
+                  method, target, host, keep_alive ? "" : "Connection: close\r\n");
   if (!bearer_token.empty()) out += fmt::format("Authorization: Bearer {}\r\n", bearer_token);
   out += "\r\n";
   return out;

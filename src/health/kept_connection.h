@@ -46,8 +46,8 @@ class KeptConnection {
 
   // One open connection, at rest: no operation pending on it.
   struct Connection {
-    std::optional<Socket> plain;   // HTTP
-    std::optional<TlsStream> tls;  // HTTPS
+    std::optional<Socket> plain;                         // HTTP
+    std::optional<TlsStream> tls;                        // HTTPS
     std::shared_ptr<boost::asio::ssl::context> context;  // what `tls` was made with
     TimePoint opened{};
   };

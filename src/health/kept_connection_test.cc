@@ -78,7 +78,6 @@ class KeptConnectionTest : public ::testing::TestWithParam<TlsVersion> {
   TestServer s_{io_, {.tls = GetParam()}};  // answers each request with 200, keeping connections
 };
 
-
 TEST_P(KeptConnectionTest, PassingChecksShareOneConnection) {
   auto t = make_target(s_.port());
   std::vector<bool> reused;
@@ -265,9 +264,12 @@ INSTANTIATE_TEST_SUITE_P(Protocols, KeptConnectionTest,
                                            TlsVersion::kTls13),
                          [](const auto& info) {
                            switch (info.param) {
-                             case TlsVersion::kTls12: return "Https12";
-                             case TlsVersion::kTls13: return "Https13";
-                             default: return "Http";
+                             case TlsVersion::kTls12:
+                               return "Https12";
+                             case TlsVersion::kTls13:
+                               return "Https13";
+                             default:
+                               return "Http";
                            }
                          });
 

@@ -89,10 +89,10 @@ class ProbeOp : public RunningProbe, public std::enable_shared_from_this<ProbeOp
 
   asio::io_context& io_;
   std::optional<tcp::resolver> resolver_;  // only for host names: addresses are not resolved
-  tcp::socket socket_;  // plain probes; TLS probes use tls_stream_'s own
+  tcp::socket socket_;                     // plain probes; TLS probes use tls_stream_'s own
   std::optional<asio::ssl::stream<tcp::socket>> tls_stream_;
-  bool reused_ = false;   // the connection was kept from an earlier check
-  TimePoint opened_{};    // when the connection was made (HTTPS: its session's full handshake)
+  bool reused_ = false;  // the connection was kept from an earlier check
+  TimePoint opened_{};   // when the connection was made (HTTPS: its session's full handshake)
   uint64_t kept_epoch_ = 0;
 
   std::string request_;

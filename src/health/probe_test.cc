@@ -1,9 +1,9 @@
 #include "health/probe.h"
 
 #include <fmt/format.h>
-#include <sys/socket.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -76,8 +76,8 @@ TEST_F(ProbeTest, TcpConnects) {
 
 TEST_F(ProbeTest, TcpCheckEndsBeforeTheServerAcceptsAndLeavesNoTimeWait) {
   namespace asio = boost::asio;
-  asio::ip::tcp::acceptor listener(
-      io_, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  asio::ip::tcp::acceptor listener(io_,
+                                   asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
   listener.non_blocking(true);
   // The check resets the connection as soon as the SYN-ACK is in, its ACK held back, so the
   // server's handshake never completes. Should the delayed ACK go first (the check's thread
@@ -110,8 +110,8 @@ int open_fds() {
 
 TEST_F(ProbeTest, TcpChecksCancelledInABatchNeverCallBackAndTheirFdsAreReused) {
   namespace asio = boost::asio;
-  asio::ip::tcp::acceptor listener(
-      io_, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  asio::ip::tcp::acceptor listener(io_,
+                                   asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
   const uint16_t port = listener.local_endpoint().port();
   const int fds_before = open_fds();
   constexpr int kChecks = 200;

@@ -26,10 +26,10 @@ std::string write_temp_file(const std::string& stem, const std::string& content)
 enum class TlsVersion { kNone, kTls12, kTls13, kAny };
 
 enum class Behaviour {
-  kRespond,  // read the request head, write `response`, close
-  kGreet,    // write `response` as soon as connected (after TLS), close
-  kClose,    // close as soon as connected
-  kSilent,   // read the request head, then never answer
+  kRespond,    // read the request head, write `response`, close
+  kGreet,      // write `response` as soon as connected (after TLS), close
+  kClose,      // close as soon as connected
+  kSilent,     // read the request head, then never answer
   kKeepAlive,  // answer each request head with the response set at that time; keep the connection
 };
 

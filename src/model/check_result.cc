@@ -10,14 +10,22 @@ namespace vigil::model {
 
 std::string_view to_string(Outcome o) {
   switch (o) {
-    case Outcome::kOk: return "ok";
-    case Outcome::kRefused: return "refused";
-    case Outcome::kTimeout: return "timeout";
-    case Outcome::kNetworkError: return "network_error";
-    case Outcome::kTlsFailed: return "tls_failed";
-    case Outcome::kBadStatus: return "bad_status";
-    case Outcome::kBadResponse: return "bad_response";
-    case Outcome::kResolveFailed: return "resolve_failed";
+    case Outcome::kOk:
+      return "ok";
+    case Outcome::kRefused:
+      return "refused";
+    case Outcome::kTimeout:
+      return "timeout";
+    case Outcome::kNetworkError:
+      return "network_error";
+    case Outcome::kTlsFailed:
+      return "tls_failed";
+    case Outcome::kBadStatus:
+      return "bad_status";
+    case Outcome::kBadResponse:
+      return "bad_response";
+    case Outcome::kResolveFailed:
+      return "resolve_failed";
   }
   return "?";
 }
@@ -28,13 +36,27 @@ std::string describe(const CheckResult& r) {
     case Outcome::kOk:
       out = r.http_code ? fmt::format("HTTP {}", r.http_code) : "ok";
       break;
-    case Outcome::kRefused: out = "connection refused"; break;
-    case Outcome::kTimeout: out = "timeout"; break;
-    case Outcome::kNetworkError: out = "network error"; break;
-    case Outcome::kTlsFailed: out = "TLS handshake failed"; break;
-    case Outcome::kBadStatus: out = fmt::format("HTTP {}", r.http_code); break;
-    case Outcome::kBadResponse: out = "bad HTTP response"; break;
-    case Outcome::kResolveFailed: out = "cannot resolve"; break;
+    case Outcome::kRefused:
+      out = "connection refused";
+      break;
+    case Outcome::kTimeout:
+      out = "timeout";
+      break;
+    case Outcome::kNetworkError:
+      out = "network error";
+      break;
+    case Outcome::kTlsFailed:
+      out = "TLS handshake failed";
+      break;
+    case Outcome::kBadStatus:
+      out = fmt::format("HTTP {}", r.http_code);
+      break;
+    case Outcome::kBadResponse:
+      out = "bad HTTP response";
+      break;
+    case Outcome::kResolveFailed:
+      out = "cannot resolve";
+      break;
   }
   if (!r.failed_checks.empty()) {
     std::string joined;
@@ -47,7 +69,8 @@ std::string describe(const CheckResult& r) {
     // "connect refused: Connection refused" says the same thing twice.
     std::string lower_detail = r.detail;
     for (char& c : lower_detail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (out.find(lower_detail) == std::string::npos && lower_detail.find(out) == std::string::npos) {
+    if (out.find(lower_detail) == std::string::npos &&
+        lower_detail.find(out) == std::string::npos) {
       out += fmt::format(": {}", r.detail);
     } else if (lower_detail.find(out) != std::string::npos && lower_detail != out) {
       out = r.detail;

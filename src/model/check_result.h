@@ -11,20 +11,20 @@ namespace vigil::model {
 
 enum class Outcome {
   kOk,
-  kRefused,       // L4: connection refused or reset
-  kTimeout,       // no answer within the monitor's timeout
-  kNetworkError,  // L4: unreachable, or another socket error
-  kTlsFailed,     // L6: the TLS handshake failed
-  kBadStatus,     // L7: an HTTP answer whose code is not expected
-  kBadResponse,   // L7: not a valid HTTP answer
-  kResolveFailed, // the member's name did not resolve
+  kRefused,        // L4: connection refused or reset
+  kTimeout,        // no answer within the monitor's timeout
+  kNetworkError,   // L4: unreachable, or another socket error
+  kTlsFailed,      // L6: the TLS handshake failed
+  kBadStatus,      // L7: an HTTP answer whose code is not expected
+  kBadResponse,    // L7: not a valid HTTP answer
+  kResolveFailed,  // the member's name did not resolve
 };
 
 struct CheckResult {
   Outcome outcome = Outcome::kOk;
-  int http_code = 0;      // 0 when no HTTP answer was read
-  Duration duration{0};   // from the start of the attempt to its end
-  std::string detail;     // the error text, or the start of the body
+  int http_code = 0;                       // 0 when no HTTP answer was read
+  Duration duration{0};                    // from the start of the attempt to its end
+  std::string detail;                      // the error text, or the start of the body
   std::vector<std::string> failed_checks;  // "[-]etcd failed" lines of a /readyz?verbose answer
   // The request went over a connection an earlier check had left open: the answer says nothing
   // of whether the member accepts new connections.

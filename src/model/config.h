@@ -38,7 +38,7 @@ struct HealthMonitor {
   MonitorType type = MonitorType::kTcp;
   std::string path = "/readyz";
   std::string http_method = "GET";
-  std::string host;  // Host header; defaults to the member's address
+  std::string host;              // Host header; defaults to the member's address
   ExpectedCodes expected_codes;  // defaults to 200
   Duration interval = 5s;
   Duration fast_interval = 1s;  // while a member is between states (HAProxy's fastinter)
@@ -73,7 +73,7 @@ struct Pool {
   Algorithm algorithm = Algorithm::kRoundRobin;
   Duration connect_timeout = 1s;
   int retries = 3;
-  bool fail_open = true;  // route to every member when none is usable
+  bool fail_open = true;         // route to every member when none is usable
   Duration hedge_after = 200ms;  // a second connect to another member after this; 0 disables
   bool shutdown_sessions_on_down = true;  // close a dead member's sessions when it goes ERROR
   Duration dead_peer_timeout = 10s;       // backend legs: keepalive + TCP_USER_TIMEOUT
@@ -90,7 +90,7 @@ struct Listener {
   uint16_t port = 0;         // 0: the kernel picks (tests)
   std::string pool;
   int max_connections = 50000;
-  Duration idle_timeout = 1h;  // watches are long-lived
+  Duration idle_timeout = 1h;        // watches are long-lived
   Duration dead_peer_timeout = 60s;  // client legs: keepalive + TCP_USER_TIMEOUT
   SourceLocation where;
 };

@@ -23,7 +23,10 @@ TEST(ExpectedCodes, ParsesListsAndRanges) {
       {.text = "200", .in = {200}, .out = {199, 201, 500}, .canonical = "200"},
       {.text = "200,202", .in = {200, 202}, .out = {201, 203}, .canonical = "200,202"},
       {.text = "200-204", .in = {200, 202, 204}, .out = {199, 205}, .canonical = "200-204"},
-      {.text = "200, 301-302", .in = {200, 301, 302}, .out = {300, 303}, .canonical = "200,301-302"},
+      {.text = "200, 301-302",
+       .in = {200, 301, 302},
+       .out = {300, 303},
+       .canonical = "200,301-302"},
   };
   for (const auto& c : cases) {
     auto codes = ExpectedCodes::parse(c.text);

@@ -10,7 +10,8 @@ namespace {
 TEST(Ids, AreStableVersion5Uuids) {
   const std::string id = member_id("lb", "masters", "master-01");
   EXPECT_EQ(id, member_id("lb", "masters", "master-01"));
-  EXPECT_TRUE(std::regex_match(id, std::regex("[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")))
+  EXPECT_TRUE(std::regex_match(
+      id, std::regex("[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")))
       << id;
 }
 

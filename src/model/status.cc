@@ -6,12 +6,18 @@ namespace vigil::model {
 
 std::string_view to_string(OperatingStatus s) {
   switch (s) {
-    case OperatingStatus::kOnline: return "ONLINE";
-    case OperatingStatus::kDraining: return "DRAINING";
-    case OperatingStatus::kOffline: return "OFFLINE";
-    case OperatingStatus::kDegraded: return "DEGRADED";
-    case OperatingStatus::kError: return "ERROR";
-    case OperatingStatus::kNoMonitor: return "NO_MONITOR";
+    case OperatingStatus::kOnline:
+      return "ONLINE";
+    case OperatingStatus::kDraining:
+      return "DRAINING";
+    case OperatingStatus::kOffline:
+      return "OFFLINE";
+    case OperatingStatus::kDegraded:
+      return "DEGRADED";
+    case OperatingStatus::kError:
+      return "ERROR";
+    case OperatingStatus::kNoMonitor:
+      return "NO_MONITOR";
   }
   return "?";
 }
@@ -21,9 +27,12 @@ OperatingStatus member_status(const MemberFacts& m) {
   if (m.weight == 0 || m.draining) return OperatingStatus::kDraining;
   if (!m.has_monitor) return OperatingStatus::kNoMonitor;
   switch (m.health) {
-    case Health::kUp: return OperatingStatus::kOnline;
-    case Health::kDown: return OperatingStatus::kError;
-    case Health::kUnchecked: return OperatingStatus::kOffline;
+    case Health::kUp:
+      return OperatingStatus::kOnline;
+    case Health::kDown:
+      return OperatingStatus::kError;
+    case Health::kUnchecked:
+      return OperatingStatus::kOffline;
   }
   return OperatingStatus::kError;
 }
@@ -41,7 +50,8 @@ OperatingStatus pool_status(std::span<const OperatingStatus> members) {
 
 OperatingStatus aggregate_status(std::span<const OperatingStatus> children) {
   if (children.empty()) return OperatingStatus::kOnline;
-  if (std::ranges::all_of(children, [](OperatingStatus s) { return s == OperatingStatus::kError; })) {
+  if (std::ranges::all_of(children,
+                          [](OperatingStatus s) { return s == OperatingStatus::kError; })) {
     return OperatingStatus::kError;
   }
   if (std::ranges::all_of(children,

@@ -1,8 +1,8 @@
 #include "net/address.h"
 
 #include <arpa/inet.h>
-#include <netdb.h>
 #include <net/if.h>
+#include <netdb.h>
 
 #include <algorithm>
 #include <charconv>
@@ -31,7 +31,8 @@ Result<SocketAddress> SocketAddress::from_ip(std::string_view ip, uint16_t port)
     v6->sin6_port = htons(port);
     if (!scope.empty()) {
       v6->sin6_scope_id = if_nametoindex(scope.c_str());
-      if (v6->sin6_scope_id == 0) return fail("unknown interface \"" + scope + "\" in " + std::string(ip));
+      if (v6->sin6_scope_id == 0)
+        return fail("unknown interface \"" + scope + "\" in " + std::string(ip));
     }
     out.size_ = sizeof(sockaddr_in6);
     return out;
@@ -49,7 +50,8 @@ SocketAddress SocketAddress::from_sockaddr(const sockaddr* sa, socklen_t len) {
 
 uint16_t SocketAddress::port() const {
   if (family() == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in*>(&storage_)->sin_port);
-  if (family() == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6*>(&storage_)->sin6_port);
+  if (family() == AF_INET6)
+    return ntohs(reinterpret_cast<const sockaddr_in6*>(&storage_)->sin6_port);
   return 0;
 }
 
@@ -126,11 +128,13 @@ Result<HostPort> split_host_port(std::string_view text) {
   } else {
     const size_t colon = text.rfind(':');
     if (colon == std::string_view::npos) {
-      return fail("\"" + std::string(text) + "\": expected address:port, like 127.0.0.1:8404 or :6443");
+      return fail("\"" + std::string(text) +
+                  "\": expected address:port, like 127.0.0.1:8404 or :6443");
     }
     out.host = std::string(text.substr(0, colon));
     if (out.host.find(':') != std::string::npos) {
-      return fail("\"" + std::string(text) + "\": put an IPv6 address in brackets, like [::1]:6443");
+      return fail("\"" + std::string(text) +
+                  "\": put an IPv6 address in brackets, like [::1]:6443");
     }
     port_text = text.substr(colon + 1);
   }
@@ -144,9 +148,7 @@ Result<HostPort> split_host_port(std::string_view text) {
   return out;
 }
 
-bool is_ip_literal(std::string_view host) {
-  return SocketAddress::from_ip(host, 0).has_value();
-}
+bool is_ip_literal(std::string_view host) { return SocketAddress::from_ip(host, 0).has_value(); }
 
 Result<std::vector<SocketAddress>> resolve(const std::string& host, uint16_t port) {
   if (auto literal = SocketAddress::from_ip(host, port)) return std::vector{*literal};

@@ -26,7 +26,8 @@ TEST(SplitHostPort, AcceptsTheForms) {
 }
 
 TEST(SplitHostPort, RejectsWithAReason) {
-  for (const char* bad : {"127.0.0.1", "::1:80", "[::1]80", "[::1]", "host:70000", "host:", "h:x"}) {
+  for (const char* bad :
+       {"127.0.0.1", "::1:80", "[::1]80", "[::1]", "host:70000", "host:", "h:x"}) {
     EXPECT_FALSE(split_host_port(bad)) << bad;
   }
 }

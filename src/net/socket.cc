@@ -55,7 +55,8 @@ std::expected<Connecting, ConnectError> connect_nonblocking(const SocketAddress&
   Connecting out;
   out.fd.reset(::socket(to.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!out.fd.valid()) {
-    return std::unexpected(ConnectError{.message = "socket: " + errno_string(errno), .local = true});
+    return std::unexpected(
+        ConnectError{.message = "socket: " + errno_string(errno), .local = true});
   }
   set_nodelay(out.fd.get());
   if (::connect(out.fd.get(), to.sockaddr_ptr(), to.size()) == 0) {

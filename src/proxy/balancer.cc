@@ -8,9 +8,12 @@ namespace vigil::proxy {
 
 std::unique_ptr<Balancer> make_balancer(const PoolSnapshot& pool) {
   switch (pool.algorithm) {
-    case model::Algorithm::kRoundRobin: return std::make_unique<RoundRobin>(pool);
-    case model::Algorithm::kLeastConnections: return std::make_unique<LeastConnections>();
-    case model::Algorithm::kSourceIp: return std::make_unique<SourceIp>();
+    case model::Algorithm::kRoundRobin:
+      return std::make_unique<RoundRobin>(pool);
+    case model::Algorithm::kLeastConnections:
+      return std::make_unique<LeastConnections>();
+    case model::Algorithm::kSourceIp:
+      return std::make_unique<SourceIp>();
   }
   return std::make_unique<RoundRobin>(pool);
 }

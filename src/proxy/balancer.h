@@ -13,8 +13,8 @@
 namespace vigil::proxy {
 
 struct PickContext {
-  std::string_view client_ip;        // raw address bytes, for source_ip
-  std::span<const uint32_t> tried;   // candidate indices that already failed for this connection
+  std::string_view client_ip;       // raw address bytes, for source_ip
+  std::span<const uint32_t> tried;  // candidate indices that already failed for this connection
 };
 
 class Balancer {

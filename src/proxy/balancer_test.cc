@@ -8,7 +8,8 @@
 namespace vigil::proxy {
 namespace {
 
-PoolSnapshot make_pool(model::Algorithm algorithm, std::vector<std::pair<std::string, int>> members) {
+PoolSnapshot make_pool(model::Algorithm algorithm,
+                       std::vector<std::pair<std::string, int>> members) {
   PoolSnapshot pool;
   pool.algorithm = algorithm;
   for (auto& [name, weight] : members) {

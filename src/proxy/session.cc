@@ -74,7 +74,8 @@ void Session::on_event(Side& side, uint32_t events) {
 
 void Session::after_pump(bool ok) {
   if (state_ != State::kPumping) return;
-  if (!ok || (client_.read_eof && backend_->write_shut && backend_->read_eof && client_.write_shut)) {
+  if (!ok ||
+      (client_.read_eof && backend_->write_shut && backend_->read_eof && client_.write_shut)) {
     close();
   }
 }

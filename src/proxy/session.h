@@ -141,8 +141,8 @@ class Session {
   Side client_;
   std::array<Attempt, 2> attempts_;
   Side* backend_ = nullptr;  // the attempt that connected first
-  Flow up_;    // client -> backend
-  Flow down_;  // backend -> client
+  Flow up_;                  // client -> backend
+  Flow down_;                // backend -> client
   // The client's address bytes (4 or 16), kept only for source_ip picks: a whole sockaddr would
   // cost every idle session 128 bytes.
   std::array<char, 16> client_ip_{};

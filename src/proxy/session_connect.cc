@@ -42,8 +42,9 @@ bool Session::start_attempt(Attempt& a) {
       stale = make_balancer(*pool_);
       balancer = stale.get();
     }
-    const int index = balancer->pick(*pool_, {.client_ip = {client_ip_.data(), client_ip_size_},
-                                         .tried = {tried_.data(), static_cast<size_t>(tried_count_)}});
+    const int index =
+        balancer->pick(*pool_, {.client_ip = {client_ip_.data(), client_ip_size_},
+                                .tried = {tried_.data(), static_cast<size_t>(tried_count_)}});
     if (index < 0) return false;
     tried_[tried_count_++] = static_cast<uint32_t>(index);
     ++attempts_made_;
@@ -52,7 +53,8 @@ bool Session::start_attempt(Attempt& a) {
     if (!connecting && connecting.error().local) {
       // Counting this against the member would take healthy members out of rotation for this
       // host's shortage, and every other member would fail alike: the client is let go.
-      host_.out_of_descriptors(listener_.name, "connect to a member: " + connecting.error().message);
+      host_.out_of_descriptors(listener_.name,
+                               "connect to a member: " + connecting.error().message);
       return false;
     }
     if (!connecting) {
@@ -131,7 +133,9 @@ void Session::on_connect_timer(TimePoint now) {
   if (state_ != State::kConnecting) return;
   if (hedge_at_ != TimePoint{} && now >= hedge_at_) {
     hedge_at_ = {};
-    Attempt* idle = !attempts_[0].active() ? &attempts_[0] : !attempts_[1].active() ? &attempts_[1] : nullptr;
+    Attempt* idle = !attempts_[0].active()   ? &attempts_[0]
+                    : !attempts_[1].active() ? &attempts_[1]
+                                             : nullptr;
     if (idle != nullptr && host_.take_hedge_token()) start_attempt(*idle);
   }
   if (state_ != State::kConnecting) return;

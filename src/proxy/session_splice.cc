@@ -54,7 +54,8 @@ void Session::finish_pump(Side& src, Side& dst, Flow& flow, uint64_t moved,
     bytes->fetch_add(moved, std::memory_order_relaxed);
     last_activity_ = host_.now();
   }
-  if (flow.buf != nullptr && flow.buf->empty()) host_.buffers().give(std::exchange(flow.buf, nullptr));
+  if (flow.buf != nullptr && flow.buf->empty())
+    host_.buffers().give(std::exchange(flow.buf, nullptr));
   // An empty pipe goes back while the source is quiet, so an idle session holds none; a
   // direction that streams again takes one again.
   if (flow.pipe != nullptr && flow.pipe->pending == 0 && (!src.readable || src.read_eof)) {

@@ -27,8 +27,8 @@ int SourceIp::pick(const PoolSnapshot& pool, const PickContext& ctx) {
   for (uint32_t i = 0; i < c.size(); ++i) {
     if (was_tried(ctx.tried, i)) continue;
     // Weighted rendezvous: score = -weight / ln(u), u uniform in (0,1) from the hash.
-    const double u = (static_cast<double>(hash(ctx.client_ip, c[i].member_id) >> 11) + 0.5) /
-                     9007199254740992.0;
+    const double u =
+        (static_cast<double>(hash(ctx.client_ip, c[i].member_id) >> 11) + 0.5) / 9007199254740992.0;
     const double score = -static_cast<double>(c[i].weight) / std::log(u);
     if (best < 0 || score > best_score) {
       best = static_cast<int>(i);

@@ -19,7 +19,7 @@ struct BackendStats {
 struct ListenerStats {
   std::atomic<uint64_t> active{0};
   std::atomic<uint64_t> total{0};
-  std::atomic<uint64_t> rejected{0};  // refused at max_connections
+  std::atomic<uint64_t> rejected{0};    // refused at max_connections
   std::atomic<uint64_t> no_backend{0};  // closed because no member could be reached
 };
 

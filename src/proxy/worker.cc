@@ -4,8 +4,8 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <queue>
 #include <unordered_map>
 
@@ -237,8 +237,8 @@ void Worker::Loop::accept_from(Listening& l) {
   for (int i = 0; i < 64; ++i) {
     sockaddr_storage ss{};
     socklen_t len = sizeof ss;
-    const int fd = ::accept4(l.fd.get(), reinterpret_cast<sockaddr*>(&ss), &len,
-                             SOCK_NONBLOCK | SOCK_CLOEXEC);
+    const int fd =
+        ::accept4(l.fd.get(), reinterpret_cast<sockaddr*>(&ss), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EMFILE || errno == ENFILE) {
         out_of_descriptors(runtime.name, "accept: " + net::errno_string(errno));
@@ -271,9 +271,10 @@ void Worker::Loop::out_of_descriptors(const std::string& listener, const std::st
   constexpr auto kFdLogEvery = std::chrono::seconds(10);
   ++fd_failures_;
   if (fd_warned_at_ == TimePoint{} || now_ - fd_warned_at_ >= kFdLogEvery) {
-    log::warn("worker {}: listener {}: {} ({} connections not served); new connections wait in "
-              "the backlog; raise the open-file limit (LimitNOFILE) or lower max_connections",
-              index_, listener, reason, fd_failures_);
+    log::warn(
+        "worker {}: listener {}: {} ({} connections not served); new connections wait in "
+        "the backlog; raise the open-file limit (LimitNOFILE) or lower max_connections",
+        index_, listener, reason, fd_failures_);
     fd_warned_at_ = now_;
     fd_failures_ = 0;
   }
@@ -344,8 +345,12 @@ void Worker::Loop::run() {
     for (int i = 0; i < n; ++i) {
       auto* h = static_cast<Handler*>(events[i].data.ptr);
       switch (h->kind) {
-        case Handler::Kind::kListener: accept_from(*static_cast<Listening*>(h)); break;
-        case Handler::Kind::kMailbox: drain_mailbox(); break;
+        case Handler::Kind::kListener:
+          accept_from(*static_cast<Listening*>(h));
+          break;
+        case Handler::Kind::kMailbox:
+          drain_mailbox();
+          break;
         case Handler::Kind::kClient:
         case Handler::Kind::kBackend: {
           auto* side = static_cast<Side*>(h);

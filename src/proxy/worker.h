@@ -56,7 +56,8 @@ class Worker {
                              std::function<void(size_t)> done);
   // Any thread. The member did not answer a connect: its sessions may be dead without a FIN or
   // RST. Tightens keepalive on their backend legs so that the kernel finds out in seconds.
-  void probe_member_sessions(std::shared_ptr<const BackendStats> member, net::DeadPeerOptions probe);
+  void probe_member_sessions(std::shared_ptr<const BackendStats> member,
+                             net::DeadPeerOptions probe);
   // Any thread. Closes the listeners and every session, then the thread ends; joins.
   void stop();
 

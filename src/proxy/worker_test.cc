@@ -3,11 +3,11 @@
 #include "proxy/worker.h"
 
 #include <gtest/gtest.h>
-#include <filesystem>
 #include <poll.h>
 #include <sys/socket.h>
 
 #include <atomic>
+#include <filesystem>
 #include <future>
 #include <mutex>
 #include <random>
@@ -106,24 +106,29 @@ class Proxy {
     int i = 0;
     for (const auto& m : members) {
       const std::string name = "m" + std::to_string(i++);
-      pool->candidates.push_back(
-          {.member_id = name, .name = name, .address = m, .weight = 1,
-           .stats = std::make_shared<BackendStats>()});
+      pool->candidates.push_back({.member_id = name,
+                                  .name = name,
+                                  .address = m,
+                                  .weight = 1,
+                                  .stats = std::make_shared<BackendStats>()});
     }
     pool_ = pool;
     auto fd = net::listen_tcp(loopback());
     address_ = *net::local_address(fd->get());
     stats_ = std::make_shared<ListenerStats>();
     std::vector<ListenSocket> listeners;
-    listeners.push_back({.listener_name = "l", .fd = std::move(*fd), .pool_index = 0,
-                         .max_connections = max_connections, .idle_timeout = idle_timeout,
+    listeners.push_back({.listener_name = "l",
+                         .fd = std::move(*fd),
+                         .pool_index = 0,
+                         .max_connections = max_connections,
+                         .idle_timeout = idle_timeout,
                          .stats = stats_});
-    worker_ = std::make_unique<Worker>(
-        0, std::move(listeners), std::vector<PoolSnapshotPtr>{pool_},
-        WorkerCallbacks{.on_connect_failure = [this](ConnectFailure f) {
-          std::lock_guard lock(failures_.mutex);
-          failures_.seen.push_back(std::move(f));
-        }});
+    worker_ =
+        std::make_unique<Worker>(0, std::move(listeners), std::vector<PoolSnapshotPtr>{pool_},
+                                 WorkerCallbacks{.on_connect_failure = [this](ConnectFailure f) {
+                                   std::lock_guard lock(failures_.mutex);
+                                   failures_.seen.push_back(std::move(f));
+                                 }});
     worker_->start();
   }
   net::SocketAddress address() const { return address_; }
@@ -273,7 +278,8 @@ TEST(Worker, HedgedConnectWinsLongBeforeTheConnectTimeout) {
   }
   bool reported = false;
   for (const auto& f : proxy.failures()) {
-    reported |= f.member_id == "m0" && f.silent && f.reason.find("hedge_after") != std::string::npos;
+    reported |=
+        f.member_id == "m0" && f.silent && f.reason.find("hedge_after") != std::string::npos;
   }
   EXPECT_TRUE(reported) << "the silent member is reported as a passive failure";
 }
@@ -306,8 +312,11 @@ TEST(Worker, ReconfigureAddsAndRemovesListenersWhileSessionsLiveOn) {
   auto fd = net::listen_tcp(loopback());
   const auto second = *net::local_address(fd->get());
   std::vector<ListenSocket> listeners;
-  listeners.push_back({.listener_id = "l2", .listener_name = "l2", .fd = std::move(*fd),
-                       .pool_index = 0, .stats = std::make_shared<ListenerStats>()});
+  listeners.push_back({.listener_id = "l2",
+                       .listener_name = "l2",
+                       .fd = std::move(*fd),
+                       .pool_index = 0,
+                       .stats = std::make_shared<ListenerStats>()});
   proxy.worker().reconfigure({std::make_shared<PoolSnapshot>(proxy.pool())}, std::move(listeners));
 
   EXPECT_EQ(echo_through(second, "via the new listener"), "via the new listener");
