@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Sets up a fresh Debian 12 machine and runs every test: unit tests (ctest) and integration tests
-# (pytest against the real binaries on loopback) on the dev build, the failover system tests (own
-# network namespaces; root), the parsers' libFuzzer targets for a bounded time, then unit and
-# integration tests again under AddressSanitizer + UndefinedBehaviorSanitizer. Exits non-zero on
-# the first failing stage.
+# Sets up a fresh Debian 12 machine, checks the sources' formatting (clang-format), and runs every
+# test: unit tests (ctest) and integration tests (pytest against the real binaries on loopback) on
+# the dev build, the failover system tests (own network namespaces; root), the parsers' libFuzzer
+# targets for a bounded time, then unit and integration tests again under AddressSanitizer +
+# UndefinedBehaviorSanitizer. Exits non-zero on the first failing stage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh --tests
+
+echo "==> format (clang-format --dry-run)"
+bash scripts/format.sh --check
 
 run_preset() {
   local preset="$1"
