@@ -21,5 +21,5 @@ run() {  # TARGET SEED_DIR...
 }
 
 run build/fuzz/src/config/fuzz_config_yaml ../../tests/fuzz/seeds/yaml
-run build/fuzz/src/config/fuzz_config_haproxy ../../src/config/testdata/haproxy
+run build/fuzz/src/config/fuzz_config_haproxy ../../src/config/haproxy/testdata
 run build/fuzz/src/admin/fuzz_admin_api ../../tests/fuzz/seeds/api

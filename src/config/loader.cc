@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "config/haproxy_loader.h"
+#include "config/haproxy/loader.h"
 
 namespace vigil::config {
 namespace {
@@ -61,8 +61,6 @@ std::pair<int, std::string_view> first_word(std::string_view text) {
 }
 
 }  // namespace
-
-bool LoadResult::ok() const { return count_errors(diagnostics) == 0; }
 
 Format detect_format(std::string_view text) {
   static constexpr std::string_view kHaproxySections[] = {

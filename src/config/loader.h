@@ -3,25 +3,12 @@
 // input (load_file reads the file); safe to call from any thread; never throws.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
-#include "config/diagnostic.h"
-#include "model/config.h"
+#include "config/load_result.h"
 
 namespace vigil::config {
-
-struct LoadResult {
-  std::optional<model::Config> config;  // set only when there is no error
-  std::vector<Diagnostic> diagnostics;  // errors and warnings, in file order
-  // Pools written with `health_monitor: none` (an explicit opt-out, not an oversight): advise()
-  // does not warn about them. Kept here until model::Pool can record it.
-  std::vector<std::string> monitor_opt_outs;
-
-  bool ok() const;  // no error
-};
 
 enum class Format { kYaml, kHaproxyCfg };
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "config/loader.h"
+#include "config/load_result.h"
 
 namespace vigil::config {
 

@@ -8,7 +8,7 @@
 #include "base/file.h"
 #include "base/log.h"
 #include "cli/commands.h"
-#include "config/haproxy_convert.h"
+#include "config/haproxy/convert.h"
 #include "config/loader.h"
 #include "config/report.h"
 #include "daemon/control_plane.h"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from netns_harness import APISIM, TOKEN, VIGIL, http_get, read_ready_file, wait_for
 
-SEED = Path(__file__).resolve().parents[2] / "src/config/testdata/haproxy/openshift-article-readyz.cfg"
+SEED = Path(__file__).resolve().parents[2] / "src/config/haproxy/testdata/openshift-article-readyz.cfg"
 
 # (name, address, port, TLS?) of every simulated node the seed's backends name.
 NODES = [(f"master-0{i}", f"127.0.0.1{i}", port, tls)

@@ -1,6 +1,6 @@
 // The haproxy.cfg importer directive by directive: what each maps to, and what is reported.
-// The configs people use (the seeds, kubeadm, OpenShift, Octavia) are in haproxy_seeds_test.cc.
-#include "config/haproxy_loader.h"
+// The configs people use (the seeds, kubeadm, OpenShift, Octavia) are in haproxy/seeds_test.cc.
+#include "config/haproxy/loader.h"
 
 #include <gtest/gtest.h>
 

@@ -1,13 +1,13 @@
 // Importing haproxy.cfg: HAProxy's configuration, as people already write it for control planes
 // (kubeadm's HA guide, OpenShift UPI, Octavia amphorae), read into vigil's model. The mapping of
 // each directive, and why vigil ignores the others, is in docs/haproxy.md (generated from
-// haproxy_keywords.cc). Pure function; safe to call from any thread; never throws.
+// haproxy/keywords.cc). Pure function; safe to call from any thread; never throws.
 #pragma once
 
 #include <string>
 #include <string_view>
 
-#include "config/loader.h"
+#include "config/load_result.h"
 
 namespace vigil::config {
 

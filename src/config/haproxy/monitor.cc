@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "base/duration.h"
-#include "config/haproxy_build.h"
+#include "config/haproxy/build.h"
 
 namespace vigil::config::haproxy {
 namespace {

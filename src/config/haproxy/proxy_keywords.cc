@@ -1,12 +1,12 @@
 // The directives of defaults, frontend, backend and listen sections. They stay in one table, in
 // this order, because the parser looks them up in it and docs/haproxy.md lists them from it. The
-// handlers of one concern live with it (haproxy_frontend_keywords.cc, haproxy_backend_keywords.cc,
-// haproxy_check_keywords.cc); those here apply to any proxy: its mode, timeouts, limits, and
+// handlers of one concern live with it (haproxy/frontend_keywords.cc, haproxy/backend_keywords.cc,
+// haproxy/check_keywords.cc); those here apply to any proxy: its mode, timeouts, limits, and
 // whether it is enabled.
 #include <algorithm>
 
 #include "base/duration.h"
-#include "config/haproxy_handlers.h"
+#include "config/haproxy/handlers.h"
 
 namespace vigil::config::haproxy {
 namespace {

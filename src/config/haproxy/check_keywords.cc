@@ -1,12 +1,12 @@
 // How a backend checks its servers: the check options (HAProxy keeps a proxy's last one) and the
 // http-check and tcp-check rules. Only what the directives say is stored here; which check a
-// backend ends up with is decided with its servers' parameters (haproxy_monitor.cc).
+// backend ends up with is decided with its servers' parameters (haproxy/monitor.cc).
 #include <algorithm>
 #include <cctype>
 #include <optional>
 
 #include "config/address.h"
-#include "config/haproxy_handlers.h"
+#include "config/haproxy/handlers.h"
 #include "model/expected_codes.h"
 
 namespace vigil::config::haproxy {

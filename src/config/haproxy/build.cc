@@ -1,8 +1,8 @@
 // From the parsed sections to vigil's model. What each directive says was stored by its handler;
 // here they are read together, the way HAProxy reads them: a frontend's listeners go to its
 // default_backend, a server without a port takes the port its clients connected to. A pool's
-// monitor is built in haproxy_monitor.cc.
-#include "config/haproxy_build.h"
+// monitor is built in haproxy/monitor.cc.
+#include "config/haproxy/build.h"
 
 #include <algorithm>
 #include <map>
@@ -10,7 +10,7 @@
 
 #include "base/duration.h"
 #include "config/address.h"
-#include "config/haproxy_values.h"
+#include "config/haproxy/values.h"
 #include "config/suggest.h"
 
 namespace vigil::config::haproxy {

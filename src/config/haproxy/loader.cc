@@ -1,14 +1,14 @@
-// load_haproxy_cfg: text -> lines of words (haproxy_tokenizer.cc) -> sections, each directive
-// dispatched through the keyword tables (haproxy_keywords.h) into a draft -> the model
-// (haproxy_build.cc) -> the checks every config gets (validate.cc).
-#include "config/haproxy_loader.h"
+// load_haproxy_cfg: text -> lines of words (haproxy/tokenizer.cc) -> sections, each directive
+// dispatched through the keyword tables (haproxy/keywords.h) into a draft -> the model
+// (haproxy/build.cc) -> the checks every config gets (validate.cc).
+#include "config/haproxy/loader.h"
 
 #include <cctype>
 #include <optional>
 
-#include "config/haproxy_draft.h"
-#include "config/haproxy_keywords.h"
-#include "config/haproxy_values.h"
+#include "config/haproxy/draft.h"
+#include "config/haproxy/keywords.h"
+#include "config/haproxy/values.h"
 #include "config/suggest.h"
 #include "config/validate.h"
 

@@ -1,7 +1,7 @@
 // The haproxy.cfg grammar vigil knows, as keyword tables in the manner of HAProxy's own
 // (cfg_kws, srv_kws, bind_kws): one table per section kind and one per parameter list, each
 // keyword with where it belongs, what vigil does with it and why, and its handler. The parser
-// (haproxy_loader.cc) dispatches through them, and docs/haproxy.md is generated from them.
+// (haproxy/loader.cc) dispatches through them, and docs/haproxy.md is generated from them.
 // Internal to config/.
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "config/haproxy_draft.h"
+#include "config/haproxy/draft.h"
 
 namespace vigil::config::haproxy {
 

@@ -2,8 +2,8 @@
 // its server and default-server lines with their parameters.
 #include "base/duration.h"
 #include "config/address.h"
-#include "config/haproxy_handlers.h"
-#include "config/haproxy_values.h"
+#include "config/haproxy/handlers.h"
+#include "config/haproxy/values.h"
 
 namespace vigil::config::haproxy {
 namespace {

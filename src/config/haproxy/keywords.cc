@@ -1,15 +1,15 @@
 // The section table, and what every keyword table shares: the helpers of their handlers, the
 // parsing of server and bind parameters, and the reference docs/haproxy.md shows. The tables are
-// in haproxy_global_keywords.cc and haproxy_proxy_keywords.cc, with the handlers of frontends,
+// in haproxy/global_keywords.cc and haproxy/proxy_keywords.cc, with the handlers of frontends,
 // backends and checks beside them (haproxy_{frontend,backend,check}_keywords.cc). A handler
-// stores what a directive says in the draft (haproxy_draft.h) and reports problems of its own
+// stores what a directive says in the draft (haproxy/draft.h) and reports problems of its own
 // values; what the directives mean together (which check a backend runs, a listener's idle
-// timeout) is decided in haproxy_build.cc and haproxy_monitor.cc.
-#include "config/haproxy_keywords.h"
+// timeout) is decided in haproxy/build.cc and haproxy/monitor.cc.
+#include "config/haproxy/keywords.h"
 
 #include <cctype>
 
-#include "config/haproxy_handlers.h"
+#include "config/haproxy/handlers.h"
 #include "config/keys.h"
 #include "config/suggest.h"
 

@@ -1,14 +1,14 @@
 // libFuzzer target for the haproxy.cfg importer: any input must give diagnostics, never a crash, a
 // hang or an exception; and whatever loads converts to YAML that loads back. Built only with
 // -DVIGIL_FUZZ=ON and clang; run: fuzz_config_haproxy -dict=... corpus/ (seed the corpus with
-// src/config/testdata/haproxy/*.cfg).
+// src/config/haproxy/testdata/*.cfg).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
-#include "config/haproxy_convert.h"
-#include "config/haproxy_loader.h"
+#include "config/haproxy/convert.h"
+#include "config/haproxy/loader.h"
 #include "config/report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

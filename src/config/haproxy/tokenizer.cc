@@ -1,4 +1,4 @@
-#include "config/haproxy_tokenizer.h"
+#include "config/haproxy/tokenizer.h"
 
 #include <cctype>
 

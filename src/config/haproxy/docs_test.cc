@@ -5,9 +5,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "config/haproxy_convert.h"
-#include "config/haproxy_keywords.h"
-#include "config/haproxy_loader.h"
+#include "config/haproxy/convert.h"
+#include "config/haproxy/keywords.h"
+#include "config/haproxy/loader.h"
 #include "config/report.h"
 
 namespace vigil::config {
@@ -42,7 +42,7 @@ TEST(HaproxyDocs, DirectiveReferenceMatchesTheKeywordTables) {
 TEST(HaproxyDocs, ExamplesAreWhatVigilPrints) {
   const std::string docs = read("docs/haproxy.md");
   const LoadResult r = load_haproxy_cfg(
-      read("src/config/testdata/haproxy/openshift-article-readyz.cfg"), "haproxy.cfg");
+      read("src/config/haproxy/testdata/openshift-article-readyz.cfg"), "haproxy.cfg");
   const std::string check = "```text\n$ vigil check -c haproxy.cfg\n" + check_report(r) + "```\n";
   EXPECT_EQ(block(docs, "check"), check) << "Replace the check block in docs/haproxy.md with:\n"
                                          << check;

@@ -1,4 +1,4 @@
-// The haproxy.cfg files vigil must run as they are (src/config/testdata/haproxy/): the seeds'
+// The haproxy.cfg files vigil must run as they are (src/config/haproxy/testdata/): the seeds'
 // configs copied verbatim (the OpenShift article's two, the Octavia bug's amphora backends with
 // and without a monitor) and the usual control-plane ones (kubeadm's HA guide, OpenShift UPI and
 // on-prem, the OpenShift installer's template, an Octavia amphora). For each: what it maps to, and
@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "config/advice.h"
-#include "config/haproxy_loader.h"
+#include "config/haproxy/loader.h"
 #include "config/report.h"
 #include "config/test_util.h"
 #include "config/timing.h"
@@ -24,7 +24,7 @@ using model::MonitorType;
 using testing::all;
 
 std::string read(const std::string& name) {
-  std::ifstream in(std::string(VIGIL_SOURCE_DIR) + "/src/config/testdata/haproxy/" + name);
+  std::ifstream in(std::string(VIGIL_SOURCE_DIR) + "/src/config/haproxy/testdata/" + name);
   EXPECT_TRUE(in.good()) << name;
   std::stringstream text;
   text << in.rdbuf();

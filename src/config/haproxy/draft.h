@@ -1,5 +1,5 @@
 // The haproxy.cfg importer's intermediate form: what the directives of each section said, before
-// it becomes vigil's model (haproxy_build.cc), and the Parser the directive handlers report to.
+// it becomes vigil's model (haproxy/build.cc), and the Parser the directive handlers report to.
 // Internal to config/. One Parser per load; not thread-safe.
 #pragma once
 
@@ -13,7 +13,7 @@
 
 #include "base/clock.h"
 #include "config/diagnostic.h"
-#include "config/haproxy_tokenizer.h"
+#include "config/haproxy/tokenizer.h"
 #include "model/config.h"
 
 namespace vigil::config::haproxy {
@@ -187,7 +187,7 @@ class Parser {
   Draft draft_;
 };
 
-// Turns the parsed draft into vigil's model (haproxy_build.cc): pools, listeners, monitors, and
+// Turns the parsed draft into vigil's model (haproxy/build.cc): pools, listeners, monitors, and
 // the diagnostics about what the directives mean together.
 model::Config build_config(Parser& parser);
 

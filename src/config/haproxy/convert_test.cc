@@ -1,13 +1,13 @@
 // `vigil convert`: to_yaml() writes YAML that load_yaml() reads back into the same model, for
 // every haproxy.cfg of testdata and for YAML configs using every key.
-#include "config/haproxy_convert.h"
+#include "config/haproxy/convert.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
-#include "config/haproxy_loader.h"
+#include "config/haproxy/loader.h"
 #include "config/test_util.h"
 
 namespace vigil::config {
@@ -16,7 +16,7 @@ namespace {
 using testing::all;
 
 std::string read(const std::string& name) {
-  std::ifstream in(std::string(VIGIL_SOURCE_DIR) + "/src/config/testdata/haproxy/" + name);
+  std::ifstream in(std::string(VIGIL_SOURCE_DIR) + "/src/config/haproxy/testdata/" + name);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();

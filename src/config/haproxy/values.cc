@@ -1,4 +1,4 @@
-#include "config/haproxy_values.h"
+#include "config/haproxy/values.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,7 +1,7 @@
 // What a frontend (or listen) says: where it listens, with the parameters of its bind lines, and
 // which backend its connections go to.
-#include "config/haproxy_handlers.h"
-#include "config/haproxy_values.h"
+#include "config/haproxy/handlers.h"
+#include "config/haproxy/values.h"
 
 namespace vigil::config::haproxy {
 namespace {

@@ -1,12 +1,12 @@
-// What the steps that turn the draft into vigil's model share: haproxy_build.cc builds the pools,
-// members and listeners, haproxy_monitor.cc a pool's health monitor. Internal to config/.
+// What the steps that turn the draft into vigil's model share: haproxy/build.cc builds the pools,
+// members and listeners, haproxy/monitor.cc a pool's health monitor. Internal to config/.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include "config/haproxy_draft.h"
+#include "config/haproxy/draft.h"
 #include "model/config.h"
 
 namespace vigil::config::haproxy {

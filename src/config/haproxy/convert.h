@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "config/loader.h"
+#include "config/load_result.h"
 #include "model/config.h"
 
 namespace vigil::config {

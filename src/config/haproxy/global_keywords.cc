@@ -1,6 +1,6 @@
 // The global section: the few process settings that shape vigil's model, and why the others have
 // no effect on it.
-#include "config/haproxy_handlers.h"
+#include "config/haproxy/handlers.h"
 
 namespace vigil::config::haproxy {
 namespace {

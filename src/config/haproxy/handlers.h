@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "config/haproxy_keywords.h"
+#include "config/haproxy/keywords.h"
 
 namespace vigil::config::haproxy {
 
@@ -43,17 +43,17 @@ bool needs_args(Parser& p, const Directive& d, size_t n, std::string_view expect
 // A warning when the directive has more than the `used` words its handler read.
 void extra_args(Parser& p, const Directive& d, size_t used);
 
-// Frontends (haproxy_frontend_keywords.cc).
+// Frontends (haproxy/frontend_keywords.cc).
 void proxy_bind(Parser& p, const Directive& d, ProxyDraft& x);
 void proxy_default_backend(Parser& p, const Directive& d, ProxyDraft& x);
 void proxy_use_backend(Parser& p, const Directive& d, ProxyDraft& x);
 
-// Backends (haproxy_backend_keywords.cc).
+// Backends (haproxy/backend_keywords.cc).
 void proxy_balance(Parser& p, const Directive& d, ProxyDraft& x);
 void proxy_server(Parser& p, const Directive& d, ProxyDraft& x);
 void proxy_default_server(Parser& p, const Directive& d, ProxyDraft& x);
 
-// Health checks (haproxy_check_keywords.cc).
+// Health checks (haproxy/check_keywords.cc).
 void proxy_httpchk(Parser& p, const Directive& d, ProxyDraft& x);
 void proxy_ssl_hello_chk(Parser& p, const Directive& d, ProxyDraft& x);
 void proxy_tcp_check_option(Parser& p, const Directive& d, ProxyDraft& x);

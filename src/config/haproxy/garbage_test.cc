@@ -7,8 +7,8 @@
 #include <random>
 #include <sstream>
 
-#include "config/haproxy_convert.h"
-#include "config/haproxy_loader.h"
+#include "config/haproxy/convert.h"
+#include "config/haproxy/loader.h"
 #include "config/report.h"
 #include "config/test_util.h"
 
@@ -16,7 +16,7 @@ namespace vigil::config {
 namespace {
 
 std::string read(const std::string& name) {
-  std::ifstream in(std::string(VIGIL_SOURCE_DIR) + "/src/config/testdata/haproxy/" + name);
+  std::ifstream in(std::string(VIGIL_SOURCE_DIR) + "/src/config/haproxy/testdata/" + name);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();

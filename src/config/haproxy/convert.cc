@@ -1,4 +1,4 @@
-#include "config/haproxy_convert.h"
+#include "config/haproxy/convert.h"
 
 #include <array>
 #include <cctype>
