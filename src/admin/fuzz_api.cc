@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "admin/api_ops.h"
-#include "admin/store_json.h"
+#include "admin/octavia/ops.h"
+#include "admin/octavia/store_json.h"
 
 namespace {
 

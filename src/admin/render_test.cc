@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "admin/metrics.h"
-#include "admin/octavia_json.h"
+#include "admin/octavia/json.h"
 #include "admin/sample_view_test.h"
 #include "admin/status_json.h"
 #include "admin/status_page.h"

@@ -3,12 +3,12 @@
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
-#include "admin/api_views.h"
 #include "admin/auth.h"
-#include "admin/local_network.h"
 #include "admin/metrics.h"
-#include "admin/octavia_routes.h"
-#include "admin/octavia_writes.h"
+#include "admin/octavia/local_network.h"
+#include "admin/octavia/reads.h"
+#include "admin/octavia/views.h"
+#include "admin/octavia/writes.h"
 #include "admin/status_json.h"
 #include "admin/status_page.h"
 #include "admin/target.h"
@@ -90,13 +90,6 @@ Response authenticated(const Request& request, const Target& target, const Route
 }
 
 }  // namespace
-
-Response fault(int status, std::string_view message) {
-  Response r;
-  r.status = status;
-  r.body = boost::json::serialize(boost::json::object{{"faultstring", message}});
-  return r;
-}
 
 Response route(const Request& request, const RouteContext& ctx) {
   const Target target = parse_target(request.target);

@@ -9,7 +9,7 @@
 #include <cassert>
 #include <thread>
 
-#include "admin/object_store.h"
+#include "admin/octavia/object_store.h"
 #include "admin/server.h"
 #include "base/file.h"
 #include "base/log.h"

@@ -1,4 +1,4 @@
-#include "admin/api_objects.h"
+#include "admin/octavia/objects.h"
 
 namespace vigil::admin {
 

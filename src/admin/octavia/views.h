@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "admin/object_store.h"
+#include "admin/octavia/object_store.h"
 #include "model/status_tree.h"
 
 namespace vigil::admin {

@@ -1,4 +1,4 @@
-#include "admin/octavia_routes.h"
+#include "admin/octavia/reads.h"
 
 #include <fmt/format.h>
 
@@ -6,9 +6,9 @@
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
-#include "admin/json_filter.h"
-#include "admin/octavia_json.h"
-#include "admin/octavia_stored.h"
+#include "admin/octavia/json.h"
+#include "admin/octavia/json_filter.h"
+#include "admin/octavia/stored.h"
 
 namespace vigil::admin {
 namespace {

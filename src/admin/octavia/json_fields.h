@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "admin/api_objects.h"
+#include "admin/octavia/objects.h"
 
 namespace vigil::admin {
 

@@ -1,5 +1,5 @@
 // Creating, updating and deleting Octavia objects in an ApiState: the request body's fields
-// (api_fields.h), the relations between objects, Octavia's conflicts (409) and cascades. Each
+// (fields.h), the relations between objects, Octavia's conflicts (409) and cascades. Each
 // operation works on a state the caller copied; on an error the copy is simply dropped. Pure
 // apart from the context's callbacks; control thread.
 #pragma once
@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "admin/api_objects.h"
+#include "admin/octavia/objects.h"
 
 namespace vigil::admin {
 

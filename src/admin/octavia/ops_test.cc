@@ -1,11 +1,11 @@
-// The Octavia objects' validation, defaults, conflicts and cascades (api_ops.h), on ApiState
+// The Octavia objects' validation, defaults, conflicts and cascades (ops.h), on ApiState
 // values without any server.
-#include "admin/api_ops.h"
+#include "admin/octavia/ops.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "admin/local_network.h"
+#include "admin/octavia/local_network.h"
 
 namespace vigil::admin {
 namespace {

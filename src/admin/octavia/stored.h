@@ -1,11 +1,11 @@
 // The Octavia fields only the object store knows (description, project_id, tags, admin_state_up,
-// timestamps, the VIP, the listener's limits as given), written over what octavia_json.h renders
+// timestamps, the VIP, the listener's limits as given), written over what json.h renders
 // from a view, for objects created through the API. Pure; any thread.
 #pragma once
 
 #include <boost/json/fwd.hpp>
 
-#include "admin/api_objects.h"
+#include "admin/octavia/objects.h"
 
 namespace vigil::admin::octavia {
 

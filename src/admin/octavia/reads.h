@@ -1,14 +1,14 @@
 // The Octavia v2 subset under /v2/lbaas and /v2.0/lbaas, reads: lists with filters on any scalar
 // field, shows, the status tree and stats, over every load balancer (the config file's and the
-// API's). Writes are in octavia_writes.h. Pure; called by route() on the control thread.
+// API's). Writes are in writes.h. Pure; called by route() on the control thread.
 #pragma once
 
 #include <boost/json/fwd.hpp>
 #include <string_view>
 #include <vector>
 
-#include "admin/object_store.h"
-#include "admin/routes.h"
+#include "admin/http.h"
+#include "admin/octavia/object_store.h"
 #include "admin/target.h"
 #include "model/status_tree.h"
 
@@ -18,7 +18,7 @@ namespace vigil::admin {
 // balancers, and rendered in Octavia's shape with the store's fields for API objects.
 class Catalog {
  public:
-  // `lbs` are the merged views (api_views.h); `store` may be null. Both must outlive the catalog.
+  // `lbs` are the merged views (views.h); `store` may be null. Both must outlive the catalog.
   Catalog(const std::vector<model::LoadBalancerView>& lbs, const ObjectStore* store);
 
   template <typename T>

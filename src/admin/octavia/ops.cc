@@ -1,13 +1,13 @@
-#include "admin/api_ops.h"
+#include "admin/octavia/ops.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <optional>
 
-#include "admin/api_fields.h"
-#include "admin/json_fields.h"
-#include "admin/local_network.h"
+#include "admin/octavia/fields.h"
+#include "admin/octavia/json_fields.h"
+#include "admin/octavia/local_network.h"
 
 namespace vigil::admin {
 namespace {

@@ -1,4 +1,4 @@
-#include "admin/octavia_writes.h"
+#include "admin/octavia/writes.h"
 
 #include <fmt/format.h>
 
@@ -7,11 +7,11 @@
 #include <set>
 #include <variant>
 
-#include "admin/api_ops.h"
-#include "admin/api_views.h"
-#include "admin/local_network.h"
-#include "admin/object_store.h"
-#include "admin/random_id.h"
+#include "admin/octavia/local_network.h"
+#include "admin/octavia/object_store.h"
+#include "admin/octavia/ops.h"
+#include "admin/octavia/random_id.h"
+#include "admin/octavia/views.h"
 #include "admin/text.h"
 #include "base/log.h"
 

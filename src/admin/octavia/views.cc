@@ -1,4 +1,4 @@
-#include "admin/api_views.h"
+#include "admin/octavia/views.h"
 
 #include <algorithm>
 

@@ -7,8 +7,8 @@
 #include <boost/json.hpp>
 #include <filesystem>
 
-#include "admin/local_network.h"
-#include "admin/object_store.h"
+#include "admin/octavia/local_network.h"
+#include "admin/octavia/object_store.h"
 #include "admin/routes.h"
 #include "admin/sample_view_test.h"
 #include "base/file.h"

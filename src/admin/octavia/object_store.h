@@ -2,7 +2,7 @@
 // pools, members, health monitors), kept in memory and in `admin.state_file`, and their
 // conversion into the model::Config the daemon runs. Control thread only.
 //
-// Writes go through a copy: the admin API copies state(), changes the copy (api_ops.h), asks the
+// Writes go through a copy: the admin API copies state(), changes the copy (ops.h), asks the
 // daemon to apply configs_of(copy), and only then commit()s it, which writes the state file
 // (temporary file, fsync, rename, fsync of the directory) before anything is answered. A failed
 // apply or write leaves the store as it was.
@@ -11,13 +11,13 @@
 // name every object by its id (as Octavia's own amphora haproxy.cfg does), so that
 // model::Listener::pool, which refers to a pool by name, always resolves, and log lines and
 // config checks see unique names. The names people gave are put back by the admin API's views
-// (api_views.h), which build API objects from this store.
+// (views.h), which build API objects from this store.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "admin/api_objects.h"
+#include "admin/octavia/objects.h"
 #include "base/error.h"
 #include "model/config.h"
 
@@ -55,7 +55,7 @@ class ObjectStore {
 // a default pool has `pool` empty. Disabled objects (admin_state_up false): a load balancer or
 // listener is left out of `listeners` (its port is not bound), a pool's members are disabled,
 // a monitor is left out (members NO_MONITOR). kShow keeps the disabled listeners and monitors,
-// for the views (api_views.cc), which show them OFFLINE and disabled.
+// for the views (views.cc), which show them OFFLINE and disabled.
 enum class Purpose { kRun, kShow };
 model::Config config_of(const ApiLoadBalancer& lb, Purpose purpose = Purpose::kRun);
 

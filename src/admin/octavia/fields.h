@@ -1,13 +1,13 @@
 // The fields of each Octavia object in a create (POST) or update (PUT) request: names, types,
 // ranges, defaults and the fields vigil refuses, following Octavia's API reference. Relations
-// (loadbalancer_id, listener_id, pool_id, default_pool_id) are left to api_ops.cc, which knows
+// (loadbalancer_id, listener_id, pool_id, default_pool_id) are left to ops.cc, which knows
 // the state. Pure; any thread.
 #pragma once
 
 #include <string_view>
 
-#include "admin/api_objects.h"
-#include "admin/json_fields.h"
+#include "admin/octavia/json_fields.h"
+#include "admin/octavia/objects.h"
 
 namespace vigil::admin {
 

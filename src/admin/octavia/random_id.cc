@@ -1,4 +1,4 @@
-#include "admin/random_id.h"
+#include "admin/octavia/random_id.h"
 
 #include <openssl/rand.h>
 

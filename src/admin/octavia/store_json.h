@@ -1,13 +1,13 @@
 // The state file's format: {"version": 1, "loadbalancers": [...]}, each load balancer with its
 // listeners and pools, each pool with its members and health monitor, under Octavia's field
-// names. Loading runs every object through the API's own validation (api_fields.h), so a state
+// names. Loading runs every object through the API's own validation (fields.h), so a state
 // file never holds what the API would refuse. Pure; any thread.
 #pragma once
 
 #include <string>
 #include <string_view>
 
-#include "admin/api_objects.h"
+#include "admin/octavia/objects.h"
 #include "base/error.h"
 
 namespace vigil::admin {

@@ -8,11 +8,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "admin/api_ops.h"
-#include "admin/api_views.h"
-#include "admin/local_network.h"
-#include "admin/object_store.h"
-#include "admin/store_json.h"
+#include "admin/octavia/local_network.h"
+#include "admin/octavia/object_store.h"
+#include "admin/octavia/ops.h"
+#include "admin/octavia/store_json.h"
+#include "admin/octavia/views.h"
 #include "base/file.h"
 
 namespace vigil::admin {

@@ -1,4 +1,4 @@
-#include "admin/local_network.h"
+#include "admin/octavia/local_network.h"
 
 #include <arpa/inet.h>
 #include <fmt/format.h>
@@ -10,7 +10,7 @@
 #include <boost/json/serialize.hpp>
 #include <cstring>
 
-#include "admin/json_filter.h"
+#include "admin/octavia/json_filter.h"
 #include "model/ids.h"
 
 namespace vigil::admin {

@@ -1,12 +1,12 @@
 // Octavia writes under /v2/lbaas and /v2.0/lbaas: POST (201), PUT (200) and DELETE (204) of load
 // balancers, listeners, pools, members and health monitors created through the API. Each write
-// validates and changes a copy of the store (api_ops.h), has the daemon apply the result, then
+// validates and changes a copy of the store (ops.h), has the daemon apply the result, then
 // saves it to the state file, and only then answers; a refusal at any step leaves everything as
 // it was. Objects of the config file answer 409. Control thread.
 #pragma once
 
-#include "admin/octavia_routes.h"
-#include "admin/routes.h"
+#include "admin/http.h"
+#include "admin/octavia/reads.h"
 #include "admin/target.h"
 
 namespace vigil::admin {

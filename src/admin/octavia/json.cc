@@ -1,4 +1,4 @@
-#include "admin/octavia_json.h"
+#include "admin/octavia/json.h"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>

@@ -1,4 +1,4 @@
-#include "admin/json_filter.h"
+#include "admin/octavia/json_filter.h"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>

@@ -1,4 +1,4 @@
-#include "admin/octavia_stored.h"
+#include "admin/octavia/stored.h"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>

@@ -1,4 +1,4 @@
-#include "admin/json_fields.h"
+#include "admin/octavia/json_fields.h"
 
 #include <fmt/format.h>
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "admin/routes.h"
+#include "admin/http.h"
 #include "admin/target.h"
 
 namespace vigil::admin {

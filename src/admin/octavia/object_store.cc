@@ -1,11 +1,11 @@
-#include "admin/object_store.h"
+#include "admin/octavia/object_store.h"
 
 #include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <cerrno>
 
-#include "admin/store_json.h"
+#include "admin/octavia/store_json.h"
 #include "base/file.h"
 #include "base/log.h"
 

@@ -1,7 +1,7 @@
 // config_of(): an API load balancer as the model::Config the daemon runs (object_store.h).
 #include <chrono>
 
-#include "admin/object_store.h"
+#include "admin/octavia/object_store.h"
 
 namespace vigil::admin {
 namespace {

@@ -1,4 +1,4 @@
-#include "admin/store_json.h"
+#include "admin/octavia/store_json.h"
 
 #include <fmt/format.h>
 
@@ -9,9 +9,9 @@
 #include <boost/json/value.hpp>
 #include <set>
 
-#include "admin/api_fields.h"
-#include "admin/json_fields.h"
-#include "admin/random_id.h"
+#include "admin/octavia/fields.h"
+#include "admin/octavia/json_fields.h"
+#include "admin/octavia/random_id.h"
 
 namespace vigil::admin {
 namespace {

@@ -1,11 +1,11 @@
-#include "admin/api_fields.h"
+#include "admin/octavia/fields.h"
 
 #include <arpa/inet.h>
 #include <fmt/format.h>
 
 #include <cctype>
 
-#include "admin/random_id.h"
+#include "admin/octavia/random_id.h"
 #include "model/expected_codes.h"
 
 namespace vigil::admin {

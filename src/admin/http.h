@@ -1,0 +1,58 @@
+// The admin API's request and response, without sockets, and what a route may reach of the
+// daemon (RouteContext): shared by the routes (routes.h) and the Octavia API (octavia/). Plain
+// values; the callbacks run on the control thread.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/error.h"
+#include "model/config.h"
+#include "model/status_tree.h"
+
+namespace vigil::admin {
+
+class ObjectStore;
+
+struct Request {
+  std::string_view method;  // "GET"
+  std::string_view target;  // "/v2/lbaas/pools?name=masters"
+  std::string_view x_auth_token;
+  std::string_view authorization;
+  std::string_view body;  // POST and PUT
+};
+
+struct Response {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // beyond Content-Type
+};
+
+// Every load balancer the daemon runs: the config file's first, then those of the API.
+using ViewsSource = std::function<std::vector<model::LoadBalancerView>()>;
+
+// The daemon's side of an API write: make the running configuration of the API's load balancers
+// what `api_load_balancers` says (one Config per API load balancer, origin kApi, every id set),
+// or refuse with the reason, e.g. "cannot bind 127.0.0.1:6443: Address already in use", leaving
+// the running configuration as it was.
+using ApplyFn = std::function<Result<void>(const std::vector<model::Config>& api_load_balancers)>;
+// Re-reads the config file and applies it (POST /v1/reload, like SIGHUP).
+using ReloadFn = std::function<Result<void>()>;
+
+struct RouteContext {
+  std::string_view token;    // empty: no token configured, every authenticated route answers 401
+  const ViewsSource& views;  // called only by routes that show state, never for /healthz
+  model::WallTime now;
+  ObjectStore* store = nullptr;      // null: the Octavia API cannot create objects (405)
+  const ApplyFn* apply = nullptr;    // required with a store
+  const ReloadFn* reload = nullptr;  // null: POST /v1/reload answers 405
+};
+
+// Octavia's error shape: {"faultstring": message}.
+Response fault(int status, std::string_view message);
+
+}  // namespace vigil::admin
