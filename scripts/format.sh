@@ -4,7 +4,8 @@
 # (scripts/test.sh runs it, so an unformatted file fails CI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mapfile -t files < <(git ls-files '*.cc' '*.h' '*.c')
+# Untracked files too (not ignored ones): a new file is formatted before its first commit.
+mapfile -t files < <(git ls-files --cached --others --exclude-standard '*.cc' '*.h' '*.c')
 if [[ "${1:-}" != "--check" ]]; then
   clang-format -i "${files[@]}"
   exit 0
