@@ -157,6 +157,27 @@ def test_sim_control_fails_etcd(start):
     assert sim.request("/readyz")[0] == 503
 
 
+def test_connection_faults_reset_new_connections_only(start):
+    sim = start(plain=True)
+    kept = sim.connection()  # opened before the fault: served as usual while it lasts
+    kept.request("GET", "/readyz")
+    assert kept.getresponse().read() == b"ok"
+    assert sim.request("/sim/fault?mode=bogus", method="POST")[0] == 400
+    for mode in ("reset", "read-reset"):
+        kept.request("POST", f"/sim/fault?mode={mode}")
+        response = kept.getresponse()
+        assert response.status == 200 and json.loads(response.read())["connectionFault"] == mode
+        with socket.create_connection((sim.host, sim.port), timeout=WAIT) as s:
+            if mode == "read-reset":
+                s.sendall(b"\x16\x03\x01\x00\x05hello")  # what a ClientHello starts with
+            with pytest.raises(ConnectionResetError):
+                s.recv(1)  # bounded by the socket's timeout: a reset, never a hang
+    kept.request("POST", "/sim/fault?mode=none")
+    assert kept.getresponse().read()
+    kept.close()
+    assert sim.request("/readyz")[0] == 200
+
+
 def refused(sim):
     try:
         socket.create_connection((sim.host, sim.port), timeout=1).close()

@@ -165,6 +165,18 @@ Reply health(const SimState& state, std::string_view endpoint, const Target& tar
               fmt::format("{}{} check {}\n", listing, endpoint, success ? "passed" : "failed"));
 }
 
+constexpr std::pair<std::string_view, ConnectionFault> kFaults[] = {
+    {"none", ConnectionFault::kNone},
+    {"reset", ConnectionFault::kReset},
+    {"read-reset", ConnectionFault::kReadThenReset}};
+
+std::string_view fault_name(ConnectionFault fault) {
+  for (const auto& [name, value] : kFaults) {
+    if (value == fault) return name;
+  }
+  return "none";
+}
+
 json::value sim_state_json(const SimState& state, TimePoint now) {
   json::array failing;
   for (const std::string& f : state.failing) failing.emplace_back(f);
@@ -173,21 +185,29 @@ json::value sim_state_json(const SimState& state, TimePoint now) {
                       {"warmingUp", now < state.warmup_until},
                       {"shuttingDown", state.shutting_down},
                       {"failingReadyzChecks", std::move(failing)},
-                      {"forcedReadyzStatus", state.forced_status}};
+                      {"forcedReadyzStatus", state.forced_status},
+                      {"connectionFault", fault_name(state.fault)}};
 }
 
 // Test controls: POST /sim/readyz?fail=a,b (empty clears), POST /sim/status?code=N (0 or empty
-// clears), GET /sim/state.
+// clears), POST /sim/fault?mode=none|reset|read-reset (new connections only), GET /sim/state.
 Reply sim(SimState& state, std::string_view method, const Target& target, TimePoint now) {
   if (target.path == "/sim/state") {
     if (method != "GET") return status_reply(405, "MethodNotAllowed", "use GET");
     return json_reply(200, sim_state_json(state, now));
   }
-  if (target.path != "/sim/readyz" && target.path != "/sim/status") {
+  if (target.path != "/sim/readyz" && target.path != "/sim/status" && target.path != "/sim/fault") {
     return status_reply(404, "NotFound", "unknown /sim control");
   }
   if (method != "POST" && method != "PUT") return status_reply(405, "MethodNotAllowed", "use POST");
-  if (target.path == "/sim/readyz") {
+  if (target.path == "/sim/fault") {
+    const std::string mode = target.get("mode").value_or("");
+    const auto* found = std::ranges::find(kFaults, mode, [](const auto& f) { return f.first; });
+    if (found == std::end(kFaults)) {
+      return status_reply(400, "BadRequest", "want ?mode=none, reset or read-reset");
+    }
+    state.fault = found->second;
+  } else if (target.path == "/sim/readyz") {
     if (!target.has("fail")) return status_reply(400, "BadRequest", "want ?fail=CHECK[,CHECK]");
     state.failing.clear();
     for (const std::string& value : target.all("fail")) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <array>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -65,6 +66,24 @@ void log_exception(const std::exception_ptr& error) {
   }
 }
 
+// A half-dead master's answer to a new connection: an RST (SO_LINGER 0, then close), either at
+// once or after reading what the client sent first.
+asio::awaitable<void> reset_connection(tcp::socket socket, ConnectionFault fault) {
+  ErrorCode ec;
+  if (fault == ConnectionFault::kReadThenReset) {
+    asio::steady_timer limit(socket.get_executor());
+    limit.expires_after(10s);  // a client that sends nothing is reset after this
+    limit.async_wait([&socket](ErrorCode e) {
+      if (!e) socket.cancel();
+    });
+    std::array<char, 4096> first;
+    co_await socket.async_read_some(asio::buffer(first), kTuple);
+    limit.cancel();
+  }
+  socket.set_option(asio::socket_base::linger(true, 0), ec);
+  socket.close(ec);
+}
+
 asio::awaitable<void> accept_loop(tcp::acceptor& acceptor, asio::ssl::context* tls,
                                   ServerContext& ctx) {
   auto executor = co_await asio::this_coro::executor;
@@ -77,6 +96,10 @@ asio::awaitable<void> accept_loop(tcp::acceptor& acceptor, asio::ssl::context* t
       log::warn("apisim: accept: {}", ec.message());
       backoff.expires_after(50ms);
       co_await backoff.async_wait(kTuple);
+      continue;
+    }
+    if (ctx.state.fault != ConnectionFault::kNone) {
+      asio::co_spawn(executor, reset_connection(std::move(socket), ctx.state.fault), log_exception);
       continue;
     }
     socket.set_option(tcp::no_delay(true), ec);

@@ -10,6 +10,14 @@
 
 namespace vigil::apisim {
 
+// How new connections are treated, for the failover tests' half-dead masters. Connections accepted
+// before the fault are served as usual (a load balancer's kept check connection keeps passing).
+enum class ConnectionFault {
+  kNone,
+  kReset,          // accepted, then reset at once, before reading anything
+  kReadThenReset,  // accepted, the first bytes (a ClientHello) read, then reset, nothing sent back
+};
+
 struct SimState {
   std::string name;               // this node's name; sent as X-Served-By on every answer
   std::string address;            // bound "ADDR:PORT", for discovery answers
@@ -17,6 +25,7 @@ struct SimState {
   std::set<std::string> failing;  // readyz checks forced to fail
   int forced_status = 0;          // non-zero: /readyz answers this code
   bool shutting_down = false;     // SIGTERM seen: /readyz fails with [-]shutdown
+  ConnectionFault fault = ConnectionFault::kNone;
   std::uint64_t resource_version = 1000;
   Duration watch_interval = std::chrono::seconds(1);
 };
