@@ -284,6 +284,8 @@ std::string AdminServer::bound() const {
 
 void AdminServer::set_token(std::string token) { state_->options.token = std::move(token); }
 
+size_t AdminServer::connections() const { return state_->sessions.size(); }
+
 void AdminServer::stop() {
   beast::error_code ec;
   state_->acceptor.close(ec);

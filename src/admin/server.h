@@ -49,6 +49,7 @@ class AdminServer {
   // The address actually bound, "127.0.0.1:41234"; empty before start().
   std::string bound() const;
   void set_token(std::string token);  // on reload; applies to the next request
+  size_t connections() const;         // open now; tests wait on it
   // Closes the listener and every open connection. Pending handlers finish on `io` later.
   void stop();
 

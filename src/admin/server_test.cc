@@ -1,5 +1,5 @@
 // AdminServer on a real loopback socket, with an in-process Beast client on the same io_context.
-// Every wait is bounded by run_for; nothing sleeps.
+// Every wait is for a condition, bounded in time; nothing sleeps.
 #include "admin/server.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +16,7 @@
 #include <boost/json.hpp>
 
 #include "admin/sample_view_test.h"
+#include "testing/run_until.h"
 
 namespace vigil::admin {
 namespace {
@@ -48,11 +49,8 @@ class ServerTest : public ::testing::Test {
   }
 
   void run_until(const bool& done, std::chrono::milliseconds limit = 5s) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (!done && std::chrono::steady_clock::now() < deadline) {
-      if (io_.stopped()) io_.restart();
-      io_.run_one_for(50ms);
-    }
+    vigil::testing::run_until(
+        io_, [&] { return done; }, limit);
   }
 
   // Sends `bytes` as they are and reads one HTTP answer, on a connection of its own.
@@ -233,17 +231,17 @@ TEST_F(ServerTest, CapsConcurrentConnections) {
   holder.async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port_),
                        [&](beast::error_code) { connected = true; });
   run_until(connected);
-  io_.run_for(50ms);  // let the server accept it
+  ASSERT_TRUE(vigil::testing::run_until(io_, [&] { return server_->connections() == 1; }));
   const Reply refused = get("/healthz", "");
   EXPECT_EQ(refused.status, 0);
   holder.close();
-  io_.run_for(50ms);
+  ASSERT_TRUE(vigil::testing::run_until(io_, [&] { return server_->connections() == 0; }));
   EXPECT_EQ(get("/healthz", "").status, 200);
 }
 
 TEST_F(ServerTest, StopClosesTheListener) {
   server_->stop();
-  io_.run_for(20ms);
+  vigil::testing::run_ready(io_);  // the accept that stop() cancelled
   const Reply r = get("/healthz", "");
   EXPECT_EQ(r.status, 0);
   EXPECT_FALSE(r.error.empty());

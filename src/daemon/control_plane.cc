@@ -88,7 +88,7 @@ Result<void> ControlPlane::start() {
   store_ = std::make_unique<admin::ObjectStore>(std::move(*store));
 
   checker_ = std::make_unique<health::HealthChecker>(
-      io_, clock_, [this](const health::Event& e) { on_check(e); });
+      io_, clock_, timer_source_, [this](const health::Event& e) { on_check(e); });
   for (int w = 0; w < worker_count_; ++w) {
     workers_.push_back(std::make_unique<proxy::Worker>(
         w, std::vector<proxy::ListenSocket>{}, std::vector<proxy::PoolSnapshotPtr>{},

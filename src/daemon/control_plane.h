@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/asio_timer.h"
 #include "base/clock.h"
 #include "base/error.h"
 #include "base/string_map.h"
@@ -97,6 +98,7 @@ class ControlPlane {
   std::string token_;
   model::WallTime started_at_;
   SteadyClock clock_;
+  AsioTimerSource timer_source_{io_};  // the checker's timers, on clock_
   int worker_count_ = 1;
   std::vector<LoadBalancerRuntime> lbs_;                                 // the file's first
   std::unordered_map<std::string, std::unique_ptr<PoolRuntime>> pools_;  // by id

@@ -1,8 +1,5 @@
 #include "health/checker.h"
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
-
 #include "base/duration.h"
 #include "base/log.h"
 #include "health/kept_connection.h"
@@ -10,15 +7,7 @@
 
 namespace vigil::health {
 
-namespace asio = boost::asio;
-using boost::system::error_code;
 using model::Health;
-
-class HealthChecker::Timer {
- public:
-  explicit Timer(asio::io_context& io) : timer(io) {}
-  asio::steady_timer timer;
-};
 
 namespace {
 
@@ -46,21 +35,25 @@ Timing timing_of(const model::HealthMonitor& m) {
 
 }  // namespace
 
-HealthChecker::HealthChecker(asio::io_context& io, const Clock& clock, Callback on_result,
-                             uint64_t seed)
+HealthChecker::HealthChecker(boost::asio::io_context& io, const Clock& clock, TimerSource& timers,
+                             Callback on_result, uint64_t seed)
     : clock_(clock),
       on_result_(std::move(on_result)),
       scheduler_(clock, seed),
       rng_(seed ^ 0x9e3779b97f4a7c15ULL),
       prober_(io, clock),
-      timer_(std::make_unique<Timer>(io)) {}
+      // The timer never calls back once cancelled or destroyed: no liveness check needed.
+      timer_(timers.create_timer([this] {
+        armed_for_.reset();
+        on_wakeup();
+      })) {}
 
 HealthChecker::~HealthChecker() { stop(); }
 
 void HealthChecker::stop() {
   if (stopped_) return;
   stopped_ = true;
-  timer_->timer.cancel();
+  timer_->cancel();
   for (auto& [id, m] : members_) m.probe.cancel();
 }
 
@@ -134,13 +127,7 @@ void HealthChecker::arm() {
   // lies a whole interval ahead.
   if (armed_for_ && *armed_for_ <= at) return;
   armed_for_ = at;
-  timer_->timer.expires_after(std::max(Duration(0), at - clock_.now()));
-  // A wakeup already queued when the timer is re-armed still runs; on_wakeup() is harmless then.
-  timer_->timer.async_wait([this, alive = std::weak_ptr<int>(alive_)](const error_code& ec) {
-    if (ec == asio::error::operation_aborted || alive.expired()) return;
-    armed_for_.reset();
-    on_wakeup();
-  });
+  timer_->arm(at);
 }
 
 void HealthChecker::on_wakeup() {

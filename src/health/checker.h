@@ -14,6 +14,7 @@
 
 #include "base/clock.h"
 #include "base/string_map.h"
+#include "base/timer.h"
 #include "health/probe.h"
 #include "health/scheduler.h"
 #include "health/threshold.h"
@@ -53,11 +54,12 @@ class HealthChecker {
  public:
   using Callback = std::function<void(const Event&)>;
 
-  // Requires: `io` and `clock` outlive the checker. The wakeup timer runs on real time
-  // (steady_clock), so `clock` must be a SteadyClock outside of tests that never run the timer.
-  // `seed` feeds the scheduler's jitter.
-  HealthChecker(boost::asio::io_context& io, const Clock& clock, Callback on_result,
-                uint64_t seed = std::random_device{}());
+  // Requires: `io`, `clock` and `timers` outlive the checker, and `timers` runs on `clock`
+  // (AsioTimerSource with SteadyClock; in tests a ManualTimerSource with its ManualClock). `io`
+  // runs the probes' I/O; `timers` says when checks start and time out. `seed` feeds the
+  // scheduler's jitter.
+  HealthChecker(boost::asio::io_context& io, const Clock& clock, TimerSource& timers,
+                Callback on_result, uint64_t seed = std::random_device{}());
   ~HealthChecker();  // cancels running probes; the callback is not called again
   HealthChecker(const HealthChecker&) = delete;
   HealthChecker& operator=(const HealthChecker&) = delete;
@@ -89,7 +91,6 @@ class HealthChecker {
     uint64_t generation = 0;  // tells a probe of this member from one of a replaced member
     uint32_t slot = 0;        // its number in the scheduler, and in by_slot_
   };
-  class Timer;
 
   void arm();
   void on_wakeup();
@@ -103,7 +104,7 @@ class HealthChecker {
   Scheduler scheduler_;
   std::mt19937_64 rng_;
   Prober prober_;
-  std::unique_ptr<Timer> timer_;
+  std::unique_ptr<Timer> timer_;        // the wakeup
   std::optional<TimePoint> armed_for_;  // when the pending wakeup fires; empty when none is
   TimePoint last_wakeup_{};
   StringMap<Member> members_;

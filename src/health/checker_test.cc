@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
 #include <functional>
 #include <set>
 
 #include "health/test_tls_server.h"
+#include "testing/manual_clock.h"
+#include "testing/manual_timer.h"
+#include "testing/run_until.h"
 
 namespace vigil::health {
 namespace {
@@ -19,9 +21,16 @@ using model::Outcome;
 using testing::Behaviour;
 using testing::TestServer;
 
-// These run on real time with short intervals, each run bounded; nothing sleeps.
+// Checks run on a manual clock: a test advances it to make checks due, then runs the io_context
+// until their results arrived (the probes' I/O is real, on loopback). Nothing sleeps.
 class CheckerTest : public ::testing::Test {
  protected:
+  // Enough for the checks "at once": first checks, spaced 100 µs apart, and check_now(), within
+  // the checker's 2 ms wakeup quantum.
+  static constexpr Duration kSoon = 10ms;
+  // Past the next check of a 50 ms interval, jitter included.
+  static constexpr Duration kNextCheck = 60ms;
+
   Target http_target(const std::string& id, uint16_t port) {
     Target t{.member_id = id, .address = "127.0.0.1", .port = port};
     t.monitor.type = MonitorType::kHttp;
@@ -33,18 +42,24 @@ class CheckerTest : public ::testing::Test {
     return t;
   }
 
-  // Runs until the callback stops the io_context, at most `limit`.
-  void run(Duration limit = 10s) {
-    io_.restart();
-    io_.run_for(limit);
+  // Advances the clock by `by`, then runs the io_context until `results` events have arrived in
+  // all; false if they don't within 5 s of real time.
+  bool advance_until(Duration by, size_t results) {
+    timers_.advance(by);
+    return vigil::testing::run_until(io_, [&] { return events_.size() >= results; });
   }
 
+  // After checks were made due and the test expects none to report: whatever the probes' I/O has
+  // ready runs, so that a result that should not come would.
+  void settle() { vigil::testing::run_ready(io_); }
+
   boost::asio::io_context io_;
-  SteadyClock clock_;
+  vigil::testing::ManualClock clock_;
+  vigil::testing::ManualTimerSource timers_{clock_};
   std::vector<Event> events_;
   std::set<std::string, std::less<>> ids_;   // events_ outlive their member: the ids they name
   std::function<void(const Event&)> react_;  // what the test does on each event
-  HealthChecker checker_{io_, clock_,
+  HealthChecker checker_{io_, clock_, timers_,
                          [this](const Event& e) {
                            Event copy = e;
                            copy.member_id = *ids_.emplace(e.member_id).first;
@@ -57,6 +72,7 @@ class CheckerTest : public ::testing::Test {
 TEST_F(CheckerTest, GoesDownAfterFallFailuresAndBackAfterRiseSuccesses) {
   TestServer server(io_);
   server.set_behaviour(Behaviour::kRespond, testing::http_response(200, "ok"));
+  bool back_up = false;
   react_ = [&](const Event& e) {
     // Flip the server once the member settled each way; no check is in flight at this point.
     if (e.changed && e.health == Health::kUp && e.previous == Health::kUnchecked) {
@@ -64,11 +80,14 @@ TEST_F(CheckerTest, GoesDownAfterFallFailuresAndBackAfterRiseSuccesses) {
     } else if (e.changed && e.health == Health::kDown) {
       server.set_behaviour(Behaviour::kRespond, testing::http_response(200, "ok"));
     } else if (e.changed && e.health == Health::kUp) {
-      io_.stop();
+      back_up = true;
     }
   };
   checker_.set_targets({http_target("m1", server.port())});
-  run();
+  ASSERT_TRUE(advance_until(0ms, 1));  // the first check is due at once
+  // One check per step: the next one falls due within it, whether the interval or the fast one.
+  for (int i = 0; i < 20 && !back_up; ++i)
+    ASSERT_TRUE(advance_until(kNextCheck, events_.size() + 1));
 
   struct Step {
     Health health;
@@ -101,10 +120,14 @@ TEST_F(CheckerTest, ASilentServerTimesOut) {
   Target t = http_target("m1", server.port());
   t.monitor.timeout = 200ms;
   t.monitor.interval = 1h;
-  react_ = [&](const Event&) { io_.stop(); };
   const auto start = clock_.now();
   checker_.set_targets({t});
-  run();
+  timers_.advance(0ms);
+  ASSERT_TRUE(vigil::testing::run_until(io_, [&] { return server.requests().size() == 1; }));
+  timers_.advance(199ms);
+  settle();
+  EXPECT_TRUE(events_.empty()) << "not yet timed out";
+  ASSERT_TRUE(advance_until(1ms, 1));
   const auto took = clock_.now() - start;
   ASSERT_EQ(events_.size(), 1u);
   EXPECT_EQ(events_[0].result.outcome, Outcome::kTimeout);
@@ -121,14 +144,11 @@ TEST_F(CheckerTest, CheckNowRunsACheckAtOnce) {
   t.monitor.interval = 1h;
   t.monitor.fast_interval = 1h;
   react_ = [&](const Event&) {
-    if (events_.size() == 1) {
-      checker_.check_now("m1");
-    } else {
-      io_.stop();
-    }
+    if (events_.size() == 1) checker_.check_now("m1");
   };
   checker_.set_targets({t});
-  run(5s);
+  ASSERT_TRUE(advance_until(0ms, 1));
+  EXPECT_TRUE(advance_until(kSoon, 2));
   EXPECT_EQ(events_.size(), 2u);
   EXPECT_EQ(server.accepted(), 2);
 }
@@ -138,10 +158,11 @@ TEST_F(CheckerTest, ChecksShareAConnectionUntilCheckNowAsksForANewOne) {
   server.set_behaviour(Behaviour::kKeepAlive, testing::http_response(200, "ok"));
   react_ = [&](const Event&) {
     if (events_.size() == 2) checker_.check_now("m1");  // as after a failed connect
-    if (events_.size() == 3) io_.stop();
   };
   checker_.set_targets({http_target("m1", server.port())});
-  run(5s);
+  ASSERT_TRUE(advance_until(0ms, 1));
+  ASSERT_TRUE(advance_until(kNextCheck, 2));
+  ASSERT_TRUE(advance_until(kSoon, 3));
   ASSERT_EQ(events_.size(), 3u);
   EXPECT_FALSE(events_[0].result.reused_connection);
   EXPECT_TRUE(events_[1].result.reused_connection);
@@ -156,11 +177,8 @@ TEST_F(CheckerTest, SetTargetsKeepsUnchangedMembersAndRestartsChangedOnes) {
   a.monitor.interval = b.monitor.interval = 1h;
   a.tag = 1;
   b.tag = 2;
-  react_ = [&](const Event&) {
-    if (events_.size() == 2) io_.stop();
-  };
   checker_.set_targets({a, b});
-  run(5s);
+  ASSERT_TRUE(advance_until(kSoon, 2));
   ASSERT_EQ(events_.size(), 2u);
   ASSERT_EQ(checker_.health("a"), Health::kUp);
 
@@ -174,13 +192,10 @@ TEST_F(CheckerTest, SetTargetsKeepsUnchangedMembersAndRestartsChangedOnes) {
   b.tag = 12;
   c.tag = 13;
   events_.clear();
-  react_ = [&](const Event&) {
-    if (events_.size() == 2) io_.stop();
-  };
   checker_.set_targets({a, b, c});
   EXPECT_EQ(checker_.health("a"), Health::kUp);
   EXPECT_EQ(checker_.health("b"), Health::kUnchecked);
-  run(5s);
+  ASSERT_TRUE(advance_until(kSoon, 2));
   ASSERT_EQ(events_.size(), 2u);
   EXPECT_EQ(events_[0].member_id, "b");
   EXPECT_EQ(events_[0].tag, 12u);
@@ -191,9 +206,8 @@ TEST_F(CheckerTest, SetTargetsKeepsUnchangedMembersAndRestartsChangedOnes) {
 
   // a's check now carries its new number, though a itself was kept.
   events_.clear();
-  react_ = [&](const Event&) { io_.stop(); };
   checker_.check_now("a");
-  run(5s);
+  ASSERT_TRUE(advance_until(kSoon, 1));
   ASSERT_EQ(events_.size(), 1u);
   EXPECT_EQ(events_[0].member_id, "a");
   EXPECT_EQ(events_[0].tag, 11u);
@@ -205,14 +219,13 @@ TEST_F(CheckerTest, RemovedMemberStopsAndItsRunningProbeIsCancelled) {
   Target t = http_target("m1", server.port());
   t.monitor.timeout = 300ms;
   checker_.set_targets({t});
-  // Remove it while its first check hangs; no event may follow.
-  boost::asio::post(io_, [] {});
-  io_.run_for(100ms);
-  ASSERT_EQ(server.requests().size(), 1u);
+  // Remove it while its first check hangs; no event may follow, not even past its timeout.
+  timers_.advance(0ms);
+  ASSERT_TRUE(vigil::testing::run_until(io_, [&] { return server.requests().size() == 1; }));
   checker_.set_targets({});
   EXPECT_EQ(checker_.health("m1"), Health::kUnchecked);
-  io_.restart();
-  io_.run_for(600ms);
+  timers_.advance(1s);
+  settle();
   EXPECT_TRUE(events_.empty());
   EXPECT_EQ(server.accepted(), 1);
 }
@@ -223,11 +236,13 @@ TEST_F(CheckerTest, StopFromTheCallbackEndsEverything) {
   Target b = http_target("b", server.port());
   react_ = [&](const Event&) { checker_.stop(); };
   checker_.set_targets({a, b});
-  io_.run_for(500ms);
+  ASSERT_TRUE(advance_until(kSoon, 1));  // both checks start; the first result stops
+  timers_.advance(1s);                   // past the other's timeout and both intervals
+  settle();
   EXPECT_EQ(events_.size(), 1u) << "the other probe was cancelled";
   checker_.set_targets({a});  // ignored once stopped
-  io_.restart();
-  io_.run_for(200ms);
+  timers_.advance(1s);
+  settle();
   EXPECT_EQ(events_.size(), 1u);
 }
 
@@ -236,12 +251,13 @@ TEST_F(CheckerTest, DestroyingTheCheckerWithProbesRunningIsSafe) {
   server.set_behaviour(Behaviour::kSilent);
   int calls = 0;
   {
-    HealthChecker local(io_, clock_, [&](const Event&) { ++calls; });
+    HealthChecker local(io_, clock_, timers_, [&](const Event&) { ++calls; });
     local.set_targets({http_target("m1", server.port())});
-    io_.run_for(100ms);
+    timers_.advance(0ms);
+    ASSERT_TRUE(vigil::testing::run_until(io_, [&] { return server.requests().size() == 1; }));
   }
-  io_.restart();
-  io_.run_for(300ms);
+  timers_.advance(2s);  // past its timeout and its next checks
+  settle();
   EXPECT_EQ(calls, 0);
 }
 

@@ -14,6 +14,7 @@
 #include "health/test_tls_server.h"
 #include "health/tls_resumption.h"
 #include "testing/manual_clock.h"
+#include "testing/run_until.h"
 
 namespace vigil::health {
 namespace {
@@ -67,10 +68,7 @@ class KeptConnectionTest : public ::testing::TestWithParam<TlsVersion> {
   }
 
   // Runs the servers' side until `done`, at most 5 s.
-  void settle(const std::function<bool()>& done) {
-    io_.restart();
-    for (int i = 0; i < 500 && !done(); ++i) io_.run_one_for(10ms);
-  }
+  void settle(const std::function<bool()>& done) { vigil::testing::run_until(io_, done); }
 
   boost::asio::io_context io_;
   vigil::testing::ManualClock clock_;
