@@ -103,14 +103,6 @@ std::shared_ptr<proxy::PoolSnapshot> snapshot_of(PoolRuntime& pool, const Rotati
   return next;
 }
 
-bool same(const proxy::PoolSnapshot& a, const proxy::PoolSnapshot& b) {
-  return a.connect_timeout == b.connect_timeout && a.retries == b.retries &&
-         a.algorithm == b.algorithm && a.hedge_after == b.hedge_after &&
-         std::ranges::equal(a.candidates, b.candidates, [](const auto& x, const auto& y) {
-           return x.member_id == y.member_id && x.weight == y.weight && x.address == y.address;
-         });
-}
-
 }  // namespace
 
 bool draining_of(const PoolRuntime& pool, const MemberRuntime& m) {
@@ -152,7 +144,10 @@ PoolChanges recompute(PoolRuntime& pool, const PoolContext& at, bool fresh) {
   bool ramping = false;
   auto next = snapshot_of(pool, rotation, at.now, ramping);
   if (ramping) out.reweigh_at = at.now + kReweighEvery;
-  if (pool.snapshot && same(*pool.snapshot, *next)) return out;
+  if (pool.snapshot) {
+    next->version = pool.snapshot->version;
+    if (*next == *pool.snapshot) return out;
+  }
   next->version = at.next_version;
   pool.snapshot = next;
   out.snapshot = std::move(next);

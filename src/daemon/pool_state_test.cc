@@ -367,12 +367,16 @@ TEST(PoolState, AnUnchangedRecomputeMakesNoSnapshot) {
   EXPECT_EQ(pool.snapshot, before);
 }
 
+// Each change of what workers are told must reach them; a hand-written comparison once missed
+// dead_peer_timeout.
 TEST(PoolState, AnyConfigChangeWorkersSeeMakesANewSnapshot) {
   struct Case {
     const char* description;
     void (*change)(PoolRuntime&);
   };
   const Case cases[] = {
+      {.description = "dead_peer_timeout",
+       .change = [](PoolRuntime& p) { p.config.dead_peer_timeout = 30s; }},
       {.description = "connect_timeout",
        .change = [](PoolRuntime& p) { p.config.connect_timeout = 3s; }},
       {.description = "retries", .change = [](PoolRuntime& p) { p.config.retries = 1; }},
@@ -381,6 +385,11 @@ TEST(PoolState, AnyConfigChangeWorkersSeeMakesANewSnapshot) {
        .change = [](PoolRuntime& p) { p.config.algorithm = model::Algorithm::kLeastConnections; }},
       {.description = "a member's weight",
        .change = [](PoolRuntime& p) { p.members[0].config.weight = 3; }},
+      {.description = "a member's name (workers log it)",
+       .change = [](PoolRuntime& p) { p.members[0].config.name = "a-renamed"; }},
+      {.description = "a member made anew: workers count and close sessions by its stats",
+       .change =
+           [](PoolRuntime& p) { p.members[0].stats = std::make_shared<proxy::BackendStats>(); }},
   };
   for (const Case& c : cases) {
     PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1")});
@@ -388,9 +397,19 @@ TEST(PoolState, AnyConfigChangeWorkersSeeMakesANewSnapshot) {
     const uint64_t old_version = pool.snapshot->version;
     c.change(pool);
     const PoolChanges changes = recompute(pool, at(kStart, old_version + 1));
-    ASSERT_NE(changes.snapshot, nullptr) << c.description;
-    EXPECT_EQ(changes.snapshot->version, old_version + 1) << c.description;
+    EXPECT_NE(changes.snapshot, nullptr) << c.description;
+    EXPECT_EQ(pool.snapshot->version, old_version + 1) << c.description;
   }
+}
+
+TEST(PoolState, ADeadPeerTimeoutChangeReachesTheWorkers) {
+  PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1")});
+  bring_up(pool);
+  pool.config.dead_peer_timeout = 30s;
+  const PoolChanges changes = recompute(pool, at(kStart, 5));
+  ASSERT_NE(changes.snapshot, nullptr);
+  EXPECT_EQ(changes.snapshot->backend_dead_peer, net::dead_peer_options(30s));
+  EXPECT_NE(changes.snapshot->backend_dead_peer, net::dead_peer_options(10s));
 }
 
 }  // namespace
