@@ -18,8 +18,8 @@ bool announces_shutdown(const model::CheckResult& check) {
                              [](const std::string& c) { return c.starts_with("[-]shutdown"); });
 }
 
-// Counted while recompute() walks the members: those before the one that changed have their new
-// status, those after it still their old one (as the log has always said).
+// Counted while recompute() walks the members, so each line tells the pool as that change left
+// it: members before the changed one have their new status, those after it still their old one.
 size_t members_up(const PoolRuntime& pool) {
   return static_cast<size_t>(std::ranges::count_if(pool.members, [](const MemberRuntime& x) {
     return x.status == OperatingStatus::kOnline || x.status == OperatingStatus::kNoMonitor;
