@@ -180,7 +180,7 @@ void ControlPlane::adopt_pools(const std::vector<model::Config>& lbs) {
       }
       const bool fresh = rt->members.empty() && !rt->snapshot;
       rt->members = std::move(members);
-      refresh_pool(*rt, /*log_changes=*/!fresh);
+      carry_out(*rt, recompute(*rt, context(), fresh));
       next[p.id] = std::move(rt);
     }
   }

@@ -14,9 +14,6 @@
 #include "base/file.h"
 #include "base/log.h"
 #include "config/loader.h"
-#include "daemon/member_health.h"
-#include "daemon/rotation.h"
-#include "daemon/transition_log.h"
 #include "health/checker.h"
 #include "net/socket.h"
 
@@ -33,29 +30,6 @@ const net::DeadPeerOptions kSuspectProbe{.keepalive_idle = std::chrono::seconds(
                                          .user_timeout = std::chrono::milliseconds(3000)};
 
 model::WallTime wall_now() { return std::chrono::system_clock::now(); }
-
-// kube-apiserver's graceful shutdown: /readyz fails with "[-]shutdown failed" while it serves.
-bool announces_shutdown(const model::CheckResult& check) {
-  return std::ranges::any_of(check.failed_checks,
-                             [](const std::string& c) { return c.starts_with("[-]shutdown"); });
-}
-
-// Answering its checks with a failure: no new connections from the first such answer,
-// established ones continue. A server that announces its graceful shutdown ([-]shutdown) stays
-// draining until it stops answering; any other failure goes ERROR by the thresholds.
-bool draining_of(const PoolRuntime& pool, const MemberRuntime& m) {
-  return pool.config.health_monitor.has_value() && m.last_check &&
-         m.last_check->outcome == model::Outcome::kBadStatus &&
-         (m.health == model::Health::kUp || announces_shutdown(*m.last_check));
-}
-
-model::OperatingStatus member_status_of(const PoolRuntime& pool, const MemberRuntime& m) {
-  return model::member_status({.enabled = m.config.enabled,
-                               .weight = m.config.weight,
-                               .draining = draining_of(pool, m),
-                               .has_monitor = pool.config.health_monitor.has_value(),
-                               .health = m.health});
-}
 
 }  // namespace
 
@@ -172,8 +146,9 @@ void ControlPlane::handle_connect_failure(const proxy::ConnectFailure& failure) 
   auto it = index_.find(failure.member_id);
   if (stopped_ || it == index_.end()) return;  // a member removed since
   PoolRuntime& pool = *it->second.first;
-  MemberRuntime& m = pool.members[it->second.second];
-  if (!record_connect_failure(m, pool.config.health_monitor.has_value(), failure.silent)) return;
+  const MemberRuntime& m = pool.members[it->second.second];
+  const auto changes = apply_connect_failure(pool, it->second.second, failure.silent, context());
+  if (!changes) return;
   log::warn("pool {} member {} {}: connect failed ({}); out of rotation until a check passes",
             pool.config.name, m.config.name, m.address ? m.address->to_string() : m.config.address,
             failure.reason);
@@ -184,7 +159,7 @@ void ControlPlane::handle_connect_failure(const proxy::ConnectFailure& failure) 
     for (auto& w : workers_) w->probe_member_sessions(m.stats, kSuspectProbe);
   }
   checker_->check_now(m.id);
-  if (refresh_pool(pool, true)) publish();
+  if (carry_out(pool, *changes)) publish();
 }
 
 void ControlPlane::on_check(const health::Event& e) {
@@ -194,116 +169,57 @@ void ControlPlane::on_check(const health::Event& e) {
   if (stopped_ || e.tag >= checked_.size()) return;
   const auto [pool_ptr, index] = checked_[e.tag];
   assert(index < pool_ptr->members.size() && pool_ptr->members[index].id == e.member_id);
-  PoolRuntime& pool = *pool_ptr;
-  MemberRuntime& m = pool.members[index];
-  const CheckEffects effects =
-      record_check(m, e, clock_.now(), wall_now(), pool.config.shutdown_sessions_on_down);
-  if (effects.close_sessions) {
-    log::warn("pool {} member {}: no answer to a connect nor to a check; closing its sessions",
-              pool.config.name, m.config.name);
-    close_sessions(pool, m);
-  }
-  // The common case, a result like the last one, changes nothing beyond the member's own record:
-  // skip the pool-wide recomputation (it matters with thousands of members checked every second).
-  if (!e.changed && !effects.passive_out_changed && member_status_of(pool, m) == m.status &&
-      draining_of(pool, m) == m.draining) {
-    return;
-  }
-  if (refresh_pool(pool, true)) publish();
+  if (carry_out(*pool_ptr, apply_check(*pool_ptr, index, e, context()))) publish();
 }
 
-// Recomputes statuses and the rotation of one pool, logs what changed, and puts a new snapshot
-// in its slot when the set of candidates changed (publish() sends the slots to the workers).
-bool ControlPlane::refresh_pool(PoolRuntime& pool, bool log_changes) {
-  const bool has_monitor = pool.config.health_monitor.has_value();
-  std::vector<RotationInput> inputs;
-  std::vector<model::OperatingStatus> statuses;
-  for (MemberRuntime& m : pool.members) {
-    const model::OperatingStatus before = m.status;
-    m.draining = draining_of(pool, m);
-    m.status = member_status_of(pool, m);
-    if (m.status != before && log_changes) {
-      m.state_since = wall_now();
-      record_transition(pool, m, before);
-      if (m.status == model::OperatingStatus::kError && pool.config.shutdown_sessions_on_down &&
-          !answered(m.last_check)) {
-        close_sessions(pool, m);
-      }
-    }
-    statuses.push_back(m.status);
-    inputs.push_back({.enabled = m.config.enabled,
-                      .weight = m.config.weight,
-                      .backup = m.config.backup,
-                      .has_monitor = has_monitor,
-                      .health = m.health,
-                      .passive_out = m.passive_out,
-                      .draining = m.draining,
-                      .resolved = m.address.has_value()});
-  }
-  pool.status = model::pool_status(statuses);
-  const Rotation rotation = choose_rotation(inputs, pool.config.fail_open);
-  if (rotation.fail_open != pool.fail_open_active) {
-    if (rotation.fail_open) {
-      log::error("pool {}: no member is usable; failing open: routing to all {} enabled members",
-                 pool.config.name, rotation.members.size());
-    } else {
-      log::info("pool {}: a member is usable again; no longer failing open", pool.config.name);
-    }
-    pool.fail_open_active = rotation.fail_open;
-  }
-  if (rotation.members.empty() && !pool.members.empty() && log_changes && pool.snapshot &&
-      !pool.snapshot->candidates.empty()) {
-    log::error("pool {}: no member can take connections; new connections are closed",
-               pool.config.name);
-  }
+PoolContext ControlPlane::context() const {
+  return {.now = clock_.now(), .wall = wall_now(), .next_version = snapshot_version_ + 1};
+}
 
-  auto next = std::make_shared<proxy::PoolSnapshot>();
-  next->name = pool.config.name;
-  next->algorithm = pool.config.algorithm;
-  next->connect_timeout = pool.config.connect_timeout;
-  next->retries = pool.config.retries;
-  next->hedge_after = pool.config.hedge_after;
-  next->backend_dead_peer = net::dead_peer_options(pool.config.dead_peer_timeout);
-  for (MemberRuntime& m : pool.members) m.in_rotation = false;
-  const TimePoint now = clock_.now();
-  bool ramping = false;
-  for (size_t i : rotation.members) {
-    MemberRuntime& m = pool.members[i];
-    m.in_rotation = true;
-    const int weight = ramped_weight(m.config.weight, pool.config.slow_start, m.recovered_at, now);
-    ramping |= weight < m.config.weight * kWeightScale;
-    next->candidates.push_back({.member_id = m.id,
-                                .name = m.config.name,
-                                .address = *m.address,
-                                .weight = weight,
-                                .stats = m.stats});
+bool ControlPlane::carry_out(const PoolRuntime& pool, const PoolChanges& changes) {
+  for (const SessionClose& c : changes.closes) {
+    if (c.reason != CloseReason::kSilent) continue;
+    log::warn("pool {} member {}: no answer to a connect nor to a check; closing its sessions",
+              pool.config.name, pool.members[c.member].config.name);
+    close_sessions(pool, pool.members[c.member]);
   }
-  if (ramping) schedule_ramp();
-  auto same = [](const proxy::PoolSnapshot& a, const proxy::PoolSnapshot& b) {
-    return a.connect_timeout == b.connect_timeout && a.retries == b.retries &&
-           a.algorithm == b.algorithm && a.hedge_after == b.hedge_after &&
-           std::ranges::equal(a.candidates, b.candidates, [](const auto& x, const auto& y) {
-             return x.member_id == y.member_id && x.weight == y.weight && x.address == y.address;
-           });
-  };
-  if (pool.snapshot && same(*pool.snapshot, *next)) return false;
-  next->version = ++snapshot_version_;
-  pool.snapshot = std::move(next);
-  slots_[pool.slot] = pool.snapshot;
+  for (const MemberTransition& t : changes.transitions) record_transition(pool, t);
+  for (const SessionClose& c : changes.closes) {
+    if (c.reason == CloseReason::kDown) close_sessions(pool, pool.members[c.member]);
+  }
+  for (PoolEvent e : changes.events) {
+    switch (e) {
+      case PoolEvent::kFailOpenStarted:
+        log::error("pool {}: no member is usable; failing open: routing to all {} enabled members",
+                   pool.config.name, pool.snapshot->candidates.size());
+        break;
+      case PoolEvent::kFailOpenEnded:
+        log::info("pool {}: a member is usable again; no longer failing open", pool.config.name);
+        break;
+      case PoolEvent::kNoCandidates:
+        log::error("pool {}: no member can take connections; new connections are closed",
+                   pool.config.name);
+        break;
+    }
+  }
+  if (changes.reweigh_at) schedule_ramp(*changes.reweigh_at);
+  if (!changes.snapshot) return false;
+  snapshot_version_ = changes.snapshot->version;
+  slots_[pool.slot] = changes.snapshot;
   return true;
 }
 
 // While a member is in slow start, its weight is raised a step every half second.
-void ControlPlane::schedule_ramp() {
+void ControlPlane::schedule_ramp(TimePoint at) {
   if (timers_->ramp_armed || stopped_) return;
   timers_->ramp_armed = true;
-  timers_->ramp.expires_after(std::chrono::milliseconds(500));
+  timers_->ramp.expires_after(at - clock_.now());
   timers_->ramp.async_wait([this](const boost::system::error_code& ec) {
     timers_->ramp_armed = false;
     if (ec || stopped_) return;
     bool changed = false;
     for (auto& [id, pool] : pools_) {
-      if (pool->config.slow_start > Duration::zero()) changed |= refresh_pool(*pool, true);
+      changed |= carry_out(*pool, reweigh(*pool, context()));
     }
     if (changed) publish();
   });
@@ -335,39 +251,17 @@ void ControlPlane::close_sessions(const PoolRuntime& pool, const MemberRuntime& 
   }
 }
 
-void ControlPlane::record_transition(const PoolRuntime& pool, const MemberRuntime& m,
-                                     model::OperatingStatus before) {
-  const auto up =
-      static_cast<size_t>(std::ranges::count_if(pool.members, [](const MemberRuntime& x) {
-        return x.status == model::OperatingStatus::kOnline ||
-               x.status == model::OperatingStatus::kNoMonitor;
-      }));
-  const auto& monitor = pool.config.health_monitor;
-  const std::string line = transition_line({
-      .pool = pool.config.name,
-      .member = m.config.name,
-      .address = m.address ? m.address->to_string() : m.config.address,
-      .before = before,
-      .after = m.status,
-      .check = m.last_check,
-      .first_check = m.first_check,
-      .successes = m.successes,
-      .failures = m.failures,
-      .healthy_threshold = monitor ? monitor->healthy_threshold : 0,
-      .unhealthy_threshold = monitor ? monitor->unhealthy_threshold : 0,
-      .members_up = up,
-      .members_total = pool.members.size(),
-  });
-  if (m.status == model::OperatingStatus::kError) {
-    log::warn("{}", line);
+void ControlPlane::record_transition(const PoolRuntime& pool, const MemberTransition& t) {
+  if (t.after == model::OperatingStatus::kError) {
+    log::warn("{}", t.line);
   } else {
-    log::info("{}", line);
+    log::info("{}", t.line);
   }
-  transitions_.push_back({.at = wall_now(),
+  transitions_.push_back({.at = pool.members[t.member].state_since,
                           .pool_id = pool.id,
                           .pool = pool.config.name,
-                          .member = m.config.name,
-                          .message = line});
+                          .member = pool.members[t.member].config.name,
+                          .message = t.line});
   while (transitions_.size() > kMaxTransitions) transitions_.pop_front();
 }
 

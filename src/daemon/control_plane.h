@@ -1,9 +1,9 @@
 // ControlPlane: the control thread's state and wiring. It owns the runtime picture of every load
 // balancer, listener, pool and member, runs the health checker and the admin API on one
-// io_context, turns health results into Octavia statuses, transition logs and new pool
-// snapshots, publishes those to the workers, and applies configuration changes live (reload of
-// the file, writes through the API). Control thread only, except on_connect_failure(), which
-// any worker may call.
+// io_context, carries out what pool_state decides of health results (transition logs, session
+// closes, new pool snapshots published to the workers), and applies configuration changes live
+// (reload of the file, writes through the API). Control thread only, except on_connect_failure(),
+// which any worker may call.
 #pragma once
 
 #include <deque>
@@ -17,6 +17,7 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "base/string_map.h"
+#include "daemon/pool_state.h"
 #include "daemon/runtime.h"
 #include "model/config.h"
 #include "model/status_tree.h"
@@ -84,14 +85,15 @@ class ControlPlane {
   void update_checks();
   void on_check(const health::Event& event);
   void handle_connect_failure(const proxy::ConnectFailure& failure);
-  // True when the pool's snapshot changed (publish() then sends it to the workers).
-  bool refresh_pool(PoolRuntime& pool, bool log_changes);
+  PoolContext context() const;
+  // Logs, closes sessions, arms the ramp and fills the pool's slot as pool_state decided. True
+  // when the pool's snapshot changed (publish() then sends it to the workers).
+  bool carry_out(const PoolRuntime& pool, const PoolChanges& changes);
   void publish();
   void close_sessions(const PoolRuntime& pool, const MemberRuntime& member);
-  void record_transition(const PoolRuntime& pool, const MemberRuntime& member,
-                         model::OperatingStatus before);
+  void record_transition(const PoolRuntime& pool, const MemberTransition& t);
   void reindex();
-  void schedule_ramp();
+  void schedule_ramp(TimePoint at);
 
   boost::asio::io_context& io_;
   ServeOptions options_;

@@ -48,6 +48,8 @@ struct DeadPeerOptions {
   std::chrono::seconds keepalive_interval{5};
   int keepalive_count = 3;
   std::chrono::milliseconds user_timeout{30000};
+
+  bool operator==(const DeadPeerOptions&) const = default;
 };
 void set_dead_peer_detection(int fd, const DeadPeerOptions& options);
 

@@ -21,7 +21,13 @@ struct Backend {
   std::string name;  // for logs
   net::SocketAddress address;
   int weight = 1;  // > 0: members with weight 0 are never candidates
+  // Compared by identity, and it must be: workers count a member's sessions in it and close them
+  // by it. A member made anew (its address rewritten, even to one that resolves the same) has a
+  // new one, and a snapshot still carrying the old would count where nobody reads.
   std::shared_ptr<BackendStats> stats;
+
+  // Every field, `name` too: a rename through the API shows in the workers' logs.
+  bool operator==(const Backend&) const = default;
 };
 
 struct PoolSnapshot {
@@ -37,6 +43,13 @@ struct PoolSnapshot {
   // primaries; else healthy backups; else, failing open, every enabled member). Empty: refuse.
   std::vector<Backend> candidates;
   uint64_t version = 0;  // bumps on every publish; lets a worker reset per-pool balancer state
+
+  // Every field, so that a field added later reaches the workers without anyone remembering to
+  // compare it (a hand-written comparison once forgot backend_dead_peer). `version` is compared
+  // too, as two publications are not the same one: to ask whether a new snapshot says anything
+  // new, compare it under the old one's version (daemon/pool_state.cc). Leaving `version` out
+  // here would take a second type or a wrapper whose == lies; neither is worth it.
+  bool operator==(const PoolSnapshot&) const = default;
 };
 
 using PoolSnapshotPtr = std::shared_ptr<const PoolSnapshot>;

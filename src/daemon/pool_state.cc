@@ -1,0 +1,188 @@
+#include "daemon/pool_state.h"
+
+#include <algorithm>
+
+#include "daemon/member_health.h"
+#include "daemon/rotation.h"
+#include "daemon/transition_log.h"
+#include "net/socket.h"
+
+namespace vigil::daemon {
+namespace {
+
+using model::OperatingStatus;
+
+// kube-apiserver's graceful shutdown: /readyz fails with "[-]shutdown failed" while it serves.
+bool announces_shutdown(const model::CheckResult& check) {
+  return std::ranges::any_of(check.failed_checks,
+                             [](const std::string& c) { return c.starts_with("[-]shutdown"); });
+}
+
+// Counted while recompute() walks the members, so each line tells the pool as that change left
+// it: members before the changed one have their new status, those after it still their old one.
+size_t members_up(const PoolRuntime& pool) {
+  return static_cast<size_t>(std::ranges::count_if(pool.members, [](const MemberRuntime& x) {
+    return x.status == OperatingStatus::kOnline || x.status == OperatingStatus::kNoMonitor;
+  }));
+}
+
+std::string line_of(const PoolRuntime& pool, const MemberRuntime& m, OperatingStatus before) {
+  const auto& monitor = pool.config.health_monitor;
+  return transition_line({
+      .pool = pool.config.name,
+      .member = m.config.name,
+      .address = m.address ? m.address->to_string() : m.config.address,
+      .before = before,
+      .after = m.status,
+      .check = m.last_check,
+      .first_check = m.first_check,
+      .successes = m.successes,
+      .failures = m.failures,
+      .healthy_threshold = monitor ? monitor->healthy_threshold : 0,
+      .unhealthy_threshold = monitor ? monitor->unhealthy_threshold : 0,
+      .members_up = members_up(pool),
+      .members_total = pool.members.size(),
+  });
+}
+
+// Sets the member's status; reports a change unless the pool is fresh.
+void update_member(PoolRuntime& pool, size_t i, const PoolContext& at, bool fresh,
+                   PoolChanges& out) {
+  MemberRuntime& m = pool.members[i];
+  const OperatingStatus before = m.status;
+  m.draining = draining_of(pool, m);
+  m.status = member_status_of(pool, m);
+  if (m.status == before || fresh) return;
+  m.state_since = at.wall;
+  out.transitions.push_back(
+      {.member = i, .before = before, .after = m.status, .line = line_of(pool, m, before)});
+  // A member that still answers its checks is alive and serving: its sessions finish (a
+  // draining API server closes them itself).
+  if (m.status == OperatingStatus::kError && pool.config.shutdown_sessions_on_down &&
+      !answered(m.last_check)) {
+    out.closes.push_back({.member = i, .reason = CloseReason::kDown});
+  }
+}
+
+RotationInput rotation_input(const PoolRuntime& pool, const MemberRuntime& m) {
+  return {.enabled = m.config.enabled,
+          .weight = m.config.weight,
+          .backup = m.config.backup,
+          .has_monitor = pool.config.health_monitor.has_value(),
+          .health = m.health,
+          .passive_out = m.passive_out,
+          .draining = m.draining,
+          .resolved = m.address.has_value()};
+}
+
+// The snapshot the rotation makes; marks the members in it. Sets `ramping` when one of them is
+// below its full weight.
+std::shared_ptr<proxy::PoolSnapshot> snapshot_of(PoolRuntime& pool, const Rotation& rotation,
+                                                 TimePoint now, bool& ramping) {
+  auto next = std::make_shared<proxy::PoolSnapshot>(proxy::PoolSnapshot{
+      .name = pool.config.name,
+      .algorithm = pool.config.algorithm,
+      .connect_timeout = pool.config.connect_timeout,
+      .retries = pool.config.retries,
+      .hedge_after = pool.config.hedge_after,
+      .backend_dead_peer = net::dead_peer_options(pool.config.dead_peer_timeout),
+  });
+  for (MemberRuntime& m : pool.members) m.in_rotation = false;
+  ramping = false;
+  for (size_t i : rotation.members) {
+    MemberRuntime& m = pool.members[i];
+    m.in_rotation = true;
+    const int weight = ramped_weight(m.config.weight, pool.config.slow_start, m.recovered_at, now);
+    ramping |= weight < m.config.weight * kWeightScale;
+    next->candidates.push_back({.member_id = m.id,
+                                .name = m.config.name,
+                                .address = *m.address,
+                                .weight = weight,
+                                .stats = m.stats});
+  }
+  return next;
+}
+
+}  // namespace
+
+bool draining_of(const PoolRuntime& pool, const MemberRuntime& m) {
+  return pool.config.health_monitor.has_value() && m.last_check &&
+         m.last_check->outcome == model::Outcome::kBadStatus &&
+         (m.health == model::Health::kUp || announces_shutdown(*m.last_check));
+}
+
+OperatingStatus member_status_of(const PoolRuntime& pool, const MemberRuntime& m) {
+  return model::member_status({.enabled = m.config.enabled,
+                               .weight = m.config.weight,
+                               .draining = draining_of(pool, m),
+                               .has_monitor = pool.config.health_monitor.has_value(),
+                               .health = m.health});
+}
+
+PoolChanges recompute(PoolRuntime& pool, const PoolContext& at, bool fresh) {
+  PoolChanges out;
+  std::vector<RotationInput> inputs;
+  std::vector<OperatingStatus> statuses;
+  inputs.reserve(pool.members.size());
+  statuses.reserve(pool.members.size());
+  for (size_t i = 0; i < pool.members.size(); ++i) {
+    update_member(pool, i, at, fresh, out);
+    statuses.push_back(pool.members[i].status);
+    inputs.push_back(rotation_input(pool, pool.members[i]));
+  }
+  pool.status = model::pool_status(statuses);
+  const Rotation rotation = choose_rotation(inputs, pool.config.fail_open);
+  if (rotation.fail_open != pool.fail_open_active) {
+    out.events.push_back(rotation.fail_open ? PoolEvent::kFailOpenStarted
+                                            : PoolEvent::kFailOpenEnded);
+    pool.fail_open_active = rotation.fail_open;
+  }
+  if (rotation.members.empty() && !pool.members.empty() && !fresh && pool.snapshot &&
+      !pool.snapshot->candidates.empty()) {
+    out.events.push_back(PoolEvent::kNoCandidates);
+  }
+  bool ramping = false;
+  auto next = snapshot_of(pool, rotation, at.now, ramping);
+  if (ramping) out.reweigh_at = at.now + kReweighEvery;
+  if (pool.snapshot) {
+    next->version = pool.snapshot->version;
+    if (*next == *pool.snapshot) return out;
+  }
+  next->version = at.next_version;
+  pool.snapshot = next;
+  out.snapshot = std::move(next);
+  return out;
+}
+
+PoolChanges apply_check(PoolRuntime& pool, size_t member, const health::Event& event,
+                        const PoolContext& at) {
+  MemberRuntime& m = pool.members[member];
+  const CheckEffects effects =
+      record_check(m, event, at.now, at.wall, pool.config.shutdown_sessions_on_down);
+  PoolChanges out;
+  if (event.changed || effects.passive_out_changed || member_status_of(pool, m) != m.status ||
+      draining_of(pool, m) != m.draining) {
+    out = recompute(pool, at);
+  }
+  if (effects.close_sessions) {
+    // Decided before the recomputation, and carried out before what it decides.
+    out.closes.insert(out.closes.begin(), {.member = member, .reason = CloseReason::kSilent});
+  }
+  return out;
+}
+
+std::optional<PoolChanges> apply_connect_failure(PoolRuntime& pool, size_t member, bool silent,
+                                                 const PoolContext& at) {
+  if (!record_connect_failure(pool.members[member], pool.config.health_monitor.has_value(),
+                              silent)) {
+    return std::nullopt;
+  }
+  return recompute(pool, at);
+}
+
+PoolChanges reweigh(PoolRuntime& pool, const PoolContext& at) {
+  if (pool.config.slow_start <= Duration::zero()) return {};
+  return recompute(pool, at);
+}
+
+}  // namespace vigil::daemon

@@ -1,0 +1,88 @@
+// What an event does to one pool: member statuses and their transitions, sessions to close, the
+// rotation, slow-start weights and the snapshot for the workers. Pure (no I/O, no logging; the
+// caller passes the time); ControlPlane carries the returned changes out. Control thread only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "daemon/runtime.h"
+#include "health/checker.h"
+#include "model/status.h"
+#include "proxy/snapshot.h"
+
+namespace vigil::daemon {
+
+// The moment an event is handled.
+struct PoolContext {
+  TimePoint now;              // steady clock: slow start counts from it
+  model::WallTime wall;       // system clock: state_since, shown in the status
+  uint64_t next_version = 1;  // the version a new snapshot takes (versions are daemon-wide)
+};
+
+struct MemberTransition {
+  size_t member = 0;  // index in PoolRuntime::members
+  model::OperatingStatus before = model::OperatingStatus::kOffline;
+  model::OperatingStatus after = model::OperatingStatus::kOffline;
+  std::string line;  // transition_line(): for the log and the API's recent transitions
+};
+
+enum class CloseReason {
+  kSilent,  // a connect and then a check got no answer: its sessions are as good as dead
+  kDown,    // went ERROR without answering its last check (shutdown_sessions_on_down)
+};
+
+struct SessionClose {
+  size_t member = 0;  // index in PoolRuntime::members
+  CloseReason reason = CloseReason::kDown;
+};
+
+enum class PoolEvent {
+  kFailOpenStarted,  // no member is usable: routing to every enabled one
+  kFailOpenEnded,
+  kNoCandidates,  // some member could take connections and now none can
+};
+
+struct PoolChanges {
+  std::vector<MemberTransition> transitions;  // in member order
+  std::vector<SessionClose> closes;           // in the order they were decided
+  std::vector<PoolEvent> events;
+  // Slow start: a member in rotation is below its full weight; recompute() again then.
+  std::optional<TimePoint> reweigh_at;
+  // The pool's new snapshot, also stored in PoolRuntime::snapshot; null when what workers need to
+  // know did not change.
+  proxy::PoolSnapshotPtr snapshot;
+};
+
+// How often a ramping member's weight is raised.
+inline constexpr Duration kReweighEvery = std::chrono::milliseconds(500);
+
+// Up, but answering its checks with a failure: no new connections from the first such answer,
+// established ones continue. A server that announces its graceful shutdown ([-]shutdown) stays
+// draining until it stops answering; any other failure goes ERROR by the thresholds.
+bool draining_of(const PoolRuntime& pool, const MemberRuntime& m);
+model::OperatingStatus member_status_of(const PoolRuntime& pool, const MemberRuntime& m);
+
+// Recomputes every member's status, the pool's status and rotation, and the snapshot.
+// `fresh`: the pool was just created; the statuses it starts with are no transitions.
+PoolChanges recompute(PoolRuntime& pool, const PoolContext& at, bool fresh = false);
+
+// Records a check result of `pool.members[member]`, then recomputes the pool unless nothing but
+// the member's own record changed (the common case: thousands of results a second).
+// Requires: member < pool.members.size().
+PoolChanges apply_check(PoolRuntime& pool, size_t member, const health::Event& event,
+                        const PoolContext& at);
+
+// A worker's connect to `pool.members[member]` failed (`silent`: no answer at all). None when
+// that changes nothing (record_connect_failure()). Requires: member < pool.members.size().
+std::optional<PoolChanges> apply_connect_failure(PoolRuntime& pool, size_t member, bool silent,
+                                                 const PoolContext& at);
+
+// The slow-start tick: recompute() for a pool with slow start, nothing otherwise.
+PoolChanges reweigh(PoolRuntime& pool, const PoolContext& at);
+
+}  // namespace vigil::daemon

@@ -1,0 +1,416 @@
+#include "daemon/pool_state.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "daemon/rotation.h"
+#include "net/socket.h"
+
+namespace vigil::daemon {
+namespace {
+
+using namespace std::chrono_literals;
+using model::Health;
+using model::OperatingStatus;
+using model::Outcome;
+
+const TimePoint kStart = TimePoint{} + 1h;
+const model::WallTime kWall = model::WallTime{} + 2h;
+
+PoolContext at(TimePoint now = kStart, uint64_t next_version = 1) {
+  return {.now = now, .wall = kWall, .next_version = next_version};
+}
+
+model::Member member(const std::string& name, const std::string& address) {
+  return {.id = "id-" + name, .name = name, .address = address, .port = 6443};
+}
+
+model::Member backup(model::Member m) {
+  m.backup = true;
+  return m;
+}
+
+model::Pool monitored(model::Pool p = {.name = "masters"}) {
+  p.health_monitor = model::HealthMonitor{.type = model::MonitorType::kHttps};
+  return p;
+}
+
+// A pool as apply() makes it: members resolved, statuses computed, first snapshot taken.
+PoolRuntime pool_of(model::Pool config, const std::vector<model::Member>& members) {
+  PoolRuntime pool{.id = "pool-id", .config = std::move(config)};
+  for (const model::Member& m : members) {
+    pool.members.push_back(
+        {.id = m.id, .config = m, .address = *net::SocketAddress::from_ip(m.address, m.port)});
+  }
+  recompute(pool, at(), /*fresh=*/true);
+  return pool;
+}
+
+health::Event result(model::CheckResult r, Health previous, Health health, int successes = 0,
+                     int failures = 0) {
+  return {.member_id = "",
+          .result = std::move(r),
+          .health = health,
+          .previous = previous,
+          .changed = previous != health,
+          .successes = successes,
+          .failures = failures};
+}
+health::Event pass(Health previous = Health::kUp, int successes = 2) {
+  return result({.outcome = Outcome::kOk, .http_code = 200}, previous, Health::kUp, successes);
+}
+health::Event http_500(const std::string& failed_check, Health previous, Health health,
+                       int failures) {
+  return result({.outcome = Outcome::kBadStatus, .http_code = 500, .failed_checks = {failed_check}},
+                previous, health, 0, failures);
+}
+
+// Every member passes its first check.
+void bring_up(PoolRuntime& pool) {
+  for (size_t i = 0; i < pool.members.size(); ++i) {
+    apply_check(pool, i, pass(Health::kUnchecked, 1), at());
+  }
+}
+
+std::vector<std::string> candidates(const PoolRuntime& pool) {
+  std::vector<std::string> out;
+  for (const proxy::Backend& b : pool.snapshot->candidates) out.push_back(b.name);
+  return out;
+}
+
+std::vector<size_t> closed(const PoolChanges& changes, CloseReason reason) {
+  std::vector<size_t> out;
+  for (const SessionClose& c : changes.closes) {
+    if (c.reason == reason) out.push_back(c.member);
+  }
+  return out;
+}
+
+TEST(PoolState, AFreshPoolHasASnapshotButNoTransitions) {
+  PoolRuntime pool{.id = "p", .config = monitored()};
+  pool.members.push_back({.id = "a",
+                          .config = member("a", "10.0.0.1"),
+                          .address = *net::SocketAddress::from_ip("10.0.0.1", 6443)});
+  const PoolChanges changes = recompute(pool, at(kStart, 7), /*fresh=*/true);
+  EXPECT_TRUE(changes.transitions.empty());
+  ASSERT_NE(changes.snapshot, nullptr);
+  EXPECT_EQ(changes.snapshot, pool.snapshot);
+  EXPECT_EQ(changes.snapshot->version, 7u);
+  EXPECT_EQ(pool.members[0].status, OperatingStatus::kOffline) << "not checked yet";
+  EXPECT_TRUE(pool.members[0].in_rotation) << "nothing checked yet: route to all";
+}
+
+TEST(PoolState, ATransitionSaysWhatChangedAndWhatIsLeft) {
+  PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1"), member("b", "10.0.0.2")});
+  bring_up(pool);
+  const PoolChanges changes = apply_check(
+      pool, 0, result({.outcome = Outcome::kRefused}, Health::kUp, Health::kDown, 0, 3), at());
+  ASSERT_EQ(changes.transitions.size(), 1u);
+  const MemberTransition& t = changes.transitions[0];
+  EXPECT_EQ(t.member, 0u);
+  EXPECT_EQ(t.before, OperatingStatus::kOnline);
+  EXPECT_EQ(t.after, OperatingStatus::kError);
+  EXPECT_EQ(t.line,
+            "pool masters member a 10.0.0.1:6443 DOWN: connection refused (3/3 failures, check "
+            "0ms) (was ONLINE); 1 of 2 members up");
+  EXPECT_EQ(pool.members[0].state_since, kWall);
+  EXPECT_EQ(pool.status, OperatingStatus::kDegraded);
+}
+
+TEST(PoolState, GoingDownClosesSessionsOnlyWhenTheCheckGotNoAnswer) {
+  struct Case {
+    const char* description;
+    model::CheckResult check;
+    bool shutdown_sessions_on_down;
+    bool expect_close;
+  };
+  const Case cases[] = {
+      {.description = "refused",
+       .check = {.outcome = Outcome::kRefused},
+       .shutdown_sessions_on_down = true,
+       .expect_close = true},
+      {.description = "timeout",
+       .check = {.outcome = Outcome::kTimeout},
+       .shutdown_sessions_on_down = true,
+       .expect_close = true},
+      {.description = "HTTP 500: alive and serving, its sessions finish",
+       .check = {.outcome = Outcome::kBadStatus, .http_code = 500},
+       .shutdown_sessions_on_down = true,
+       .expect_close = false},
+      {.description = "the pool keeps the sessions of down members",
+       .check = {.outcome = Outcome::kTimeout},
+       .shutdown_sessions_on_down = false,
+       .expect_close = false},
+  };
+  for (const Case& c : cases) {
+    model::Pool config = monitored();
+    config.shutdown_sessions_on_down = c.shutdown_sessions_on_down;
+    PoolRuntime pool = pool_of(config, {member("a", "10.0.0.1"), member("b", "10.0.0.2")});
+    bring_up(pool);
+    const PoolChanges changes =
+        apply_check(pool, 0, result(c.check, Health::kUp, Health::kDown, 0, 3), at());
+    EXPECT_EQ(pool.members[0].status, OperatingStatus::kError) << c.description;
+    EXPECT_EQ(closed(changes, CloseReason::kDown),
+              c.expect_close ? std::vector<size_t>{0} : std::vector<size_t>{})
+        << c.description;
+    EXPECT_EQ(candidates(pool), std::vector<std::string>{"b"}) << c.description;
+  }
+}
+
+TEST(PoolState, ASilentSuspectWhoseCheckGetsNoAnswerLosesItsSessionsFirst) {
+  PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1"), member("b", "10.0.0.2")});
+  bring_up(pool);
+  ASSERT_TRUE(apply_connect_failure(pool, 0, /*silent=*/true, at()).has_value());
+  const PoolChanges changes = apply_check(
+      pool, 0, result({.outcome = Outcome::kTimeout}, Health::kUp, Health::kDown, 0, 3), at());
+  ASSERT_EQ(changes.closes.size(), 2u);
+  EXPECT_EQ(changes.closes[0].reason, CloseReason::kSilent) << "decided by the check itself";
+  EXPECT_EQ(changes.closes[1].reason, CloseReason::kDown);
+}
+
+TEST(PoolState, AnnouncedShutdownDrainsUntilTheMemberStopsAnswering) {
+  PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1"), member("b", "10.0.0.2")});
+  bring_up(pool);
+  struct Step {
+    const char* description;
+    health::Event event;
+    OperatingStatus expected;
+    std::vector<size_t> expect_closed;
+  };
+  const Step steps[] = {
+      {.description = "first [-]shutdown answer: out of rotation at once",
+       .event = http_500("[-]shutdown failed", Health::kUp, Health::kUp, 1),
+       .expected = OperatingStatus::kDraining},
+      {.description = "down by the thresholds, still announcing its shutdown",
+       .event = http_500("[-]shutdown failed", Health::kUp, Health::kDown, 3),
+       .expected = OperatingStatus::kDraining},
+      {.description = "it stops answering: its remaining sessions are dead",
+       .event = result({.outcome = Outcome::kRefused}, Health::kDown, Health::kDown, 0, 4),
+       .expected = OperatingStatus::kError,
+       .expect_closed = {0}},
+  };
+  for (const Step& s : steps) {
+    const PoolChanges changes = apply_check(pool, 0, s.event, at());
+    EXPECT_EQ(pool.members[0].status, s.expected) << s.description;
+    EXPECT_FALSE(pool.members[0].in_rotation) << s.description;
+    EXPECT_EQ(closed(changes, CloseReason::kDown), s.expect_closed) << s.description;
+  }
+}
+
+TEST(PoolState, AnyOtherFailingReadyzDrainsAtOnceThenGoesDownByTheThresholds) {
+  PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1"), member("b", "10.0.0.2")});
+  bring_up(pool);
+  PoolChanges changes =
+      apply_check(pool, 0, http_500("[-]etcd failed", Health::kUp, Health::kUp, 1), at(kStart, 10));
+  EXPECT_EQ(pool.members[0].status, OperatingStatus::kDraining);
+  EXPECT_TRUE(pool.members[0].draining);
+  ASSERT_NE(changes.snapshot, nullptr) << "the rotation changed before the health did";
+  EXPECT_EQ(candidates(pool), std::vector<std::string>{"b"});
+
+  changes = apply_check(pool, 0, http_500("[-]etcd failed", Health::kUp, Health::kUp, 2), at());
+  EXPECT_TRUE(changes.transitions.empty());
+  EXPECT_EQ(changes.snapshot, nullptr);
+
+  changes = apply_check(pool, 0, http_500("[-]etcd failed", Health::kUp, Health::kDown, 3), at());
+  EXPECT_EQ(pool.members[0].status, OperatingStatus::kError);
+  EXPECT_FALSE(pool.members[0].draining);
+  EXPECT_TRUE(changes.closes.empty()) << "it answered: its sessions finish";
+  EXPECT_EQ(changes.snapshot, nullptr) << "out of rotation already";
+}
+
+TEST(PoolState, FailsOpenWhenNothingIsHealthyAndStopsWhenSomethingIs) {
+  PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1"), member("b", "10.0.0.2")});
+  bring_up(pool);
+  const auto down = result({.outcome = Outcome::kTimeout}, Health::kUp, Health::kDown, 0, 3);
+  EXPECT_TRUE(apply_check(pool, 0, down, at()).events.empty());
+  PoolChanges changes = apply_check(pool, 1, down, at());
+  EXPECT_EQ(changes.events, std::vector<PoolEvent>{PoolEvent::kFailOpenStarted});
+  EXPECT_TRUE(pool.fail_open_active);
+  EXPECT_EQ(pool.status, OperatingStatus::kError);
+  EXPECT_EQ(candidates(pool), (std::vector<std::string>{"a", "b"}));
+
+  changes = apply_check(pool, 1, pass(Health::kDown), at());
+  EXPECT_EQ(changes.events, std::vector<PoolEvent>{PoolEvent::kFailOpenEnded});
+  EXPECT_FALSE(pool.fail_open_active);
+  EXPECT_EQ(candidates(pool), std::vector<std::string>{"b"});
+}
+
+TEST(PoolState, WithoutFailOpenNothingHealthyMeansNoCandidates) {
+  model::Pool config = monitored();
+  config.fail_open = false;
+  PoolRuntime pool = pool_of(config, {member("a", "10.0.0.1")});
+  bring_up(pool);
+  const PoolChanges changes = apply_check(
+      pool, 0, result({.outcome = Outcome::kTimeout}, Health::kUp, Health::kDown, 0, 3), at());
+  EXPECT_EQ(changes.events, std::vector<PoolEvent>{PoolEvent::kNoCandidates});
+  ASSERT_NE(changes.snapshot, nullptr);
+  EXPECT_TRUE(changes.snapshot->candidates.empty());
+  EXPECT_TRUE(recompute(pool, at()).events.empty()) << "said once";
+}
+
+TEST(PoolState, BackupsTakeConnectionsOnlyWhileNoPrimaryIsHealthy) {
+  PoolRuntime pool =
+      pool_of(monitored(), {member("a", "10.0.0.1"), backup(member("z", "10.0.0.9"))});
+  bring_up(pool);
+  EXPECT_EQ(candidates(pool), std::vector<std::string>{"a"});
+  apply_check(pool, 0, result({.outcome = Outcome::kTimeout}, Health::kUp, Health::kDown, 0, 3),
+              at());
+  EXPECT_EQ(candidates(pool), std::vector<std::string>{"z"});
+  EXPECT_FALSE(pool.fail_open_active);
+  apply_check(pool, 0, pass(Health::kDown), at());
+  EXPECT_EQ(candidates(pool), std::vector<std::string>{"a"});
+}
+
+TEST(PoolState, WeightZeroDrainsAndDisabledIsOffline) {
+  struct Case {
+    const char* description;
+    int weight;
+    bool enabled;
+    OperatingStatus expected;
+  };
+  const Case cases[] = {
+      {.description = "weight 0",
+       .weight = 0,
+       .enabled = true,
+       .expected = OperatingStatus::kDraining},
+      {.description = "disabled",
+       .weight = 1,
+       .enabled = false,
+       .expected = OperatingStatus::kOffline},
+  };
+  for (const Case& c : cases) {
+    model::Member a = member("a", "10.0.0.1");
+    a.weight = c.weight;
+    a.enabled = c.enabled;
+    PoolRuntime pool = pool_of(monitored(), {a, member("b", "10.0.0.2")});
+    bring_up(pool);
+    EXPECT_EQ(pool.members[0].status, c.expected) << c.description;
+    EXPECT_FALSE(pool.members[0].in_rotation) << c.description;
+    EXPECT_EQ(candidates(pool), std::vector<std::string>{"b"}) << c.description;
+    EXPECT_EQ(pool.status, OperatingStatus::kOnline) << c.description;
+  }
+}
+
+TEST(PoolState, SlowStartRampsTheWeightAndAsksForAReweighUntilFull) {
+  model::Pool config = monitored();
+  config.slow_start = 10s;
+  PoolRuntime pool = pool_of(config, {member("a", "10.0.0.1"), member("b", "10.0.0.2")});
+  bring_up(pool);
+  apply_check(pool, 0, result({.outcome = Outcome::kTimeout}, Health::kUp, Health::kDown, 0, 3),
+              at());
+  PoolChanges changes = apply_check(pool, 0, pass(Health::kDown), at(kStart));
+  ASSERT_NE(changes.snapshot, nullptr);
+  EXPECT_EQ(changes.snapshot->candidates[0].weight, 1) << "just back: the least share";
+  EXPECT_EQ(changes.reweigh_at, kStart + kReweighEvery);
+
+  struct Tick {
+    Duration after;
+    int expected_weight;
+    bool expect_reweigh;
+  };
+  const Tick ticks[] = {
+      {.after = 5s, .expected_weight = kWeightScale / 2, .expect_reweigh = true},
+      {.after = 10s, .expected_weight = kWeightScale, .expect_reweigh = false},
+  };
+  for (const Tick& t : ticks) {
+    changes = reweigh(pool, at(kStart + t.after));
+    ASSERT_NE(changes.snapshot, nullptr);
+    EXPECT_EQ(changes.snapshot->candidates[0].weight, t.expected_weight);
+    EXPECT_EQ(changes.snapshot->candidates[1].weight, kWeightScale) << "never was down";
+    EXPECT_EQ(changes.reweigh_at.has_value(), t.expect_reweigh);
+  }
+  EXPECT_EQ(reweigh(pool, at(kStart + 11s)).snapshot, nullptr) << "at full weight";
+}
+
+TEST(PoolState, ReweighLeavesAPoolWithoutSlowStartAlone) {
+  PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1")});
+  pool.config.retries = 7;  // would make a new snapshot, were it recomputed
+  EXPECT_EQ(reweigh(pool, at()).snapshot, nullptr);
+}
+
+TEST(PoolState, APassiveFailureTakesTheMemberOutUntilAFreshCheckPasses) {
+  PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1"), member("b", "10.0.0.2")});
+  bring_up(pool);
+  const auto changes = apply_connect_failure(pool, 0, /*silent=*/false, at());
+  ASSERT_TRUE(changes.has_value());
+  ASSERT_NE(changes->snapshot, nullptr);
+  EXPECT_EQ(candidates(pool), std::vector<std::string>{"b"});
+  EXPECT_EQ(pool.members[0].status, OperatingStatus::kOnline) << "its status waits for checks";
+  EXPECT_FALSE(apply_connect_failure(pool, 0, false, at()).has_value()) << "out already";
+
+  health::Event kept = pass();
+  kept.result.reused_connection = true;
+  EXPECT_EQ(apply_check(pool, 0, kept, at()).snapshot, nullptr);
+  EXPECT_NE(apply_check(pool, 0, pass(), at()).snapshot, nullptr);
+  EXPECT_EQ(candidates(pool), (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(PoolState, AResultLikeTheLastChangesNothing) {
+  PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1")});
+  bring_up(pool);
+  const PoolChanges changes = apply_check(pool, 0, pass(Health::kUp, 5), at());
+  EXPECT_TRUE(changes.transitions.empty());
+  EXPECT_TRUE(changes.closes.empty());
+  EXPECT_EQ(changes.snapshot, nullptr);
+  EXPECT_EQ(pool.members[0].successes, 5) << "the member's own record is kept";
+}
+
+TEST(PoolState, AnUnchangedRecomputeMakesNoSnapshot) {
+  PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1"), member("b", "10.0.0.2")});
+  bring_up(pool);
+  const proxy::PoolSnapshotPtr before = pool.snapshot;
+  const PoolChanges changes = recompute(pool, at(kStart, 99));
+  EXPECT_EQ(changes.snapshot, nullptr);
+  EXPECT_TRUE(changes.transitions.empty());
+  EXPECT_TRUE(changes.events.empty());
+  EXPECT_EQ(pool.snapshot, before);
+}
+
+// Each change of what workers are told must reach them; a hand-written comparison once missed
+// dead_peer_timeout.
+TEST(PoolState, AnyConfigChangeWorkersSeeMakesANewSnapshot) {
+  struct Case {
+    const char* description;
+    void (*change)(PoolRuntime&);
+  };
+  const Case cases[] = {
+      {.description = "dead_peer_timeout",
+       .change = [](PoolRuntime& p) { p.config.dead_peer_timeout = 30s; }},
+      {.description = "connect_timeout",
+       .change = [](PoolRuntime& p) { p.config.connect_timeout = 3s; }},
+      {.description = "retries", .change = [](PoolRuntime& p) { p.config.retries = 1; }},
+      {.description = "hedge_after", .change = [](PoolRuntime& p) { p.config.hedge_after = 0s; }},
+      {.description = "algorithm",
+       .change = [](PoolRuntime& p) { p.config.algorithm = model::Algorithm::kLeastConnections; }},
+      {.description = "a member's weight",
+       .change = [](PoolRuntime& p) { p.members[0].config.weight = 3; }},
+      {.description = "a member's name (workers log it)",
+       .change = [](PoolRuntime& p) { p.members[0].config.name = "a-renamed"; }},
+      {.description = "a member made anew: workers count and close sessions by its stats",
+       .change =
+           [](PoolRuntime& p) { p.members[0].stats = std::make_shared<proxy::BackendStats>(); }},
+  };
+  for (const Case& c : cases) {
+    PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1")});
+    bring_up(pool);
+    const uint64_t old_version = pool.snapshot->version;
+    c.change(pool);
+    const PoolChanges changes = recompute(pool, at(kStart, old_version + 1));
+    EXPECT_NE(changes.snapshot, nullptr) << c.description;
+    EXPECT_EQ(pool.snapshot->version, old_version + 1) << c.description;
+  }
+}
+
+TEST(PoolState, ADeadPeerTimeoutChangeReachesTheWorkers) {
+  PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1")});
+  bring_up(pool);
+  pool.config.dead_peer_timeout = 30s;
+  const PoolChanges changes = recompute(pool, at(kStart, 5));
+  ASSERT_NE(changes.snapshot, nullptr);
+  EXPECT_EQ(changes.snapshot->backend_dead_peer, net::dead_peer_options(30s));
+  EXPECT_NE(changes.snapshot->backend_dead_peer, net::dead_peer_options(10s));
+}
+
+}  // namespace
+}  // namespace vigil::daemon
