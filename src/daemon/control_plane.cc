@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <cassert>
 #include <thread>
 
@@ -33,19 +32,13 @@ model::WallTime wall_now() { return std::chrono::system_clock::now(); }
 
 }  // namespace
 
-struct ControlPlane::Timers {
-  explicit Timers(boost::asio::io_context& io) : ramp(io) {}
-  boost::asio::steady_timer ramp;  // re-weights members in slow start
-  bool ramp_armed = false;
-};
-
 ControlPlane::ControlPlane(boost::asio::io_context& io, ServeOptions options,
                            model::Config file_config, std::string token)
     : io_(io),
       options_(std::move(options)),
       token_(std::move(token)),
       started_at_(wall_now()),
-      timers_(std::make_unique<Timers>(io)) {
+      ramp_(timer_source_.create_timer([this] { reweigh_all(); })) {
   lbs_.push_back({.config = std::move(file_config)});
 }
 
@@ -97,7 +90,7 @@ void ControlPlane::stop() {
   stopped_ = true;
   if (checker_) checker_->stop();
   if (admin_) admin_->stop();
-  timers_->ramp.cancel();
+  ramp_->cancel();
   for (auto& w : workers_) w->stop();  // closes listeners and sessions, joins
 }
 
@@ -211,18 +204,17 @@ bool ControlPlane::carry_out(const PoolRuntime& pool, const PoolChanges& changes
 
 // While a member is in slow start, its weight is raised a step every half second.
 void ControlPlane::schedule_ramp(TimePoint at) {
-  if (timers_->ramp_armed || stopped_) return;
-  timers_->ramp_armed = true;
-  timers_->ramp.expires_after(at - clock_.now());
-  timers_->ramp.async_wait([this](const boost::system::error_code& ec) {
-    timers_->ramp_armed = false;
-    if (ec || stopped_) return;
-    bool changed = false;
-    for (auto& [id, pool] : pools_) {
-      changed |= carry_out(*pool, reweigh(*pool, context()));
-    }
-    if (changed) publish();
-  });
+  if (ramp_->armed() || stopped_) return;
+  ramp_->arm(at);
+}
+
+void ControlPlane::reweigh_all() {
+  if (stopped_) return;
+  bool changed = false;
+  for (auto& [id, pool] : pools_) {
+    changed |= carry_out(*pool, reweigh(*pool, context()));
+  }
+  if (changed) publish();
 }
 
 void ControlPlane::publish() {

@@ -76,7 +76,6 @@ class ControlPlane {
 
  private:
   struct Binding;  // sockets bound for one listener, one per worker (apply.cc)
-  struct Timers;   // Asio timers, in control_plane.cc
 
   Result<std::vector<Binding>> bind_changed(const std::vector<model::Config>& lbs);
   void adopt_pools(const std::vector<model::Config>& lbs);
@@ -94,13 +93,14 @@ class ControlPlane {
   void record_transition(const PoolRuntime& pool, const MemberTransition& t);
   void reindex();
   void schedule_ramp(TimePoint at);
+  void reweigh_all();  // the ramp's tick
 
   boost::asio::io_context& io_;
   ServeOptions options_;
   std::string token_;
   model::WallTime started_at_;
   SteadyClock clock_;
-  AsioTimerSource timer_source_{io_};  // the checker's timers, on clock_
+  AsioTimerSource timer_source_{io_};  // every timer of the control thread, on clock_
   int worker_count_ = 1;
   std::vector<LoadBalancerRuntime> lbs_;                                 // the file's first
   std::unordered_map<std::string, std::unique_ptr<PoolRuntime>> pools_;  // by id
@@ -115,7 +115,7 @@ class ControlPlane {
   std::unique_ptr<health::HealthChecker> checker_;
   std::unique_ptr<admin::ObjectStore> store_;  // objects created through the API; before admin_
   std::unique_ptr<admin::AdminServer> admin_;
-  std::unique_ptr<Timers> timers_;
+  std::unique_ptr<Timer> ramp_;  // re-weighs members in slow start
   std::deque<model::Transition> transitions_;
   uint64_t snapshot_version_ = 0;
   bool stopped_ = false;
