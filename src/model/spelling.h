@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace vigil::model {
 
@@ -33,6 +34,14 @@ constexpr std::optional<E> value_in(std::span<const Spelling<E>> table, std::str
     if (s.name == name) return s.value;
   }
   return std::nullopt;
+}
+
+// The names of `table`, for "did you mean" suggestions.
+template <typename E>
+std::vector<std::string_view> names_of(std::span<const Spelling<E>> table) {
+  std::vector<std::string_view> out;
+  for (const Spelling<E>& s : table) out.push_back(s.name);
+  return out;
 }
 
 // Names joined for messages and docs, in a fixed buffer so that it can be a constexpr value:

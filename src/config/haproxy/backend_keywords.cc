@@ -4,6 +4,7 @@
 #include "config/address.h"
 #include "config/haproxy/handlers.h"
 #include "config/haproxy/values.h"
+#include "config/haproxy_names.h"
 
 namespace vigil::config::haproxy {
 namespace {
@@ -237,12 +238,8 @@ std::span<const ParamKeyword<ServerParams>> server_keywords() { return kServerKe
 void proxy_balance(Parser& p, const Directive& d, ProxyDraft& x) {
   if (!needs_args(p, d, 1, "an algorithm")) return;
   const std::string word = lower(d.arg(0));
-  if (word == "roundrobin") {
-    x.balance.set(Algorithm::kRoundRobin, d.line());
-  } else if (word == "leastconn") {
-    x.balance.set(Algorithm::kLeastConnections, d.line());
-  } else if (word == "source") {
-    x.balance.set(Algorithm::kSourceIp, d.line());
+  if (auto algorithm = model::value_in<Algorithm>(kHaproxyAlgorithmNames, word)) {
+    x.balance.set(*algorithm, d.line());
   } else if (word == "static-rr") {
     x.balance.set(Algorithm::kRoundRobin, d.line());
     p.warning(d.line(),
@@ -251,8 +248,8 @@ void proxy_balance(Parser& p, const Directive& d, ProxyDraft& x) {
   } else {
     x.balance.set(Algorithm::kRoundRobin, d.line());
     p.warning(d.line(), "`balance " + shown(d.arg(0)) +
-                            "` is not supported: vigil uses round_robin (it has round_robin, "
-                            "least_connections and source_ip)");
+                            "` is not supported: vigil uses round_robin (it has " +
+                            std::string(model::name_list<Algorithm>(", ", " and ").view()) + ")");
     return;
   }
   extra_args(p, d, 1);
