@@ -54,6 +54,15 @@ void server_verify(Parser& p, const ParamUse& u, SP& s) {
   }
 }
 
+void server_slowstart(Parser& p, const ParamUse& u, SP& s) {
+  auto d = p.duration(u.line, u.name, u.values[0]);
+  if (!d) return;
+  if (*d < Duration::zero() || *d > kMaxCheck) {
+    return p.error(u.line, "`" + u.text() + "`: must be at most " + format_duration(kMaxCheck));
+  }
+  s.slowstart.set(*d, u.line);
+}
+
 void server_weight(Parser& p, const ParamUse& u, SP& s) {
   if (auto n = p.integer(u.line, "weight", u.values[0], 0, 256)) s.weight.set(*n, u.line);
 }
@@ -147,7 +156,10 @@ constexpr ParamKeyword<SP> kServerKeywords[] = {
     {"maxconn", 1, kIgnored, "vigil has no per-server connection limits"},
     {"maxqueue", 1, kIgnored, "vigil has no queue: a connection goes to a member at once"},
     {"minconn", 1, kIgnored, "vigil has no per-server connection limits"},
-    {"slowstart", 1, kIgnored, "vigil has no slow start: a recovered member gets its full weight"},
+    {"slowstart", 1, kMapped,
+     "The pool's `slow_start` (0 disables). vigil has one per pool: when the servers of a backend "
+     "differ, it takes the longest, with a warning at each server that differs.",
+     server_slowstart},
     {"sni", 1, kIgnored, kSslTrafficOnly},
     {"alpn", 1, kIgnored, kSslTrafficOnly},
     {"npn", 1, kIgnored, kSslTrafficOnly},
