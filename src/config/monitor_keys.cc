@@ -101,10 +101,10 @@ void read_tls(YamlReader& r, const Field& f, MonitorDraft& m) {
 }
 
 // "TCP | TLS-HELLO | HTTP | HTTPS | none", for the docs.
-constexpr model::NameList kTypeType = model::name_list<MonitorType>(" | ", " | ", "none");
+constexpr model::NameList kTypeDocs = model::name_list<MonitorType>(" | ", " | ", "none");
 
 constexpr KeySpec<MonitorDraft> kMonitorKeys[] = {
-    {"type", kTypeType, "",
+    {"type", kTypeDocs, "",
      "TCP: connect. TLS-HELLO: a full TLS handshake with SNI. HTTP/HTTPS: one request, passing "
      "on an expected status code. none: no monitor, on purpose. Case-insensitive.",
      read_type, true},

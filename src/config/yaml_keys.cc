@@ -62,7 +62,7 @@ void read_algorithm(YamlReader& r, const Field& f, PoolDraft& p) {
 }
 
 // "round_robin | least_connections | source_ip", for the docs.
-constexpr model::NameList kAlgorithmType = model::name_list<model::Algorithm>(" | ", " | ");
+constexpr model::NameList kAlgorithmDocs = model::name_list<model::Algorithm>(" | ", " | ");
 
 template <typename T>
 void read_list(YamlReader& r, const Field& f, const Section<T>& section, std::vector<T>& out) {
@@ -146,7 +146,7 @@ constexpr KeySpec<Listener> kListenerKeys[] = {
 constexpr KeySpec<PoolDraft> kPoolKeys[] = {
     {"name", "name", "", "Unique among pools.",
      [](YamlReader& r, const Field& f, PoolDraft& p) { r.set_name(f, p.name); }, true},
-    {"algorithm", kAlgorithmType, model::to_string(model::Algorithm::kRoundRobin),
+    {"algorithm", kAlgorithmDocs, model::to_string(model::Algorithm::kRoundRobin),
      "How a new connection picks a member: in turn (by weight), the member with the fewest "
      "sessions, or by a hash of the client's IP address.",
      read_algorithm},

@@ -1,6 +1,7 @@
 // The configuration model: plain structs produced by config/ (from YAML or haproxy.cfg) and read
-// by everything else. Values, no behaviour; defaults here are the product's defaults
-// (docs/configuration.md). Owned by the control thread; workers see only proxy snapshots.
+// by everything else. Values, no behaviour but the names of its enums and what a monitor type
+// implies; defaults here are the product's defaults (docs/configuration.md). Owned by the control
+// thread; workers see only proxy snapshots. The names and predicates are constants: any thread.
 #pragma once
 
 #include <chrono>
