@@ -12,5 +12,4 @@ Response fault(int status, std::string_view message) {
   return r;
 }
 
-
 }  // namespace vigil::admin
