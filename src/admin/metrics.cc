@@ -10,13 +10,6 @@
 namespace vigil::admin {
 namespace {
 
-using model::OperatingStatus;
-
-constexpr OperatingStatus kStatuses[] = {
-    OperatingStatus::kOnline,   OperatingStatus::kDraining, OperatingStatus::kOffline,
-    OperatingStatus::kDegraded, OperatingStatus::kError,    OperatingStatus::kNoMonitor,
-};
-
 class Writer {
  public:
   void family(std::string_view name, std::string_view type, std::string_view help) {
@@ -79,10 +72,10 @@ void member_metrics(Writer& w, const Lbs& lbs) {
   for (const model::LoadBalancerView& lb : lbs) {
     for (const model::PoolView& p : lb.pools) {
       for (const model::MemberView& m : p.members) {
-        for (OperatingStatus s : kStatuses) {
+        for (const auto& [status, name] : model::kOperatingStatusNames) {
           w.sample("vigil_member_operating_status",
-                   member_labels(lb, p, m) + "," + label("status", model::to_string(s)),
-                   m.operating_status == s ? 1 : 0);
+                   member_labels(lb, p, m) + "," + label("status", name),
+                   m.operating_status == status ? 1 : 0);
         }
       }
     }

@@ -37,7 +37,7 @@ std::string monitor_text(const model::PoolView& p) {
   if (!p.config.health_monitor) return "no health monitor";
   const model::HealthMonitor& hm = *p.config.health_monitor;
   std::string out(model::to_string(hm.type));
-  if (hm.type == model::MonitorType::kHttp || hm.type == model::MonitorType::kHttps) {
+  if (model::uses_http(hm.type)) {
     out += " " + hm.path + " expecting " + hm.expected_codes.to_string();
   }
   return out;

@@ -30,7 +30,7 @@ void advise_admin(const model::Config& config, std::vector<Diagnostic>& out) {
 void advise_monitor(const model::Pool& pool, const model::HealthMonitor& m,
                     std::vector<Diagnostic>& out) {
   const std::string pool_name = "pool \"" + pool.name + "\"";
-  const bool weak_check = m.type == MonitorType::kTcp || m.type == MonitorType::kTlsHello;
+  const bool weak_check = !model::uses_http(m.type);
   const bool api_port = std::ranges::any_of(pool.members, [](const model::Member& member) {
     return member.port == 6443 || member.monitor_port == 6443;
   });

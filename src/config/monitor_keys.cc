@@ -19,22 +19,25 @@ std::string upper(std::string_view text) {
   return out;
 }
 
+// "TCP, TLS-HELLO, HTTP, HTTPS or none"
+constexpr model::NameList kTypeChoices = model::name_list<MonitorType>(", ", " or ", "none");
+
 void read_type(YamlReader& r, const Field& f, MonitorDraft& m) {
-  static const std::vector<std::string_view> kNames = {"TCP", "TLS-HELLO", "HTTP", "HTTPS"};
-  auto text = r.scalar(f, "TCP, TLS-HELLO, HTTP, HTTPS or none");
+  auto text = r.scalar(f, kTypeChoices);
   if (!text) return;
   const std::string word = upper(*text);
   if (word == "NONE") {
     m.type_none = true;
     return;
   }
-  const auto it = std::ranges::find(kNames, word);
-  if (it == kNames.end()) {
+  const std::optional<MonitorType> type = model::parse<MonitorType>(word);
+  if (!type) {
     return r.error(f.line,
                    f.path() + ": unsupported monitor type " + YamlReader::describe(f.value) +
-                       "; use TCP, TLS-HELLO, HTTP, HTTPS or none" + did_you_mean(word, kNames));
+                       "; use " + std::string(kTypeChoices.view()) +
+                       did_you_mean(word, model::names_of(model::spellings<MonitorType>())));
   }
-  m.type = static_cast<MonitorType>(it - kNames.begin());
+  m.type = *type;
   m.type_known = true;
 }
 
@@ -97,8 +100,11 @@ void read_tls(YamlReader& r, const Field& f, MonitorDraft& m) {
   }
 }
 
+// "TCP | TLS-HELLO | HTTP | HTTPS | none", for the docs.
+constexpr model::NameList kTypeDocs = model::name_list<MonitorType>(" | ", " | ", "none");
+
 constexpr KeySpec<MonitorDraft> kMonitorKeys[] = {
-    {"type", "TCP | TLS-HELLO | HTTP | HTTPS | none", "",
+    {"type", kTypeDocs, "",
      "TCP: connect. TLS-HELLO: a full TLS handshake with SNI. HTTP/HTTPS: one request, passing "
      "on an expected status code. none: no monitor, on purpose. Case-insensitive.",
      read_type, true},
@@ -195,9 +201,8 @@ void check_intervals(YamlReader& r, MonitorDraft& m,
 
 std::string monitor_types_text(unsigned mask) {
   std::vector<std::string> names;
-  for (MonitorType t :
-       {MonitorType::kTcp, MonitorType::kTlsHello, MonitorType::kHttp, MonitorType::kHttps}) {
-    if (mask & monitor_bit(t)) names.emplace_back(model::to_string(t));
+  for (const auto& s : model::kMonitorTypeNames) {
+    if (mask & monitor_bit(s.value)) names.emplace_back(s.name);
   }
   std::string out;
   for (size_t i = 0; i < names.size(); ++i) {

@@ -9,8 +9,6 @@
 namespace vigil::config {
 namespace {
 
-using model::MonitorType;
-
 std::string plural(size_t n, std::string_view word) {
   return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s");
 }
@@ -26,7 +24,7 @@ std::string pool_line(const model::Pool& pool, bool opted_out) {
     return line + (opted_out ? "no monitor (health_monitor: none)" : "no monitor");
   const model::HealthMonitor& m = *pool.health_monitor;
   line += model::to_string(m.type);
-  if (m.type == MonitorType::kHttp || m.type == MonitorType::kHttps) {
+  if (model::uses_http(m.type)) {
     line += " " + m.http_method + " " + m.path;
   }
   const PoolTiming timing = monitor_timing(m);

@@ -5,8 +5,8 @@
 namespace vigil::config {
 namespace {
 
-// The longest spacing jitter allows: +10%. Integer arithmetic keeps the results exact.
-Duration stretched(Duration d) { return d * 11 / 10; }
+// The longest spacing jitter allows. Integer arithmetic keeps the results exact.
+Duration stretched(Duration d) { return d * (100 + model::kCheckJitterPercent) / 100; }
 
 }  // namespace
 

@@ -2,10 +2,10 @@
 // monitor_keys.cc). Each key: name, type, default, meaning (all shown in the docs) and reader.
 #include "config/yaml_keys.h"
 
-#include <algorithm>
 #include <cctype>
 
 #include "config/address.h"
+#include "config/haproxy_names.h"
 #include "config/suggest.h"
 
 namespace vigil::config {
@@ -40,28 +40,29 @@ void read_host(YamlReader& r, const Field& f, std::string& out) {
   out = *host;
 }
 
+// "round_robin, least_connections or source_ip"
+constexpr model::NameList kAlgorithmChoices = model::name_list<model::Algorithm>(", ", " or ");
+
 void read_algorithm(YamlReader& r, const Field& f, PoolDraft& p) {
-  static const std::vector<std::string_view> kNames = {"round_robin", "least_connections",
-                                                       "source_ip"};
-  // HAProxy's names for the same policies, for a better hint than edit distance gives.
-  static const std::vector<std::pair<std::string_view, std::string_view>> kHaproxyNames = {
-      {"roundrobin", "round_robin"}, {"leastconn", "least_connections"}, {"source", "source_ip"}};
-  auto text = r.scalar(f, "round_robin, least_connections or source_ip");
+  auto text = r.scalar(f, kAlgorithmChoices);
   if (!text) return;
   std::string word = *text;
   for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const auto it = std::ranges::find(kNames, word);
-  if (it != kNames.end()) {
-    p.algorithm = static_cast<model::Algorithm>(it - kNames.begin());
+  if (auto algorithm = model::parse<model::Algorithm>(word)) {
+    p.algorithm = *algorithm;
     return;
   }
-  std::string hint = did_you_mean(word, kNames);
-  for (const auto& [haproxy, vigil] : kHaproxyNames) {
-    if (word == haproxy) hint = " (did you mean \"" + std::string(vigil) + "\"?)";
+  std::string hint = did_you_mean(word, model::names_of(model::spellings<model::Algorithm>()));
+  // HAProxy's names for the same policies, for a better hint than edit distance gives.
+  if (auto haproxy = model::value_in<model::Algorithm>(kHaproxyAlgorithmNames, word)) {
+    hint = " (did you mean \"" + std::string(model::to_string(*haproxy)) + "\"?)";
   }
-  r.error(f.line, f.path() + ": unknown algorithm " + YamlReader::describe(f.value) +
-                      "; use round_robin, least_connections or source_ip" + hint);
+  r.error(f.line, f.path() + ": unknown algorithm " + YamlReader::describe(f.value) + "; use " +
+                      std::string(kAlgorithmChoices.view()) + hint);
 }
+
+// "round_robin | least_connections | source_ip", for the docs.
+constexpr model::NameList kAlgorithmDocs = model::name_list<model::Algorithm>(" | ", " | ");
 
 template <typename T>
 void read_list(YamlReader& r, const Field& f, const Section<T>& section, std::vector<T>& out) {
@@ -145,7 +146,7 @@ constexpr KeySpec<Listener> kListenerKeys[] = {
 constexpr KeySpec<PoolDraft> kPoolKeys[] = {
     {"name", "name", "", "Unique among pools.",
      [](YamlReader& r, const Field& f, PoolDraft& p) { r.set_name(f, p.name); }, true},
-    {"algorithm", "round_robin | least_connections | source_ip", "round_robin",
+    {"algorithm", kAlgorithmDocs, model::to_string(model::Algorithm::kRoundRobin),
      "How a new connection picks a member: in turn (by weight), the member with the fewest "
      "sessions, or by a hash of the client's IP address.",
      read_algorithm},

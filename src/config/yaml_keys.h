@@ -23,10 +23,16 @@ struct ConfigDraft : model::Config {
 };
 
 constexpr unsigned monitor_bit(model::MonitorType t) { return 1u << static_cast<unsigned>(t); }
-inline constexpr unsigned kHttpMonitors =
-    monitor_bit(model::MonitorType::kHttp) | monitor_bit(model::MonitorType::kHttps);
-inline constexpr unsigned kTlsMonitors =
-    monitor_bit(model::MonitorType::kTlsHello) | monitor_bit(model::MonitorType::kHttps);
+// The monitor types for which `applies` holds, as a mask of monitor_bit()s.
+constexpr unsigned monitor_mask(bool (*applies)(model::MonitorType)) {
+  unsigned mask = 0;
+  for (const auto& s : model::kMonitorTypeNames) {
+    if (applies(s.value)) mask |= monitor_bit(s.value);
+  }
+  return mask;
+}
+inline constexpr unsigned kHttpMonitors = monitor_mask(model::uses_http);
+inline constexpr unsigned kTlsMonitors = monitor_mask(model::uses_tls);
 std::string monitor_types_text(unsigned mask);  // "HTTP and HTTPS"
 
 // Upper limits that keep durations sane (and the timing arithmetic far from overflow).

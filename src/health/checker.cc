@@ -21,12 +21,12 @@ bool same_target(const Target& a, const Target& b) {
 }
 
 bool reuses_connections(const model::HealthMonitor& m) {
-  const bool http = m.type == model::MonitorType::kHttp || m.type == model::MonitorType::kHttps;
+  const bool http = model::uses_http(m.type);
   return http && m.reuse_connection;
 }
 
 Timing timing_of(const model::HealthMonitor& m) {
-  const bool tls = m.type == model::MonitorType::kHttps || m.type == model::MonitorType::kTlsHello;
+  const bool tls = model::uses_tls(m.type);
   return {.interval = m.interval,
           .fast_interval = m.fast_interval,
           .timeout = m.timeout,

@@ -47,7 +47,7 @@ ProbeHandle Prober::start(const std::shared_ptr<const ProbeTarget>& shared_targe
   }
   std::optional<model::CheckResult> early;
   std::shared_ptr<ssl::context> tls;
-  if (type == MonitorType::kTlsHello || type == MonitorType::kHttps) {
+  if (model::uses_tls(type)) {
     auto ctx = tls_.get(target.monitor.tls);
     if (ctx) {
       tls = *ctx;
@@ -56,7 +56,7 @@ ProbeHandle Prober::start(const std::shared_ptr<const ProbeTarget>& shared_targe
     }
   }
   std::string request;
-  if (!early && (type == MonitorType::kHttp || type == MonitorType::kHttps)) {
+  if (!early && model::uses_http(type)) {
     auto r = make_request(target);
     if (r) {
       request = std::move(*r);
@@ -131,7 +131,7 @@ bool ProbeOp::take_kept(const tcp::resolver::results_type* resolved) {
 
 void ProbeOp::connect() {
   const MonitorType type = target_.monitor.type;
-  if (tls_context_ && (type == MonitorType::kTlsHello || type == MonitorType::kHttps)) {
+  if (tls_context_ && model::uses_tls(type)) {
     try {
       tls_stream_.emplace(io_, *tls_context_);
     } catch (const std::exception& e) {  // SSL_new failing: out of memory

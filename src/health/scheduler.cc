@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/config.h"
+
 namespace vigil::health {
 
 namespace {
@@ -163,7 +165,8 @@ void Scheduler::completed(uint32_t slot, TimePoint now, bool transitioning) {
 
 Duration Scheduler::jittered(const Member& m) {
   const Duration base = std::max(m.fast ? m.timing.fast_interval : m.timing.interval, kMinPeriod);
-  std::uniform_real_distribution<double> u(-0.1, 0.1);
+  constexpr double kJitter = model::kCheckJitterPercent / 100.0;
+  std::uniform_real_distribution<double> u(-kJitter, kJitter);
   return Duration(static_cast<Duration::rep>(static_cast<double>(base.count()) * (1.0 + u(rng_))));
 }
 

@@ -11,9 +11,9 @@
 //     members make their handshakes one after another instead of all at once, each slowed by
 //     all the others past its timeout.
 //  2. The next check starts at `previous start + period * (1 + u)`, u uniform in [-0.1, +0.1)
-//     and drawn afresh for every check, so members added together drift apart. The period is
-//     `fast_interval` while the member is transitioning (unchecked, or its threshold counts a
-//     result that disagrees with its health), else `interval`.
+//     (model::kCheckJitterPercent) and drawn afresh for every check, so members added together
+//     drift apart. The period is `fast_interval` while the member is transitioning (unchecked, or
+//     its threshold counts a result that disagrees with its health), else `interval`.
 //  3. Never two checks of one member at once: when a check is still running at the time the next
 //     would start, the next starts when it completes.
 //  4. A check still running `timeout` after its start is reported once as timed out; the caller

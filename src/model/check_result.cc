@@ -8,28 +8,6 @@
 
 namespace vigil::model {
 
-std::string_view to_string(Outcome o) {
-  switch (o) {
-    case Outcome::kOk:
-      return "ok";
-    case Outcome::kRefused:
-      return "refused";
-    case Outcome::kTimeout:
-      return "timeout";
-    case Outcome::kNetworkError:
-      return "network_error";
-    case Outcome::kTlsFailed:
-      return "tls_failed";
-    case Outcome::kBadStatus:
-      return "bad_status";
-    case Outcome::kBadResponse:
-      return "bad_response";
-    case Outcome::kResolveFailed:
-      return "resolve_failed";
-  }
-  return "?";
-}
-
 std::string describe(const CheckResult& r) {
   std::string out;
   switch (r.outcome) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "model/spelling.h"
 
 namespace vigil::model {
 
@@ -33,7 +34,22 @@ struct CheckResult {
   bool ok() const { return outcome == Outcome::kOk; }
 };
 
-std::string_view to_string(Outcome o);
+// Names in the status JSON (a check's "result").
+inline constexpr Spelling<Outcome> kOutcomeNames[] = {
+    {Outcome::kOk, "ok"},
+    {Outcome::kRefused, "refused"},
+    {Outcome::kTimeout, "timeout"},
+    {Outcome::kNetworkError, "network_error"},
+    {Outcome::kTlsFailed, "tls_failed"},
+    {Outcome::kBadStatus, "bad_status"},
+    {Outcome::kBadResponse, "bad_response"},
+    {Outcome::kResolveFailed, "resolve_failed"},
+};
+template <>
+constexpr std::span<const Spelling<Outcome>> spellings<Outcome>() {
+  return kOutcomeNames;
+}
+constexpr std::string_view to_string(Outcome o) { return name_in(spellings<Outcome>(), o); }
 
 // One line for logs and the CLI's reason column, e.g. `HTTP 500 "[-]etcd failed"`,
 // `connection refused`, `timeout after 2s`.

@@ -14,30 +14,4 @@ bool same_checks(const HealthMonitor& a, const HealthMonitor& b) {
   return key(a) == key(b) && a.expected_codes.to_string() == b.expected_codes.to_string();
 }
 
-std::string_view to_string(Algorithm a) {
-  switch (a) {
-    case Algorithm::kRoundRobin:
-      return "round_robin";
-    case Algorithm::kLeastConnections:
-      return "least_connections";
-    case Algorithm::kSourceIp:
-      return "source_ip";
-  }
-  return "?";
-}
-
-std::string_view to_string(MonitorType t) {
-  switch (t) {
-    case MonitorType::kTcp:
-      return "TCP";
-    case MonitorType::kTlsHello:
-      return "TLS-HELLO";
-    case MonitorType::kHttp:
-      return "HTTP";
-    case MonitorType::kHttps:
-      return "HTTPS";
-  }
-  return "?";
-}
-
 }  // namespace vigil::model

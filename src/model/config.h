@@ -1,6 +1,7 @@
 // The configuration model: plain structs produced by config/ (from YAML or haproxy.cfg) and read
-// by everything else. Values, no behaviour; defaults here are the product's defaults
-// (docs/configuration.md). Owned by the control thread; workers see only proxy snapshots.
+// by everything else. Values, no behaviour but the names of its enums and what a monitor type
+// implies; defaults here are the product's defaults (docs/configuration.md). Owned by the control
+// thread; workers see only proxy snapshots. The names and predicates are constants: any thread.
 #pragma once
 
 #include <chrono>
@@ -11,6 +12,7 @@
 
 #include "base/clock.h"
 #include "model/expected_codes.h"
+#include "model/spelling.h"
 
 namespace vigil::model {
 
@@ -24,6 +26,45 @@ struct SourceLocation {
 
 enum class Algorithm { kRoundRobin, kLeastConnections, kSourceIp };
 enum class MonitorType { kTcp, kTlsHello, kHttp, kHttps };
+
+// vigil's names (YAML, `vigil check`, the status page, logs), in the order messages list them.
+inline constexpr Spelling<Algorithm> kAlgorithmNames[] = {
+    {Algorithm::kRoundRobin, "round_robin"},
+    {Algorithm::kLeastConnections, "least_connections"},
+    {Algorithm::kSourceIp, "source_ip"},
+};
+// The same names as Octavia's, which vigil's API speaks.
+inline constexpr Spelling<MonitorType> kMonitorTypeNames[] = {
+    {MonitorType::kTcp, "TCP"},
+    {MonitorType::kTlsHello, "TLS-HELLO"},
+    {MonitorType::kHttp, "HTTP"},
+    {MonitorType::kHttps, "HTTPS"},
+};
+
+template <>
+constexpr std::span<const Spelling<Algorithm>> spellings<Algorithm>() {
+  return kAlgorithmNames;
+}
+template <>
+constexpr std::span<const Spelling<MonitorType>> spellings<MonitorType>() {
+  return kMonitorTypeNames;
+}
+constexpr std::string_view to_string(Algorithm a) { return name_in(spellings<Algorithm>(), a); }
+constexpr std::string_view to_string(MonitorType t) { return name_in(spellings<MonitorType>(), t); }
+
+// The check sends an HTTP request (and reads its answer).
+constexpr bool uses_http(MonitorType t) {
+  return t == MonitorType::kHttp || t == MonitorType::kHttps;
+}
+// The check makes a TLS handshake.
+constexpr bool uses_tls(MonitorType t) {
+  return t == MonitorType::kTlsHello || t == MonitorType::kHttps;
+}
+
+// A check starts up to this many percent of its interval early or late, so that checks of many
+// members spread out. The scheduler draws within it; config/timing.cc's worst cases stretch by
+// it, in integer arithmetic to stay exact.
+inline constexpr int kCheckJitterPercent = 10;
 
 struct TlsCheck {
   bool verify = false;
@@ -126,8 +167,5 @@ struct Config {
 // Whether two monitors check the same way: every field but `id` and `where`, so that a monitor
 // that only moved in its file is the same monitor (a reload must not forget members' health).
 bool same_checks(const HealthMonitor& a, const HealthMonitor& b);
-
-std::string_view to_string(Algorithm a);
-std::string_view to_string(MonitorType t);
 
 }  // namespace vigil::model

@@ -4,24 +4,6 @@
 
 namespace vigil::model {
 
-std::string_view to_string(OperatingStatus s) {
-  switch (s) {
-    case OperatingStatus::kOnline:
-      return "ONLINE";
-    case OperatingStatus::kDraining:
-      return "DRAINING";
-    case OperatingStatus::kOffline:
-      return "OFFLINE";
-    case OperatingStatus::kDegraded:
-      return "DEGRADED";
-    case OperatingStatus::kError:
-      return "ERROR";
-    case OperatingStatus::kNoMonitor:
-      return "NO_MONITOR";
-  }
-  return "?";
-}
-
 OperatingStatus member_status(const MemberFacts& m) {
   if (!m.enabled) return OperatingStatus::kOffline;
   if (m.weight == 0 || m.draining) return OperatingStatus::kDraining;

@@ -4,11 +4,25 @@
 #include <span>
 #include <string_view>
 
+#include "model/spelling.h"
+
 namespace vigil::model {
 
 enum class OperatingStatus { kOnline, kDraining, kOffline, kDegraded, kError, kNoMonitor };
 
-std::string_view to_string(OperatingStatus s);
+// Octavia's names, which vigil's API, metrics and status page show.
+inline constexpr Spelling<OperatingStatus> kOperatingStatusNames[] = {
+    {OperatingStatus::kOnline, "ONLINE"},   {OperatingStatus::kDraining, "DRAINING"},
+    {OperatingStatus::kOffline, "OFFLINE"}, {OperatingStatus::kDegraded, "DEGRADED"},
+    {OperatingStatus::kError, "ERROR"},     {OperatingStatus::kNoMonitor, "NO_MONITOR"},
+};
+template <>
+constexpr std::span<const Spelling<OperatingStatus>> spellings<OperatingStatus>() {
+  return kOperatingStatusNames;
+}
+constexpr std::string_view to_string(OperatingStatus s) {
+  return name_in(spellings<OperatingStatus>(), s);
+}
 
 // Where a member stands in its health checks. kUnchecked: no result yet.
 enum class Health { kUnchecked, kUp, kDown };

@@ -5,6 +5,7 @@
 
 #include <cctype>
 
+#include "admin/octavia/names.h"
 #include "admin/octavia/random_id.h"
 #include "model/expected_codes.h"
 
@@ -45,7 +46,7 @@ std::optional<std::string> ip_field(FieldReader& r, std::string_view key) {
 void tcp_only(FieldReader& r, std::string& out, Mode mode) {
   if (mode == Mode::kCreate) r.require("protocol");
   if (auto v = r.string("protocol")) {
-    if (*v != "TCP") {
+    if (*v != kOctaviaTcp) {
       r.fail(400, fmt::format("vigil is a TCP load balancer: protocol {} is not supported", *v));
     }
     out = *v;
@@ -116,7 +117,10 @@ bool valid_domain_name(std::string_view s) {
   return true;
 }
 
-bool http_type(std::string_view type) { return type == "HTTP" || type == "HTTPS"; }
+bool http_type(std::string_view type) {
+  const std::optional<model::MonitorType> t = octavia_monitor_type(type);
+  return t && model::uses_http(*t);
+}
 
 // The HTTP fields: refused on TCP and TLS-HELLO monitors, defaulted on HTTP and HTTPS ones.
 void read_http_fields(FieldReader& r, ApiHealthMonitor& out, Mode mode) {
@@ -227,7 +231,7 @@ void read_pool(FieldReader& r, ApiPool& out, Mode mode) {
     r.unsupported("healthmonitor", "create the health monitor with its own request");
     r.unsupported("members", "create members with their own requests");
   }
-  if (auto v = r.one_of("lb_algorithm", {"ROUND_ROBIN", "LEAST_CONNECTIONS", "SOURCE_IP"})) {
+  if (auto v = r.one_of("lb_algorithm", model::names_of<model::Algorithm>(kOctaviaAlgorithms))) {
     out.lb_algorithm = *v;
   }
   r.unsupported("session_persistence", "use lb_algorithm SOURCE_IP to keep a client on one member");
@@ -265,7 +269,9 @@ void read_healthmonitor(FieldReader& r, ApiHealthMonitor& out, Mode mode) {
   if (mode == Mode::kCreate) {
     r.require("type");
     // PING, UDP-CONNECT and SCTP are Octavia types vigil does not run: "unknown" to vigil.
-    if (auto v = r.one_of("type", {"TCP", "TLS-HELLO", "HTTP", "HTTPS"})) out.type = *v;
+    if (auto v = r.one_of("type", model::names_of<model::MonitorType>(kOctaviaMonitorTypes))) {
+      out.type = *v;
+    }
     for (std::string_view key : {"delay", "timeout", "max_retries"}) r.require(key);
   } else {
     for (std::string_view key : {"delay", "timeout", "max_retries"}) {

@@ -5,6 +5,7 @@
 #include <boost/json/value.hpp>
 #include <chrono>
 
+#include "admin/octavia/names.h"
 #include "admin/status_json.h"
 #include "admin/text.h"
 
@@ -37,24 +38,12 @@ int64_t millis(Duration d) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
 }
 
-std::string_view lb_algorithm(model::Algorithm a) {
-  switch (a) {
-    case model::Algorithm::kRoundRobin:
-      return "ROUND_ROBIN";
-    case model::Algorithm::kLeastConnections:
-      return "LEAST_CONNECTIONS";
-    case model::Algorithm::kSourceIp:
-      return "SOURCE_IP";
-  }
-  return "ROUND_ROBIN";
-}
-
 // Fields every Octavia object carries the same way for objects that come from a config file.
 void add_common(json::object& o, const model::LoadBalancerView& lb) {
   o["description"] = "";
   o["admin_state_up"] = true;
   o["project_id"] = "";
-  o["provisioning_status"] = "ACTIVE";
+  o["provisioning_status"] = kOctaviaActive;
   o["created_at"] = octavia_time(lb.started_at);
   o["updated_at"] = octavia_time(lb.started_at);
   o["tags"] = json::array();
@@ -73,8 +62,8 @@ json::object member_status(const model::MemberView& m) {
       {"name", m.config.name},
       {"address", m.config.address},
       {"protocol_port", m.config.port},
-      {"operating_status", model::to_string(m.operating_status)},
-      {"provisioning_status", "ACTIVE"},
+      {"operating_status", octavia_name(m.operating_status)},
+      {"provisioning_status", kOctaviaActive},
   };
 }
 
@@ -84,9 +73,9 @@ json::object pool_status(const model::PoolView& p) {
     monitor = json::object{
         {"id", p.health_monitor_id},
         {"name", p.config.name},
-        {"type", model::to_string(p.config.health_monitor->type)},
-        {"operating_status", "ONLINE"},
-        {"provisioning_status", "ACTIVE"},
+        {"type", octavia_name(p.config.health_monitor->type)},
+        {"operating_status", octavia_name(model::OperatingStatus::kOnline)},
+        {"provisioning_status", kOctaviaActive},
     };
   }
   json::array members;
@@ -94,8 +83,8 @@ json::object pool_status(const model::PoolView& p) {
   return json::object{
       {"id", p.id},
       {"name", p.config.name},
-      {"operating_status", model::to_string(p.operating_status)},
-      {"provisioning_status", "ACTIVE"},
+      {"operating_status", octavia_name(p.operating_status)},
+      {"provisioning_status", kOctaviaActive},
       {"healthmonitor", std::move(monitor)},
       {"members", std::move(members)},
   };
@@ -115,7 +104,7 @@ json::object loadbalancer(const model::LoadBalancerView& lb) {
   json::object o{
       {"id", lb.id},
       {"name", lb.name},
-      {"operating_status", model::to_string(lb.operating_status)},
+      {"operating_status", octavia_name(lb.operating_status)},
       {"vip_address", vip},
       {"vip_port_id", ""},
       {"vip_subnet_id", ""},
@@ -139,8 +128,8 @@ json::object listener(const model::LoadBalancerView& lb, const model::ListenerVi
   json::object o{
       {"id", l.id},
       {"name", l.config.name},
-      {"operating_status", model::to_string(l.operating_status)},
-      {"protocol", "TCP"},
+      {"operating_status", octavia_name(l.operating_status)},
+      {"protocol", kOctaviaTcp},
       {"protocol_port", l.config.port},
       {"connection_limit", l.config.max_connections > 0 ? l.config.max_connections : -1},
       {"default_pool_id", id_or_null(l.default_pool_id)},
@@ -165,9 +154,9 @@ json::object pool(const model::LoadBalancerView& lb, const model::PoolView& p) {
   json::object o{
       {"id", p.id},
       {"name", p.config.name},
-      {"operating_status", model::to_string(p.operating_status)},
-      {"protocol", "TCP"},
-      {"lb_algorithm", lb_algorithm(p.config.algorithm)},
+      {"operating_status", octavia_name(p.operating_status)},
+      {"protocol", kOctaviaTcp},
+      {"lb_algorithm", octavia_name(p.config.algorithm)},
       {"session_persistence", nullptr},
       {"healthmonitor_id", id_or_null(p.health_monitor_id)},
       {"members", id_list(member_ids)},
@@ -191,7 +180,7 @@ json::object member(const model::LoadBalancerView& lb, const model::MemberView& 
       {"monitor_address",
        c.monitor_address.empty() ? json::value() : json::value(c.monitor_address)},
       {"monitor_port", c.monitor_port == 0 ? json::value() : json::value(c.monitor_port)},
-      {"operating_status", model::to_string(m.operating_status)},
+      {"operating_status", octavia_name(m.operating_status)},
       {"subnet_id", nullptr},
       {"vigil_check", check_json(m)},
   };
@@ -202,11 +191,11 @@ json::object member(const model::LoadBalancerView& lb, const model::MemberView& 
 
 json::object health_monitor(const model::LoadBalancerView& lb, const model::PoolView& p) {
   const model::HealthMonitor& hm = *p.config.health_monitor;
-  const bool http = hm.type == model::MonitorType::kHttp || hm.type == model::MonitorType::kHttps;
+  const bool http = model::uses_http(hm.type);
   json::object o{
       {"id", p.health_monitor_id},
       {"name", p.config.name},
-      {"type", model::to_string(hm.type)},
+      {"type", octavia_name(hm.type)},
       {"delay", whole_seconds(hm.interval)},
       {"timeout", whole_seconds(hm.timeout)},
       {"max_retries", hm.healthy_threshold},
@@ -218,7 +207,7 @@ json::object health_monitor(const model::LoadBalancerView& lb, const model::Pool
       {"http_version", http ? json::value(1.1) : json::value()},
       {"domain_name", hm.host.empty() ? json::value() : json::value(hm.host)},
       {"pools", one_id(p.id)},
-      {"operating_status", "ONLINE"},
+      {"operating_status", octavia_name(model::OperatingStatus::kOnline)},
   };
   add_common(o, lb);
   return o;
@@ -233,8 +222,8 @@ json::object status_tree(const model::LoadBalancerView& lb) {
     listeners.push_back(json::object{
         {"id", l.id},
         {"name", l.config.name},
-        {"operating_status", model::to_string(l.operating_status)},
-        {"provisioning_status", "ACTIVE"},
+        {"operating_status", octavia_name(l.operating_status)},
+        {"provisioning_status", kOctaviaActive},
         {"pools", std::move(pools)},
         {"l7policies", json::array()},
     });
@@ -244,8 +233,8 @@ json::object status_tree(const model::LoadBalancerView& lb) {
   json::object tree{
       {"id", lb.id},
       {"name", lb.name},
-      {"operating_status", model::to_string(lb.operating_status)},
-      {"provisioning_status", "ACTIVE"},
+      {"operating_status", octavia_name(lb.operating_status)},
+      {"provisioning_status", kOctaviaActive},
       {"listeners", std::move(listeners)},
       {"pools", std::move(pools)},
   };

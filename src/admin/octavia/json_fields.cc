@@ -160,6 +160,11 @@ std::optional<std::vector<std::string>> FieldReader::strings(std::string_view ke
 
 std::optional<std::string> FieldReader::one_of(std::string_view key,
                                                std::initializer_list<std::string_view> allowed) {
+  return one_of(key, std::span<const std::string_view>(allowed.begin(), allowed.size()));
+}
+
+std::optional<std::string> FieldReader::one_of(std::string_view key,
+                                               std::span<const std::string_view> allowed) {
   auto s = string(key);
   if (!s) return std::nullopt;
   for (std::string_view a : allowed) {

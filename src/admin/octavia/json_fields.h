@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,8 @@ class FieldReader {
   std::optional<std::vector<std::string>> strings(std::string_view key);  // e.g. tags
   std::optional<std::string> one_of(std::string_view key,
                                     std::initializer_list<std::string_view> allowed);
+  std::optional<std::string> one_of(std::string_view key,
+                                    std::span<const std::string_view> allowed);
 
   // "Mandatory field missing." when the key is absent or null.
   void require(std::string_view key);

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "admin/octavia/names.h"
+
 namespace vigil::admin {
 
 // A refused API request: the HTTP status and Octavia's faultstring.
@@ -41,7 +43,7 @@ struct ApiCommon {
 };
 
 struct ApiHealthMonitor : ApiCommon {
-  std::string type;          // TCP, TLS-HELLO, HTTP, HTTPS
+  std::string type;          // a name of kOctaviaMonitorTypes
   int delay = 0;             // seconds between checks
   int timeout = 0;           // seconds; may exceed delay, as Octavia allows
   int max_retries = 0;       // successes to come back (healthy threshold), 1..10
@@ -65,14 +67,14 @@ struct ApiMember : ApiCommon {
 };
 
 struct ApiPool : ApiCommon {
-  std::string protocol = "TCP";
-  std::string lb_algorithm = "ROUND_ROBIN";
+  std::string protocol{kOctaviaTcp};
+  std::string lb_algorithm{octavia_name(model::Algorithm::kRoundRobin)};
   std::optional<ApiHealthMonitor> healthmonitor;
   std::vector<ApiMember> members;
 };
 
 struct ApiListener : ApiCommon {
-  std::string protocol = "TCP";
+  std::string protocol{kOctaviaTcp};
   int protocol_port = 0;
   int connection_limit = -1;    // -1: unlimited (vigil's default cap, 50000)
   std::string default_pool_id;  // a pool of the same load balancer; empty: none

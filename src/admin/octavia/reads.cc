@@ -8,6 +8,7 @@
 
 #include "admin/octavia/json.h"
 #include "admin/octavia/json_filter.h"
+#include "admin/octavia/names.h"
 #include "admin/octavia/stored.h"
 
 namespace vigil::admin {
@@ -59,7 +60,8 @@ void name_tree_monitors(json::object& tree, ApiState& state) {
       const ApiHealthMonitor& hm = *found.item->healthmonitor;
       json::object& m = p.at("healthmonitor").as_object();
       m["name"] = hm.name;
-      m["operating_status"] = hm.admin_state_up ? "ONLINE" : "OFFLINE";
+      m["operating_status"] = octavia_name(hm.admin_state_up ? model::OperatingStatus::kOnline
+                                                             : model::OperatingStatus::kOffline);
     }
   };
   json::object& lb = tree.at("statuses").as_object().at("loadbalancer").as_object();

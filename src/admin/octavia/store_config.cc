@@ -1,6 +1,7 @@
 // config_of(): an API load balancer as the model::Config the daemon runs (object_store.h).
 #include <chrono>
 
+#include "admin/octavia/names.h"
 #include "admin/octavia/object_store.h"
 
 namespace vigil::admin {
@@ -8,17 +9,14 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// The names were validated on the way in (fields.cc); an unknown one keeps the model's default
+// rather than crash.
 model::MonitorType monitor_type(std::string_view type) {
-  if (type == "TLS-HELLO") return model::MonitorType::kTlsHello;
-  if (type == "HTTP") return model::MonitorType::kHttp;
-  if (type == "HTTPS") return model::MonitorType::kHttps;
-  return model::MonitorType::kTcp;
+  return octavia_monitor_type(type).value_or(model::MonitorType::kTcp);
 }
 
 model::Algorithm algorithm(std::string_view a) {
-  if (a == "LEAST_CONNECTIONS") return model::Algorithm::kLeastConnections;
-  if (a == "SOURCE_IP") return model::Algorithm::kSourceIp;
-  return model::Algorithm::kRoundRobin;
+  return octavia_algorithm(a).value_or(model::Algorithm::kRoundRobin);
 }
 
 model::HealthMonitor monitor_of(const ApiHealthMonitor& hm) {

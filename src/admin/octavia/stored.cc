@@ -4,6 +4,8 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include "admin/octavia/names.h"
+
 namespace vigil::admin::octavia {
 namespace {
 
@@ -58,7 +60,8 @@ void stored_monitor(json::object& o, const ApiHealthMonitor& hm) {
   o["http_version"] = hm.http_version ? json::value(*hm.http_version) : json::value();
   o["domain_name"] = text_or_null(hm.domain_name);
   // A disabled monitor is not run: Octavia shows it OFFLINE.
-  o["operating_status"] = hm.admin_state_up ? "ONLINE" : "OFFLINE";
+  o["operating_status"] = octavia_name(hm.admin_state_up ? model::OperatingStatus::kOnline
+                                                         : model::OperatingStatus::kOffline);
 }
 
 }  // namespace vigil::admin::octavia

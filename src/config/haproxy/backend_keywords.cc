@@ -4,6 +4,7 @@
 #include "config/address.h"
 #include "config/haproxy/handlers.h"
 #include "config/haproxy/values.h"
+#include "config/haproxy_names.h"
 
 namespace vigil::config::haproxy {
 namespace {
@@ -51,6 +52,15 @@ void server_verify(Parser& p, const ParamUse& u, SP& s) {
   } else {
     p.error(u.line, "verify must be none or required, not \"" + shown(u.values[0]) + "\"");
   }
+}
+
+void server_slowstart(Parser& p, const ParamUse& u, SP& s) {
+  auto d = p.duration(u.line, u.name, u.values[0]);
+  if (!d) return;
+  if (*d < Duration::zero() || *d > kMaxCheck) {
+    return p.error(u.line, "`" + u.text() + "`: must be at most " + format_duration(kMaxCheck));
+  }
+  s.slowstart.set(*d, u.line);
 }
 
 void server_weight(Parser& p, const ParamUse& u, SP& s) {
@@ -146,7 +156,10 @@ constexpr ParamKeyword<SP> kServerKeywords[] = {
     {"maxconn", 1, kIgnored, "vigil has no per-server connection limits"},
     {"maxqueue", 1, kIgnored, "vigil has no queue: a connection goes to a member at once"},
     {"minconn", 1, kIgnored, "vigil has no per-server connection limits"},
-    {"slowstart", 1, kIgnored, "vigil has no slow start: a recovered member gets its full weight"},
+    {"slowstart", 1, kMapped,
+     "The pool's `slow_start` (0 disables). vigil has one per pool: when the servers of a backend "
+     "differ, it takes the longest, with a warning at each server that differs.",
+     server_slowstart},
     {"sni", 1, kIgnored, kSslTrafficOnly},
     {"alpn", 1, kIgnored, kSslTrafficOnly},
     {"npn", 1, kIgnored, kSslTrafficOnly},
@@ -237,12 +250,8 @@ std::span<const ParamKeyword<ServerParams>> server_keywords() { return kServerKe
 void proxy_balance(Parser& p, const Directive& d, ProxyDraft& x) {
   if (!needs_args(p, d, 1, "an algorithm")) return;
   const std::string word = lower(d.arg(0));
-  if (word == "roundrobin") {
-    x.balance.set(Algorithm::kRoundRobin, d.line());
-  } else if (word == "leastconn") {
-    x.balance.set(Algorithm::kLeastConnections, d.line());
-  } else if (word == "source") {
-    x.balance.set(Algorithm::kSourceIp, d.line());
+  if (auto algorithm = model::value_in<Algorithm>(kHaproxyAlgorithmNames, word)) {
+    x.balance.set(*algorithm, d.line());
   } else if (word == "static-rr") {
     x.balance.set(Algorithm::kRoundRobin, d.line());
     p.warning(d.line(),
@@ -251,8 +260,8 @@ void proxy_balance(Parser& p, const Directive& d, ProxyDraft& x) {
   } else {
     x.balance.set(Algorithm::kRoundRobin, d.line());
     p.warning(d.line(), "`balance " + shown(d.arg(0)) +
-                            "` is not supported: vigil uses round_robin (it has round_robin, "
-                            "least_connections and source_ip)");
+                            "` is not supported: vigil uses round_robin (it has " +
+                            std::string(model::name_list<Algorithm>(", ", " and ").view()) + ")");
     return;
   }
   extra_args(p, d, 1);

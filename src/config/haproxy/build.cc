@@ -225,8 +225,35 @@ class Builder {
       p_.warning(b.disabled.line,
                  kind_and_name(b) + " is disabled: vigil loads its members disabled (OFFLINE)");
     }
+    pool.slow_start = slow_start(b);
     pool.health_monitor = build_monitor(p_, b, pool);
     return pool;
+  }
+
+  // HAProxy ramps each server up over its own slowstart, vigil every member of a pool over the
+  // pool's. The longest keeps the protection the coldest server was given; the other members
+  // then ramp up more gently than HAProxy would, which only delays an even spread.
+  Duration slow_start(const ProxyDraft& b) {
+    const ServerDraft* longest = nullptr;
+    for (const ServerDraft& s : b.servers) {
+      if (longest == nullptr || s.params.slowstart.value > longest->params.slowstart.value) {
+        longest = &s;
+      }
+    }
+    if (longest == nullptr) return Duration::zero();
+    const Lined<Duration>& chosen = longest->params.slowstart;
+    const auto said = [](const Lined<Duration>& d) {
+      return d ? "`slowstart " + format_duration(d.value) + "`" : std::string("no slowstart");
+    };
+    for (const ServerDraft& s : b.servers) {
+      if (s.params.slowstart.value == chosen.value) continue;
+      p_.warning(s.line, "server " + quote(s.name) + " has " + said(s.params.slowstart) +
+                             ", server " + quote(longest->name) + " (line " +
+                             std::to_string(longest->line) + ") has " + said(chosen) +
+                             ": vigil has one slow_start per pool and uses the longest, " +
+                             format_duration(chosen.value));
+    }
+    return chosen.value;
   }
 
   uint16_t server_port(const ProxyDraft& b, const ServerDraft& s) {

@@ -8,8 +8,6 @@
 namespace vigil::config {
 namespace {
 
-using model::MonitorType;
-
 bool plain_safe(std::string_view text) {
   static constexpr std::array<std::string_view, 11> kSpecial = {
       "true", "false", "yes", "no", "on", "off", "null", "y", "n", "~", "nan"};
@@ -104,8 +102,8 @@ void write_listener(Writer& w, const model::Listener& l) {
 }
 
 void write_monitor(Writer& w, const model::HealthMonitor& m) {
-  const bool http = m.type == MonitorType::kHttp || m.type == MonitorType::kHttps;
-  const bool tls = m.type == MonitorType::kTlsHello || m.type == MonitorType::kHttps;
+  const bool http = model::uses_http(m.type);
+  const bool tls = model::uses_tls(m.type);
   w.line(4, "health_monitor", "");
   w.line(6, "type", std::string(model::to_string(m.type)));
   if (http) {
@@ -154,6 +152,7 @@ void write_pool(Writer& w, const model::Pool& p) {
   if (p.retries != d.retries) w.line(4, "retries", std::to_string(p.retries));
   if (p.fail_open != d.fail_open) w.line(4, "fail_open", boolean(p.fail_open));
   if (p.hedge_after != d.hedge_after) w.line(4, "hedge_after", duration(p.hedge_after));
+  if (p.slow_start != d.slow_start) w.line(4, "slow_start", duration(p.slow_start));
   if (p.shutdown_sessions_on_down != d.shutdown_sessions_on_down) {
     w.line(4, "shutdown_sessions_on_down", boolean(p.shutdown_sessions_on_down));
   }

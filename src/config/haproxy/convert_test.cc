@@ -52,6 +52,7 @@ void expect_same(const model::Config& a, const model::Config& b, const std::stri
     EXPECT_EQ(p.retries, q.retries) << where;
     EXPECT_EQ(p.fail_open, q.fail_open) << where;
     EXPECT_EQ(p.hedge_after, q.hedge_after) << where;
+    EXPECT_EQ(p.slow_start, q.slow_start) << where;
     EXPECT_EQ(p.shutdown_sessions_on_down, q.shutdown_sessions_on_down) << where;
     EXPECT_EQ(p.dead_peer_timeout, q.dead_peer_timeout) << where;
     ASSERT_EQ(p.health_monitor.has_value(), q.health_monitor.has_value()) << where;
@@ -140,6 +141,7 @@ pools:
     retries: 0
     fail_open: false
     hedge_after: 0s
+    slow_start: 45s
     shutdown_sessions_on_down: false
     dead_peer_timeout: 3s
     health_monitor:
@@ -186,11 +188,9 @@ backend masters
   ASSERT_TRUE(r.ok()) << all(r.diagnostics);
   EXPECT_EQ(convert_report(r),
             "# vigil config converted by `vigil convert` from /etc/haproxy/haproxy.cfg\n"
-            "# Not carried over, or changed on the way (2):\n"
+            "# Not carried over, or changed on the way (1):\n"
             "#   /etc/haproxy/haproxy.cfg:2: warning: ignored: `daemon`: HAProxy process "
             "setting; run vigil under systemd (vigil serve stays in the foreground)\n"
-            "#   /etc/haproxy/haproxy.cfg:8: warning: ignored: server parameter `slowstart 10s`: "
-            "vigil has no slow start: a recovered member gets its full weight\n"
             "\n"
             "name: haproxy\n"
             "listeners:\n"
@@ -199,6 +199,7 @@ backend masters
             "    pool: masters\n"
             "pools:\n"
             "  - name: masters\n"
+            "    slow_start: 10s\n"
             "    health_monitor:\n"
             "      type: HTTPS\n"
             "      path: /readyz\n"
@@ -213,6 +214,19 @@ backend masters
             "        verify: false\n"
             "    members:\n"
             "      - {name: m1, address: 10.0.0.11, port: 6443}\n");
+}
+
+TEST(HaproxyConvert, SlowstartBecomesThePoolsSlowStart) {
+  const LoadResult r = load_haproxy_cfg(R"(listen api
+    bind :6443
+    server m1 10.0.0.11:6443 slowstart 10s
+)",
+                                        "lb.cfg");
+  ASSERT_TRUE(r.ok()) << all(r.diagnostics);
+  EXPECT_TRUE(r.diagnostics.empty()) << all(r.diagnostics);
+  EXPECT_NE(to_yaml(*r.config).find("  - name: api\n    slow_start: 10s\n"), std::string::npos)
+      << to_yaml(*r.config);
+  expect_round_trip(*r.config, "slowstart");
 }
 
 TEST(HaproxyConvert, ReportOfACleanConfig) {

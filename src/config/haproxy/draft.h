@@ -47,7 +47,7 @@ struct ServerParams {
   Lined<bool> check, check_ssl, ssl, backup, disabled;
   Lined<bool> verify;  // true: verify required
   Lined<std::string> ca_file, check_sni, verifyhost, addr, crt;
-  Lined<Duration> inter, fastinter, downinter;
+  Lined<Duration> inter, fastinter, downinter, slowstart;
   Lined<int> rise, fall, weight, port;
 
   // Each parameter `over` sets replaces this one's.

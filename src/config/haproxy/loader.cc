@@ -65,6 +65,7 @@ void ServerParams::overlay(const ServerParams& o) {
   take(inter, o.inter);
   take(fastinter, o.fastinter);
   take(downinter, o.downinter);
+  take(slowstart, o.slowstart);
   take(rise, o.rise);
   take(fall, o.fall);
   take(weight, o.weight);

@@ -711,6 +711,38 @@ backend b
   EXPECT_TRUE(has_warning(r.diagnostics, 7, "`maxconn 20000000`"));
 }
 
+TEST(HaproxyLoad, SlowstartIsThePoolsLongestWithAWarningWhereServersDiffer) {
+  const LoadResult r = load(R"(
+backend agree
+  default-server slowstart 20s
+  server a 10.0.0.1:1
+  server b 10.0.0.2:1
+backend differ
+  server a 10.0.0.1:1 slowstart 5s
+  server b 10.0.0.2:1 slowstart 1m
+  server c 10.0.0.3:1
+backend none
+  server a 10.0.0.1:1
+)");
+  ASSERT_TRUE(r.ok()) << all(r.diagnostics);
+  EXPECT_EQ(pool(*r.config, "agree").slow_start, 20s);
+  EXPECT_EQ(pool(*r.config, "differ").slow_start, 1min);
+  EXPECT_EQ(pool(*r.config, "none").slow_start, 0s);
+  EXPECT_TRUE(has_warning(r.diagnostics, 6,
+                          "server \"a\" has `slowstart 5s`, server \"b\" (line 7) has "
+                          "`slowstart 1m`: vigil has one slow_start per pool and uses the "
+                          "longest, 1m"))
+      << all(r.diagnostics);
+  EXPECT_TRUE(has_warning(r.diagnostics, 8, "server \"c\" has no slowstart, server \"b\""))
+      << all(r.diagnostics);
+  for (const Diagnostic& d : r.diagnostics) {
+    if (d.message.find("slowstart") == std::string::npos) continue;
+    EXPECT_TRUE(d.where.line == 6 || d.where.line == 8) << d.to_string();
+  }
+  EXPECT_TRUE(has_error(load(backend("  server s 10.0.0.1:1 slowstart 25h\n")), 5,
+                        "`slowstart 25h`: must be at most 24h"));
+}
+
 TEST(HaproxyLoad, BalanceAlgorithms) {
   struct Case {
     const char* balance;
@@ -779,7 +811,6 @@ backend b
       {19, "ignored: `tcp-request connection reject"},
       {22, "ignored: `cookie SERVERID insert indirect`"},
       {23, "ignored: `stick-table type ip size 1m expire 30m`"},
-      {24, "ignored: server parameter `slowstart 30s`"},
       {24, "ignored: server parameter `maxconn 100`: vigil has no per-server connection limits"},
       {24, "ignored: server parameter `send-proxy`"},
       {24, "ignored: server parameter `cookie s1`"},

@@ -174,9 +174,11 @@ std::optional<model::HealthMonitor> build_monitor(Parser& p, const ProxyDraft& b
       tls = false;  // HAProxy's hello is not verified; vigil's handshake is not either
       break;
     case CheckKind::kOther:
-      p.warning_once(option.line, "`" + option.text + "`: vigil cannot run this check; " +
-                                      "the servers get a " + (tls ? "TLS-HELLO" : "TCP") +
-                                      " check");
+      p.warning_once(
+          option.line,
+          "`" + option.text + "`: vigil cannot run this check; " + "the servers get a " +
+              std::string(model::to_string(tls ? MonitorType::kTlsHello : MonitorType::kTcp)) +
+              " check");
       [[fallthrough]];
     case CheckKind::kConnect:
     case CheckKind::kTcpCheck:
@@ -212,7 +214,7 @@ std::optional<model::HealthMonitor> build_monitor(Parser& p, const ProxyDraft& b
   m.healthy_threshold = settings.rise;
   m.unhealthy_threshold = settings.fall;
 
-  if (m.type == MonitorType::kHttp || m.type == MonitorType::kHttps) {
+  if (model::uses_http(m.type)) {
     const HttpCheckRules& r = b.http_check;
     m.http_method = r.method ? r.method.value : option.method ? option.method.value : "OPTIONS";
     m.path = r.uri ? r.uri.value : option.uri ? option.uri.value : "/";

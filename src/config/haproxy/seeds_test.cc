@@ -253,7 +253,6 @@ TEST(HaproxySeeds, KubeadmHaGuide) {
                              "ignored: `option httpchk GET /healthz`: replaced by `option "
                              "ssl-hello-chk` at line 48"},
                             {46, "ignored: http-check rules"},
-                            {50, "ignored: default-server parameter `slowstart 60s`"},
                             {50, "ignored: default-server parameter `maxconn 250`"},
                             {50, "ignored: default-server parameter `maxqueue 256`"},
                             {50, "ignored: `downinter 5s`"},
@@ -268,6 +267,7 @@ TEST(HaproxySeeds, KubeadmHaGuide) {
   EXPECT_EQ(p.retries, 1);
   expect_members(p, {"192.168.0.11", "192.168.0.12", "192.168.0.13"}, 6443);
   for (const model::Member& m : p.members) EXPECT_EQ(m.weight, 100);
+  EXPECT_EQ(p.slow_start, 60s);  // default-server's, so every server agrees
   // HAProxy keeps the last check option, ssl-hello-chk.
   expect_monitor(p, MonitorType::kTlsHello, 10s, 10s, 2, 2);
 }

@@ -1,0 +1,50 @@
+// Octavia's spellings, as its v2 API writes them: algorithms, monitor types, protocols and the
+// provisioning status. The rest of admin/octavia/ reads and writes names only through this table.
+// Constant data and pure functions; any thread.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "model/config.h"
+#include "model/status.h"
+
+namespace vigil::admin {
+
+inline constexpr model::Spelling<model::Algorithm> kOctaviaAlgorithms[] = {
+    {model::Algorithm::kRoundRobin, "ROUND_ROBIN"},
+    {model::Algorithm::kLeastConnections, "LEAST_CONNECTIONS"},
+    {model::Algorithm::kSourceIp, "SOURCE_IP"},
+};
+// The types vigil runs; Octavia's PING, UDP-CONNECT and SCTP are unknown names to vigil. They
+// read as vigil's own names, but are Octavia's: vigil's may change, the API's may not.
+inline constexpr model::Spelling<model::MonitorType> kOctaviaMonitorTypes[] = {
+    {model::MonitorType::kTcp, "TCP"},
+    {model::MonitorType::kTlsHello, "TLS-HELLO"},
+    {model::MonitorType::kHttp, "HTTP"},
+    {model::MonitorType::kHttps, "HTTPS"},
+};
+
+// The only protocol of listeners and pools vigil accepts (it balances TCP).
+inline constexpr std::string_view kOctaviaTcp = "TCP";
+// Every object's provisioning_status: vigil applies a change before it answers the request.
+inline constexpr std::string_view kOctaviaActive = "ACTIVE";
+
+constexpr std::string_view octavia_name(model::Algorithm a) {
+  return model::name_in<model::Algorithm>(kOctaviaAlgorithms, a);
+}
+constexpr std::string_view octavia_name(model::MonitorType t) {
+  return model::name_in<model::MonitorType>(kOctaviaMonitorTypes, t);
+}
+// Octavia's operating statuses are the model's own names (model/status.h).
+constexpr std::string_view octavia_name(model::OperatingStatus s) { return model::to_string(s); }
+
+// Exact names, as Octavia compares them; nullopt for any other text.
+constexpr std::optional<model::Algorithm> octavia_algorithm(std::string_view name) {
+  return model::value_in<model::Algorithm>(kOctaviaAlgorithms, name);
+}
+constexpr std::optional<model::MonitorType> octavia_monitor_type(std::string_view name) {
+  return model::value_in<model::MonitorType>(kOctaviaMonitorTypes, name);
+}
+
+}  // namespace vigil::admin
