@@ -74,6 +74,10 @@ class SessionHost {
 
 class Session {
  public:
+  // Client bytes kept for a replay until the member's first byte: a TLS first flight. Past it,
+  // the session is not replayed.
+  static constexpr uint32_t kFirstFlightCap = 16 * 1024;
+
   Session(SessionHost& host, uint64_t id, net::Fd client, const net::SocketAddress& client_address,
           std::shared_ptr<const ListenerRuntime> listener);
   ~Session();
@@ -130,7 +134,6 @@ class Session {
   };
 
   // session_replay.cc
-  static constexpr uint32_t kFirstFlightCap = 16 * 1024;  // a TLS first flight
   void watch_first_flight();
   void first_flight_sent();
   void first_byte_received();

@@ -80,7 +80,6 @@ bool Session::first_flight_failed(const std::string& reason, bool silent) {
     close();
     return true;
   }
-  if (sent) listener_.stats->replayed.fetch_add(1, std::memory_order_relaxed);
   backend_stats_->active.fetch_sub(1, std::memory_order_relaxed);
   backend_stats_.reset();
   backend_ = nullptr;
@@ -97,6 +96,7 @@ bool Session::first_flight_failed(const std::string& reason, bool silent) {
     give_up();
     return true;
   }
+  if (sent) listener_.stats->replayed.fetch_add(1, std::memory_order_relaxed);
   schedule_hedge();
   return true;
 }

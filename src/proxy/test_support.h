@@ -36,9 +36,10 @@ inline void set_timeouts(int fd, std::chrono::milliseconds t = 5000ms) {
 class Member {
  public:
   enum Behaviour {
-    kEcho,            // sends back what it reads
-    kAnswerAtEof,     // reads to EOF, then answers "got <n> bytes"
-    kResetAfterRead,  // reads once, then resets the connection (SO_LINGER 0) without a byte
+    kEcho,              // sends back what it reads
+    kAnswerAtEof,       // reads to EOF, then answers "got <n> bytes"
+    kResetAfterRead,    // reads once, then resets the connection (SO_LINGER 0) without a byte
+    kBannerThenSilent,  // speaks first (a banner, like SSH), then reads and never answers
   };
   explicit Member(Behaviour behaviour = kEcho) : behaviour_(behaviour) {
     fd_ = std::move(*net::listen_tcp(loopback(), {.reuse_port = false}));
@@ -53,6 +54,7 @@ class Member {
   }
   Member(const Member&) = delete;
   Member& operator=(const Member&) = delete;
+  static constexpr char kBanner[] = "SSH-2.0-member\r\n";
   net::SocketAddress address() const { return address_; }
   int accepted() const { return accepted_.load(); }
   uint64_t bytes_read() const { return bytes_read_.load(); }
@@ -74,6 +76,7 @@ class Member {
   }
   void handle(int c) {
     set_timeouts(c);
+    if (behaviour_ == kBannerThenSilent) ::send(c, kBanner, sizeof kBanner - 1, MSG_NOSIGNAL);
     char buf[65536];
     uint64_t total = 0;
     for (;;) {
