@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "proxy/session.h"
 #include "proxy/test_support.h"
@@ -246,6 +247,32 @@ TEST(Replay, ReplaysStayWithinTheRetriesBudget) {
   EXPECT_TRUE(closed_by_peer(client.get()));
   EXPECT_EQ(proxy.stats().no_backend.load(), 1u);
   EXPECT_EQ(good.accepted(), 0);
+}
+
+TEST(Replay, AHedgedConnectAndThenASilentMemberStillEndWithTheAnswer) {
+  // The first member drops SYNs (its accept queue is full), the hedge reaches the second, which
+  // is hung; the replay reaches the third.
+  auto blackhole = net::listen_tcp(loopback(), {.reuse_port = false, .backlog = 0});
+  const auto hole = *net::local_address(blackhole->get());
+  std::vector<net::Fd> fillers;
+  for (int i = 0; i < 4; ++i) fillers.push_back(std::move(net::connect_nonblocking(hole)->fd));
+  HungMember hung;
+  Member good;
+  PoolSnapshot settings = watching(Replay::kTls);
+  settings.connect_timeout = 30s;
+  settings.hedge_after = 50ms;
+  Proxy proxy({hole, hung.address, good.address()}, settings);
+  net::Fd client = connect_blocking(proxy.address());
+  const std::string flight = tls_flight(600);
+  send_all(client.get(), flight);
+  EXPECT_EQ(read_exactly(client.get(), flight.size()), flight);
+  const auto failures = proxy.failures();
+  ASSERT_EQ(failures.size(), 2u);
+  EXPECT_EQ(failures[0].member_id, "m0");
+  EXPECT_NE(failures[0].reason.find("hedge_after"), std::string::npos);
+  EXPECT_EQ(failures[1].member_id, "m1");
+  EXPECT_NE(failures[1].reason.find("first_byte_timeout"), std::string::npos);
+  EXPECT_EQ(proxy.stats().replayed.load(), 1u);
 }
 
 TEST(Replay, ServerFirstMemberThatSpokeIsNotWatched) {
