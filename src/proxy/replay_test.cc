@@ -135,6 +135,22 @@ TEST(Replay, MemberThatResetsBeforeAnsweringIsReplacedAndReportedNotSilent) {
   EXPECT_EQ(proxy.stats().replayed.load(), 1u);
 }
 
+TEST(Replay, ASnapshotPublishedMeanwhileDoesNotSendTheReplayBackToTheSilentMember) {
+  HungMember hung;
+  Member good;
+  Proxy proxy({hung.address, good.address()}, watching(Replay::kTls));
+  net::Fd client = connect_blocking(proxy.address());
+  const std::string flight = tls_flight(600);
+  send_all(client.get(), flight);
+  // The same members in a new snapshot: a fresh balancer would pick the first member again.
+  auto next = std::make_shared<PoolSnapshot>(proxy.pool());
+  next->version = 2;
+  proxy.publish(next);
+  EXPECT_EQ(read_exactly(client.get(), flight.size()), flight);
+  EXPECT_EQ(proxy.failures().size(), 1u);
+  EXPECT_EQ(proxy.stats().replayed.load(), 1u);
+}
+
 TEST(Replay, HalfClosedClientsFlightIsReplayedWithItsEnd) {
   HungMember hung;
   Member answers_at_eof(Member::kAnswerAtEof);

@@ -140,6 +140,7 @@ class Session {
   void stop_watching_first_flight();
   bool first_flight_failed(const std::string& reason, bool silent);
   bool first_byte_overdue(TimePoint now) const;
+  void move_to_latest_pool(const Attempt& failed);
 
   // session.cc
   bool pump(Side& src, Side& dst, Flow& flow, std::atomic<uint64_t>* bytes);

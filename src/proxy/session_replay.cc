@@ -90,6 +90,7 @@ bool Session::first_flight_failed(const std::string& reason, bool silent) {
   state_ = State::kConnecting;
   dead_peer_pending_ = false;
   phase_deadline_ = {};
+  move_to_latest_pool(failed);
   // The other slot: events later in this batch for the closed socket name the failed one, which
   // stays inactive.
   if (!start_attempt(other(failed))) {
@@ -99,6 +100,20 @@ bool Session::first_flight_failed(const std::string& reason, bool silent) {
   if (sent) listener_.stats->replayed.fetch_add(1, std::memory_order_relaxed);
   schedule_hedge();
   return true;
+}
+
+// A snapshot published since the connect would reset the tried list (start_attempt), and the
+// member that just failed is likely still in it: the control plane has not yet seen the report.
+void Session::move_to_latest_pool(const Attempt& failed) {
+  const PoolSnapshotPtr& latest = host_.pool(listener_.pool_index);
+  if (!latest || latest == pool_) return;
+  const std::string member_id = pool_->candidates[failed.candidate].member_id;
+  pool_ = latest;
+  tried_count_ = 0;
+  for (size_t i = 0; i < pool_->candidates.size() && tried_count_ < kMaxTried; ++i) {
+    if (pool_->candidates[i].member_id == member_id)
+      tried_[tried_count_++] = static_cast<uint32_t>(i);
+  }
 }
 
 }  // namespace vigil::proxy
