@@ -74,6 +74,13 @@ void Session::on_event(Side& side, uint32_t events) {
 
 void Session::after_pump(bool ok) {
   if (state_ != State::kPumping) return;
+  if (!ok && awaiting_first_byte_ && !client_.failed && (backend_->failed || backend_->read_eof)) {
+    const bool closed = backend_->read_eof;
+    if (first_flight_failed(closed ? "closed before its first byte" : "reset before its first byte",
+                            false)) {
+      return;
+    }
+  }
   if (!ok ||
       (client_.read_eof && backend_->write_shut && backend_->read_eof && client_.write_shut)) {
     close();
@@ -109,12 +116,22 @@ bool Session::pump(Side& src, Side& dst, Flow& flow, std::atomic<uint64_t>* byte
         // A short read drained the socket; the next edge tells us of more. After HUP keep
         // reading so that the end of stream is seen.
         if (static_cast<size_t>(n) < want && !src.hup) src.readable = false;
+        if (awaiting_first_byte_) [[unlikely]] {
+          if (&flow == &down_) {
+            first_byte_received();
+          } else if (flow.keep && buf->end > kFirstFlightCap) {
+            stop_watching_first_flight();  // too much to keep: on as if never watched
+          }
+        }
       } else if (n == 0) {
         src.read_eof = true;
         progressed = true;
+        // Not passed on to the client: after_pump() moves the session to another member.
+        if (awaiting_first_byte_ && &flow == &down_) return false;
       } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
         src.readable = false;
       } else if (errno != EINTR) {
+        src.failed = true;
         return false;
       }
     }
@@ -124,11 +141,12 @@ bool Session::pump(Side& src, Side& dst, Flow& flow, std::atomic<uint64_t>* byte
       if (n > 0) {
         buf->start += static_cast<uint32_t>(n);
         moved += static_cast<uint64_t>(n);
-        if (buf->empty()) buf->start = buf->end = 0;
+        if (buf->empty() && !flow.keep) buf->start = buf->end = 0;
         progressed = true;
       } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
         dst.writable = false;
       } else if (n < 0 && errno != EINTR) {
+        dst.failed = true;
         return false;
       }
     }
@@ -149,6 +167,10 @@ void Session::on_timer(TimePoint now) {
     return;
   }
   if (state_ != State::kPumping) return;
+  if (first_byte_overdue(now) &&
+      first_flight_failed("no first byte within first_byte_timeout", true)) {
+    return;  // another member now (its connect scheduled the next wake-up), or closed
+  }
   if (dead_peer_pending_) {
     const PoolSnapshotPtr& pool = host_.pool(listener_.pool_index);
     if (pool) set_backend_dead_peer(pool->backend_dead_peer);

@@ -2,7 +2,8 @@
 // the worker that accepted it and touched only on that worker's thread; no locks. The worker
 // feeds it epoll events and timer expiries. It reads top to bottom: start() picks a member and
 // connects (session_connect.cc: retry on another member, hedge a slow connect), then pump() moves
-// bytes each way with half-close.
+// bytes each way with half-close. Until the member's first byte, the client's first flight is kept
+// so that a member that never answers, or resets, is replaced by another (session_replay.cc).
 #pragma once
 
 #include <array>
@@ -40,6 +41,7 @@ struct Side : Handler {
   bool hup = false;         // the event said RDHUP/HUP/ERR: read until 0 or an error
   bool read_eof = false;    // the peer shut its write side
   bool write_shut = false;  // we shut our write side toward the peer
+  bool failed = false;      // a recv or send on this leg failed (a reset, a broken pipe)
 };
 
 struct ListenerRuntime {
@@ -72,6 +74,10 @@ class SessionHost {
 
 class Session {
  public:
+  // Client bytes kept for a replay until the member's first byte: a TLS first flight. Past it,
+  // the session is not replayed.
+  static constexpr uint32_t kFirstFlightCap = 16 * 1024;
+
   Session(SessionHost& host, uint64_t id, net::Fd client, const net::SocketAddress& client_address,
           std::shared_ptr<const ListenerRuntime> listener);
   ~Session();
@@ -113,6 +119,7 @@ class Session {
   void on_connect_event(Attempt& a);
   void on_connect_timer(TimePoint now);
   void give_up();
+  void schedule_hedge();
   Attempt& other(const Attempt& a) { return &a == &attempts_[0] ? attempts_[1] : attempts_[0]; }
 
   // One direction's bytes in flight: in a buffer (user space) or, once the direction streams, in
@@ -121,7 +128,19 @@ class Session {
     Buffer* buf = nullptr;
     Pipe* pipe = nullptr;
     bool filled = false;  // the last read filled the whole buffer: the direction streams
+    // Sent bytes stay in the buffer (start is not rewound, the buffer not given back, no splice)
+    // so that they can be sent again: the first flight, until the member answers.
+    bool keep = false;
   };
+
+  // session_replay.cc
+  void watch_first_flight();
+  void first_flight_sent();
+  void first_byte_received();
+  void stop_watching_first_flight();
+  bool first_flight_failed(const std::string& reason, bool silent);
+  bool first_byte_overdue(TimePoint now) const;
+  void move_to_latest_pool(const Attempt& failed);
 
   // session.cc
   bool pump(Side& src, Side& dst, Flow& flow, std::atomic<uint64_t>* bytes);
@@ -151,14 +170,19 @@ class Session {
   // short session would never use them, and five setsockopt() calls were a tenth of what a
   // one-request connection costs. Keepalive probes start seconds later anyway.
   bool dead_peer_pending_ = false;
+  // From start() until the member's first byte, while first_byte_timeout applies.
+  bool awaiting_first_byte_ = false;
 
-  // While connecting: the snapshot the tried indices refer to, and what was tried.
+  // While connecting, and while awaiting the member's first byte: the snapshot the tried indices
+  // refer to, and what was tried.
   PoolSnapshotPtr pool_;
   static constexpr int kMaxTried = 16;
   std::array<uint32_t, kMaxTried> tried_{};  // NOLINT: indices into pool_->candidates
   int tried_count_ = 0;
   int attempts_made_ = 0;
-  TimePoint hedge_at_{};  // when to hedge; zero when not (any more)
+  // While connecting: when to hedge. While awaiting the member's first byte: when it is overdue
+  // (first_byte_timeout after the client's first bytes went out to it). Zero: neither.
+  TimePoint phase_deadline_{};
 
   std::shared_ptr<BackendStats> backend_stats_;  // set once connected
   TimePoint last_activity_{};

@@ -1,7 +1,8 @@
 // The connect path of a session: pick a member not yet tried, connect without blocking, retry at
 // once on another member after a refusal or a timeout, and hedge a connect that is slow to
 // complete with a second one to another member. Nothing has been sent to any member before one
-// connects, so no client byte is lost whichever wins.
+// connects, so no client byte is lost whichever wins. A replay (session_replay.cc) comes back here
+// with the same tried list and budget.
 #include <sys/epoll.h>
 
 #include "net/socket.h"
@@ -14,13 +15,18 @@ void Session::start() {
     close();
     return;
   }
+  watch_first_flight();
   if (!start_attempt(attempts_[0])) {
     give_up();
     return;
   }
+  schedule_hedge();
+}
+
+void Session::schedule_hedge() {
   if (state_ == State::kConnecting && pool_->hedge_after > Duration::zero()) {
-    hedge_at_ = host_.now() + pool_->hedge_after;
-    host_.schedule(id_, hedge_at_);
+    phase_deadline_ = host_.now() + pool_->hedge_after;
+    host_.schedule(id_, phase_deadline_);
   }
 }
 
@@ -109,14 +115,14 @@ void Session::attempt_connected(Attempt& a) {
     loser.side.fd.reset();
   }
   state_ = State::kPumping;
-  hedge_at_ = {};
+  phase_deadline_ = {};
   backend_ = &a.side;
   const Backend& b = pool_->candidates[a.candidate];
   backend_stats_ = b.stats;
   backend_stats_->active.fetch_add(1, std::memory_order_relaxed);
   backend_stats_->total.fetch_add(1, std::memory_order_relaxed);
   dead_peer_pending_ = true;
-  pool_.reset();
+  if (!awaiting_first_byte_) pool_.reset();  // else kept to report the member or replay
   backend_->writable = true;
   last_activity_ = host_.now();
   constexpr Duration kDeadPeerAfter = std::chrono::seconds(1);
@@ -131,15 +137,15 @@ void Session::on_connect_timer(TimePoint now) {
     if (a.active() && now >= a.deadline) attempt_failed(a, "connect timeout", true);
   }
   if (state_ != State::kConnecting) return;
-  if (hedge_at_ != TimePoint{} && now >= hedge_at_) {
-    hedge_at_ = {};
+  if (phase_deadline_ != TimePoint{} && now >= phase_deadline_) {
+    phase_deadline_ = {};
     Attempt* idle = !attempts_[0].active()   ? &attempts_[0]
                     : !attempts_[1].active() ? &attempts_[1]
                                              : nullptr;
     if (idle != nullptr && host_.take_hedge_token()) start_attempt(*idle);
   }
   if (state_ != State::kConnecting) return;
-  TimePoint next = hedge_at_;
+  TimePoint next = phase_deadline_;
   for (const Attempt& a : attempts_) {
     if (a.active() && (next == TimePoint{} || a.deadline < next)) next = a.deadline;
   }

@@ -28,6 +28,7 @@ bool Session::splice_pump(Side& src, Side& dst, Flow& flow, uint64_t& moved) {
         // The pipe had room, so the socket is empty; the next edge tells us of more.
         src.readable = false;
       } else if (errno != EINTR) {
+        src.failed = true;
         return false;
       }
     }
@@ -41,6 +42,7 @@ bool Session::splice_pump(Side& src, Side& dst, Flow& flow, uint64_t& moved) {
       } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
         dst.writable = false;  // the pipe holds bytes, so the socket is full
       } else if (n < 0 && errno != EINTR) {
+        dst.failed = true;
         return false;
       }
     }
@@ -53,15 +55,21 @@ void Session::finish_pump(Side& src, Side& dst, Flow& flow, uint64_t moved,
   if (moved > 0) {
     bytes->fetch_add(moved, std::memory_order_relaxed);
     last_activity_ = host_.now();
+    if (awaiting_first_byte_ && &flow == &up_ && phase_deadline_ == TimePoint{}) {
+      first_flight_sent();
+    }
   }
-  if (flow.buf != nullptr && flow.buf->empty())
+  if (flow.buf != nullptr && flow.buf->empty() && !flow.keep) {
     host_.buffers().give(std::exchange(flow.buf, nullptr));
+  }
   // An empty pipe goes back while the source is quiet, so an idle session holds none; a
   // direction that streams again takes one again.
   if (flow.pipe != nullptr && flow.pipe->pending == 0 && (!src.readable || src.read_eof)) {
     host_.pipes().give(std::exchange(flow.pipe, nullptr));
   }
-  const bool drained = flow.buf == nullptr && flow.pipe == nullptr;
+  // A kept buffer counts as drained once all of it went out: a half-closing client's FIN must
+  // reach a member that answers only at the end of the request.
+  const bool drained = (flow.buf == nullptr || flow.buf->empty()) && flow.pipe == nullptr;
   if (src.read_eof && drained && !dst.write_shut) {
     // When the other way is over too, the session closes next, and close() sends this FIN.
     if (!dst.read_eof || !src.write_shut) ::shutdown(dst.fd.get(), SHUT_WR);

@@ -21,6 +21,7 @@ struct ListenerStats {
   std::atomic<uint64_t> total{0};
   std::atomic<uint64_t> rejected{0};    // refused at max_connections
   std::atomic<uint64_t> no_backend{0};  // closed because no member could be reached
+  std::atomic<uint64_t> replayed{0};    // first flights sent again to another member
 };
 
 }  // namespace vigil::proxy

@@ -14,188 +14,16 @@
 #include <thread>
 
 #include "net/socket.h"
+#include "proxy/test_support.h"
 
 namespace vigil::proxy {
 namespace {
 
 using namespace std::chrono_literals;
-
-net::SocketAddress loopback(uint16_t port = 0) {
-  return *net::SocketAddress::from_ip("127.0.0.1", port);
-}
-
-void set_timeouts(int fd, std::chrono::milliseconds t = 5000ms) {
-  timeval tv{.tv_sec = t.count() / 1000, .tv_usec = (t.count() % 1000) * 1000};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-}
-
-// A blocking backend: echoes, or (half_close_reply) reads to EOF and then answers with the count.
-class Backend {
- public:
-  explicit Backend(bool half_close_reply = false) : half_close_reply_(half_close_reply) {
-    fd_ = std::move(*net::listen_tcp(loopback(), {.reuse_port = false}));
-    address_ = *net::local_address(fd_.get());
-    thread_ = std::thread([this] { serve(); });
-  }
-  ~Backend() {
-    ::shutdown(fd_.get(), SHUT_RDWR);
-    thread_.join();
-    std::lock_guard lock(mutex_);
-    for (auto& t : handlers_) t.join();
-  }
-  net::SocketAddress address() const { return address_; }
-  int accepted() const { return accepted_.load(); }
-
- private:
-  void serve() {
-    for (;;) {
-      pollfd p{.fd = fd_.get(), .events = POLLIN, .revents = 0};
-      if (::poll(&p, 1, 10000) <= 0 || (p.revents & (POLLHUP | POLLERR | POLLNVAL))) return;
-      const int c = ::accept4(fd_.get(), nullptr, nullptr, SOCK_CLOEXEC);
-      if (c < 0) {
-        if (errno == EAGAIN || errno == EINTR) continue;
-        return;
-      }
-      ++accepted_;
-      std::lock_guard lock(mutex_);
-      handlers_.emplace_back([this, c] { handle(c); });
-    }
-  }
-  void handle(int c) {
-    set_timeouts(c);
-    char buf[65536];
-    uint64_t total = 0;
-    for (;;) {
-      const ssize_t n = ::recv(c, buf, sizeof buf, 0);
-      if (n <= 0) break;
-      total += static_cast<uint64_t>(n);
-      if (!half_close_reply_ && ::send(c, buf, static_cast<size_t>(n), MSG_NOSIGNAL) != n) break;
-    }
-    if (half_close_reply_) {
-      const std::string reply = "got " + std::to_string(total) + " bytes";
-      ::send(c, reply.data(), reply.size(), MSG_NOSIGNAL);
-    }
-    ::close(c);
-  }
-
-  bool half_close_reply_;
-  net::Fd fd_;
-  net::SocketAddress address_;
-  std::thread thread_;
-  std::mutex mutex_;
-  std::vector<std::thread> handlers_;
-  std::atomic<int> accepted_{0};
-};
-
-struct Failures {
-  std::mutex mutex;
-  std::vector<ConnectFailure> seen;
-};
-
-// One worker serving one listener in front of the given members.
-class Proxy {
- public:
-  Proxy(std::vector<net::SocketAddress> members, Duration connect_timeout = 1s,
-        int max_connections = 1000, Duration idle_timeout = 1h, Duration hedge_after = 0s) {
-    auto pool = std::make_shared<PoolSnapshot>();
-    pool->name = "p";
-    pool->connect_timeout = connect_timeout;
-    pool->hedge_after = hedge_after;
-    pool->version = 1;
-    int i = 0;
-    for (const auto& m : members) {
-      const std::string name = "m" + std::to_string(i++);
-      pool->candidates.push_back({.member_id = name,
-                                  .name = name,
-                                  .address = m,
-                                  .weight = 1,
-                                  .stats = std::make_shared<BackendStats>()});
-    }
-    pool_ = pool;
-    auto fd = net::listen_tcp(loopback());
-    address_ = *net::local_address(fd->get());
-    stats_ = std::make_shared<ListenerStats>();
-    std::vector<ListenSocket> listeners;
-    listeners.push_back({.listener_name = "l",
-                         .fd = std::move(*fd),
-                         .pool_index = 0,
-                         .max_connections = max_connections,
-                         .idle_timeout = idle_timeout,
-                         .stats = stats_});
-    worker_ =
-        std::make_unique<Worker>(0, std::move(listeners), std::vector<PoolSnapshotPtr>{pool_},
-                                 WorkerCallbacks{.on_connect_failure = [this](ConnectFailure f) {
-                                   std::lock_guard lock(failures_.mutex);
-                                   failures_.seen.push_back(std::move(f));
-                                 }});
-    worker_->start();
-  }
-  net::SocketAddress address() const { return address_; }
-  const PoolSnapshot& pool() const { return *pool_; }
-  ListenerStats& stats() { return *stats_; }
-  std::vector<ConnectFailure> failures() {
-    std::lock_guard lock(failures_.mutex);
-    return failures_.seen;
-  }
-  void publish(PoolSnapshotPtr p) { worker_->publish({std::move(p)}); }
-  Worker& worker() { return *worker_; }
-
- private:
-  PoolSnapshotPtr pool_;
-  net::SocketAddress address_;
-  std::shared_ptr<ListenerStats> stats_;
-  Failures failures_;
-  std::unique_ptr<Worker> worker_;
-};
-
-net::Fd connect_blocking(const net::SocketAddress& to) {
-  net::Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  set_timeouts(fd.get());
-  EXPECT_EQ(::connect(fd.get(), to.sockaddr_ptr(), to.size()), 0);
-  return fd;
-}
-
-std::string random_bytes(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::string s(n, '\0');
-  for (auto& c : s) c = static_cast<char>(rng());
-  return s;
-}
-
-// Sends everything while reading the echo back (both at once, or large payloads deadlock).
-std::string echo_through(const net::SocketAddress& to, const std::string& payload) {
-  net::Fd fd = connect_blocking(to);
-  std::string got;
-  std::thread writer([&] {
-    size_t off = 0;
-    while (off < payload.size()) {
-      const ssize_t n = ::send(fd.get(), payload.data() + off, payload.size() - off, MSG_NOSIGNAL);
-      if (n <= 0) return;
-      off += static_cast<size_t>(n);
-    }
-    ::shutdown(fd.get(), SHUT_WR);
-  });
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::recv(fd.get(), buf, sizeof buf, 0);
-    if (n <= 0) break;
-    got.append(buf, static_cast<size_t>(n));
-  }
-  writer.join();
-  return got;
-}
-
-// True when the peer closed the connection (read returns 0 or an error) within the bound.
-bool closed_by_peer(int fd, std::chrono::milliseconds bound = 5000ms) {
-  pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
-  if (::poll(&p, 1, static_cast<int>(bound.count())) != 1) return false;
-  char c;
-  return ::recv(fd, &c, 1, MSG_DONTWAIT) <= 0;
-}
+using namespace test_support;
 
 TEST(Worker, EchoesOneMebibyteByteExactOnManyConnections) {
-  Backend a, b;
+  Member a, b;
   Proxy proxy({a.address(), b.address()});
   std::vector<std::thread> clients;
   std::atomic<int> good{0};
@@ -212,7 +40,7 @@ TEST(Worker, EchoesOneMebibyteByteExactOnManyConnections) {
 }
 
 TEST(Worker, HalfClosedClientStillGetsTheWholeAnswer) {
-  Backend backend(/*half_close_reply=*/true);
+  Member backend(Member::kAnswerAtEof);
   Proxy proxy({backend.address()});
   EXPECT_EQ(echo_through(proxy.address(), std::string(300000, 'x')), "got 300000 bytes");
 }
@@ -223,7 +51,7 @@ TEST(Worker, RetriesOnAnotherMemberWhenOneRefuses) {
     auto l = net::listen_tcp(loopback(), {.reuse_port = false});
     refused = *net::local_address(l->get());
   }
-  Backend good;
+  Member good;
   Proxy proxy({refused, good.address()});
   for (int i = 0; i < 6; ++i) {
     EXPECT_EQ(echo_through(proxy.address(), "hello"), "hello") << i;
@@ -244,7 +72,7 @@ TEST(Worker, ConnectTimeoutMovesToTheNextMember) {
     auto c = net::connect_nonblocking(hole);
     fillers.push_back(std::move(c->fd));
   }
-  Backend good;
+  Member good;
   Proxy proxy({hole, good.address()}, /*connect_timeout=*/100ms);
   for (int i = 0; i < 4; ++i) {
     EXPECT_EQ(echo_through(proxy.address(), "ping"), "ping") << i;
@@ -268,7 +96,7 @@ struct Blackhole {
 
 TEST(Worker, HedgedConnectWinsLongBeforeTheConnectTimeout) {
   Blackhole hole;
-  Backend good;
+  Member good;
   // The connect timeout (30 s) is far beyond the client's 5 s socket timeout: only the hedge
   // can make these succeed.
   Proxy proxy({hole.address, good.address()}, /*connect_timeout=*/30s, 1000, 1h,
@@ -285,7 +113,7 @@ TEST(Worker, HedgedConnectWinsLongBeforeTheConnectTimeout) {
 }
 
 TEST(Worker, CloseMemberSessionsEndsThemAndCounts) {
-  Backend a;
+  Member a;
   Proxy proxy({a.address()});
   net::Fd fd = connect_blocking(proxy.address());
   ASSERT_EQ(::send(fd.get(), "a", 1, 0), 1);
@@ -301,7 +129,7 @@ TEST(Worker, CloseMemberSessionsEndsThemAndCounts) {
 }
 
 TEST(Worker, ReconfigureAddsAndRemovesListenersWhileSessionsLiveOn) {
-  Backend a;
+  Member a;
   Proxy proxy({a.address()});
   net::Fd held = connect_blocking(proxy.address());
   ASSERT_EQ(::send(held.get(), "a", 1, 0), 1);
@@ -338,7 +166,7 @@ TEST(Worker, NoMemberMeansTheClientIsClosedNotLeftHanging) {
 }
 
 TEST(Worker, MaxConnectionsRefusesTheExtraConnection) {
-  Backend backend;
+  Member backend;
   Proxy proxy({backend.address()}, 1s, /*max_connections=*/1);
   net::Fd first = connect_blocking(proxy.address());
   ASSERT_EQ(::send(first.get(), "a", 1, 0), 1);
@@ -350,7 +178,7 @@ TEST(Worker, MaxConnectionsRefusesTheExtraConnection) {
 }
 
 TEST(Worker, IdleTimeoutClosesAQuietSession) {
-  Backend backend;
+  Member backend;
   Proxy proxy({backend.address()}, 1s, 1000, /*idle_timeout=*/200ms);
   net::Fd fd = connect_blocking(proxy.address());
   ASSERT_EQ(::send(fd.get(), "a", 1, 0), 1);
@@ -381,7 +209,7 @@ bool keepalive_on(int fd) {
 }
 
 TEST(Worker, TheBackendLegGetsItsDeadPeerOptionsOnceTheSessionIsASecondOld) {
-  Backend backend;
+  Member backend;
   Proxy proxy({backend.address()});
   const auto connected = std::chrono::steady_clock::now();
   net::Fd fd = connect_blocking(proxy.address());
@@ -404,7 +232,7 @@ TEST(Worker, TheBackendLegGetsItsDeadPeerOptionsOnceTheSessionIsASecondOld) {
 }
 
 TEST(Worker, NewSnapshotRoutesNewConnectionsElsewhere) {
-  Backend a, b;
+  Member a, b;
   Proxy proxy({a.address()});
   EXPECT_EQ(echo_through(proxy.address(), "1"), "1");
   auto next = std::make_shared<PoolSnapshot>(proxy.pool());

@@ -1,0 +1,338 @@
+// The first flight kept until the member's first byte, and replayed on another member when the
+// first one never answers or resets (session_replay.cc). Real loopback sockets, ports chosen by
+// the kernel; every wait is bounded.
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "proxy/session.h"
+#include "proxy/test_support.h"
+
+namespace vigil::proxy {
+namespace {
+
+using namespace std::chrono_literals;
+using namespace test_support;
+
+// A hung master: the process is stopped, its kernel still completes handshakes from the backlog
+// and takes the bytes, nobody ever reads them or answers.
+struct HungMember {
+  HungMember() {
+    fd = std::move(*net::listen_tcp(loopback(), {.reuse_port = false}));
+    address = *net::local_address(fd.get());
+  }
+  // Accepts the first queued connection and returns what it received until it went quiet.
+  std::string received() const {
+    pollfd p{.fd = fd.get(), .events = POLLIN, .revents = 0};
+    if (::poll(&p, 1, 5000) != 1) return "(no connection)";
+    net::Fd c(::accept4(fd.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    std::string got;
+    char buf[65536];
+    for (;;) {
+      pollfd q{.fd = c.get(), .events = POLLIN, .revents = 0};
+      if (::poll(&q, 1, 200) != 1) return got;
+      const ssize_t n = ::recv(c.get(), buf, sizeof buf, MSG_DONTWAIT);
+      if (n <= 0) return got;
+      got.append(buf, static_cast<size_t>(n));
+    }
+  }
+  net::Fd fd;
+  net::SocketAddress address;
+};
+
+PoolSnapshot watching(Replay replay, Duration first_byte_timeout = 200ms) {
+  return PoolSnapshot{.connect_timeout = 1s,
+                      .hedge_after = 0s,
+                      .first_byte_timeout = first_byte_timeout,
+                      .replay = replay};
+}
+
+// A TLS handshake record header (type 22, version 3.1, length) and `body` random bytes.
+std::string tls_flight(size_t body, uint32_t seed = 1) {
+  std::string s = {'\x16', '\x03', '\x01', static_cast<char>(body >> 8), static_cast<char>(body)};
+  return s + random_bytes(body, seed);
+}
+
+void send_all(int fd, const std::string& bytes) {
+  size_t off = 0;
+  while (off < bytes.size()) {
+    const ssize_t n = ::send(fd, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
+    ASSERT_GT(n, 0);
+    off += static_cast<size_t>(n);
+  }
+}
+
+// Reads `n` bytes, or fewer when the connection ends or stays quiet for the socket's 5 s timeout.
+std::string read_exactly(int fd, size_t n) {
+  std::string got;
+  char buf[65536];
+  while (got.size() < n) {
+    const ssize_t r = ::recv(fd, buf, std::min(sizeof buf, n - got.size()), 0);
+    if (r <= 0) break;
+    got.append(buf, static_cast<size_t>(r));
+  }
+  return got;
+}
+
+// True when nothing arrives on `fd` and it stays open for `quiet`: the session is left waiting.
+bool left_waiting(int fd, std::chrono::milliseconds quiet = 600ms) {
+  pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
+  return ::poll(&p, 1, static_cast<int>(quiet.count())) == 0;
+}
+
+// Polls the proxy's reported failures until there are `n`, within a bound.
+std::vector<ConnectFailure> wait_for_failures(Proxy& proxy, size_t n) {
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (proxy.failures().size() < n && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(5ms);
+  }
+  return proxy.failures();
+}
+
+TEST(Replay, SilentMemberTlsFlightIsAnsweredByTheNextMember) {
+  HungMember hung;
+  Member good;
+  Proxy proxy({hung.address, good.address()}, watching(Replay::kTls));
+  net::Fd client = connect_blocking(proxy.address());
+  const std::string flight = tls_flight(600);
+  const auto sent = std::chrono::steady_clock::now();
+  send_all(client.get(), flight);
+  EXPECT_EQ(read_exactly(client.get(), flight.size()), flight);
+  EXPECT_GE(std::chrono::steady_clock::now() - sent, 200ms) << "only after first_byte_timeout";
+  send_all(client.get(), "and on");
+  EXPECT_EQ(read_exactly(client.get(), 6), "and on") << "the session carries on";
+  EXPECT_TRUE(left_waiting(client.get(), 400ms)) << "the member that answered is not watched";
+
+  const auto failures = proxy.failures();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].member_id, "m0");
+  EXPECT_TRUE(failures[0].silent);
+  EXPECT_NE(failures[0].reason.find("first_byte_timeout"), std::string::npos);
+  EXPECT_EQ(proxy.stats().replayed.load(), 1u);
+  EXPECT_EQ(proxy.pool().candidates[0].stats->connect_failures.load(), 1u);
+  EXPECT_EQ(proxy.pool().candidates[0].stats->active.load(), 0u);
+  EXPECT_EQ(good.accepted(), 1);
+}
+
+TEST(Replay, MemberThatResetsBeforeAnsweringIsReplacedAndReportedNotSilent) {
+  Member resets(Member::kResetAfterRead);
+  Member good;
+  Proxy proxy({resets.address(), good.address()}, watching(Replay::kTls, 5s));
+  net::Fd client = connect_blocking(proxy.address());
+  const std::string flight = tls_flight(600);
+  send_all(client.get(), flight);
+  EXPECT_EQ(read_exactly(client.get(), flight.size()), flight);
+  const auto failures = proxy.failures();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].member_id, "m0");
+  EXPECT_FALSE(failures[0].silent);
+  EXPECT_GE(resets.bytes_read(), 1u) << "it read before resetting";
+  EXPECT_EQ(proxy.stats().replayed.load(), 1u);
+}
+
+TEST(Replay, ASnapshotPublishedMeanwhileDoesNotSendTheReplayBackToTheSilentMember) {
+  HungMember hung;
+  Member good;
+  Proxy proxy({hung.address, good.address()}, watching(Replay::kTls));
+  net::Fd client = connect_blocking(proxy.address());
+  const std::string flight = tls_flight(600);
+  send_all(client.get(), flight);
+  // The same members in a new snapshot: a fresh balancer would pick the first member again.
+  auto next = std::make_shared<PoolSnapshot>(proxy.pool());
+  next->version = 2;
+  proxy.publish(next);
+  EXPECT_EQ(read_exactly(client.get(), flight.size()), flight);
+  EXPECT_EQ(proxy.failures().size(), 1u);
+  EXPECT_EQ(proxy.stats().replayed.load(), 1u);
+}
+
+TEST(Replay, HalfClosedClientsFlightIsReplayedWithItsEnd) {
+  HungMember hung;
+  Member answers_at_eof(Member::kAnswerAtEof);
+  Proxy proxy({hung.address, answers_at_eof.address()}, watching(Replay::kTls));
+  EXPECT_EQ(echo_through(proxy.address(), tls_flight(595)), "got 600 bytes");
+  EXPECT_EQ(proxy.stats().replayed.load(), 1u);
+}
+
+TEST(Replay, NonTlsFlightUnderTlsIsNotReplayedAndLeftWaiting) {
+  HungMember hung;
+  Member good;
+  Proxy proxy({hung.address, good.address()}, watching(Replay::kTls));
+  net::Fd client = connect_blocking(proxy.address());
+  const std::string request = "GET / HTTP/1.1\r\nHost: api\r\n\r\n";
+  send_all(client.get(), request);
+  EXPECT_TRUE(left_waiting(client.get())) << "as without the watch: the member may be working";
+  EXPECT_TRUE(proxy.failures().empty()) << "a slow answer to a request is not a hang";
+  EXPECT_EQ(proxy.stats().replayed.load(), 0u);
+  EXPECT_EQ(good.accepted(), 0);
+  EXPECT_EQ(hung.received(), request) << "sent once, to the first member only";
+}
+
+TEST(Replay, AlwaysReplaysAPlainTextFlight) {
+  HungMember hung;
+  Member good;
+  Proxy proxy({hung.address, good.address()}, watching(Replay::kAlways));
+  net::Fd client = connect_blocking(proxy.address());
+  send_all(client.get(), "PING\r\n");
+  EXPECT_EQ(read_exactly(client.get(), 6), "PING\r\n");
+  EXPECT_EQ(proxy.stats().replayed.load(), 1u);
+}
+
+TEST(Replay, NeverReportsASilentMemberButKeepsWaitingOnIt) {
+  HungMember hung;
+  Member good;
+  Proxy proxy({hung.address, good.address()}, watching(Replay::kNever));
+  net::Fd client = connect_blocking(proxy.address());
+  const std::string flight = tls_flight(600);
+  send_all(client.get(), flight);
+  const auto failures = wait_for_failures(proxy, 1);
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].member_id, "m0");
+  EXPECT_TRUE(failures[0].silent);
+  EXPECT_TRUE(left_waiting(client.get()));
+  EXPECT_EQ(proxy.failures().size(), 1u) << "reported once";
+  EXPECT_EQ(proxy.stats().replayed.load(), 0u);
+  EXPECT_EQ(good.accepted(), 0);
+  EXPECT_EQ(hung.received(), flight);
+}
+
+TEST(Replay, NeverClosesTheClientWhenTheMemberResetsBeforeAnswering) {
+  Member resets(Member::kResetAfterRead);
+  Member good;
+  Proxy proxy({resets.address(), good.address()}, watching(Replay::kNever, 5s));
+  net::Fd client = connect_blocking(proxy.address());
+  send_all(client.get(), tls_flight(600));
+  EXPECT_TRUE(closed_by_peer(client.get()));
+  const auto failures = proxy.failures();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_FALSE(failures[0].silent);
+  EXPECT_EQ(good.accepted(), 0);
+  EXPECT_EQ(proxy.stats().replayed.load(), 0u);
+}
+
+TEST(Replay, FlightOverTheCapIsNotKeptAndTheSessionStillWorks) {
+  Member good;
+  Proxy proxy({good.address()}, watching(Replay::kTls));
+  const std::string payload = tls_flight(1 << 20, 7);
+  EXPECT_TRUE(echo_through(proxy.address(), payload) == payload) << "byte-exact 1 MiB echo";
+  Member answers_at_eof(Member::kAnswerAtEof);
+  Proxy at_eof({answers_at_eof.address()}, watching(Replay::kTls));
+  EXPECT_EQ(echo_through(at_eof.address(), payload), "got 1048581 bytes");
+  EXPECT_TRUE(proxy.failures().empty());
+  EXPECT_TRUE(at_eof.failures().empty());
+  EXPECT_EQ(proxy.stats().replayed.load() + at_eof.stats().replayed.load(), 0u);
+}
+
+TEST(Replay, FlightOverTheCapToASilentMemberIsNotReplayed) {
+  HungMember hung;
+  Member good;
+  Proxy proxy({hung.address, good.address()}, watching(Replay::kTls));
+  net::Fd client = connect_blocking(proxy.address());
+  send_all(client.get(), tls_flight(2 * Session::kFirstFlightCap));
+  EXPECT_TRUE(left_waiting(client.get()));
+  EXPECT_TRUE(proxy.failures().empty());
+  EXPECT_EQ(good.accepted(), 0);
+}
+
+TEST(Replay, WhenEveryMemberIsSilentTheClientIsClosed) {
+  HungMember first, second;
+  Proxy proxy({first.address, second.address}, watching(Replay::kTls, 100ms));
+  net::Fd client = connect_blocking(proxy.address());
+  send_all(client.get(), tls_flight(600));
+  EXPECT_TRUE(closed_by_peer(client.get()));
+  EXPECT_EQ(proxy.stats().no_backend.load(), 1u);
+  EXPECT_EQ(proxy.stats().replayed.load(), 1u);
+  const auto failures = proxy.failures();
+  ASSERT_EQ(failures.size(), 2u);
+  EXPECT_TRUE(failures[0].silent && failures[1].silent);
+}
+
+TEST(Replay, ReplaysStayWithinTheRetriesBudget) {
+  HungMember first, second;
+  Member good;
+  PoolSnapshot settings = watching(Replay::kTls, 100ms);
+  settings.retries = 1;
+  Proxy proxy({first.address, second.address, good.address()}, settings);
+  net::Fd client = connect_blocking(proxy.address());
+  send_all(client.get(), tls_flight(600));
+  EXPECT_TRUE(closed_by_peer(client.get()));
+  EXPECT_EQ(proxy.stats().no_backend.load(), 1u);
+  EXPECT_EQ(good.accepted(), 0);
+}
+
+TEST(Replay, AHedgedConnectAndThenASilentMemberStillEndWithTheAnswer) {
+  // The first member drops SYNs (its accept queue is full), the hedge reaches the second, which
+  // is hung; the replay reaches the third.
+  auto blackhole = net::listen_tcp(loopback(), {.reuse_port = false, .backlog = 0});
+  const auto hole = *net::local_address(blackhole->get());
+  std::vector<net::Fd> fillers;
+  for (int i = 0; i < 4; ++i) fillers.push_back(std::move(net::connect_nonblocking(hole)->fd));
+  HungMember hung;
+  Member good;
+  PoolSnapshot settings = watching(Replay::kTls);
+  settings.connect_timeout = 30s;
+  settings.hedge_after = 50ms;
+  Proxy proxy({hole, hung.address, good.address()}, settings);
+  net::Fd client = connect_blocking(proxy.address());
+  const std::string flight = tls_flight(600);
+  send_all(client.get(), flight);
+  EXPECT_EQ(read_exactly(client.get(), flight.size()), flight);
+  const auto failures = proxy.failures();
+  ASSERT_EQ(failures.size(), 2u);
+  EXPECT_EQ(failures[0].member_id, "m0");
+  EXPECT_NE(failures[0].reason.find("hedge_after"), std::string::npos);
+  EXPECT_EQ(failures[1].member_id, "m1");
+  EXPECT_NE(failures[1].reason.find("first_byte_timeout"), std::string::npos);
+  EXPECT_EQ(proxy.stats().replayed.load(), 1u);
+}
+
+TEST(Replay, ServerFirstMemberThatSpokeIsNotWatched) {
+  Member banner(Member::kBannerThenSilent);
+  Member good;
+  Proxy proxy({banner.address(), good.address()}, watching(Replay::kAlways));
+  net::Fd client = connect_blocking(proxy.address());
+  const std::string expected = Member::kBanner;
+  EXPECT_EQ(read_exactly(client.get(), expected.size()), expected);
+  send_all(client.get(), "SSH-2.0-client\r\n");
+  EXPECT_TRUE(left_waiting(client.get()));
+  EXPECT_TRUE(proxy.failures().empty());
+  EXPECT_EQ(good.accepted(), 0);
+}
+
+TEST(Replay, ClientThatSendsNothingStartsNoClock) {
+  HungMember hung;
+  Member good;
+  Proxy proxy({hung.address, good.address()}, watching(Replay::kTls));
+  net::Fd client = connect_blocking(proxy.address());
+  EXPECT_TRUE(left_waiting(client.get()));
+  EXPECT_TRUE(proxy.failures().empty());
+  EXPECT_EQ(good.accepted(), 0);
+}
+
+TEST(Replay, ZeroTimeoutLeavesTheSessionWaitingOnASilentMember) {
+  HungMember hung;
+  Member good;
+  Proxy proxy({hung.address, good.address()}, PoolSnapshot{.hedge_after = 0s});
+  net::Fd client = connect_blocking(proxy.address());
+  const std::string flight = tls_flight(600);
+  send_all(client.get(), flight);
+  EXPECT_TRUE(left_waiting(client.get()));
+  EXPECT_TRUE(proxy.failures().empty());
+  EXPECT_EQ(proxy.stats().replayed.load(), 0u);
+  EXPECT_EQ(good.accepted(), 0);
+  EXPECT_EQ(hung.received(), flight);
+  client.reset();  // the test ends the session; the worker closes its side
+}
+
+TEST(Replay, SessionSizeStaysAsItWas) {
+  std::printf("sizeof(Session) = %zu\n", sizeof(Session));
+  EXPECT_LE(sizeof(Session), 400u) << "392 before the first flight was kept";
+}
+
+}  // namespace
+}  // namespace vigil::proxy
