@@ -70,6 +70,13 @@ class ControlPlane {
   // Any thread: a worker's connect to a member failed.
   void on_connect_failure(proxy::ConnectFailure failure);
 
+  // Every enabled member of a monitored pool has had its first check's result (liveness.cc).
+  bool first_checks_done() const;
+  // How long the first checks may take at most: the longest monitor timeout, and some slack.
+  Duration first_checks_bound() const;
+  // Sends every worker a ping; true when each answered the previous one (none sent yet: true).
+  bool ping_workers();
+
   std::vector<model::LoadBalancerView> views() const;
   model::LoadBalancerView view() const;  // the file's load balancer
   std::string ready_json() const;        // {"admin": "...", "listeners": {"api": "127.0.0.1:6443"}}
@@ -118,6 +125,8 @@ class ControlPlane {
   std::unique_ptr<Timer> ramp_;  // re-weighs members in slow start
   std::deque<model::Transition> transitions_;
   uint64_t snapshot_version_ = 0;
+  uint64_t ping_round_ = 0;
+  size_t ping_answers_ = SIZE_MAX;  // of round ping_round_; SIZE_MAX: no ping sent yet
   bool stopped_ = false;
 };
 

@@ -3,12 +3,14 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <csignal>
 
 #include "base/file.h"
 #include "base/log.h"
 #include "config/loader.h"
 #include "daemon/control_plane.h"
+#include "daemon/service_notify.h"
 
 namespace vigil::daemon {
 namespace {
@@ -47,13 +49,49 @@ void wait_for_signals(boost::asio::signal_set& signals, ControlPlane& control,
     if (ec) return;
     if (signo == SIGHUP) {
       log::info("SIGHUP: reloading");
-      (void)control.reload();  // logs its own errors; the running configuration stays on error
+      service::reloading();
+      // reload() logs its own errors; the running configuration stays on error.
+      const auto reloaded = control.reload();
+      service::ready(reloaded ? "serving; reloaded"
+                              : "serving the previous configuration; reload refused: " +
+                                    reloaded.error().message);
       wait_for_signals(signals, control, io);
       return;
     }
     log::info("{}: stopping", signo == SIGTERM ? "SIGTERM" : "SIGINT");
+    service::stopping(signo == SIGTERM ? "stopping (SIGTERM)" : "stopping (SIGINT)");
     control.stop();
     io.stop();
+  });
+}
+
+// READY=1 once the first checks have their results (or their bound passed): systemd then starts
+// what comes After= vigil knowing that members already have a verdict.
+void announce_ready(boost::asio::steady_timer& timer, ControlPlane& control, TimePoint deadline) {
+  if (control.first_checks_done() || std::chrono::steady_clock::now() >= deadline) {
+    if (!control.first_checks_done()) log::warn("first checks still running; ready anyway");
+    service::ready("serving");
+    return;
+  }
+  timer.expires_after(std::chrono::milliseconds(20));
+  timer.async_wait([&timer, &control, deadline](const boost::system::error_code& ec) {
+    if (!ec) announce_ready(timer, control, deadline);
+  });
+}
+
+// WATCHDOG=1 from the control thread, and only while every worker's loop answers its ping: a
+// wedged worker, or a wedged control thread, makes systemd restart vigil.
+void keep_watchdog(boost::asio::steady_timer& timer, ControlPlane& control, Duration every) {
+  timer.expires_after(every);
+  timer.async_wait([&timer, &control, every](const boost::system::error_code& ec) {
+    if (ec) return;
+    if (control.ping_workers()) {
+      service::watchdog();
+    } else {
+      log::error("a worker's event loop did not answer within {} ms; withholding the watchdog",
+                 std::chrono::duration_cast<std::chrono::milliseconds>(every).count());
+    }
+    keep_watchdog(timer, control, every);
   });
 }
 
@@ -105,6 +143,13 @@ int serve(const ServeOptions& options) {
   }
   boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
   wait_for_signals(signals, control, io);
+  boost::asio::steady_timer ready_timer(io);
+  announce_ready(ready_timer, control,
+                 std::chrono::steady_clock::now() + control.first_checks_bound());
+  boost::asio::steady_timer watchdog_timer(io);
+  if (const Duration every = service::watchdog_interval(); every > Duration::zero()) {
+    keep_watchdog(watchdog_timer, control, every / 2);  // sd_watchdog_enabled(3): half the interval
+  }
   io.run();
   control.stop();
   log::info("stopped");

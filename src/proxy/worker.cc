@@ -412,6 +412,10 @@ void Worker::stop() {
   thread_.join();
 }
 
+void Worker::ping(std::function<void()> answered) {
+  post([answered = std::move(answered)](Loop&) { answered(); });
+}
+
 void Worker::post(std::function<void(Loop&)> fn) { loop_->post(std::move(fn)); }
 
 }  // namespace vigil::proxy

@@ -58,6 +58,9 @@ class Worker {
   // RST. Tightens keepalive on their backend legs so that the kernel finds out in seconds.
   void probe_member_sessions(std::shared_ptr<const BackendStats> member,
                              net::DeadPeerOptions probe);
+  // Any thread. `answered` runs on the worker thread once its loop has got this far through its
+  // mailbox: the watchdog's proof that the loop still turns.
+  void ping(std::function<void()> answered);
   // Any thread. Closes the listeners and every session, then the thread ends; joins.
   void stop();
 

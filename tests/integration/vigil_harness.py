@@ -69,7 +69,7 @@ pools:
 class Vigil:
     """One `vigil serve` process with a YAML config written to a temporary directory."""
 
-    def __init__(self, tmp_path, config_text, extra_args=()):
+    def __init__(self, tmp_path, config_text, extra_args=(), env=None):
         self.dir = Path(tmp_path)
         (self.dir / "token").write_text(TOKEN + "\n")
         self.config = self.dir / "vigil.yaml"
@@ -80,7 +80,7 @@ class Vigil:
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(
             [str(VIGIL), "serve", "-c", str(self.config), "--ready-file", str(self.ready), *extra_args],
-            stdout=self.log, stderr=subprocess.STDOUT)
+            stdout=self.log, stderr=subprocess.STDOUT, env=None if env is None else dict(os.environ, **env))
         info = json.loads(read_ready_file(self.ready, self.proc))
         self.admin = info["admin"]
         self.listeners = info["listeners"]
