@@ -19,6 +19,8 @@ std::string read_docs() {
   return text.str();
 }
 
+std::string key_man_for_test() { return key_reference_man("1.2.3"); }
+
 TEST(Docs, KeyReferenceMatchesTheGrammar) {
   const std::string docs = read_docs();
   const std::string begin = "<!-- keys:begin -->\n";
@@ -62,6 +64,32 @@ TEST(Docs, YamlExamplesLoad) {
     ++examples;
   }
   EXPECT_GE(examples, 3);
+}
+
+// vigil.yaml(5) lists every key of every section, with its section heading.
+TEST(Docs, ManPageHasEveryKey) {
+  const std::string man = key_man_for_test();
+  EXPECT_TRUE(man.starts_with(".TH VIGIL.YAML 5 \"\" \"vigil 1.2.3\""));
+  for (const SectionDoc& section : key_reference()) {
+    std::string title;
+    for (char c : section.title) title += c == '-' ? std::string("\\-") : std::string(1, c);
+    EXPECT_NE(man.find(".SS " + title + "\n"), std::string::npos) << section.title;
+    for (const KeyDoc& key : section.keys) {
+      std::string name;
+      for (char c : key.name) name += c == '-' ? std::string("\\-") : std::string(1, c);
+      EXPECT_NE(man.find(".TP\n.BR " + name + " "), std::string::npos) << key.name;
+    }
+  }
+}
+
+// The example the package installs as /etc/vigil/vigil.yaml.example loads as it is, without a
+// warning: an operator copies it and only changes addresses.
+TEST(Docs, TheShippedExampleLoads) {
+  const LoadResult r = load_file(std::string(VIGIL_SOURCE_DIR) + "/deploy/vigil.yaml");
+  ASSERT_TRUE(r.ok()) << testing::all(r.diagnostics);
+  EXPECT_TRUE(r.diagnostics.empty()) << testing::all(r.diagnostics);
+  EXPECT_TRUE(advise(*r.config, r.monitor_opt_outs).empty());
+  EXPECT_EQ(r.config->admin.state_file, "/var/lib/vigil/state.json");
 }
 
 }  // namespace

@@ -28,6 +28,10 @@ std::vector<SectionDoc> key_reference();
 // "<!-- keys:begin -->" and "<!-- keys:end -->".
 std::string key_reference_markdown();
 
+// vigil.yaml(5): the same reference as a man page (roff, man macros), for `man vigil.yaml`.
+// `version` goes into the page's footer.
+std::string key_reference_man(std::string_view version);
+
 // `text` made safe inside a Markdown table cell ('|' escaped); for every generated reference.
 std::string markdown_cell(std::string_view text);
 

@@ -1,0 +1,65 @@
+# What `cmake --install` puts where (GNUInstallDirs: with the prefix /usr, the config goes to
+# /etc), and the Debian package CPack builds from it (scripts/package.sh).
+include(GNUInstallDirs)
+
+install(TARGETS vigil RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+configure_file(${PROJECT_SOURCE_DIR}/deploy/systemd/vigil.service.in
+               ${PROJECT_BINARY_DIR}/deploy/vigil.service @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/deploy/vigil.service DESTINATION lib/systemd/system)
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/vigil.yaml
+        DESTINATION ${CMAKE_INSTALL_FULL_SYSCONFDIR}/vigil RENAME vigil.yaml.example)
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/bash-completion/vigil
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/vigil.yaml DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+
+# Man pages: vigil(1) from `vigil --help` (help2man), vigil.yaml(5) from the key tables, so
+# neither drifts from what the binary does. Running the binary at build time is skipped for
+# sanitizer builds, whose runtime would add its own output.
+find_program(HELP2MAN help2man)
+find_program(GZIP gzip)
+if(HELP2MAN AND GZIP AND NOT VIGIL_SANITIZE)
+  set(man ${PROJECT_BINARY_DIR}/man)
+  add_custom_command(
+    OUTPUT ${man}/vigil.1.gz
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${man}
+    COMMAND ${HELP2MAN} --no-info --no-discard-stderr
+            --include=${PROJECT_SOURCE_DIR}/deploy/man/vigil.h2m
+            --section=1 --output=${man}/vigil.1
+            $<TARGET_FILE:vigil>
+    COMMAND ${GZIP} -9nf ${man}/vigil.1
+    DEPENDS vigil ${PROJECT_SOURCE_DIR}/deploy/man/vigil.h2m
+    COMMENT "vigil(1) from vigil --help")
+  add_custom_command(
+    OUTPUT ${man}/vigil.yaml.5.gz
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${man}
+    COMMAND vigil-yaml-man ${PROJECT_VERSION} > ${man}/vigil.yaml.5
+    COMMAND ${GZIP} -9nf ${man}/vigil.yaml.5
+    DEPENDS vigil-yaml-man
+    COMMENT "vigil.yaml(5) from the config key tables")
+  add_custom_target(man ALL DEPENDS ${man}/vigil.1.gz ${man}/vigil.yaml.5.gz)
+  install(FILES ${man}/vigil.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+  install(FILES ${man}/vigil.yaml.5.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man5)
+endif()
+
+# The Debian package (cpack -G DEB). Its maintainer scripts are in deploy/debian.
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME vigil)
+set(CPACK_PACKAGE_VENDOR "the vigil authors")
+set(CPACK_PACKAGE_CONTACT "vigil maintainers <vigil@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+    "health-checking Layer-4 load balancer for Kubernetes and OpenShift control planes")
+set(CPACK_PACKAGE_DESCRIPTION
+    "vigil puts HTTPS /readyz checks, Octavia-style member status with the reason, and failover \
+that clients do not notice in front of API servers, machine-config servers and ingress.")
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION net)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "adduser, init-system-helpers")
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
+    ${PROJECT_SOURCE_DIR}/deploy/debian/postinst ${PROJECT_SOURCE_DIR}/deploy/debian/prerm
+    ${PROJECT_SOURCE_DIR}/deploy/debian/postrm ${PROJECT_SOURCE_DIR}/deploy/debian/conffiles)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+include(CPack)
