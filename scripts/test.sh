@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine, checks the sources' formatting (clang-format), and runs every
 # test: unit tests (ctest) and integration tests (pytest against the real binaries on loopback) on
-# the dev build, the failover system tests (own network namespaces; root), the parsers' libFuzzer
-# targets for a bounded time, then unit and integration tests again under AddressSanitizer +
-# UndefinedBehaviorSanitizer. Exits non-zero on the first failing stage.
+# the dev build, the failover system tests (own network namespaces; root), the Debian package
+# (built, installed and purged; root), the parsers' libFuzzer targets for a bounded time, then unit
+# and integration tests again under AddressSanitizer + UndefinedBehaviorSanitizer. Exits non-zero
+# on the first failing stage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,6 +29,13 @@ if [[ $(id -u) -eq 0 ]]; then
   VIGIL_BUILD=build/dev /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider tests/system
 else
   echo "system tests need root (ip netns, iptables): skipped" >&2
+fi
+echo "==> Debian package (scripts/package.sh, then dpkg -i and --purge; root)"
+if [[ $(id -u) -eq 0 ]]; then
+  deb=$(bash scripts/package.sh)
+  VIGIL_DEB="$PWD/$deb" /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider tests/package
+else
+  echo "the package test installs and removes the package (root): skipped" >&2
 fi
 echo "==> fuzzing (libFuzzer, bounded)"
 bash scripts/fuzz.sh "${VIGIL_FUZZ_SECONDS:-20}"
