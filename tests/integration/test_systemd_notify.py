@@ -114,3 +114,19 @@ def test_without_notify_socket_nothing_changes(tmp_path, cleanup):
     cleanup(vigil)
     vigil.wait_member("master-01", "ONLINE")
     assert vigil.stop() == 0
+
+
+def test_lines_to_the_journal_carry_their_priority(tmp_path, cleanup):
+    # systemd names the journal stream it gives as stderr in JOURNAL_STREAM (device:inode). The
+    # harness's log file stands in for it: vigil must find that stderr is that file.
+    log = tmp_path / "vigil.log"
+    log.touch()
+    st = log.stat()
+    vigil = Vigil(tmp_path, pool_config(MONITOR, [("gone", 1)]),
+                  env={"JOURNAL_STREAM": f"{st.st_dev}:{st.st_ino}"})
+    cleanup(vigil)
+    vigil.wait_member("gone", "ERROR")
+    lines = vigil.log_text().splitlines()
+    assert lines and all(line[:3] in ("<6>", "<4>", "<3>") for line in lines), lines
+    assert any(line.startswith("<4>") and "member gone" in line and "DOWN" in line for line in lines)
+    assert any(line.startswith("<6>") and "vigil serving" in line for line in lines)
