@@ -48,6 +48,19 @@ Result<void> ObjectStore::commit(ApiState next) {
   return {};
 }
 
+Result<void> ObjectStore::set_override(std::string_view member_id,
+                                       std::optional<model::AdminOverride> o) {
+  ApiState next = state_;
+  if (o) {
+    next.member_overrides.insert_or_assign(std::string(member_id), std::move(*o));
+  } else if (auto it = next.member_overrides.find(member_id); it != next.member_overrides.end()) {
+    next.member_overrides.erase(it);
+  } else {
+    return {};  // nothing to save
+  }
+  return commit(std::move(next));
+}
+
 std::vector<model::Config> ObjectStore::configs_of(const ApiState& state) {
   std::vector<model::Config> out;
   out.reserve(state.loadbalancers.size());

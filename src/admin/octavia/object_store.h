@@ -14,7 +14,9 @@
 // (views.h), which build API objects from this store.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "admin/octavia/objects.h"
@@ -40,6 +42,10 @@ class ObjectStore {
   // Saves `next` to the state file, then makes it the state. On a write error the state is
   // unchanged and the error names the file.
   Result<void> commit(ApiState next);
+
+  // Sets (or, with none, removes) the override of the member `member_id` and saves the state,
+  // as commit() does.
+  Result<void> set_override(std::string_view member_id, std::optional<model::AdminOverride> o);
 
   // One model::Config per load balancer of the state, in creation order (origin kApi, ids filled
   // in, names = ids; see above).
