@@ -44,10 +44,12 @@ using ApplyFn = std::function<Result<void>(const std::vector<model::Config>& api
 // Re-reads the config file and applies it (POST /v1/reload, like SIGHUP).
 using ReloadFn = std::function<Result<void>()>;
 // Sets (or, with none, clears) an operator's override of the member `member_id` (any member, the
-// config file's too): saved in admin.state_file, then carried out at once. The error (the state
-// file cannot be written) leaves the member as it was.
-using OverrideFn = std::function<Result<void>(const std::string& member_id,
-                                              std::optional<model::AdminOverride> next)>;
+// config file's too): saved in admin.state_file, then carried out at once; `by` says who (for the
+// log, also when clearing). The error (the state file cannot be written) leaves the member as it
+// was.
+using OverrideFn =
+    std::function<Result<void>(const std::string& member_id,
+                               std::optional<model::AdminOverride> next, std::string_view by)>;
 
 struct RouteContext {
   std::string_view token;    // empty: no token configured, every authenticated route answers 401

@@ -74,7 +74,7 @@ std::optional<Response> put(const Request& request, const FoundMember& f,
   if (!req) return fault(400, req.error().message);
   auto next = model::next_override(f.member->admin_override, req->state, req->weight, ctx.now,
                                    req->by);
-  if (auto done = (*ctx.set_override)(f.member->id, next); !done) {
+  if (auto done = (*ctx.set_override)(f.member->id, next, req->by); !done) {
     log::error("admin API: {} {}: {}", request.method, request.target, done.error().message);
     return fault(500, done.error().message);
   }

@@ -38,7 +38,8 @@ class MemberAdminTest : public ::testing::Test {
   int calls_ = 0;
   bool fail_ = false;
   OverrideFn set_override_ = [this](const std::string& id,
-                                    std::optional<model::AdminOverride> next) -> Result<void> {
+                                    std::optional<model::AdminOverride> next,
+                                    std::string_view) -> Result<void> {
     ++calls_;
     if (fail_) return fail("cannot save the API objects: /var/lib/vigil/state.json: disk full");
     for (auto& p : lbs_[0].pools) {

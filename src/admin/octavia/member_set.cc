@@ -74,7 +74,7 @@ Response set_file_member(const Request& request, const Target& target, const Cat
     }
     auto next = model::next_override(member.item->admin_override, set->state, set->weight,
                                      ctx.now, "Octavia API");
-    if (auto done = (*ctx.set_override)(member.item->id, next); !done) {
+    if (auto done = (*ctx.set_override)(member.item->id, next, "Octavia API"); !done) {
       log::error("admin API: {} {}: {}", request.method, request.target, done.error().message);
       return fault(500, done.error().message);
     }

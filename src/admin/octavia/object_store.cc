@@ -39,6 +39,11 @@ Result<ObjectStore> ObjectStore::load(const std::string& state_file) {
 }
 
 Result<void> ObjectStore::commit(ApiState next) {
+  next.member_overrides = state_.member_overrides;
+  return save(std::move(next));
+}
+
+Result<void> ObjectStore::save(ApiState next) {
   if (!state_file_.empty()) {
     if (auto written = write_file_atomic(state_file_, state_to_json(next)); !written) {
       return fail(fmt::format("cannot save the API objects: {}", written.error().message));
@@ -58,7 +63,13 @@ Result<void> ObjectStore::set_override(std::string_view member_id,
   } else {
     return {};  // nothing to save
   }
-  return commit(std::move(next));
+  return save(std::move(next));
+}
+
+Result<void> ObjectStore::drop_overrides(const std::vector<std::string>& member_ids) {
+  ApiState next = state_;
+  for (const std::string& id : member_ids) next.member_overrides.erase(id);
+  return save(std::move(next));
 }
 
 std::vector<model::Config> ObjectStore::configs_of(const ApiState& state) {

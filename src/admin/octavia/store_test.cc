@@ -100,6 +100,8 @@ TEST_F(StoreFileTest, MemberOverridesRoundTripThroughTheStateFile) {
   ASSERT_TRUE(store->set_override("file-member-2", weight));
   ASSERT_TRUE(store->set_override("file-member-2", std::nullopt)) << "ready removes it";
   ASSERT_TRUE(store->set_override("never-set", std::nullopt)) << "nothing to remove";
+  ASSERT_TRUE(store->commit(sample_state())) << "an Octavia write";
+  EXPECT_EQ(store->state().member_overrides.size(), 1u) << "leaves the overrides alone";
 
   auto again = ObjectStore::load(path());
   ASSERT_TRUE(again) << again.error().message;
