@@ -147,6 +147,19 @@ TEST_F(MemberAdminTest, APoolNameInTwoLoadBalancersNeedsItsIdOrLbSlashPool) {
   EXPECT_EQ(call("GET", "/v1/pools/other-pool-id/members/master-01/admin").status, 200);
 }
 
+TEST_F(MemberAdminTest, TheStatusPageAndStatusJsonShowTheOverride) {
+  ASSERT_EQ(call("PUT", path_, R"j({"state": "maint", "weight": 2, "by": "CLI (alice)"})j").status,
+            200);
+  const Response page = call("GET", "/");
+  EXPECT_NE(page.body.find("maint, weight 2, set 0s ago by CLI (alice); HTTP 200"),
+            std::string::npos);
+  const json::value status = body(call("GET", "/v1/status"));
+  const json::value& o = status.at("pools").at(0).at("members").at(0).at("admin_override");
+  EXPECT_EQ(o.at("state"), "maint");
+  EXPECT_EQ(o.at("weight"), 2);
+  EXPECT_EQ(status.at("pools").at(0).at("members").at(1).at("admin_override"), nullptr);
+}
+
 // `openstack loadbalancer member set` on a file member: --weight, --disable, --enable.
 TEST_F(MemberAdminTest, OctaviaMemberSetOnAFileMemberIsARuntimeOverride) {
   const std::string member = "/v2/lbaas/pools/" + lbs_[0].pools[0].id + "/members/" +
