@@ -65,15 +65,14 @@ Response member_answer(const FoundMember& f, model::WallTime now) {
   return r;
 }
 
-std::optional<Response> put(const Request& request, const FoundMember& f,
-                            const RouteContext& ctx) {
+std::optional<Response> put(const Request& request, const FoundMember& f, const RouteContext& ctx) {
   if (ctx.set_override == nullptr || !*ctx.set_override) {
     return fault(405, "this vigil cannot change members at run time");
   }
   auto req = parse_override_request(request.body);
   if (!req) return fault(400, req.error().message);
-  auto next = model::next_override(f.member->admin_override, req->state, req->weight, ctx.now,
-                                   req->by);
+  auto next =
+      model::next_override(f.member->admin_override, req->state, req->weight, ctx.now, req->by);
   if (auto done = (*ctx.set_override)(f.member->id, next, req->by); !done) {
     log::error("admin API: {} {}: {}", request.method, request.target, done.error().message);
     return fault(500, done.error().message);

@@ -19,12 +19,11 @@ class MemberAdminTest : public ::testing::Test {
  protected:
   Response call(std::string_view method, std::string_view target, std::string_view body = "",
                 std::string_view token = "T") {
-    const Request request{
-        .method = method, .target = target, .x_auth_token = token, .body = body};
-    return route(request, RouteContext{.token = "T",
-                                       .views = views_,
-                                       .now = testing::kNow,
-                                       .set_override = &set_override_});
+    const Request request{.method = method, .target = target, .x_auth_token = token, .body = body};
+    return route(
+        request,
+        RouteContext{
+            .token = "T", .views = views_, .now = testing::kNow, .set_override = &set_override_});
   }
   json::value body(const Response& r) { return json::parse(r.body); }
   std::string faultstring(const Response& r) {
@@ -37,8 +36,7 @@ class MemberAdminTest : public ::testing::Test {
   ViewsSource views_ = [this] { return lbs_; };
   int calls_ = 0;
   bool fail_ = false;
-  OverrideFn set_override_ = [this](const std::string& id,
-                                    std::optional<model::AdminOverride> next,
+  OverrideFn set_override_ = [this](const std::string& id, std::optional<model::AdminOverride> next,
                                     std::string_view) -> Result<void> {
     ++calls_;
     if (fail_) return fail("cannot save the API objects: /var/lib/vigil/state.json: disk full");
@@ -65,8 +63,8 @@ TEST_F(MemberAdminTest, APutSetsTheOverrideAndAnswersTheMembersNewView) {
   EXPECT_EQ(body(r).at("member").at("pool"), "masters");
 
   // A weight keeps the drain; GET shows both; the id works as well as the name.
-  const std::string by_id = "/v1/pools/" + lbs_[0].pools[0].id + "/members/" + master01().id +
-                            "/admin";
+  const std::string by_id =
+      "/v1/pools/" + lbs_[0].pools[0].id + "/members/" + master01().id + "/admin";
   EXPECT_EQ(call("PUT", by_id, R"({"weight": 0, "by": "CLI"})").status, 200);
   const Response shown = call("GET", path_);
   ASSERT_EQ(shown.status, 200);
@@ -90,7 +88,8 @@ TEST_F(MemberAdminTest, BadBodiesAnswer400AndChangeNothing) {
       {.body = "{not json", .message = "the body is not valid JSON"},
       {.body = "[1]", .message = "the body must be a JSON object"},
       {.body = "{}", .message = "give state (ready, drain or maint) or weight (0 to 256)"},
-      {.body = R"({"state": "off"})", .message = "state must be ready, drain or maint (got \"off\")"},
+      {.body = R"({"state": "off"})",
+       .message = "state must be ready, drain or maint (got \"off\")"},
       {.body = R"({"state": "DRAIN"})", .message = "state must be ready, drain or maint"},
       {.body = R"({"weight": 257})", .message = "weight must be a whole number from 0 to 256"},
       {.body = R"({"weight": -1})", .message = "weight must be a whole number from 0 to 256"},
@@ -139,10 +138,10 @@ TEST_F(MemberAdminTest, APoolNameInTwoLoadBalancersNeedsItsIdOrLbSlashPool) {
   EXPECT_EQ(r.status, 409);
   EXPECT_NE(faultstring(r).find("give the pool's id or LB/POOL"), std::string::npos) << r.body;
   EXPECT_NE(faultstring(r).find("other/masters (id other-pool-id)"), std::string::npos);
-  EXPECT_EQ(call("PUT", "/v1/pools/vigil%2Fmasters/members/master-01/admin",
-                 R"({"state": "drain"})")
-                .status,
-            200);
+  EXPECT_EQ(
+      call("PUT", "/v1/pools/vigil%2Fmasters/members/master-01/admin", R"({"state": "drain"})")
+          .status,
+      200);
   EXPECT_TRUE(master01().admin_override);
   EXPECT_EQ(call("GET", "/v1/pools/other-pool-id/members/master-01/admin").status, 200);
 }
@@ -162,8 +161,7 @@ TEST_F(MemberAdminTest, TheStatusPageAndStatusJsonShowTheOverride) {
 
 // `openstack loadbalancer member set` on a file member: --weight, --disable, --enable.
 TEST_F(MemberAdminTest, OctaviaMemberSetOnAFileMemberIsARuntimeOverride) {
-  const std::string member = "/v2/lbaas/pools/" + lbs_[0].pools[0].id + "/members/" +
-                             master01().id;
+  const std::string member = "/v2/lbaas/pools/" + lbs_[0].pools[0].id + "/members/" + master01().id;
   Response r = call("PUT", member, R"({"member": {"weight": 0}})");
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(body(r).at("member").at("weight"), 0);

@@ -3,11 +3,10 @@
 // thread.
 #pragma once
 
+#include <boost/json/value.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <boost/json/value.hpp>
 
 #include "base/error.h"
 #include "model/admin_override.h"

@@ -111,7 +111,7 @@ TEST(MemberRef, ANameAloneMustBeUniqueAcrossPools) {
   const std::string doc = admin::status_json(lb, admin::testing::kNow);
   struct Case {
     const char* target;
-    int exit_code;  // 0: found
+    int exit_code;         // 0: found
     const char* expected;  // the pool found, or a part of the message
   };
   const Case cases[] = {

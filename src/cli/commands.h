@@ -1,6 +1,6 @@
-// vigil's client commands (`vigil members`, `vigil status`, `vigil member drain|maint|ready|weight`):
-// they ask a running daemon's admin API over HTTP and print the answer. Blocking; called from
-// main() on the CLI's only thread.
+// vigil's client commands (`vigil members`, `vigil status`, `vigil member
+// drain|maint|ready|weight`): they ask a running daemon's admin API over HTTP and print the answer.
+// Blocking; called from main() on the CLI's only thread.
 #pragma once
 
 #include <chrono>
@@ -33,9 +33,9 @@ struct Failure {
 
 // `vigil member VERB [POOL/]MEMBER [N] [--wait[=TIMEOUT]]`.
 struct MemberCommand {
-  std::string verb;    // "drain", "maint", "ready" or "weight"
-  std::string target;  // "[POOL/]MEMBER": POOL a pool's name or id, MEMBER a member's
-  std::optional<int> weight;                      // weight: 0..256
+  std::string verb;           // "drain", "maint", "ready" or "weight"
+  std::string target;         // "[POOL/]MEMBER": POOL a pool's name or id, MEMBER a member's
+  std::optional<int> weight;  // weight: 0..256
   std::optional<std::chrono::milliseconds> wait;  // drain: until no active session is left
   std::string by = "CLI";                         // shown as "set by"
 };

@@ -52,7 +52,8 @@ std::string summary(const MemberRef& ref, const std::string& answer) {
   std::string what = "ready (no override)";
   if (o != nullptr) {
     what = str(*o, "state") == "ready" ? "" : str(*o, "state");
-    if (!str(*o, "weight").empty()) what += (what.empty() ? "" : ", ") + ("weight " + str(*o, "weight"));
+    if (!str(*o, "weight").empty())
+      what += (what.empty() ? "" : ", ") + ("weight " + str(*o, "weight"));
     what += ", set by " + str(*o, "by");
   }
   return fmt::format("pool {} member {}: {}; {}, {} active sessions", ref.pool, ref.member, what,
@@ -135,8 +136,7 @@ std::expected<MemberRef, Failure> find_member_ref(std::string_view status_json,
   return hits.front();
 }
 
-std::optional<int64_t> active_sessions(std::string_view status_json,
-                                       std::string_view member_id) {
+std::optional<int64_t> active_sessions(std::string_view status_json, std::string_view member_id) {
   auto doc = parse_status(status_json);
   if (!doc) return std::nullopt;
   for (const json::object* lb : load_balancer_docs(*doc)) {

@@ -56,9 +56,11 @@ std::string one_line(std::string text, size_t max_bytes = 120) {
 // "drain, set 12s ago by CLI": the operator's word, before what the checks say.
 std::string override_reason(const json::object& o, std::optional<int64_t> now) {
   std::string what = str(o, "state") == "ready" ? "" : str(o, "state");
-  if (!str(o, "weight").empty()) what += (what.empty() ? "" : ", ") + ("weight " + str(o, "weight"));
+  if (!str(o, "weight").empty())
+    what += (what.empty() ? "" : ", ") + ("weight " + str(o, "weight"));
   const auto at = unix_seconds(str(o, "set_at"));
-  const std::string ago = at && now ? " " + short_age(std::max<int64_t>(0, *now - *at)) + " ago" : "";
+  const std::string ago =
+      at && now ? " " + short_age(std::max<int64_t>(0, *now - *at)) + " ago" : "";
   return fmt::format("{}, set{} by {}", what, ago, one_line(str(o, "by"), 64));
 }
 
@@ -94,7 +96,8 @@ Result<std::string> format_members_table(std::string_view status_json,
     const json::object& m = *pm.member;
     rows.push_back({str(*pm.pool, "name"), str(m, "name"), str(m, "address"),
                     str(m, "protocol_port"), str(m, "weight"), str(m, "operating_status"),
-                    str(m, "health"), flag(m, "in_rotation") ? "yes" : "no", reason(pm, now), since(m)});
+                    str(m, "health"), flag(m, "in_rotation") ? "yes" : "no", reason(pm, now),
+                    since(m)});
   }
   return render_table({"pool", "name", "address", "protocol_port", "weight", "operating_status",
                        "health", "in_rotation", "reason", "since"},

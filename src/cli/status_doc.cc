@@ -1,12 +1,11 @@
 #include "cli/status_doc.h"
 
-#include <cstdio>
-#include <ctime>
-
 #include <fmt/format.h>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <cstdio>
+#include <ctime>
 
 namespace vigil::cli {
 

@@ -124,17 +124,17 @@ bool draining_of(const PoolRuntime& pool, const MemberRuntime& m) {
 }
 
 int weight_of(const MemberRuntime& m) {
-  return m.admin_override && m.admin_override->weight ? *m.admin_override->weight
-                                                      : m.config.weight;
+  return m.admin_override && m.admin_override->weight ? *m.admin_override->weight : m.config.weight;
 }
 
 OperatingStatus member_status_of(const PoolRuntime& pool, const MemberRuntime& m) {
   const model::AdminState admin = admin_state(m);
-  return model::member_status({.enabled = m.config.enabled && admin != model::AdminState::kMaint,
-                               .weight = weight_of(m),
-                               .draining = draining_of(pool, m) || admin == model::AdminState::kDrain,
-                               .has_monitor = pool.config.health_monitor.has_value(),
-                               .health = m.health});
+  return model::member_status(
+      {.enabled = m.config.enabled && admin != model::AdminState::kMaint,
+       .weight = weight_of(m),
+       .draining = draining_of(pool, m) || admin == model::AdminState::kDrain,
+       .has_monitor = pool.config.health_monitor.has_value(),
+       .health = m.health});
 }
 
 namespace {
@@ -215,9 +215,8 @@ PoolChanges apply_override(PoolRuntime& pool, size_t member,
   const bool was_maint = admin_state(m) == model::AdminState::kMaint;
   m.admin_override = std::move(next);
   const std::string admin =
-      m.admin_override
-          ? fmt::format("admin {}, set by {}", model::describe(*m.admin_override), by)
-          : fmt::format("admin override cleared by {}", by);
+      m.admin_override ? fmt::format("admin {}, set by {}", model::describe(*m.admin_override), by)
+                       : fmt::format("admin override cleared by {}", by);
   PoolChanges out = recompute_for(pool, at, false, member, admin);
   if (!was_maint && admin_state(m) == model::AdminState::kMaint) {
     out.closes.push_back({.member = member, .reason = CloseReason::kMaint});

@@ -471,9 +471,8 @@ TEST(PoolState, AnAdminOverrideDecidesStatusRotationAndSessions) {
     EXPECT_EQ(weight, c.expected_weight) << c.description;
     // Checks go on under an override, and their results do not undo it.
     apply_check(pool, 0, pass(Health::kUp, 7), at());
-    changes = apply_check(pool, 0,
-                          result({.outcome = Outcome::kRefused}, Health::kUp, Health::kDown, 0, 3),
-                          at());
+    changes = apply_check(
+        pool, 0, result({.outcome = Outcome::kRefused}, Health::kUp, Health::kDown, 0, 3), at());
     EXPECT_EQ(pool.members[0].successes, 0) << c.description << ": still checked";
     if (c.override_ && c.override_->weight != 5) {
       EXPECT_EQ(pool.members[0].status, c.expected_status) << c.description << " after a check";
@@ -486,9 +485,8 @@ TEST(PoolState, AnAdminOverrideDecidesStatusRotationAndSessions) {
 TEST(PoolState, AnOverrideTransitionNamesTheOverrideAndReadyRestores) {
   PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1"), member("b", "10.0.0.2")});
   bring_up(pool);
-  PoolChanges changes =
-      apply_override(pool, 0, model::AdminOverride{.state = model::AdminState::kDrain}, "CLI",
-                     at());
+  PoolChanges changes = apply_override(
+      pool, 0, model::AdminOverride{.state = model::AdminState::kDrain}, "CLI", at());
   ASSERT_EQ(changes.transitions.size(), 1u);
   EXPECT_EQ(changes.transitions[0].line,
             "pool masters member a 10.0.0.1:6443 DRAINING: admin drain, set by CLI (was ONLINE); "

@@ -47,8 +47,7 @@ struct AdminOverride {
 // `ready` clears, so `ready` with a weight leaves that weight alone). None: nothing is left.
 std::optional<AdminOverride> next_override(const std::optional<AdminOverride>& current,
                                            std::optional<AdminState> state,
-                                           std::optional<int> weight, WallTime now,
-                                           std::string by);
+                                           std::optional<int> weight, WallTime now, std::string by);
 
 // "drain", "maint, weight 3", "weight 0": the override in a few words.
 std::string describe(const AdminOverride& o);

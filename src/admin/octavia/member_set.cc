@@ -33,8 +33,7 @@ ApiResult<MemberSet> parse_member_set(std::string_view body, const Response& rea
   MemberSet out;
   for (const auto& [key, value] : member->as_object()) {
     if (key == "weight") {
-      if (!value.is_int64() || value.as_int64() < 0 ||
-          value.as_int64() > model::kMaxMemberWeight) {
+      if (!value.is_int64() || value.as_int64() < 0 || value.as_int64() > model::kMaxMemberWeight) {
         return api_error(400, fmt::format("Invalid input for field/attribute weight. Value: '{}'. "
                                           "Value should be between 0 and {}",
                                           json::serialize(value), model::kMaxMemberWeight));
@@ -72,8 +71,8 @@ Response set_file_member(const Request& request, const Target& target, const Cat
     if (ctx.set_override == nullptr || !*ctx.set_override) {
       return catalog.read_only(*pool.lb);
     }
-    auto next = model::next_override(member.item->admin_override, set->state, set->weight,
-                                     ctx.now, "Octavia API");
+    auto next = model::next_override(member.item->admin_override, set->state, set->weight, ctx.now,
+                                     "Octavia API");
     if (auto done = (*ctx.set_override)(member.item->id, next, "Octavia API"); !done) {
       log::error("admin API: {} {}: {}", request.method, request.target, done.error().message);
       return fault(500, done.error().message);
@@ -83,8 +82,7 @@ Response set_file_member(const Request& request, const Target& target, const Cat
   const std::vector<model::LoadBalancerView> views = merged_views(ctx.views(), ctx.store);
   const Catalog after(views, ctx.store);
   Target show;
-  show.segments = {target.segments[0], "lbaas", "pools", pool.item->id, "members",
-                   member.item->id};
+  show.segments = {target.segments[0], "lbaas", "pools", pool.item->id, "members", member.item->id};
   return route_octavia(show, after);
 }
 

@@ -227,8 +227,8 @@ Result<void> load_overrides(const json::object& top, ApiState& out) {
   if (!all->is_object()) return fail("\"member_overrides\" must be an object keyed by member id");
   for (const auto& [id, v] : all->as_object()) {
     auto o = override_from_json(v);
-    if (!o) return fail(fmt::format("member_overrides.{}: {}", std::string_view(id),
-                                    o.error().message));
+    if (!o)
+      return fail(fmt::format("member_overrides.{}: {}", std::string_view(id), o.error().message));
     out.member_overrides.emplace(std::string(id), std::move(*o));
   }
   return {};
