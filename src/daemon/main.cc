@@ -60,8 +60,8 @@ admin.state_file) until `ready`:
                      runs the member with weight N (0..256; 0 drains) instead of the file's
 
 POOL is a pool's name or id; MEMBER alone is enough when no other pool has a member of that name.
-Exit codes: 0 done; 1 refused (unknown member, bad value) or --wait timed out; 2 vigil cannot be
-reached, or MEMBER is in several pools.
+Exit codes: 0 done; 1 refused (unknown member, bad value) or --wait timed out; 2 bad usage, vigil
+cannot be reached, or MEMBER is in several pools.
 
 client options:
   --admin URL        where vigil's admin API listens (env VIGIL_ADMIN; default: the config's
