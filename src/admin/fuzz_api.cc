@@ -8,6 +8,7 @@
 
 #include "admin/octavia/ops.h"
 #include "admin/octavia/store_json.h"
+#include "admin/override_json.h"
 
 namespace {
 
@@ -48,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const ApiLoadBalancer& lb = s.loadbalancers[0];
   const std::string pool = lb.pools[0].id, listener = lb.listeners[0].id;
   const std::string member = lb.pools[0].members[0].id, monitor = lb.pools[0].healthmonitor->id;
-  switch (data[0] % 11) {
+  switch (data[0] % 12) {
     case 0:
       (void)create_loadbalancer(s, body, c);
       break;
@@ -78,6 +79,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case 9:
       (void)update_healthmonitor(s, monitor, body, c);
+      break;
+    case 10:
+      (void)parse_override_request(body);  // PUT /v1/pools/{pool}/members/{member}/admin
       break;
     default:
       if (auto loaded = state_from_json(body)) (void)state_to_json(*loaded);

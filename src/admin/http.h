@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -42,14 +43,21 @@ using ViewsSource = std::function<std::vector<model::LoadBalancerView>()>;
 using ApplyFn = std::function<Result<void>(const std::vector<model::Config>& api_load_balancers)>;
 // Re-reads the config file and applies it (POST /v1/reload, like SIGHUP).
 using ReloadFn = std::function<Result<void>()>;
+// Sets (or, with none, clears) an operator's override of the member `member_id` (any member, the
+// config file's too): saved in admin.state_file, then carried out at once; `by` says who (for the
+// log, also when clearing). The error (the state file cannot be written) leaves the member as it
+// was.
+using OverrideFn = std::function<Result<void>(
+    const std::string& member_id, std::optional<model::AdminOverride> next, std::string_view by)>;
 
 struct RouteContext {
   std::string_view token;    // empty: no token configured, every authenticated route answers 401
   const ViewsSource& views;  // called only by routes that show state, never for /healthz
   model::WallTime now;
-  ObjectStore* store = nullptr;      // null: the Octavia API cannot create objects (405)
-  const ApplyFn* apply = nullptr;    // required with a store
-  const ReloadFn* reload = nullptr;  // null: POST /v1/reload answers 405
+  ObjectStore* store = nullptr;              // null: the Octavia API cannot create objects (405)
+  const ApplyFn* apply = nullptr;            // required with a store
+  const ReloadFn* reload = nullptr;          // null: POST /v1/reload answers 405
+  const OverrideFn* set_override = nullptr;  // null: member overrides answer 405
 };
 
 // Octavia's error shape: {"faultstring": message}.

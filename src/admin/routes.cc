@@ -4,6 +4,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "admin/auth.h"
+#include "admin/member_admin.h"
 #include "admin/metrics.h"
 #include "admin/octavia/local_network.h"
 #include "admin/octavia/reads.h"
@@ -82,6 +83,7 @@ Response authenticated(const Request& request, const Target& target, const Route
     if (auto reloaded = (*ctx.reload)(); !reloaded) return fault(409, reloaded.error().message);
     return text(200, "application/json", "{\"reloaded\": true}");
   }
+  if (auto r = route_member_admin(request, target, ctx)) return *r;
   if (s == Segments{"metrics"}) {
     if (!get) return method_not_allowed();
     return text(200, "text/plain; version=0.0.4; charset=utf-8", metrics_text(views()));

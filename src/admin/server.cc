@@ -149,7 +149,8 @@ class Session : public std::enable_shared_from_this<Session> {
                                              .now = std::chrono::system_clock::now(),
                                              .store = o.store,
                                              .apply = &o.apply,
-                                             .reload = o.reload ? &o.reload : nullptr});
+                                             .reload = o.reload ? &o.reload : nullptr,
+                                             .set_override = &o.set_override});
     } catch (const std::exception& e) {
       log::error("admin API: {} {} failed: {}", std::string_view(request.method),
                  std::string_view(request.target), e.what());

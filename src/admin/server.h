@@ -31,6 +31,8 @@ struct Options {
   ApplyFn apply;
   // POST /v1/reload; empty: not offered.
   ReloadFn reload;
+  // PUT /v1/pools/{pool}/members/{member}/admin and member set on file members; empty: 405.
+  OverrideFn set_override;
 };
 
 struct ServerState;  // Asio objects and the open sessions, in server.cc

@@ -6,6 +6,7 @@
 #include <boost/json/value.hpp>
 #include <chrono>
 
+#include "admin/override_json.h"
 #include "admin/text.h"
 #include "model/config.h"
 
@@ -35,6 +36,8 @@ json::value monitor_json(const model::PoolView& p) {
   };
 }
 
+}  // namespace
+
 json::object member_json(const model::MemberView& m, model::WallTime now) {
   const model::Member& c = m.config;
   return json::object{
@@ -61,8 +64,11 @@ json::object member_json(const model::MemberView& m, model::WallTime now) {
       {"active_connections", m.active_connections},
       {"total_connections", m.total_connections},
       {"connect_failures", m.connect_failures},
+      {"admin_override", override_json(m.admin_override)},
   };
 }
+
+namespace {
 
 json::object pool_json(const model::PoolView& p, model::WallTime now) {
   json::array listener_ids(p.listener_ids.begin(), p.listener_ids.end());

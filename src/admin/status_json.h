@@ -21,6 +21,10 @@ std::string status_json(const model::LoadBalancerView& lb, model::WallTime now);
 // null before the first check. Shared with the Octavia member's `vigil_check`.
 boost::json::value check_json(const model::MemberView& m);
 
+// One member as /v1/status shows it (the admin route answers with it too); `now` gives its
+// state_seconds. admin_override: {state, weight, set_at, by}, or null.
+boost::json::object member_json(const model::MemberView& m, model::WallTime now);
+
 // An ISO-8601 timestamp, or null when the time is not set.
 boost::json::value time_json(model::WallTime t);
 

@@ -46,6 +46,8 @@ std::string monitor_text(const model::PoolView& p) {
 std::string member_row(const model::PoolView& p, const model::MemberView& m, model::WallTime now) {
   std::string reason = m.last_check ? model::describe(*m.last_check) : "not checked yet";
   if (!m.config.enabled) reason = "disabled";
+  // The operator's word comes first: it is why the member is out, whatever its checks say.
+  if (m.admin_override) reason = override_text(*m.admin_override, now) + "; " + reason;
   std::string since = is_set(m.state_since) ? short_age(seconds_between(m.state_since, now)) : "-";
   std::string failures;
   if (p.config.health_monitor && m.consecutive_failures > 0) {

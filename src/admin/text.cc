@@ -54,4 +54,9 @@ std::string short_age(int64_t s) {
   return fmt::format("{}d{}h", s / 86400, s % 86400 / 3600);
 }
 
+std::string override_text(const model::AdminOverride& o, model::WallTime now) {
+  return fmt::format("{}, set {} ago by {}", model::describe(o),
+                     short_age(seconds_between(o.set_at, now)), o.by.empty() ? "?" : o.by);
+}
+
 }  // namespace vigil::admin

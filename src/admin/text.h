@@ -29,6 +29,9 @@ std::string host_port(std::string_view host, uint16_t port);
 // Whole seconds from `since` to `now`, never negative; 0 when `since` is not set.
 int64_t seconds_between(model::WallTime since, model::WallTime now);
 
+// An operator's override for people: "drain, set 12s ago by CLI".
+std::string override_text(const model::AdminOverride& o, model::WallTime now);
+
 // A coarse age for people: "12s", "3m4s", "2h5m", "3d4h".
 std::string short_age(int64_t seconds);
 

@@ -20,6 +20,7 @@ namespace vigil::cli {
 namespace {
 
 namespace json = boost::json;
+using namespace std::chrono_literals;
 
 // A small document as an older or hand-written daemon answer might look.
 constexpr std::string_view kLiteral = R"({
@@ -100,6 +101,49 @@ TEST(MembersJson, IsAnArrayOfOctaviaMembers) {
   EXPECT_EQ(members[1].at("check").at("reason"), "connection refused");
   EXPECT_EQ(members[1].at("pool"), "masters");
   EXPECT_EQ(json::parse(*format_members_json(rendered(), std::nullopt)).as_array().size(), 4u);
+}
+
+// `vigil member VERB [POOL/]MEMBER`: which member a name means, in a document the server renders.
+TEST(MemberRef, ANameAloneMustBeUniqueAcrossPools) {
+  model::LoadBalancerView lb = admin::testing::sample_view();
+  lb.pools[1].members.push_back(lb.pools[0].members[1]);  // "spare" gets a master-02 too
+  lb.pools[1].members.back().id = "spare-master-02";
+  const std::string doc = admin::status_json(lb, admin::testing::kNow);
+  struct Case {
+    const char* target;
+    int exit_code;         // 0: found
+    const char* expected;  // the pool found, or a part of the message
+  };
+  const Case cases[] = {
+      {.target = "master-01", .exit_code = 0, .expected = "masters"},
+      {.target = "masters/master-02", .exit_code = 0, .expected = "masters"},
+      {.target = "spare/master-02", .exit_code = 0, .expected = "spare"},
+      {.target = "master-02", .exit_code = 2, .expected = "more than one pool: masters (id"},
+      {.target = "master-09", .exit_code = 1, .expected = "no member named master-09 in any pool"},
+      {.target = "spare/master-01", .exit_code = 1, .expected = "in a pool spare"},
+  };
+  for (const Case& c : cases) {
+    auto ref = find_member_ref(doc, c.target);
+    if (c.exit_code == 0) {
+      ASSERT_TRUE(ref) << c.target << ": " << ref.error().message;
+      EXPECT_EQ(ref->pool, c.expected) << c.target;
+      continue;
+    }
+    ASSERT_FALSE(ref) << c.target;
+    EXPECT_EQ(ref.error().exit_code, c.exit_code) << c.target;
+    EXPECT_NE(ref.error().message.find(c.expected), std::string::npos) << ref.error().message;
+  }
+  EXPECT_EQ(active_sessions(doc, lb.pools[0].members[0].id), 4);
+  EXPECT_EQ(active_sessions(doc, "nope"), std::nullopt);
+}
+
+TEST(MembersTable, ShowsAnOverrideInTheReason) {
+  model::LoadBalancerView lb = admin::testing::sample_view();
+  lb.pools[0].members[0].admin_override = model::AdminOverride{
+      .state = model::AdminState::kDrain, .set_at = admin::testing::kNow - 12s, .by = "CLI"};
+  auto table = format_members_table(admin::status_json(lb, admin::testing::kNow), "masters");
+  ASSERT_TRUE(table) << table.error().message;
+  EXPECT_NE(table->find("| drain, set 12s ago by CLI; HTTP 200 "), std::string::npos) << *table;
 }
 
 TEST(StatusTree, DrawsEveryObject) {

@@ -7,7 +7,6 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
@@ -75,12 +74,20 @@ Result<AdminUrl> parse_admin_url(std::string_view text) {
   return url;
 }
 
-Result<HttpReply> http_get(const AdminUrl& url, std::string_view path, std::string_view token,
+namespace {
+
+Result<HttpReply> exchange(const AdminUrl& url, http::verb verb, std::string_view path,
+                           std::string_view token, std::string_view json_body,
                            std::chrono::milliseconds timeout) {
   asio::io_context io;
   tcp::resolver resolver(io);
   beast::tcp_stream stream(io);
-  http::request<http::empty_body> request{http::verb::get, url.prefix + std::string(path), 11};
+  http::request<http::string_body> request{verb, url.prefix + std::string(path), 11};
+  if (verb != http::verb::get) {
+    request.set(http::field::content_type, "application/json");
+    request.body() = std::string(json_body);
+    request.prepare_payload();
+  }
   request.set(http::field::host, host_header(url));
   request.set(http::field::user_agent, "vigil-cli");
   request.set(http::field::accept, "application/json");
@@ -121,6 +128,18 @@ Result<HttpReply> http_get(const AdminUrl& url, std::string_view path, std::stri
   if (error) return fail(error.message());
   return HttpReply{.status = static_cast<int>(parser.get().result_int()),
                    .body = std::move(parser.get().body())};
+}
+
+}  // namespace
+
+Result<HttpReply> http_get(const AdminUrl& url, std::string_view path, std::string_view token,
+                           std::chrono::milliseconds timeout) {
+  return exchange(url, http::verb::get, path, token, {}, timeout);
+}
+
+Result<HttpReply> http_put(const AdminUrl& url, std::string_view path, std::string_view token,
+                           std::string_view json_body, std::chrono::milliseconds timeout) {
+  return exchange(url, http::verb::put, path, token, json_body, timeout);
 }
 
 }  // namespace vigil::cli

@@ -1,4 +1,4 @@
-// A one-shot HTTP/1.1 GET to vigil's admin API with a single deadline over resolve, connect,
+// A one-shot HTTP/1.1 GET or PUT to vigil's admin API with a single deadline over resolve, connect,
 // send and receive. Blocking (it runs a private io_context); for the CLI's one thread.
 #pragma once
 
@@ -29,5 +29,8 @@ struct HttpReply {
 // ("Connection refused", "no answer within 5s"); callers add which daemon they tried.
 Result<HttpReply> http_get(const AdminUrl& url, std::string_view path, std::string_view token,
                            std::chrono::milliseconds timeout);
+// PUT prefix+path with a JSON body; errors as http_get().
+Result<HttpReply> http_put(const AdminUrl& url, std::string_view path, std::string_view token,
+                           std::string_view json_body, std::chrono::milliseconds timeout);
 
 }  // namespace vigil::cli

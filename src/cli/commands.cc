@@ -1,61 +1,9 @@
 #include "cli/commands.h"
 
-#include <fmt/format.h>
-
-#include <boost/json/parse.hpp>
-#include <boost/json/value.hpp>
-#include <chrono>
-
-#include "cli/client.h"
+#include "cli/admin_call.h"
 
 namespace vigil::cli {
 namespace {
-
-using namespace std::chrono_literals;
-
-constexpr auto kTimeout = 5000ms;
-
-struct Failure {
-  int exit_code;
-  std::string message;
-};
-
-std::string fault_text(const std::string& body) {
-  boost::system::error_code ec;
-  const boost::json::value v = boost::json::parse(body, ec);
-  if (!ec && v.is_object()) {
-    if (const auto* f = v.as_object().if_contains("faultstring"); f && f->is_string()) {
-      return std::string(f->as_string());
-    }
-  }
-  return body.substr(0, 200);
-}
-
-// GET /v1/status, or what to tell the user and the exit code.
-std::expected<std::string, Failure> fetch_status(const ClientOptions& options) {
-  std::string shown = options.admin_url;
-  while (!shown.empty() && shown.back() == '/') shown.pop_back();
-  auto url = parse_admin_url(options.admin_url);
-  if (!url) return std::unexpected(Failure{2, url.error().message});
-  auto reply = http_get(*url, "/v1/status", options.token, kTimeout);
-  if (!reply) {
-    return std::unexpected(Failure{
-        2, fmt::format("cannot reach vigil at {}: {} (is `vigil serve` running? set --admin or "
-                       "VIGIL_ADMIN)",
-                       shown, reply.error().message)});
-  }
-  if (reply->status == 401) {
-    return std::unexpected(
-        Failure{1, fmt::format("vigil at {} refused the token (401: {}): check --token-file / "
-                               "VIGIL_TOKEN",
-                               shown, fault_text(reply->body))});
-  }
-  if (reply->status != 200) {
-    return std::unexpected(Failure{1, fmt::format("vigil at {} answered {}: {}", shown,
-                                                  reply->status, fault_text(reply->body))});
-  }
-  return std::move(reply->body);
-}
 
 int print(const Result<std::string>& text, std::ostream& out, std::ostream& err) {
   if (!text) {

@@ -1,7 +1,10 @@
-// vigil's client commands (`vigil members`, `vigil status`): they ask a running daemon's admin API
-// for GET /v1/status and print it. Blocking; called from main() on the CLI's only thread.
+// vigil's client commands (`vigil members`, `vigil status`, `vigil member
+// drain|maint|ready|weight`): they ask a running daemon's admin API over HTTP and print the answer.
+// Blocking; called from main() on the CLI's only thread.
 #pragma once
 
+#include <chrono>
+#include <expected>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -21,6 +24,38 @@ struct ClientOptions {
 int run_members(const ClientOptions& options, std::optional<std::string> pool, bool json,
                 std::ostream& out, std::ostream& err);
 int run_status(const ClientOptions& options, bool json, std::ostream& out, std::ostream& err);
+
+// What to tell the user, and the exit code, when a command fails.
+struct Failure {
+  int exit_code;
+  std::string message;
+};
+
+// `vigil member VERB [POOL/]MEMBER [N] [--wait[=TIMEOUT]]`.
+struct MemberCommand {
+  std::string verb;           // "drain", "maint", "ready" or "weight"
+  std::string target;         // "[POOL/]MEMBER": POOL a pool's name or id, MEMBER a member's
+  std::optional<int> weight;  // weight: 0..256
+  std::optional<std::chrono::milliseconds> wait;  // drain: until no active session is left
+  std::string by = "CLI";                         // shown as "set by"
+};
+// Exit codes: 0 done, 1 the daemon refused (unknown member, bad value) or --wait timed out, 2 the
+// daemon cannot be reached or MEMBER is ambiguous (the message names the pools).
+int run_member(const ClientOptions& options, const MemberCommand& command, std::ostream& out,
+               std::ostream& err);
+
+struct MemberRef {
+  std::string pool_id;
+  std::string pool;
+  std::string member_id;
+  std::string member;
+};
+// Which member "[POOL/]MEMBER" names in a /v1/status document: a MEMBER alone when exactly one
+// pool has a member of that name or id (else exit 2, naming the pools); an unknown one is exit 1.
+std::expected<MemberRef, Failure> find_member_ref(std::string_view status_json,
+                                                  std::string_view target);
+// The member's active_connections in a /v1/status document; none when it is not there.
+std::optional<int64_t> active_sessions(std::string_view status_json, std::string_view member_id);
 
 // Pure formatting of the /v1/status JSON text, testable without a daemon.
 // A box-drawn table like `openstack loadbalancer member list`, with the last check's reason and

@@ -53,11 +53,28 @@ std::string one_line(std::string text, size_t max_bytes = 120) {
   return text.substr(0, cut) + "...";
 }
 
-std::string reason(const PoolMember& pm) {
+// "drain, set 12s ago by CLI": the operator's word, before what the checks say.
+std::string override_reason(const json::object& o, std::optional<int64_t> now) {
+  std::string what = str(o, "state") == "ready" ? "" : str(o, "state");
+  if (!str(o, "weight").empty())
+    what += (what.empty() ? "" : ", ") + ("weight " + str(o, "weight"));
+  const auto at = unix_seconds(str(o, "set_at"));
+  const std::string ago =
+      at && now ? " " + short_age(std::max<int64_t>(0, *now - *at)) + " ago" : "";
+  return fmt::format("{}, set{} by {}", what, ago, one_line(str(o, "by"), 64));
+}
+
+std::string check_reason(const PoolMember& pm) {
   const json::object& m = *pm.member;
   if (!flag(m, "admin_state_up")) return "disabled";
   if (const json::object* check = child(m, "check")) return one_line(str(*check, "reason"));
   return child(*pm.pool, "health_monitor") ? "not checked yet" : "no health monitor";
+}
+
+std::string reason(const PoolMember& pm, std::optional<int64_t> now) {
+  const json::object* o = child(*pm.member, "admin_override");
+  if (o == nullptr) return check_reason(pm);
+  return override_reason(*o, now) + "; " + check_reason(pm);
 }
 
 std::string since(const json::object& m) {
@@ -73,12 +90,14 @@ Result<std::string> format_members_table(std::string_view status_json,
   if (!doc) return std::unexpected(doc.error());
   auto members = select(*doc, pool);
   if (!members) return std::unexpected(members.error());
+  const std::optional<int64_t> now = unix_seconds(str(*doc, "generated_at"));
   std::vector<std::vector<std::string>> rows;
   for (const PoolMember& pm : *members) {
     const json::object& m = *pm.member;
     rows.push_back({str(*pm.pool, "name"), str(m, "name"), str(m, "address"),
                     str(m, "protocol_port"), str(m, "weight"), str(m, "operating_status"),
-                    str(m, "health"), flag(m, "in_rotation") ? "yes" : "no", reason(pm), since(m)});
+                    str(m, "health"), flag(m, "in_rotation") ? "yes" : "no", reason(pm, now),
+                    since(m)});
   }
   return render_table({"pool", "name", "address", "protocol_port", "weight", "operating_status",
                        "health", "in_rotation", "reason", "since"},
@@ -107,6 +126,8 @@ Result<std::string> format_members_json(std::string_view status_json,
     o["pool_id"] = str(*pm.pool, "id");
     o["health"] = str(m, "health");
     o["in_rotation"] = flag(m, "in_rotation");
+    const json::value* admin = m.if_contains("admin_override");
+    o["admin_override"] = admin ? *admin : json::value();
     const json::value* check = m.if_contains("check");
     o["check"] = check ? *check : json::value();
     out += (out.size() == 1 ? "\n  " : ",\n  ") + json::serialize(o);

@@ -111,7 +111,8 @@ constexpr KeySpec<Admin> kAdminKeys[] = {
      "without it the API and CLI refuse such requests.",
      [](YamlReader& r, const Field& f, Admin& a) { r.set_string(f, a.token_file); }},
     {"state_file", "path", "",
-     "Where objects created through the API are kept (written atomically).",
+     "Where objects created through the API, and members' runtime overrides (`vigil member "
+     "drain`, ...; see docs/operations.md), are kept (written atomically).",
      [](YamlReader& r, const Field& f, Admin& a) { r.set_string(f, a.state_file); }},
 };
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "admin/octavia/object_store.h"
 #include "base/log.h"
 #include "daemon/control_plane.h"
 #include "health/checker.h"
@@ -104,6 +105,7 @@ Result<void> ControlPlane::apply(std::vector<model::Config> lbs) {
     lbs_.push_back(std::move(r));
   }
   reindex();
+  drop_stale_overrides();
   push_to_workers(*bindings);
   update_checks();
   return {};
@@ -180,6 +182,7 @@ void ControlPlane::adopt_pools(const std::vector<model::Config>& lbs) {
       }
       const bool fresh = rt->members.empty() && !rt->snapshot;
       rt->members = std::move(members);
+      adopt_overrides(*rt);
       carry_out(*rt, recompute(*rt, context(), fresh));
       next[p.id] = std::move(rt);
     }
@@ -189,6 +192,34 @@ void ControlPlane::adopt_pools(const std::vector<model::Config>& lbs) {
     log::info("pool {}: removed", removed->config.name);
   }
   pools_ = std::move(next);
+}
+
+// The store keeps every override by member id: a member kept, or made anew with the same id (a
+// new address), has its override; one loaded at start-up reaches its member here.
+void ControlPlane::adopt_overrides(PoolRuntime& pool) const {
+  if (!store_) return;
+  const auto& overrides = store_->state().member_overrides;
+  for (MemberRuntime& m : pool.members) {
+    const auto it = overrides.find(m.id);
+    m.admin_override = it == overrides.end() ? std::nullopt : std::optional(it->second);
+  }
+}
+
+// A member gone from the configuration takes its override with it: were it added again later,
+// it starts as the file says.
+void ControlPlane::drop_stale_overrides() {
+  if (!store_) return;
+  std::vector<std::string> stale;
+  for (const auto& [id, o] : store_->state().member_overrides) {
+    if (index_.contains(id)) continue;
+    log::info("member {}: no longer configured; its admin override ({}) is dropped", id,
+              model::describe(o));
+    stale.push_back(id);
+  }
+  if (stale.empty()) return;
+  if (auto saved = store_->drop_overrides(stale); !saved) {
+    log::error("{}; the dropped overrides stay in the state file", saved.error().message);
+  }
 }
 
 void ControlPlane::adopt_listeners(const std::vector<model::Config>& lbs,

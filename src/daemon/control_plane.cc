@@ -77,7 +77,10 @@ Result<void> ControlPlane::start() {
             .token = token_,
             .store = store_.get(),
             .apply = [this](const std::vector<model::Config>& api) { return apply_api(api); },
-            .reload = [this] { return reload(); }},
+            .reload = [this] { return reload(); },
+            .set_override =
+                [this](const std::string& id, std::optional<model::AdminOverride> next,
+                       std::string_view by) { return set_override(id, std::move(next), by); }},
         [this] { return views(); });
     if (auto started = admin_->start(); !started) return started;
     log::info("admin API on http://{}", admin_->bound());
@@ -131,6 +134,20 @@ Result<void> ControlPlane::apply_api(std::vector<model::Config> api_load_balance
   return apply(std::move(next));
 }
 
+Result<void> ControlPlane::set_override(const std::string& member_id,
+                                        std::optional<model::AdminOverride> next,
+                                        std::string_view by) {
+  auto it = index_.find(member_id);
+  if (it == index_.end()) return fail("no member with id " + member_id);
+  if (auto saved = store_->set_override(member_id, next); !saved) return saved;
+  PoolRuntime& pool = *it->second.first;
+  const size_t i = it->second.second;
+  log::info("pool {} member {}: admin {} by {}", pool.config.name, pool.members[i].config.name,
+            next ? model::describe(*next) : "ready (override cleared)", by);
+  if (carry_out(pool, apply_override(pool, i, std::move(next), by, context()))) publish();
+  return {};
+}
+
 void ControlPlane::on_connect_failure(proxy::ConnectFailure failure) {
   boost::asio::post(io_, [this, f = std::move(failure)] { handle_connect_failure(f); });
 }
@@ -178,7 +195,11 @@ bool ControlPlane::carry_out(const PoolRuntime& pool, const PoolChanges& changes
   }
   for (const MemberTransition& t : changes.transitions) record_transition(pool, t);
   for (const SessionClose& c : changes.closes) {
-    if (c.reason == CloseReason::kDown) close_sessions(pool, pool.members[c.member]);
+    if (c.reason == CloseReason::kMaint) {
+      log::info("pool {} member {}: in maintenance; closing its sessions", pool.config.name,
+                pool.members[c.member].config.name);
+    }
+    if (c.reason != CloseReason::kSilent) close_sessions(pool, pool.members[c.member]);
   }
   for (PoolEvent e : changes.events) {
     switch (e) {

@@ -9,7 +9,9 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -67,6 +69,11 @@ class ControlPlane {
   // Applies new API objects next to the file's load balancer.
   Result<void> apply_api(std::vector<model::Config> api_load_balancers);
 
+  // An operator's override of a member (admin::OverrideFn): saved in the state file first, then
+  // carried out (transition log, sessions closed for maint, new snapshot).
+  Result<void> set_override(const std::string& member_id, std::optional<model::AdminOverride> next,
+                            std::string_view by);
+
   // Any thread: a worker's connect to a member failed.
   void on_connect_failure(proxy::ConnectFailure failure);
 
@@ -86,6 +93,8 @@ class ControlPlane {
 
   Result<std::vector<Binding>> bind_changed(const std::vector<model::Config>& lbs);
   void adopt_pools(const std::vector<model::Config>& lbs);
+  void adopt_overrides(PoolRuntime& pool) const;
+  void drop_stale_overrides();
   void adopt_listeners(const std::vector<model::Config>& lbs, std::vector<Binding>& bindings);
   void push_to_workers(std::vector<Binding>& bindings);
   void update_checks();

@@ -1,10 +1,13 @@
 // vigil's command line: one binary, one verb per job (DESIGN.md section 2.1).
+#include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "base/duration.h"
 #include "base/file.h"
 #include "base/log.h"
 #include "cli/commands.h"
@@ -28,9 +31,12 @@ commands:
   convert HAPROXY_CFG         print the equivalent vigil YAML, with what could not be carried over
   members [POOL] [--json]     the member table of a running vigil, with each check's reason
   status [--json]             the status tree of a running vigil
+  member drain|maint|ready|weight [POOL/]MEMBER [N] [--wait[=TIMEOUT]]
+                              change a member of a running vigil at run time (vigil member
+                              --help)
   version                     print the version
 
-client options (members, status):
+client options (members, status, member):
   --admin URL        where vigil's admin API listens (env VIGIL_ADMIN; default: the config's
                      admin.listen, else http://127.0.0.1:8404)
   --token-file FILE  the admin token (env VIGIL_TOKEN holds the token itself; default: the
@@ -38,13 +44,44 @@ client options (members, status):
   -c FILE            the config to take those defaults from (default /etc/vigil/vigil.yaml)
 )";
 
+constexpr const char* kMemberUsage = R"(usage: vigil member VERB [POOL/]MEMBER [options]
+
+An operator's override of one member of a running vigil, kept across reloads and restarts (in
+admin.state_file) until `ready`:
+  member drain [POOL/]MEMBER [--wait[=TIMEOUT]]
+                     no new connections; established sessions continue (DRAINING). --wait
+                     returns once the member has no active session left (default TIMEOUT 5m;
+                     exit 1 when it runs out)
+  member maint [POOL/]MEMBER
+                     out of rotation and its sessions closed; still checked (OFFLINE)
+  member ready [POOL/]MEMBER
+                     clears the override: back to what the config file and the checks say
+  member weight [POOL/]MEMBER N
+                     runs the member with weight N (0..256; 0 drains) instead of the file's
+
+POOL is a pool's name or id; MEMBER alone is enough when no other pool has a member of that name.
+Exit codes: 0 done; 1 refused (unknown member, bad value) or --wait timed out; 2 bad usage, vigil
+cannot be reached, or MEMBER is in several pools.
+
+client options:
+  --admin URL        where vigil's admin API listens (env VIGIL_ADMIN; default: the config's
+                     admin.listen, else http://127.0.0.1:8404)
+  --token-file FILE  the admin token (env VIGIL_TOKEN holds the token itself; default: the
+                     config's admin.token_file)
+  -c FILE            the config to take those defaults from (default /etc/vigil/vigil.yaml)
+)";
+
+constexpr auto kDefaultDrainWait = std::chrono::minutes(5);
+
 constexpr const char* kDefaultConfig = "/etc/vigil/vigil.yaml";
 
 struct Args {
   std::string verb;
   std::vector<std::string> positional;
   std::optional<std::string> config, ready_file, admin, token_file, log_level;
+  std::optional<std::string> wait;  // --wait (empty) or --wait=TIMEOUT
   bool json = false;
+  bool help = false;
 };
 
 std::optional<Args> parse(int argc, char** argv, std::string& error) {
@@ -74,6 +111,10 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
       ok = value(a.log_level);
     else if (arg == "--json")
       a.json = true;
+    else if (arg == "--help" || arg == "-h")
+      a.help = true;
+    else if (arg == "--wait" || arg.starts_with("--wait="))
+      a.wait = arg.size() > 7 ? arg.substr(7) : "";
     else if (arg.starts_with("-")) {
       error = "unknown option " + arg;
       return std::nullopt;
@@ -131,6 +172,52 @@ int run_check(const Args& a) {
   return result.ok() ? 0 : 1;
 }
 
+// `vigil member VERB [POOL/]MEMBER [N] [--wait[=TIMEOUT]]`; bad usage is exit 2.
+int run_member(const Args& a) {
+  const std::vector<std::string>& p = a.positional;
+  auto usage = [](const std::string& why) {
+    std::cerr << "vigil member: " << why << "\n" << kMemberUsage;
+    return 2;
+  };
+  if (p.empty()) return usage("give a verb: drain, maint, ready or weight");
+  vigil::cli::MemberCommand c{.verb = p[0]};
+  if (c.verb != "drain" && c.verb != "maint" && c.verb != "ready" && c.verb != "weight") {
+    return usage("unknown verb \"" + c.verb + "\"; use drain, maint, ready or weight");
+  }
+  const size_t want = c.verb == "weight" ? 3 : 2;
+  if (p.size() != want) {
+    return usage(c.verb == "weight" ? "give [POOL/]MEMBER and the weight N"
+                                    : "give one [POOL/]MEMBER");
+  }
+  c.target = p[1];
+  if (c.verb == "weight") {
+    int n = -1;
+    const auto [end, ec] = std::from_chars(p[2].data(), p[2].data() + p[2].size(), n);
+    if (ec != std::errc() || end != p[2].data() + p[2].size() || n < 0 || n > 256) {
+      return usage("the weight must be a whole number from 0 to 256 (got \"" + p[2] + "\")");
+    }
+    c.weight = n;
+  }
+  if (a.wait) {
+    if (c.verb != "drain") return usage("--wait goes with drain");
+    c.wait = kDefaultDrainWait;
+    if (!a.wait->empty()) {
+      auto d = vigil::parse_duration(*a.wait);
+      if (!d || *d <= vigil::Duration::zero()) {
+        return usage("--wait=" + *a.wait + ": give a duration such as 90s or 10m");
+      }
+      c.wait = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+    }
+  }
+  if (const char* user = std::getenv("SUDO_USER") ? std::getenv("SUDO_USER") : std::getenv("USER");
+      user != nullptr && *user != '\0' && std::string_view(user).size() <= 32) {
+    c.by = std::string("CLI (") + user + ")";
+  }
+  auto options = client_options(a);
+  if (!options) return 2;
+  return vigil::cli::run_member(*options, c, std::cout, std::cerr);
+}
+
 int run_serve(const Args& a) {
   if (!a.config) {
     std::cerr << "vigil serve: -c FILE is required\n";
@@ -167,6 +254,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string& verb = args->verb;
+  if (args->help) {
+    std::cout << (verb == "member" ? kMemberUsage : kUsage);
+    return 0;
+  }
+  if (verb == "member") return run_member(*args);
   if (verb == "serve") return run_serve(*args);
   if (verb == "check") return run_check(*args);
   if (verb == "members" || verb == "status") {

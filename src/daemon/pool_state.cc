@@ -1,5 +1,7 @@
 #include "daemon/pool_state.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "daemon/member_health.h"
@@ -26,7 +28,13 @@ size_t members_up(const PoolRuntime& pool) {
   }));
 }
 
-std::string line_of(const PoolRuntime& pool, const MemberRuntime& m, OperatingStatus before) {
+model::AdminState admin_state(const MemberRuntime& m) {
+  return m.admin_override ? m.admin_override->state : model::AdminState::kReady;
+}
+
+// `admin`: the override change that caused the transition, for its line; empty for a check's.
+std::string line_of(const PoolRuntime& pool, const MemberRuntime& m, OperatingStatus before,
+                    std::string_view admin) {
   const auto& monitor = pool.config.health_monitor;
   return transition_line({
       .pool = pool.config.name,
@@ -42,12 +50,13 @@ std::string line_of(const PoolRuntime& pool, const MemberRuntime& m, OperatingSt
       .unhealthy_threshold = monitor ? monitor->unhealthy_threshold : 0,
       .members_up = members_up(pool),
       .members_total = pool.members.size(),
+      .admin = std::string(admin),
   });
 }
 
 // Sets the member's status; reports a change unless the pool is fresh.
 void update_member(PoolRuntime& pool, size_t i, const PoolContext& at, bool fresh,
-                   PoolChanges& out) {
+                   std::string_view admin, PoolChanges& out) {
   MemberRuntime& m = pool.members[i];
   const OperatingStatus before = m.status;
   m.draining = draining_of(pool, m);
@@ -55,7 +64,7 @@ void update_member(PoolRuntime& pool, size_t i, const PoolContext& at, bool fres
   if (m.status == before || fresh) return;
   m.state_since = at.wall;
   out.transitions.push_back(
-      {.member = i, .before = before, .after = m.status, .line = line_of(pool, m, before)});
+      {.member = i, .before = before, .after = m.status, .line = line_of(pool, m, before, admin)});
   // A member that still answers its checks is alive and serving: its sessions finish (a
   // draining API server closes them itself).
   if (m.status == OperatingStatus::kError && pool.config.shutdown_sessions_on_down &&
@@ -64,9 +73,12 @@ void update_member(PoolRuntime& pool, size_t i, const PoolContext& at, bool fres
   }
 }
 
+// An admin drain takes the member out even of a fail-open rotation (weight 0), as Octavia's
+// weight 0 does; maintenance is out like a disabled member, but its checks go on.
 RotationInput rotation_input(const PoolRuntime& pool, const MemberRuntime& m) {
-  return {.enabled = m.config.enabled,
-          .weight = m.config.weight,
+  const model::AdminState admin = admin_state(m);
+  return {.enabled = m.config.enabled && admin != model::AdminState::kMaint,
+          .weight = admin == model::AdminState::kDrain ? 0 : weight_of(m),
           .backup = m.config.backup,
           .has_monitor = pool.config.health_monitor.has_value(),
           .health = m.health,
@@ -92,8 +104,8 @@ std::shared_ptr<proxy::PoolSnapshot> snapshot_of(PoolRuntime& pool, const Rotati
   for (size_t i : rotation.members) {
     MemberRuntime& m = pool.members[i];
     m.in_rotation = true;
-    const int weight = ramped_weight(m.config.weight, pool.config.slow_start, m.recovered_at, now);
-    ramping |= weight < m.config.weight * kWeightScale;
+    const int weight = ramped_weight(weight_of(m), pool.config.slow_start, m.recovered_at, now);
+    ramping |= weight < weight_of(m) * kWeightScale;
     next->candidates.push_back({.member_id = m.id,
                                 .name = m.config.name,
                                 .address = *m.address,
@@ -111,22 +123,32 @@ bool draining_of(const PoolRuntime& pool, const MemberRuntime& m) {
          (m.health == model::Health::kUp || announces_shutdown(*m.last_check));
 }
 
-OperatingStatus member_status_of(const PoolRuntime& pool, const MemberRuntime& m) {
-  return model::member_status({.enabled = m.config.enabled,
-                               .weight = m.config.weight,
-                               .draining = draining_of(pool, m),
-                               .has_monitor = pool.config.health_monitor.has_value(),
-                               .health = m.health});
+int weight_of(const MemberRuntime& m) {
+  return m.admin_override && m.admin_override->weight ? *m.admin_override->weight : m.config.weight;
 }
 
-PoolChanges recompute(PoolRuntime& pool, const PoolContext& at, bool fresh) {
+OperatingStatus member_status_of(const PoolRuntime& pool, const MemberRuntime& m) {
+  const model::AdminState admin = admin_state(m);
+  return model::member_status(
+      {.enabled = m.config.enabled && admin != model::AdminState::kMaint,
+       .weight = weight_of(m),
+       .draining = draining_of(pool, m) || admin == model::AdminState::kDrain,
+       .has_monitor = pool.config.health_monitor.has_value(),
+       .health = m.health});
+}
+
+namespace {
+
+// recompute(); `admin` names the override change of `admin_member` in its transition line.
+PoolChanges recompute_for(PoolRuntime& pool, const PoolContext& at, bool fresh,
+                          std::optional<size_t> admin_member, std::string_view admin) {
   PoolChanges out;
   std::vector<RotationInput> inputs;
   std::vector<OperatingStatus> statuses;
   inputs.reserve(pool.members.size());
   statuses.reserve(pool.members.size());
   for (size_t i = 0; i < pool.members.size(); ++i) {
-    update_member(pool, i, at, fresh, out);
+    update_member(pool, i, at, fresh, admin_member == i ? admin : std::string_view{}, out);
     statuses.push_back(pool.members[i].status);
     inputs.push_back(rotation_input(pool, pool.members[i]));
   }
@@ -154,6 +176,12 @@ PoolChanges recompute(PoolRuntime& pool, const PoolContext& at, bool fresh) {
   return out;
 }
 
+}  // namespace
+
+PoolChanges recompute(PoolRuntime& pool, const PoolContext& at, bool fresh) {
+  return recompute_for(pool, at, fresh, std::nullopt, {});
+}
+
 PoolChanges apply_check(PoolRuntime& pool, size_t member, const health::Event& event,
                         const PoolContext& at) {
   MemberRuntime& m = pool.members[member];
@@ -178,6 +206,22 @@ std::optional<PoolChanges> apply_connect_failure(PoolRuntime& pool, size_t membe
     return std::nullopt;
   }
   return recompute(pool, at);
+}
+
+PoolChanges apply_override(PoolRuntime& pool, size_t member,
+                           std::optional<model::AdminOverride> next, std::string_view by,
+                           const PoolContext& at) {
+  MemberRuntime& m = pool.members[member];
+  const bool was_maint = admin_state(m) == model::AdminState::kMaint;
+  m.admin_override = std::move(next);
+  const std::string admin =
+      m.admin_override ? fmt::format("admin {}, set by {}", model::describe(*m.admin_override), by)
+                       : fmt::format("admin override cleared by {}", by);
+  PoolChanges out = recompute_for(pool, at, false, member, admin);
+  if (!was_maint && admin_state(m) == model::AdminState::kMaint) {
+    out.closes.push_back({.member = member, .reason = CloseReason::kMaint});
+  }
+  return out;
 }
 
 PoolChanges reweigh(PoolRuntime& pool, const PoolContext& at) {

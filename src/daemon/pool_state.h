@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/clock.h"
@@ -34,6 +35,7 @@ struct MemberTransition {
 enum class CloseReason {
   kSilent,  // a connect and then a check got no answer: its sessions are as good as dead
   kDown,    // went ERROR without answering its last check (shutdown_sessions_on_down)
+  kMaint,   // an operator put it in maintenance (AdminState::kMaint)
 };
 
 struct SessionClose {
@@ -66,6 +68,8 @@ inline constexpr Duration kReweighEvery = std::chrono::milliseconds(500);
 // draining until it stops answering; any other failure goes ERROR by the thresholds.
 bool draining_of(const PoolRuntime& pool, const MemberRuntime& m);
 model::OperatingStatus member_status_of(const PoolRuntime& pool, const MemberRuntime& m);
+// The weight the member runs with: an operator's override, else the config's.
+int weight_of(const MemberRuntime& m);
 
 // Recomputes every member's status, the pool's status and rotation, and the snapshot.
 // `fresh`: the pool was just created; the statuses it starts with are no transitions.
@@ -81,6 +85,13 @@ PoolChanges apply_check(PoolRuntime& pool, size_t member, const health::Event& e
 // that changes nothing (record_connect_failure()). Requires: member < pool.members.size().
 std::optional<PoolChanges> apply_connect_failure(PoolRuntime& pool, size_t member, bool silent,
                                                  const PoolContext& at);
+
+// An operator set (or, with none, cleared) `pool.members[member]`'s override; `by` says who, for
+// the transition line. Entering maintenance closes the member's sessions (kMaint).
+// Requires: member < pool.members.size().
+PoolChanges apply_override(PoolRuntime& pool, size_t member,
+                           std::optional<model::AdminOverride> next, std::string_view by,
+                           const PoolContext& at);
 
 // The slow-start tick: recompute() for a pool with slow start, nothing otherwise.
 PoolChanges reweigh(PoolRuntime& pool, const PoolContext& at);

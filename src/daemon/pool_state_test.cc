@@ -412,5 +412,111 @@ TEST(PoolState, ADeadPeerTimeoutChangeReachesTheWorkers) {
   EXPECT_NE(changes.snapshot->backend_dead_peer, net::dead_peer_options(10s));
 }
 
+// An operator's override (vigil member drain|maint|ready|weight) over what the checks say.
+TEST(PoolState, AnAdminOverrideDecidesStatusRotationAndSessions) {
+  using model::AdminOverride;
+  using model::AdminState;
+  struct Case {
+    const char* description;
+    std::optional<AdminOverride> override_;
+    OperatingStatus expected_status;
+    bool expected_in_rotation;
+    bool expected_close;  // kMaint
+    int expected_weight;  // in the snapshot; 0: not a candidate
+  };
+  const Case cases[] = {
+      {.description = "drain: out of rotation, sessions continue",
+       .override_ = AdminOverride{.state = AdminState::kDrain},
+       .expected_status = OperatingStatus::kDraining,
+       .expected_in_rotation = false,
+       .expected_close = false,
+       .expected_weight = 0},
+      {.description = "maint: out of rotation, sessions closed",
+       .override_ = AdminOverride{.state = AdminState::kMaint},
+       .expected_status = OperatingStatus::kOffline,
+       .expected_in_rotation = false,
+       .expected_close = true,
+       .expected_weight = 0},
+      {.description = "a weight replaces the config's",
+       .override_ = AdminOverride{.weight = 5},
+       .expected_status = OperatingStatus::kOnline,
+       .expected_in_rotation = true,
+       .expected_close = false,
+       .expected_weight = 5 * kWeightScale},
+      {.description = "weight 0 drains",
+       .override_ = AdminOverride{.weight = 0},
+       .expected_status = OperatingStatus::kDraining,
+       .expected_in_rotation = false,
+       .expected_close = false,
+       .expected_weight = 0},
+      {.description = "ready (no override) is what the checks say",
+       .override_ = std::nullopt,
+       .expected_status = OperatingStatus::kOnline,
+       .expected_in_rotation = true,
+       .expected_close = false,
+       .expected_weight = kWeightScale},
+  };
+  for (const Case& c : cases) {
+    PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1"), member("b", "10.0.0.2")});
+    bring_up(pool);
+    PoolChanges changes = apply_override(pool, 0, c.override_, "CLI", at());
+    EXPECT_EQ(pool.members[0].status, c.expected_status) << c.description;
+    EXPECT_EQ(pool.members[0].in_rotation, c.expected_in_rotation) << c.description;
+    EXPECT_EQ(closed(changes, CloseReason::kMaint).size(), c.expected_close ? 1u : 0u)
+        << c.description;
+    int weight = 0;
+    for (const proxy::Backend& b : pool.snapshot->candidates) {
+      if (b.name == "a") weight = b.weight;
+    }
+    EXPECT_EQ(weight, c.expected_weight) << c.description;
+    // Checks go on under an override, and their results do not undo it.
+    apply_check(pool, 0, pass(Health::kUp, 7), at());
+    changes = apply_check(
+        pool, 0, result({.outcome = Outcome::kRefused}, Health::kUp, Health::kDown, 0, 3), at());
+    EXPECT_EQ(pool.members[0].successes, 0) << c.description << ": still checked";
+    if (c.override_ && c.override_->weight != 5) {
+      EXPECT_EQ(pool.members[0].status, c.expected_status) << c.description << " after a check";
+      EXPECT_TRUE(changes.transitions.empty()) << c.description;
+    }
+    EXPECT_FALSE(pool.members[0].in_rotation) << c.description;
+  }
+}
+
+TEST(PoolState, AnOverrideTransitionNamesTheOverrideAndReadyRestores) {
+  PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1"), member("b", "10.0.0.2")});
+  bring_up(pool);
+  PoolChanges changes = apply_override(
+      pool, 0, model::AdminOverride{.state = model::AdminState::kDrain}, "CLI", at());
+  ASSERT_EQ(changes.transitions.size(), 1u);
+  EXPECT_EQ(changes.transitions[0].line,
+            "pool masters member a 10.0.0.1:6443 DRAINING: admin drain, set by CLI (was ONLINE); "
+            "1 of 2 members up");
+  EXPECT_EQ(candidates(pool), std::vector<std::string>{"b"});
+  // The override survives a recompute after a check result.
+  apply_check(pool, 0, pass(Health::kUp, 9), at());
+  recompute(pool, at());
+  EXPECT_EQ(pool.members[0].status, OperatingStatus::kDraining);
+
+  changes = apply_override(pool, 0, std::nullopt, "API", at());
+  ASSERT_EQ(changes.transitions.size(), 1u);
+  EXPECT_EQ(changes.transitions[0].after, OperatingStatus::kOnline);
+  EXPECT_NE(changes.transitions[0].line.find("admin override cleared by API"), std::string::npos)
+      << changes.transitions[0].line;
+  EXPECT_EQ(candidates(pool), (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(closed(changes, CloseReason::kMaint).empty());
+}
+
+TEST(PoolState, AnAdminDrainStaysOutOfAFailOpenRotation) {
+  model::Pool config = monitored();
+  config.fail_open = true;
+  PoolRuntime pool = pool_of(config, {member("a", "10.0.0.1"), member("b", "10.0.0.2")});
+  bring_up(pool);
+  apply_override(pool, 0, model::AdminOverride{.state = model::AdminState::kDrain}, "CLI", at());
+  apply_check(pool, 1, result({.outcome = Outcome::kRefused}, Health::kUp, Health::kDown, 0, 3),
+              at());
+  EXPECT_TRUE(pool.fail_open_active);
+  EXPECT_EQ(candidates(pool), std::vector<std::string>{"b"}) << "fail-open, but not the drained";
+}
+
 }  // namespace
 }  // namespace vigil::daemon

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "model/admin_override.h"
 #include "model/check_result.h"
 #include "model/config.h"
 #include "model/status.h"
@@ -21,6 +22,8 @@ namespace vigil::daemon {
 struct MemberRuntime {
   std::string id;
   model::Member config;
+  // An operator's drain, maint or weight; kept across apply() and in admin.state_file.
+  std::optional<model::AdminOverride> admin_override;
   std::optional<net::SocketAddress> address;  // resolved at load; none: cannot resolve
   std::string resolve_error;
   model::Health health = model::Health::kUnchecked;

@@ -21,7 +21,9 @@ std::string transition_line(const TransitionFacts& f) {
       break;
   }
   std::string line = fmt::format("pool {} member {} {} {}", f.pool, f.member, f.address, verb);
-  if (f.check) {
+  if (!f.admin.empty()) {
+    line += ": " + f.admin;
+  } else if (f.check) {
     line += ": " + model::describe(*f.check);
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(f.check->duration);
     if (f.first_check) {

@@ -26,6 +26,7 @@ struct TransitionFacts {
   int unhealthy_threshold = 0;
   size_t members_up = 0;
   size_t members_total = 0;
+  std::string admin;  // an operator's override caused it: "admin drain, set by CLI"; says why
 };
 
 std::string transition_line(const TransitionFacts& f);

@@ -15,6 +15,7 @@ model::MemberView member_view(const PoolRuntime& p, const MemberRuntime& m) {
       .id = m.id,
       .pool_id = p.id,
       .config = m.config,
+      .admin_override = m.admin_override,
       .operating_status = m.status,
       .health = m.health,
       .in_rotation = m.in_rotation,

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "model/admin_override.h"
 #include "model/check_result.h"
 #include "model/config.h"
 #include "model/status.h"
@@ -23,6 +24,7 @@ void expect_round_trip(int count) {
 }
 
 TEST(Spelling, EveryValueRoundTrips) {
+  expect_round_trip<AdminState>(3);
   expect_round_trip<Algorithm>(3);
   expect_round_trip<MonitorType>(4);
   expect_round_trip<OperatingStatus>(6);

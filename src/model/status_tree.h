@@ -9,18 +9,18 @@
 #include <string>
 #include <vector>
 
+#include "model/admin_override.h"
 #include "model/check_result.h"
 #include "model/config.h"
 #include "model/status.h"
 
 namespace vigil::model {
 
-using WallTime = std::chrono::system_clock::time_point;
-
 struct MemberView {
   std::string id;
   std::string pool_id;
   Member config;
+  std::optional<AdminOverride> admin_override;  // an operator's drain, maint or weight
   OperatingStatus operating_status = OperatingStatus::kOffline;
   Health health = Health::kUnchecked;
   bool in_rotation = false;  // receives new connections now

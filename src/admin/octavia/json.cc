@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "admin/octavia/names.h"
+#include "admin/override_json.h"
 #include "admin/status_json.h"
 #include "admin/text.h"
 
@@ -168,6 +169,15 @@ json::object pool(const model::LoadBalancerView& lb, const model::PoolView& p) {
   return o;
 }
 
+namespace {
+
+// What the member runs with: an operator's weight override (member set --weight), else the file's.
+int running_weight(const model::MemberView& m) {
+  return m.admin_override && m.admin_override->weight ? *m.admin_override->weight : m.config.weight;
+}
+
+}  // namespace
+
 json::object member(const model::LoadBalancerView& lb, const model::MemberView& m) {
   const model::Member& c = m.config;
   json::object o{
@@ -175,7 +185,7 @@ json::object member(const model::LoadBalancerView& lb, const model::MemberView& 
       {"name", c.name},
       {"address", c.address},
       {"protocol_port", c.port},
-      {"weight", c.weight},
+      {"weight", running_weight(m)},
       {"backup", c.backup},
       {"monitor_address",
        c.monitor_address.empty() ? json::value() : json::value(c.monitor_address)},
@@ -183,9 +193,12 @@ json::object member(const model::LoadBalancerView& lb, const model::MemberView& 
       {"operating_status", octavia_name(m.operating_status)},
       {"subnet_id", nullptr},
       {"vigil_check", check_json(m)},
+      {"vigil_admin_override", override_json(m.admin_override)},
   };
   add_common(o, lb);
-  o["admin_state_up"] = c.enabled;
+  // `openstack loadbalancer member set --disable` on a file member is a maintenance override.
+  o["admin_state_up"] =
+      c.enabled && !(m.admin_override && m.admin_override->state == model::AdminState::kMaint);
   return o;
 }
 

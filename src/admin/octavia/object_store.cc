@@ -39,6 +39,11 @@ Result<ObjectStore> ObjectStore::load(const std::string& state_file) {
 }
 
 Result<void> ObjectStore::commit(ApiState next) {
+  next.member_overrides = state_.member_overrides;
+  return save(std::move(next));
+}
+
+Result<void> ObjectStore::save(ApiState next) {
   if (!state_file_.empty()) {
     if (auto written = write_file_atomic(state_file_, state_to_json(next)); !written) {
       return fail(fmt::format("cannot save the API objects: {}", written.error().message));
@@ -46,6 +51,25 @@ Result<void> ObjectStore::commit(ApiState next) {
   }
   state_ = std::move(next);
   return {};
+}
+
+Result<void> ObjectStore::set_override(std::string_view member_id,
+                                       std::optional<model::AdminOverride> o) {
+  ApiState next = state_;
+  if (o) {
+    next.member_overrides.insert_or_assign(std::string(member_id), std::move(*o));
+  } else if (auto it = next.member_overrides.find(member_id); it != next.member_overrides.end()) {
+    next.member_overrides.erase(it);
+  } else {
+    return {};  // nothing to save
+  }
+  return save(std::move(next));
+}
+
+Result<void> ObjectStore::drop_overrides(const std::vector<std::string>& member_ids) {
+  ApiState next = state_;
+  for (const std::string& id : member_ids) next.member_overrides.erase(id);
+  return save(std::move(next));
 }
 
 std::vector<model::Config> ObjectStore::configs_of(const ApiState& state) {

@@ -14,7 +14,9 @@
 // (views.h), which build API objects from this store.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "admin/octavia/objects.h"
@@ -38,8 +40,17 @@ class ObjectStore {
   const ApiState& state() const { return state_; }
 
   // Saves `next` to the state file, then makes it the state. On a write error the state is
-  // unchanged and the error names the file.
+  // unchanged and the error names the file. The member overrides stay as they are: they change
+  // only through set_override() and drop_overrides() (a write's copy of the state was taken
+  // before the daemon applied it, which may have dropped some).
   Result<void> commit(ApiState next);
+
+  // Sets (or, with none, removes) the override of the member `member_id` and saves the state,
+  // as commit() does.
+  Result<void> set_override(std::string_view member_id, std::optional<model::AdminOverride> o);
+
+  // Removes the overrides of these members (gone from every config) and saves the state.
+  Result<void> drop_overrides(const std::vector<std::string>& member_ids);
 
   // One model::Config per load balancer of the state, in creation order (origin kApi, ids filled
   // in, names = ids; see above).
@@ -47,6 +58,8 @@ class ObjectStore {
   static std::vector<model::Config> configs_of(const ApiState& state);
 
  private:
+  Result<void> save(ApiState next);
+
   std::string state_file_;
   ApiState state_;
 };

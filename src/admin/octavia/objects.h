@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <expected>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "admin/octavia/names.h"
+#include "model/admin_override.h"
 
 namespace vigil::admin {
 
@@ -97,6 +99,10 @@ struct ApiLoadBalancer : ApiCommon {
 // the state changes), or nulls when there is no such object.
 struct ApiState {
   std::vector<ApiLoadBalancer> loadbalancers;
+  // Operators' overrides (drain, maint, weight) of any member, the config file's too, by member
+  // id: kept here so that they survive a reload and a restart. ControlPlane drops those of
+  // members that no longer exist.
+  std::map<std::string, model::AdminOverride, std::less<>> member_overrides;
 
   template <typename T>
   struct Found {

@@ -12,6 +12,7 @@
 #include "admin/octavia/fields.h"
 #include "admin/octavia/json_fields.h"
 #include "admin/octavia/random_id.h"
+#include "admin/override_json.h"
 
 namespace vigil::admin {
 namespace {
@@ -219,14 +220,32 @@ void load_lb(Loader& ld, json::value v, const std::string& where, ApiState& out)
   out.loadbalancers.push_back(std::move(lb));
 }
 
+// Absent in files written before overrides existed: none.
+Result<void> load_overrides(const json::object& top, ApiState& out) {
+  const json::value* all = top.if_contains("member_overrides");
+  if (all == nullptr || all->is_null()) return {};
+  if (!all->is_object()) return fail("\"member_overrides\" must be an object keyed by member id");
+  for (const auto& [id, v] : all->as_object()) {
+    auto o = override_from_json(v);
+    if (!o)
+      return fail(fmt::format("member_overrides.{}: {}", std::string_view(id), o.error().message));
+    out.member_overrides.emplace(std::string(id), std::move(*o));
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string state_to_json(const ApiState& state) {
   json::array lbs;
   for (const ApiLoadBalancer& lb : state.loadbalancers) lbs.push_back(lb_json(lb));
-  return json::serialize(
-             json::object{{"version", kStateVersion}, {"loadbalancers", std::move(lbs)}}) +
-         "\n";
+  json::object top{{"version", kStateVersion}, {"loadbalancers", std::move(lbs)}};
+  if (!state.member_overrides.empty()) {
+    json::object overrides;
+    for (const auto& [id, o] : state.member_overrides) overrides[id] = override_json(o);
+    top["member_overrides"] = std::move(overrides);
+  }
+  return json::serialize(top) + "\n";
 }
 
 Result<ApiState> state_from_json(std::string_view text) {
@@ -249,6 +268,7 @@ Result<ApiState> state_from_json(std::string_view text) {
     load_lb(ld, lbs->as_array()[i], fmt::format("loadbalancers[{}]", i), out);
   }
   if (ld.error) return fail(*ld.error);
+  if (auto loaded = load_overrides(top, out); !loaded) return std::unexpected(loaded.error());
   return out;
 }
 

@@ -1,7 +1,8 @@
-// The state file's format: {"version": 1, "loadbalancers": [...]}, each load balancer with its
-// listeners and pools, each pool with its members and health monitor, under Octavia's field
-// names. Loading runs every object through the API's own validation (fields.h), so a state
-// file never holds what the API would refuse. Pure; any thread.
+// The state file's format: {"version": 1, "loadbalancers": [...], "member_overrides": {...}},
+// each load balancer with its listeners and pools, each pool with its members and health monitor,
+// under Octavia's field names; member_overrides (absent when there are none) by member id. Loading
+// runs every object through the API's own validation (fields.h), so a state file never holds what
+// the API would refuse. Pure; any thread.
 #pragma once
 
 #include <string>

@@ -87,6 +87,43 @@ TEST_F(StoreFileTest, RoundTripKeepsEveryField) {
   EXPECT_EQ(back->loadbalancers[0].tags, (std::vector<std::string>{"a", "b"}));
 }
 
+// Operators' overrides of members (file members too) survive a restart, keyed by member id.
+TEST_F(StoreFileTest, MemberOverridesRoundTripThroughTheStateFile) {
+  auto store = ObjectStore::load(path());
+  ASSERT_TRUE(store) << store.error().message;
+  ASSERT_TRUE(store->commit(sample_state()));
+  const model::AdminOverride drain{.state = model::AdminState::kDrain,
+                                   .set_at = model::WallTime(std::chrono::seconds(1714564800)),
+                                   .by = "CLI"};
+  const model::AdminOverride weight{.weight = 0, .by = "Octavia API"};
+  ASSERT_TRUE(store->set_override("file-member-1", drain));
+  ASSERT_TRUE(store->set_override("file-member-2", weight));
+  ASSERT_TRUE(store->set_override("file-member-2", std::nullopt)) << "ready removes it";
+  ASSERT_TRUE(store->set_override("never-set", std::nullopt)) << "nothing to remove";
+  ASSERT_TRUE(store->commit(sample_state())) << "an Octavia write";
+  EXPECT_EQ(store->state().member_overrides.size(), 1u) << "leaves the overrides alone";
+
+  auto again = ObjectStore::load(path());
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(again->state().member_overrides.size(), 1u);
+  ASSERT_TRUE(again->state().member_overrides.contains("file-member-1"));
+  EXPECT_EQ(again->state().member_overrides.at("file-member-1"), drain);
+  EXPECT_EQ(again->state().loadbalancers.size(), 1u) << "the objects stay";
+  // A state file written before overrides existed has none.
+  EXPECT_TRUE(state_from_json(state_to_json(sample_state()))->member_overrides.empty());
+  EXPECT_EQ(state_to_json(sample_state()).find("member_overrides"), std::string::npos);
+}
+
+TEST_F(StoreFileTest, ABadOverrideInTheStateFileNamesTheMember) {
+  write(R"({"version": 1, "loadbalancers": [],
+            "member_overrides": {"m-1": {"state": "off", "weight": null, "by": "CLI"}}})");
+  auto store = ObjectStore::load(path());
+  ASSERT_FALSE(store);
+  EXPECT_NE(store.error().message.find("member_overrides.m-1: state must be ready, drain or maint"),
+            std::string::npos)
+      << store.error().message;
+}
+
 TEST_F(StoreFileTest, CommitWritesTheFileAndLoadReadsIt) {
   auto empty = ObjectStore::load(path());  // missing: the first start
   ASSERT_TRUE(empty) << empty.error().message;

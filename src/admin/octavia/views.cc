@@ -27,6 +27,7 @@ model::MemberView member_view(const ApiMember& am, const model::Member& config, 
         {.enabled = config.enabled, .weight = config.weight, .has_monitor = monitored});
     return v;
   }
+  v.admin_override = l->admin_override;
   v.operating_status = l->operating_status;
   v.health = l->health;
   v.in_rotation = l->in_rotation;

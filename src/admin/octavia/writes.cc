@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "admin/octavia/local_network.h"
+#include "admin/octavia/member_set.h"
 #include "admin/octavia/object_store.h"
 #include "admin/octavia/ops.h"
 #include "admin/octavia/random_id.h"
@@ -174,10 +175,14 @@ Response route_octavia_write(const Request& request, const Target& target, const
   Plan plan{.kind = member_path ? "members" : s[0]};
   const bool create = member_path ? s.size() == 3 : s.size() == 1;
   const bool object = member_path ? s.size() == 4 : s.size() == 2;
-  // The config file's objects answer 409 whatever the method: the message says what to do.
+  // The config file's objects answer 409 whatever the method: the message says what to do. A
+  // member's weight and admin_state_up are the exception: they become a runtime override.
   if (member_path) {
     auto pool = catalog.pool(s[1]);
     if (!pool) return fault(404, fmt::format("Pool {} not found.", s[1]));
+    if (!catalog.from_api(*pool.lb) && method == "PUT" && object) {
+      return set_file_member(request, target, catalog, ctx, pool, s[3]);
+    }
     if (!catalog.from_api(*pool.lb)) return catalog.read_only(*pool.lb);
     plan.pool_id = pool.item->id;
   }

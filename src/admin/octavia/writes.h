@@ -2,7 +2,8 @@
 // balancers, listeners, pools, members and health monitors created through the API. Each write
 // validates and changes a copy of the store (ops.h), has the daemon apply the result, then
 // saves it to the state file, and only then answers; a refusal at any step leaves everything as
-// it was. Objects of the config file answer 409. Control thread.
+// it was. Objects of the config file answer 409, but for a runtime override of a member's weight
+// and admin_state_up (member_set.h). Control thread.
 #pragma once
 
 #include "admin/http.h"

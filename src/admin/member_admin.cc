@@ -1,0 +1,134 @@
+#include "admin/member_admin.h"
+
+#include <fmt/format.h>
+
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
+
+#include "admin/octavia/views.h"
+#include "admin/override_json.h"
+#include "admin/status_json.h"
+#include "base/log.h"
+
+namespace vigil::admin {
+namespace {
+
+using model::LoadBalancerView;
+using model::PoolView;
+
+Response not_allowed() {
+  Response r = fault(405, "Method not allowed: this path answers GET and PUT");
+  r.headers.emplace_back("Allow", "GET, PUT");
+  return r;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+std::variant<FoundMember, Response> find_pool(const std::vector<LoadBalancerView>& lbs,
+                                              std::string_view key) {
+  std::string_view lb_key;
+  std::string_view pool_key = key;
+  if (const size_t slash = key.find('/'); slash != std::string_view::npos) {
+    lb_key = key.substr(0, slash);
+    pool_key = key.substr(slash + 1);
+  }
+  std::vector<FoundMember> hits;
+  std::vector<std::string> where;
+  for (const LoadBalancerView& lb : lbs) {
+    if (!lb_key.empty() && lb.name != lb_key && lb.id != lb_key) continue;
+    for (const PoolView& p : lb.pools) {
+      if (p.id == pool_key) return FoundMember{.lb = &lb, .pool = &p};
+      if (p.config.name != pool_key) continue;
+      hits.push_back({.lb = &lb, .pool = &p});
+      where.push_back(fmt::format("{}/{} (id {})", lb.name, p.config.name, p.id));
+    }
+  }
+  if (hits.empty()) return fault(404, fmt::format("Pool {} not found.", key));
+  if (hits.size() > 1) {
+    return fault(409, fmt::format("pool name {} is in more than one load balancer: {}; give the "
+                                  "pool's id or LB/POOL",
+                                  key, joined(where)));
+  }
+  return hits.front();
+}
+
+Response member_answer(const FoundMember& f, model::WallTime now) {
+  boost::json::object o = member_json(*f.member, now);
+  o["pool"] = f.pool->config.name;
+  o["load_balancer"] = f.lb->name;
+  Response r;
+  r.body = boost::json::serialize(boost::json::object{{"member", std::move(o)}});
+  return r;
+}
+
+std::optional<Response> put(const Request& request, const FoundMember& f, const RouteContext& ctx) {
+  if (ctx.set_override == nullptr || !*ctx.set_override) {
+    return fault(405, "this vigil cannot change members at run time");
+  }
+  auto req = parse_override_request(request.body);
+  if (!req) return fault(400, req.error().message);
+  auto next =
+      model::next_override(f.member->admin_override, req->state, req->weight, ctx.now, req->by);
+  if (auto done = (*ctx.set_override)(f.member->id, next, req->by); !done) {
+    log::error("admin API: {} {}: {}", request.method, request.target, done.error().message);
+    return fault(500, done.error().message);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::variant<FoundMember, Response> find_member(const std::vector<LoadBalancerView>& lbs,
+                                                std::string_view pool_key,
+                                                std::string_view member_key) {
+  auto pool = find_pool(lbs, pool_key);
+  if (auto* r = std::get_if<Response>(&pool)) return *r;
+  FoundMember f = std::get<FoundMember>(pool);
+  std::vector<std::string> ids;
+  for (const model::MemberView& m : f.pool->members) {
+    if (m.id == member_key) {
+      f.member = &m;
+      return f;
+    }
+    if (m.config.name == member_key) {
+      if (f.member == nullptr) f.member = &m;
+      ids.push_back(m.id);
+    }
+  }
+  if (f.member == nullptr) {
+    return fault(404, fmt::format("Member {} not found in pool {}.", member_key, pool_key));
+  }
+  if (ids.size() > 1) {
+    return fault(409, fmt::format("more than one member of pool {} is named {}: give its id ({})",
+                                  pool_key, member_key, joined(ids)));
+  }
+  return f;
+}
+
+std::optional<Response> route_member_admin(const Request& request, const Target& target,
+                                           const RouteContext& ctx) {
+  const auto& s = target.segments;
+  if (s.size() < 2 || s[0] != "v1" || s[1] != "pools") return std::nullopt;
+  if (s.size() != 6 || s[3] != "members" || s[5] != "admin") {
+    return fault(404, "Not found: use /v1/pools/{pool}/members/{member}/admin");
+  }
+  const bool get = request.method == "GET";
+  if (!get && request.method != "PUT") return not_allowed();
+  std::vector<LoadBalancerView> lbs = merged_views(ctx.views(), ctx.store);  // found points in
+  auto found = find_member(lbs, s[2], s[4]);
+  if (auto* r = std::get_if<Response>(&found)) return *r;
+  if (!get) {
+    if (auto refused = put(request, std::get<FoundMember>(found), ctx)) return refused;
+    log::info("admin API: PUT {} done", request.target);
+    lbs = merged_views(ctx.views(), ctx.store);
+    found = find_member(lbs, s[2], s[4]);
+    if (auto* r = std::get_if<Response>(&found)) return *r;
+  }
+  return member_answer(std::get<FoundMember>(found), ctx.now);
+}
+
+}  // namespace vigil::admin

@@ -1,0 +1,34 @@
+// The admin route of one member's runtime override: GET and PUT
+// /v1/pools/{pool}/members/{member}/admin (docs/api.md). Pure but for the callback it runs;
+// control thread, called by route().
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "admin/http.h"
+#include "admin/target.h"
+#include "model/status_tree.h"
+
+namespace vigil::admin {
+
+// The answer for a /v1/pools/... target; none for any other target.
+std::optional<Response> route_member_admin(const Request& request, const Target& target,
+                                           const RouteContext& ctx);
+
+// A member found by pool and member key (below), or what to answer: 404, or 409 when a name is
+// ambiguous. The pool key is a pool id, a pool name unique across load balancers, or
+// "LB/POOL" (load balancer name or id, then the pool's name); the member key is an id or a name
+// unique in its pool.
+struct FoundMember {
+  const model::LoadBalancerView* lb = nullptr;
+  const model::PoolView* pool = nullptr;
+  const model::MemberView* member = nullptr;
+};
+std::variant<FoundMember, Response> find_member(const std::vector<model::LoadBalancerView>& lbs,
+                                                std::string_view pool_key,
+                                                std::string_view member_key);
+
+}  // namespace vigil::admin

@@ -1,0 +1,31 @@
+// The JSON forms of a member's admin override: {"state", "weight", "set_at", "by"} as /v1/status,
+// the admin route and admin.state_file show it, and the admin route's request body. Pure; any
+// thread.
+#pragma once
+
+#include <boost/json/value.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/error.h"
+#include "model/admin_override.h"
+
+namespace vigil::admin {
+
+// null without an override; set_at in the vigil-native UTC form, "2024-05-01T12:00:00Z".
+boost::json::value override_json(const std::optional<model::AdminOverride>& o);
+// The form override_json() writes; the error names the field.
+Result<model::AdminOverride> override_from_json(const boost::json::value& v);
+
+// PUT /v1/pools/{pool}/members/{member}/admin: {"state": "drain"|"maint"|"ready", "weight": N,
+// "by": "who"}, state or weight or both; `by` is optional (default "API"), shown as "set by".
+struct OverrideRequest {
+  std::optional<model::AdminState> state;
+  std::optional<int> weight;
+  std::string by = "API";
+};
+// The error is the 400's message: "state must be drain, maint or ready (got \"off\")".
+Result<OverrideRequest> parse_override_request(std::string_view body);
+
+}  // namespace vigil::admin
