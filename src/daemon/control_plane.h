@@ -118,6 +118,7 @@ class ControlPlane {
   std::unique_ptr<Timer> ramp_;  // re-weighs members in slow start
   std::deque<model::Transition> transitions_;
   uint64_t snapshot_version_ = 0;
+  std::string fd_budget_said_;  // the last lowering logged (fd_budget.h), logged once each
   bool stopped_ = false;
 };
 
