@@ -2,8 +2,11 @@
 // not the member's: it reaches the callback as kLocalError and leaves the threshold untouched.
 #include "health/local_failure.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <boost/asio/io_context.hpp>
 #include <cerrno>
@@ -12,6 +15,7 @@
 
 #include "health/checker.h"
 #include "health/test_tls_server.h"
+#include "health/tls_context.h"
 #include "testing/manual_clock.h"
 #include "testing/manual_timer.h"
 #include "testing/run_until.h"
@@ -45,6 +49,35 @@ TEST(SocketFailure, SaysWhoseFaultItIs) {
     EXPECT_EQ(socket_failure("socket", c.error).outcome, c.expected) << c.error;
   }
   EXPECT_EQ(socket_failure("socket", EMFILE).detail, "socket: Too many open files");
+}
+
+// A CA file that cannot be opened for want of a descriptor is ours, not a bad file. OpenSSL opens
+// it with fopen(), past any seam: the process really runs out of descriptors, but in a death
+// test's forked child, so the limit it lowers is its own.
+// In the child: with every descriptor taken, is the CA file's failure local? Exits 0 if so.
+[[noreturn]] void load_ca_without_descriptors() {
+  const rlimit low{.rlim_cur = 64, .rlim_max = 64};
+  if (::setrlimit(RLIMIT_NOFILE, &low) != 0) ::_exit(2);
+  while (::open("/dev/null", O_RDONLY | O_CLOEXEC) >= 0) {
+  }
+  TlsContexts contexts;
+  model::TlsCheck tls;
+  tls.verify = true;
+  tls.ca_file = "/dev/null";
+  auto ctx = contexts.get(tls);
+  ::_exit(!ctx && ctx.error().local ? 0 : 1);
+}
+
+TEST(TlsContextsDeathTest, OutOfDescriptorsIsLocal) {
+  EXPECT_EXIT(load_ca_without_descriptors(), ::testing::ExitedWithCode(0), "");
+  // And an unreadable file is not.
+  TlsContexts contexts;
+  model::TlsCheck tls;
+  tls.verify = true;
+  tls.ca_file = "/nonexistent/ca.pem";
+  auto ctx = contexts.get(tls);
+  ASSERT_FALSE(ctx);
+  EXPECT_FALSE(ctx.error().local) << ctx.error().message;
 }
 
 // The seam: socket() fails with EMFILE while `out_of_fds` is set, as when clients hold every

@@ -58,7 +58,9 @@ ProbeHandle Prober::start(const std::shared_ptr<const ProbeTarget>& shared_targe
     if (ctx) {
       tls = *ctx;
     } else {
-      early = model::CheckResult{.outcome = Outcome::kTlsFailed, .detail = ctx.error().message};
+      early = model::CheckResult{
+          .outcome = ctx.error().local ? Outcome::kLocalError : Outcome::kTlsFailed,
+          .detail = ctx.error().message};
     }
   }
   std::string request;
