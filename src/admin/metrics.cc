@@ -89,6 +89,10 @@ void member_metrics(Writer& w, const Lbs& lbs) {
   member_family(w, lbs, "vigil_member_connect_failures_total", "counter",
                 "Connects from the data plane to the member that failed (passive health).",
                 [](const M& m) { return static_cast<double>(m.connect_failures); });
+  member_family(w, lbs, "vigil_check_local_failures_total", "counter",
+                "Health checks of the member that vigil could not make for want of a local "
+                "resource (file descriptors, buffers, memory); they do not count against it.",
+                [](const M& m) { return static_cast<double>(m.check_local_failures); });
   member_family(w, lbs, "vigil_member_check_duration_seconds", "gauge",
                 "Duration of the member's last health check.", [](const M& m) {
                   std::optional<double> v;

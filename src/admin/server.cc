@@ -1,5 +1,6 @@
 #include "admin/server.h"
 
+#include <algorithm>
 #include <array>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -17,6 +18,7 @@
 #include <map>
 #include <optional>
 
+#include "admin/limits.h"
 #include "admin/routes.h"
 #include "admin/text.h"
 #include "base/log.h"
@@ -87,13 +89,30 @@ struct ServerState {
   ServerState(asio::io_context& io, Options o, ViewsSource v)
       : acceptor(io), retry(io), options(std::move(o)), view(std::move(v)) {}
 
+  struct Entry {
+    std::weak_ptr<Session> session;
+    asio::ip::address peer;
+  };
+
+  // Forgets session `id` (closed, evicted or destroyed); twice does nothing.
+  void release(uint64_t id) {
+    auto it = sessions.find(id);
+    if (it == sessions.end()) return;
+    auto count = per_address.find(it->second.peer);
+    if (count != per_address.end() && --count->second == 0) per_address.erase(count);
+    sessions.erase(it);
+  }
+
   tcp::acceptor acceptor;
   asio::steady_timer retry;
   Options options;
   ViewsSource view;
-  std::map<uint64_t, std::weak_ptr<Session>> sessions;
+  std::map<uint64_t, Entry> sessions;  // by id: the oldest first
+  std::map<asio::ip::address, size_t> per_address;
   uint64_t next_session = 0;
-  bool refusing = false;  // at max_connections; logged once per episode
+  bool refusing = false;        // at a cap with nothing to evict; logged once per episode
+  bool evicting = false;        // likewise
+  bool accept_failing = false;  // likewise
 };
 
 // One admin connection: read a request, answer it, repeat while keep-alive holds. Owned by the
@@ -102,21 +121,60 @@ class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket socket, std::shared_ptr<ServerState> server, uint64_t id)
       : stream_(std::move(socket)), server_(std::move(server)), id_(id) {}
-  ~Session() { server_->sessions.erase(id_); }
+  ~Session() { server_->release(id_); }
 
-  void start() { read_request(); }
+  void start() { read_head(); }
 
   void close() {
+    server_->release(id_);
     beast::error_code ec;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
     stream_.close();
   }
 
+  // Idle, or its request not all read: nothing is lost but a retry if it is closed for a newer
+  // connection. One being answered is left to finish.
+  bool evictable() const { return !answering_; }
+
  private:
-  void read_request() {
+  void new_request() {
     parser_.emplace();
     parser_->header_limit(kHeaderLimit);
     parser_->body_limit(kBodyLimit);
+  }
+
+  // Between keep-alive requests the connection may idle for idle_timeout; the head timeout
+  // starts at the next request's first byte.
+  void read_request() {
+    answering_ = false;
+    if (buffer_.size() > 0) return read_head();
+    stream_.expires_after(server_->options.idle_timeout);
+    stream_.async_read_some(buffer_.prepare(kHeaderLimit),
+                            [self = shared_from_this()](beast::error_code ec, size_t n) {
+                              self->buffer_.commit(n);
+                              if (ec) return self->close();  // eof, idle timeout, stop()
+                              self->read_head();
+                            });
+  }
+
+  void read_head() {
+    new_request();
+    stream_.expires_after(std::min(server_->options.header_timeout, server_->options.idle_timeout));
+    http::async_read_header(stream_, buffer_, *parser_,
+                            [self = shared_from_this()](beast::error_code ec, size_t) {
+                              if (ec) return self->on_read(ec);
+                              self->on_head();
+                            });
+  }
+
+  void on_head() {
+    const auto& head = parser_->get();
+    const auto te = head.equal_range(http::field::transfer_encoding);
+    const auto count = static_cast<size_t>(std::distance(te.first, te.second));
+    const std::string_view first = count > 0 ? std::string_view(te.first->value()) : "";
+    if (auto why = framing_error(count, first, head.count(http::field::content_length) > 0)) {
+      return reject(400, "malformed HTTP request: " + *why);
+    }
     stream_.expires_after(server_->options.idle_timeout);
     http::async_read(
         stream_, buffer_, *parser_,
@@ -133,6 +191,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void answer() {
+    answering_ = true;
     const http::request<http::string_body>& req = parser_->get();
     const Request request{
         .method = req.method_string(),
@@ -160,6 +219,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void reject(int status, std::string message) {
+    answering_ = true;  // the error answer is not lost to an eviction
     log::debug("admin API: closing a connection: {}", message);
     send(fault(status, message), false, 11, true);
   }
@@ -186,6 +246,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void drain_and_close() {
+    answering_ = false;  // answered: what is left to read is dropped anyway
     beast::error_code ec;
     stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
     stream_.expires_after(kDrainTime);
@@ -209,25 +270,71 @@ class Session : public std::enable_shared_from_this<Session> {
   http::response<http::string_body> response_;
   std::array<char, 16 * 1024> drain_buffer_{};
   size_t drained_ = 0;
+  bool answering_ = false;  // from a complete request until its answer is written
 };
 
 namespace {
 
+// Closes the oldest evictable session (of `peer` when given); false when there is none.
+bool evict_oldest(ServerState& s, const asio::ip::address* peer) {
+  for (const auto& [id, entry] : s.sessions) {
+    if (peer != nullptr && entry.peer != *peer) continue;
+    auto session = entry.session.lock();
+    if (!session || !session->evictable()) continue;
+    session->close();  // releases it: `entry` is gone
+    return true;
+  }
+  return false;
+}
+
+// Makes room under both caps for a connection from `peer`; false when every candidate is being
+// answered.
+bool make_room(ServerState& s, const asio::ip::address& peer) {
+  const Options& o = s.options;
+  auto from_peer = [&] {
+    auto it = s.per_address.find(peer);
+    return it == s.per_address.end() ? size_t{0} : it->second;
+  };
+  bool evicted = false;
+  while (from_peer() >= std::max<size_t>(o.max_connections_per_address, 1)) {
+    if (!evict_oldest(s, &peer)) return false;
+    evicted = true;
+  }
+  while (s.sessions.size() >= std::max<size_t>(o.max_connections, 1)) {
+    if (!evict_oldest(s, nullptr)) return false;
+    evicted = true;
+  }
+  if (evicted && !s.evicting) {
+    log::warn(
+        "admin API: at its connection limits ({} in all, {} per address): closing the oldest "
+        "idle or unfinished connections for new ones",
+        o.max_connections, o.max_connections_per_address);
+  }
+  s.evicting = evicted;
+  return true;
+}
+
 void admit(const std::shared_ptr<ServerState>& s, tcp::socket socket) {
-  if (s->sessions.size() >= s->options.max_connections) {
+  beast::error_code ec;
+  const tcp::endpoint remote = socket.remote_endpoint(ec);
+  if (ec) return;  // already gone
+  const asio::ip::address peer = remote.address();
+  if (!make_room(*s, peer)) {
     if (!s->refusing) {
-      log::warn("admin API: {} connections open, closing new ones until some end",
-                s->sessions.size());
+      log::warn(
+          "admin API: {} connections open, all being answered; closing new ones until "
+          "some end",
+          s->sessions.size());
     }
     s->refusing = true;
-    beast::error_code ec;
     socket.close(ec);
     return;
   }
   s->refusing = false;
   const uint64_t id = s->next_session++;
   auto session = std::make_shared<Session>(std::move(socket), s, id);
-  s->sessions.emplace(id, session);
+  s->sessions.emplace(id, ServerState::Entry{.session = session, .peer = peer});
+  ++s->per_address[peer];
   session->start();
 }
 
@@ -235,14 +342,17 @@ void accept_next(const std::shared_ptr<ServerState>& s) {
   s->acceptor.async_accept([s](beast::error_code ec, tcp::socket socket) {
     if (!s->acceptor.is_open()) return;
     if (ec) {
-      // Out of file descriptors and the like: try again shortly rather than spin.
-      log::warn("admin API: accept failed: {}", ec.message());
+      // Out of file descriptors and the like: try again shortly rather than spin; said once.
+      if (!s->accept_failing) log::warn("admin API: accept failed: {}", ec.message());
+      s->accept_failing = true;
       s->retry.expires_after(100ms);
       s->retry.async_wait([s](beast::error_code wait_ec) {
         if (!wait_ec) accept_next(s);
       });
       return;
     }
+    if (s->accept_failing) log::info("admin API: accepting connections again");
+    s->accept_failing = false;
     admit(s, std::move(socket));
     accept_next(s);
   });
@@ -293,8 +403,8 @@ void AdminServer::stop() {
   state_->retry.cancel();
   // Copied first: a session may end, and leave the map, while others are being closed.
   const auto sessions = state_->sessions;
-  for (const auto& [id, weak] : sessions) {
-    if (auto session = weak.lock()) session->close();
+  for (const auto& [id, entry] : sessions) {
+    if (auto session = entry.session.lock()) session->close();
   }
 }
 

@@ -23,7 +23,14 @@ struct Options {
   std::string token;                      // empty: every authenticated route answers 401
   // Limits; tests shorten them.
   std::chrono::milliseconds idle_timeout{60'000};  // a connection idle this long is closed
-  size_t max_connections = 256;                    // further connections are closed at once
+  // A connection that has not sent a whole request head this long after it opened (or after
+  // the first byte of its next request) is closed: slowloris clients hold nothing for long.
+  std::chrono::milliseconds header_timeout{10'000};
+  // At either cap a new connection evicts the oldest one that is idle or has not sent a whole
+  // request yet (of its address, or of all), so that /healthz always gets through; only when
+  // every one is being answered is the new one closed at once.
+  size_t max_connections = 64;
+  size_t max_connections_per_address = 16;
   // The objects created through the Octavia API (owned by the daemon, outliving the server);
   // null: the API creates nothing and shows the config file's objects only.
   ObjectStore* store = nullptr;

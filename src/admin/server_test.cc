@@ -15,6 +15,7 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/json.hpp>
 
+#include "admin/limits.h"
 #include "admin/sample_view_test.h"
 #include "testing/run_until.h"
 
@@ -90,6 +91,39 @@ class ServerTest : public ::testing::Test {
 
   Reply get(const std::string& target, const std::string& headers = "X-Auth-Token: secret\r\n") {
     return send_raw("GET " + target + " HTTP/1.1\r\nHost: x\r\n" + headers + "\r\n");
+  }
+
+  // A connection that sent `bytes` and holds on, as a slowloris client does.
+  std::unique_ptr<beast::tcp_stream> hold(const std::string& bytes) {
+    auto stream = std::make_unique<beast::tcp_stream>(io_);
+    bool done = false;
+    stream->async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port_),
+                          [&](beast::error_code ec) {
+                            if (ec || bytes.empty()) {
+                              done = true;
+                              return;
+                            }
+                            asio::async_write(*stream, asio::buffer(bytes),
+                                              [&](beast::error_code, size_t) { done = true; });
+                          });
+    run_until(done);
+    EXPECT_TRUE(done);
+    return stream;
+  }
+
+  // True when the server closes `stream` within 3 s.
+  bool closed_by_server(beast::tcp_stream& stream) {
+    bool done = false;
+    beast::error_code result;
+    char byte = 0;
+    stream.async_read_some(asio::buffer(&byte, 1), [&](beast::error_code ec, size_t) {
+      result = ec;
+      done = true;
+    });
+    run_until(done, 3s);
+    if (!done) stream.close();
+    vigil::testing::run_ready(io_);
+    return done && (result == asio::error::eof || result == asio::error::connection_reset);
   }
 
   std::string faultstring(const Reply& r) {
@@ -222,21 +256,65 @@ TEST_F(ServerTest, ClosesIdleConnections) {
   EXPECT_EQ(result, asio::error::eof);
 }
 
-TEST_F(ServerTest, CapsConcurrentConnections) {
+// At the cap a newcomer evicts the oldest connection that has not sent a whole request (or is
+// idle), so /healthz gets through however many half-finished heads are held open.
+TEST_F(ServerTest, ANewConnectionEvictsTheOldestUnfinishedOne) {
   server_.reset();
-  start({.listen = "127.0.0.1:0", .token = "secret", .max_connections = 1});
-  // The first connection holds the only slot; the second is closed without an answer.
-  beast::tcp_stream holder(io_);
-  bool connected = false;
-  holder.async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port_),
-                       [&](beast::error_code) { connected = true; });
-  run_until(connected);
-  ASSERT_TRUE(vigil::testing::run_until(io_, [&] { return server_->connections() == 1; }));
-  const Reply refused = get("/healthz", "");
-  EXPECT_EQ(refused.status, 0);
-  holder.close();
-  ASSERT_TRUE(vigil::testing::run_until(io_, [&] { return server_->connections() == 0; }));
+  start({.listen = "127.0.0.1:0", .token = "secret", .max_connections = 2});
+  auto oldest = hold("GET /healthz HTTP/1.1\r\nHo");
+  auto idle = hold("");
+  ASSERT_TRUE(vigil::testing::run_until(io_, [&] { return server_->connections() == 2; }));
   EXPECT_EQ(get("/healthz", "").status, 200);
+  EXPECT_TRUE(closed_by_server(*oldest));
+  auto newer = hold("");
+  ASSERT_TRUE(vigil::testing::run_until(io_, [&] { return server_->connections() == 2; }));
+  EXPECT_EQ(get("/healthz", "").status, 200);  // the idle one is the oldest now
+  EXPECT_TRUE(closed_by_server(*idle));
+}
+
+TEST_F(ServerTest, OneAddressCannotTakeEveryConnection) {
+  server_.reset();
+  start({.listen = "127.0.0.1:0",
+         .token = "secret",
+         .max_connections = 100,
+         .max_connections_per_address = 2});
+  auto first = hold("GET / HTTP/1.1\r\n");
+  auto second = hold("GET / HTTP/1.1\r\n");
+  ASSERT_TRUE(vigil::testing::run_until(io_, [&] { return server_->connections() == 2; }));
+  EXPECT_EQ(get("/healthz", "").status, 200);
+  EXPECT_TRUE(closed_by_server(*first));
+  EXPECT_LE(server_->connections(), 2u);
+}
+
+TEST_F(ServerTest, ClosesAClientThatDoesNotFinishItsHead) {
+  server_.reset();
+  start({.listen = "127.0.0.1:0", .token = "secret", .header_timeout = 100ms});
+  auto slow = hold("GET /healthz HTTP/1.1\r\nHost: x\r\n");  // no blank line, ever
+  EXPECT_TRUE(closed_by_server(*slow));
+}
+
+TEST_F(ServerTest, AmbiguousFramingIs400) {
+  const std::string head = "POST /v1/reload HTTP/1.1\r\nHost: x\r\nX-Auth-Token: secret\r\n";
+  EXPECT_EQ(send_raw(head + "Transfer-Encoding: chunked, identity\r\n\r\n0\r\n\r\n").status, 400);
+  EXPECT_EQ(
+      send_raw(head + "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n").status,
+      400);
+  EXPECT_EQ(send_raw(head + "Transfer-Encoding: gzip\r\n\r\n").status, 400);
+  // Plain chunked is fine.
+  EXPECT_EQ(send_raw("GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     "0\r\n\r\n")
+                .status,
+            200);
+}
+
+TEST(FramingError, OnlyExactlyChunkedAlone) {
+  EXPECT_FALSE(framing_error(0, "", true));
+  EXPECT_FALSE(framing_error(1, "chunked", false));
+  EXPECT_FALSE(framing_error(1, "Chunked", false));
+  EXPECT_TRUE(framing_error(1, "chunked", true));
+  EXPECT_TRUE(framing_error(1, "chunked, identity", false));
+  EXPECT_TRUE(framing_error(2, "chunked", false));
+  EXPECT_TRUE(framing_error(1, "identity", false));
 }
 
 TEST_F(ServerTest, StopClosesTheListener) {

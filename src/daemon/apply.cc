@@ -6,8 +6,10 @@
 #include <algorithm>
 
 #include "admin/octavia/object_store.h"
+#include "admin/server.h"
 #include "base/log.h"
 #include "daemon/control_plane.h"
+#include "daemon/fd_budget.h"
 #include "health/checker.h"
 #include "model/ids.h"
 #include "net/socket.h"
@@ -85,6 +87,20 @@ MemberRuntime new_member(const model::Member& m, const std::string& pool_name) {
     log::warn("pool {} member {}: {}; it gets no traffic", pool_name, m.name, r.resolve_error);
   }
   return r;
+}
+
+FdNeeds fd_needs(const std::unordered_map<std::string, ListenerRuntime>& listeners,
+                 const std::unordered_map<std::string, std::unique_ptr<PoolRuntime>>& pools,
+                 int workers) {
+  FdNeeds n{.listeners = listeners.size(),
+            .workers = static_cast<uint64_t>(workers),
+            .admin_connections = admin::Options{}.max_connections,
+            .reserve = reserve_from_environment()};
+  for (const auto& [id, l] : listeners) n.max_connections += l.config.max_connections;
+  for (const auto& [id, p] : pools) {
+    if (p->config.health_monitor) n.checked_members += p->members.size();
+  }
+  return n;
 }
 
 }  // namespace
@@ -252,6 +268,11 @@ void ControlPlane::adopt_listeners(const std::vector<model::Config>& lbs,
 }
 
 void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
+  const FdNeeds needs = fd_needs(listeners_, pools_, worker_count_);
+  const FdBudget budget = plan_fds(fd_limit(), needs);
+  const std::string said = describe_lowering(budget, needs).value_or("");
+  if (said != fd_budget_said_ && !said.empty()) log::warn("{}", said);
+  fd_budget_said_ = said;
   for (int w = 0; w < worker_count_; ++w) {
     std::vector<proxy::ListenSocket> sockets;
     for (const auto& lb : lbs_) {
@@ -264,7 +285,7 @@ void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
             .listener_id = l.id,
             .listener_name = l.config.name,
             .pool_index = pool == pools_.end() ? UINT32_MAX : pool->second->slot,
-            .max_connections = l.config.max_connections,
+            .max_connections = budget.effective(l.config.max_connections, needs.max_connections),
             .idle_timeout = l.config.idle_timeout,
             .client_dead_peer = net::dead_peer_options(l.config.dead_peer_timeout),
             .stats = l.stats};

@@ -10,6 +10,12 @@ bool answered(const std::optional<model::CheckResult>& check) {
 CheckEffects record_check(MemberRuntime& m, const health::Event& e, TimePoint now,
                           model::WallTime wall, bool shutdown_sessions_on_down) {
   CheckEffects effects;
+  // Not the member's result at all (we were out of descriptors): counted, nothing else. Its
+  // last check, thresholds and passive state stay what they were.
+  if (e.result.local()) {
+    ++m.check_local_failures;
+    return effects;
+  }
   m.last_check = e.result;
   m.last_check_at = wall;
   if (e.previous == model::Health::kDown && e.health == model::Health::kUp) m.recovered_at = now;

@@ -39,6 +39,26 @@ TEST(MemberHealth, RecordsTheResultAndItsCounts) {
   EXPECT_EQ(m.successes, 0);
 }
 
+TEST(MemberHealth, ACheckWeCouldNotMakeOnlyCounts) {
+  MemberRuntime m;
+  health::Event first = pass();
+  first.successes = 4;
+  record_check(m, first, kNow, kWall, true);
+  ASSERT_TRUE(record_connect_failure(m, true, true));  // out of rotation, a silent suspect
+  health::Event local = event(Outcome::kLocalError, Health::kUp, Health::kUp);
+  local.successes = 4;
+  const CheckEffects effects = record_check(m, local, kNow + 1s, kWall + 1s, true);
+  EXPECT_FALSE(effects.passive_out_changed);
+  EXPECT_FALSE(effects.close_sessions);  // no answer, but not the member's silence
+  EXPECT_EQ(m.check_local_failures, 1u);
+  ASSERT_TRUE(m.last_check.has_value());
+  EXPECT_EQ(m.last_check->outcome, Outcome::kOk);  // still the member's own last result
+  EXPECT_EQ(m.last_check_at, kWall);
+  EXPECT_TRUE(m.passive_out);
+  EXPECT_TRUE(m.silent_suspect);  // the next real check confirms or clears it
+  EXPECT_EQ(m.successes, 4);
+}
+
 TEST(MemberHealth, SlowStartCountsFromTheComebackOnly) {
   MemberRuntime m;
   record_check(m, event(Outcome::kOk, Health::kDown, Health::kUp), kNow, kWall, true);

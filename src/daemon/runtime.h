@@ -40,6 +40,7 @@ struct MemberRuntime {
   model::WallTime state_since{};
   bool in_rotation = false;
   std::shared_ptr<proxy::BackendStats> stats = std::make_shared<proxy::BackendStats>();
+  uint64_t check_local_failures = 0;  // checks we could not make (model::Outcome::kLocalError)
 };
 
 struct PoolRuntime {

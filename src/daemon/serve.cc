@@ -1,6 +1,4 @@
 // `vigil serve`: load, start, run until a signal.
-#include <sys/resource.h>
-
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -10,32 +8,11 @@
 #include "base/log.h"
 #include "config/loader.h"
 #include "daemon/control_plane.h"
+#include "daemon/fd_budget.h"
 #include "daemon/service_notify.h"
 
 namespace vigil::daemon {
 namespace {
-
-// Each proxied connection holds two descriptors. The usual soft limit (1024) would stop vigil at
-// about 500 connections, so it is raised to the hard limit, as HAProxy does; what the listeners
-// may hold beyond that is said at start rather than discovered under load.
-void raise_fd_limit(const model::Config& c) {
-  rlimit limit{};
-  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
-  if (limit.rlim_cur < limit.rlim_max) {
-    limit.rlim_cur = limit.rlim_max;
-    ::setrlimit(RLIMIT_NOFILE, &limit);
-    ::getrlimit(RLIMIT_NOFILE, &limit);
-  }
-  uint64_t wanted = 256;  // listeners, checks, admin, pipes
-  for (const auto& l : c.listeners) wanted += 2 * static_cast<uint64_t>(l.max_connections);
-  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < wanted) {
-    log::warn(
-        "open-file limit is {}, but the listeners' max_connections need about {}: "
-        "connections beyond the limit wait in the backlog; raise LimitNOFILE (systemd) or "
-        "lower max_connections",
-        limit.rlim_cur, wanted);
-  }
-}
 
 size_t count_members(const model::Config& c) {
   size_t n = 0;
@@ -125,7 +102,8 @@ int serve(const ServeOptions& options) {
     }
     token = std::move(*t);
   }
-  raise_fd_limit(config);
+  // Before the budget is computed from it (fd_budget.h), as HAProxy does.
+  raise_fd_limit();
   log::info("vigil serving {}: {} listeners, {} pools, {} members", options.config_path,
             config.listeners.size(), config.pools.size(), count_members(config));
 

@@ -26,7 +26,8 @@ model::MemberView member_view(const PoolRuntime& p, const MemberRuntime& m) {
       .consecutive_failures = m.failures,
       .active_connections = m.stats->active.load(std::memory_order_relaxed),
       .total_connections = m.stats->total.load(std::memory_order_relaxed),
-      .connect_failures = m.stats->connect_failures.load(std::memory_order_relaxed)};
+      .connect_failures = m.stats->connect_failures.load(std::memory_order_relaxed),
+      .check_local_failures = m.check_local_failures};
   if (!m.address && !m.last_check) {
     mv.last_check =
         model::CheckResult{.outcome = model::Outcome::kResolveFailed, .detail = m.resolve_error};

@@ -36,12 +36,12 @@ Timing timing_of(const model::HealthMonitor& m) {
 }  // namespace
 
 HealthChecker::HealthChecker(boost::asio::io_context& io, const Clock& clock, TimerSource& timers,
-                             Callback on_result, uint64_t seed)
+                             Callback on_result, uint64_t seed, OpenSocket open_socket)
     : clock_(clock),
       on_result_(std::move(on_result)),
       scheduler_(clock, seed),
       rng_(seed ^ 0x9e3779b97f4a7c15ULL),
-      prober_(io, clock),
+      prober_(io, clock, open_socket),
       // The timer never calls back once cancelled or destroyed: no liveness check needed.
       timer_(timers.create_timer([this] {
         armed_for_.reset();
@@ -179,8 +179,11 @@ void HealthChecker::on_probe_done(uint32_t slot, uint64_t generation, model::Che
 
 // Calls the callback last: it may change or remove `member`.
 void HealthChecker::record(Member& member, model::CheckResult result) {
+  note_local(member, result);
   const Health previous = member.threshold.health();
-  const bool changed = member.threshold.record(result.ok());
+  // A check we could not make says nothing of the member: no threshold step, and the next one
+  // comes at the interval the member was on (a flood of clients must not take members out).
+  const bool changed = !result.local() && member.threshold.record(result.ok());
   scheduler_.completed(member.slot, clock_.now(), member.threshold.transitioning());
   if (log::enabled(log::Level::kDebug)) {  // describe() allocates: not for every check
     log::debug("health: member {} {}:{}: {} ({}/{})", member.target.member_id,
@@ -196,6 +199,24 @@ void HealthChecker::record(Member& member, model::CheckResult result) {
                     .successes = member.threshold.consecutive_successes(),
                     .failures = member.threshold.consecutive_failures()};
   if (on_result_) on_result_(event);
+}
+
+void HealthChecker::note_local(const Member& member, const model::CheckResult& result) {
+  if (result.local()) {
+    ++local_failures_;
+    if (local_in_episode_++ == 0) {
+      log::warn(
+          "health: cannot check member {} {}:{}: {}; checks that cannot be made do not count "
+          "against members; raise the open-file limit (LimitNOFILE) if this lasts",
+          member.target.member_id, member.target.address, member.target.port,
+          model::describe(result));
+    }
+    return;
+  }
+  if (local_in_episode_ == 0) return;
+  log::info("health: checks can be made again ({} could not be, and did not count)",
+            local_in_episode_);
+  local_in_episode_ = 0;
 }
 
 }  // namespace vigil::health

@@ -57,9 +57,10 @@ class HealthChecker {
   // Requires: `io`, `clock` and `timers` outlive the checker, and `timers` runs on `clock`
   // (AsioTimerSource with SteadyClock; in tests a ManualTimerSource with its ManualClock). `io`
   // runs the probes' I/O; `timers` says when checks start and time out. `seed` feeds the
-  // scheduler's jitter.
+  // scheduler's jitter; `open_socket` makes the checks' sockets (tests make it fail).
   HealthChecker(boost::asio::io_context& io, const Clock& clock, TimerSource& timers,
-                Callback on_result, uint64_t seed = std::random_device{}());
+                Callback on_result, uint64_t seed = std::random_device{}(),
+                OpenSocket open_socket = default_open_socket());
   ~HealthChecker();  // cancels running probes; the callback is not called again
   HealthChecker(const HealthChecker&) = delete;
   HealthChecker& operator=(const HealthChecker&) = delete;
@@ -76,6 +77,10 @@ class HealthChecker {
 
   // kUnchecked for unknown members and before the first result.
   model::Health health(const std::string& member_id) const;
+
+  // Checks that could not be made for want of a local resource (model::Outcome::kLocalError),
+  // since the start. They reach the callback but leave the member's threshold as it was.
+  uint64_t local_failures() const { return local_failures_; }
 
   // Cancels every probe and the timer for good; later calls do nothing. May be called from the
   // callback. The callback may also call set_targets() and check_now(); it must not destroy the
@@ -98,6 +103,8 @@ class HealthChecker {
   void start_check(Member& member);
   void on_probe_done(uint32_t slot, uint64_t generation, model::CheckResult result);
   void record(Member& member, model::CheckResult result);
+  // Logs the first local failure of an episode, and its end.
+  void note_local(const Member& member, const model::CheckResult& result);
 
   const Clock& clock_;
   Callback on_result_;
@@ -112,6 +119,8 @@ class HealthChecker {
   // find their member without hashing its id, ten thousand times a second.
   std::vector<Member*> by_slot_;
   uint64_t next_generation_ = 1;
+  uint64_t local_failures_ = 0;
+  uint64_t local_in_episode_ = 0;  // local failures since the last check that could be made
   bool stopped_ = false;
   // Handlers hold a weak_ptr to this: a handler already queued when the checker is destroyed
   // must not touch it.

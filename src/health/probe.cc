@@ -3,10 +3,13 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/post.hpp>
+#include <cerrno>
 #include <string>
 
 #include "health/probe_op.h"
@@ -28,8 +31,11 @@ bool ProbeHandle::running() const {
   return op && op->running();
 }
 
-Prober::Prober(asio::io_context& io, const Clock& clock)
-    : io_(io), clock_(clock), tcp_(TcpChecks::create(io, clock)) {}
+Prober::Prober(asio::io_context& io, const Clock& clock, OpenSocket open_socket)
+    : io_(io),
+      clock_(clock),
+      open_socket_(open_socket),
+      tcp_(TcpChecks::create(io, clock, open_socket)) {}
 Prober::~Prober() = default;
 
 ProbeHandle Prober::start(const std::shared_ptr<const ProbeTarget>& shared_target,
@@ -52,7 +58,9 @@ ProbeHandle Prober::start(const std::shared_ptr<const ProbeTarget>& shared_targe
     if (ctx) {
       tls = *ctx;
     } else {
-      early = model::CheckResult{.outcome = Outcome::kTlsFailed, .detail = ctx.error().message};
+      early = model::CheckResult{
+          .outcome = ctx.error().local ? Outcome::kLocalError : Outcome::kTlsFailed,
+          .detail = ctx.error().message};
     }
   }
   std::string request;
@@ -64,7 +72,8 @@ ProbeHandle Prober::start(const std::shared_ptr<const ProbeTarget>& shared_targe
       early = model::CheckResult{.outcome = Outcome::kNetworkError, .detail = r.error().message};
     }
   }
-  auto op = std::make_shared<ProbeOp>(io_, clock_, shared_target, tls, std::move(done));
+  auto op =
+      std::make_shared<ProbeOp>(io_, clock_, shared_target, tls, std::move(done), open_socket_);
   if (early) {
     op->fail_soon(std::move(*early));
   } else {
@@ -75,7 +84,7 @@ ProbeHandle Prober::start(const std::shared_ptr<const ProbeTarget>& shared_targe
 
 ProbeOp::ProbeOp(asio::io_context& io, const Clock& clock,
                  std::shared_ptr<const ProbeTarget> target, std::shared_ptr<ssl::context> tls,
-                 ProbeCallback done)
+                 ProbeCallback done, OpenSocket open_socket)
     : clock_(clock),
       shared_target_(std::move(target)),
       target_(*shared_target_),
@@ -84,6 +93,7 @@ ProbeOp::ProbeOp(asio::io_context& io, const Clock& clock,
       done_(std::move(done)),
       started_(clock.now()),
       io_(io),
+      open_socket_(open_socket),
       socket_(io) {
   if (host_.size() > 2 && host_.front() == '[' && host_.back() == ']') {
     host_ = host_.substr(1, host_.size() - 2);
@@ -134,8 +144,8 @@ void ProbeOp::connect() {
   if (tls_context_ && model::uses_tls(type)) {
     try {
       tls_stream_.emplace(io_, *tls_context_);
-    } catch (const std::exception& e) {  // SSL_new failing: out of memory
-      return fail_soon({.outcome = Outcome::kTlsFailed, .detail = e.what()});
+    } catch (const std::exception& e) {  // SSL_new failing: out of memory, ours
+      return fail_soon({.outcome = Outcome::kLocalError, .detail = e.what()});
     }
   }
   if (ip_literal_) {
@@ -143,6 +153,15 @@ void ProbeOp::connect() {
     // more than the check itself when thousands of members are checked every second.
     error_code ec;
     const tcp::endpoint endpoint(asio::ip::make_address(host_, ec), target_.port);
+    // Opened here rather than by async_connect, through the seam, so that a test can make it
+    // fail as a flood of clients would.
+    const int fd = open_socket_(endpoint.protocol().family(), SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return fail_soon(socket_failure("socket", errno));
+    socket().assign(endpoint.protocol(), fd, ec);
+    if (ec) {
+      ::close(fd);
+      return fail_soon({.outcome = Outcome::kNetworkError, .detail = ec.message()});
+    }
     socket().async_connect(
         endpoint, [self = shared_from_this()](const error_code& e) { self->on_connected(e); });
     return;
@@ -185,6 +204,10 @@ void ProbeOp::on_resolved(const error_code& ec, const tcp::resolver::results_typ
 void ProbeOp::on_connected(const error_code& ec) {
   if (!running()) return;
   if (ec) {
+    // Asio opens the socket itself for names: a shortage shows here as EMFILE and the like.
+    if (ec.category() == boost::system::system_category() && is_local_errno(ec.value())) {
+      return finish(socket_failure("connect", ec.value()));
+    }
     const bool refused =
         ec == asio::error::connection_refused || ec == asio::error::connection_reset;
     return finish(refused ? Outcome::kRefused : Outcome::kNetworkError, ec.message());

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "base/clock.h"
+#include "health/local_failure.h"
 #include "health/tls_context.h"
 #include "model/check_result.h"
 #include "model/config.h"
@@ -66,8 +67,10 @@ class ProbeHandle {
 
 class Prober {
  public:
-  // Requires: `io` and `clock` outlive every probe started here. `clock` times the attempts.
-  Prober(boost::asio::io_context& io, const Clock& clock);
+  // Requires: `io` and `clock` outlive every probe started here. `clock` times the attempts;
+  // `open_socket` makes the sockets of checks on new connections (tests make it fail).
+  Prober(boost::asio::io_context& io, const Clock& clock,
+         OpenSocket open_socket = default_open_socket());
   ~Prober();
   Prober(const Prober&) = delete;
   Prober& operator=(const Prober&) = delete;
@@ -85,6 +88,7 @@ class Prober {
  private:
   boost::asio::io_context& io_;
   const Clock& clock_;
+  OpenSocket open_socket_;
   TlsContexts tls_;
   std::shared_ptr<TcpChecks> tcp_;  // TCP checks of IP addresses; null: they go through Asio
 };

@@ -31,7 +31,7 @@ class ProbeOp : public RunningProbe, public std::enable_shared_from_this<ProbeOp
  public:
   // `tls` is required for TLS-HELLO and HTTPS, ignored otherwise.
   ProbeOp(asio::io_context& io, const Clock& clock, std::shared_ptr<const ProbeTarget> target,
-          std::shared_ptr<asio::ssl::context> tls, ProbeCallback done);
+          std::shared_ptr<asio::ssl::context> tls, ProbeCallback done, OpenSocket open_socket);
 
   // Sends `request` (HTTP and HTTPS only) on the member's kept connection when it has one;
   // otherwise resolves, connects, and goes on as the monitor type says.
@@ -88,6 +88,7 @@ class ProbeOp : public RunningProbe, public std::enable_shared_from_this<ProbeOp
   TimePoint started_;
 
   asio::io_context& io_;
+  OpenSocket open_socket_;
   std::optional<tcp::resolver> resolver_;  // only for host names: addresses are not resolved
   tcp::socket socket_;                     // plain probes; TLS probes use tls_stream_'s own
   std::optional<asio::ssl::stream<tcp::socket>> tls_stream_;

@@ -42,13 +42,12 @@ class TcpChecks::Check : public RunningProbe {
     if (!done_) return;
     ProbeCallback done = std::move(done_);
     done_ = nullptr;
+    const bool no_socket = fd_ < 0;
     close_socket(error == 0);
-    model::CheckResult result{.outcome = Outcome::kOk, .duration = now - started_};
-    if (error != 0) {
-      const bool refused = error == ECONNREFUSED || error == ECONNRESET;
-      result.outcome = refused ? Outcome::kRefused : Outcome::kNetworkError;
-      result.detail = std::system_category().message(error);
-    }
+    model::CheckResult result;
+    // A socket that could not be made at all never reached the member.
+    if (error != 0) result = socket_failure(no_socket ? "socket" : "connect", error);
+    result.duration = now - started_;
     done(std::move(result));
   }
 
@@ -71,14 +70,18 @@ class TcpChecks::Check : public RunningProbe {
   TimePoint started_;
 };
 
-std::shared_ptr<TcpChecks> TcpChecks::create(asio::io_context& io, const Clock& clock) {
+std::shared_ptr<TcpChecks> TcpChecks::create(asio::io_context& io, const Clock& clock,
+                                             OpenSocket open_socket) {
   const int fd = ::epoll_create1(EPOLL_CLOEXEC);
   if (fd < 0) return nullptr;
-  return std::shared_ptr<TcpChecks>(new TcpChecks(io, clock, fd));
+  return std::shared_ptr<TcpChecks>(new TcpChecks(io, clock, fd, open_socket));
 }
 
-TcpChecks::TcpChecks(asio::io_context& io, const Clock& clock, int epoll_fd)
-    : io_(io), clock_(clock), watcher_(std::make_unique<Watcher>(io, epoll_fd)) {}
+TcpChecks::TcpChecks(asio::io_context& io, const Clock& clock, int epoll_fd, OpenSocket open_socket)
+    : io_(io),
+      clock_(clock),
+      open_socket_(open_socket),
+      watcher_(std::make_unique<Watcher>(io, epoll_fd)) {}
 
 TcpChecks::~TcpChecks() = default;
 
@@ -87,7 +90,7 @@ int TcpChecks::epoll_fd() const { return watcher_->descriptor.native_handle(); }
 ProbeHandle TcpChecks::start(const asio::ip::tcp::endpoint& endpoint, ProbeCallback done) {
   const TimePoint started = clock_.now();
   const int fd =
-      ::socket(endpoint.protocol().family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+      open_socket_(endpoint.protocol().family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   int error = fd < 0 ? errno : 0;
   bool pending = false;
   if (fd >= 0) {

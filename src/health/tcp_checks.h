@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "health/local_failure.h"
 #include "health/probe.h"
 
 namespace vigil::health {
@@ -21,7 +22,9 @@ namespace vigil::health {
 class TcpChecks : public std::enable_shared_from_this<TcpChecks> {
  public:
   // Fails (nullptr) only when the epoll set cannot be made; the caller then uses Asio.
-  static std::shared_ptr<TcpChecks> create(boost::asio::io_context& io, const Clock& clock);
+  // `open_socket` makes each check's socket.
+  static std::shared_ptr<TcpChecks> create(boost::asio::io_context& io, const Clock& clock,
+                                           OpenSocket open_socket);
   ~TcpChecks();
   TcpChecks(const TcpChecks&) = delete;
   TcpChecks& operator=(const TcpChecks&) = delete;
@@ -34,7 +37,7 @@ class TcpChecks : public std::enable_shared_from_this<TcpChecks> {
   class Check;  // public for the .cc; an in-flight check
 
  private:
-  TcpChecks(boost::asio::io_context& io, const Clock& clock, int epoll_fd);
+  TcpChecks(boost::asio::io_context& io, const Clock& clock, int epoll_fd, OpenSocket open_socket);
   int epoll_fd() const;
   void watch();     // waits, through the io_context, for the set to have events
   void on_ready();  // takes every event the set has
@@ -46,6 +49,7 @@ class TcpChecks : public std::enable_shared_from_this<TcpChecks> {
 
   boost::asio::io_context& io_;
   const Clock& clock_;
+  OpenSocket open_socket_;
   struct Watcher;
   std::unique_ptr<Watcher> watcher_;  // the epoll fd, as the io_context sees it
   bool watching_ = false;

@@ -3,6 +3,7 @@
 // so rotated client certificates are picked up without a reload. Control thread only.
 #pragma once
 
+#include <expected>
 #include <map>
 #include <memory>
 #include <string>
@@ -16,6 +17,13 @@ class context;
 
 namespace vigil::health {
 
+struct TlsContextError {
+  std::string message;
+  // Out of descriptors or memory while reading the files: ours, not the member's (a check that
+  // meets it is a local failure).
+  bool local = false;
+};
+
 class TlsContexts {
  public:
   TlsContexts();
@@ -25,8 +33,10 @@ class TlsContexts {
 
   // A TLS 1.2+ client context for `tls`: verification per tls.verify (CA file, else the system
   // store), the client certificate and key when set. Costs one stat per file when cached. A
-  // failure (unreadable file, key not matching) is not cached: the next check tries again.
-  Result<std::shared_ptr<boost::asio::ssl::context>> get(const model::TlsCheck& tls);
+  // failure (unreadable file, key not matching) is not cached: the next check tries again. A
+  // changed file that cannot be read for a local shortage leaves the last context in use.
+  std::expected<std::shared_ptr<boost::asio::ssl::context>, TlsContextError> get(
+      const model::TlsCheck& tls);
 
  private:
   struct Entry;

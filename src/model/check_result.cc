@@ -35,6 +35,9 @@ std::string describe(const CheckResult& r) {
     case Outcome::kResolveFailed:
       out = "cannot resolve";
       break;
+    case Outcome::kLocalError:
+      out = "local failure";
+      break;
   }
   if (!r.failed_checks.empty()) {
     std::string joined;

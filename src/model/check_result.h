@@ -19,6 +19,9 @@ enum class Outcome {
   kBadStatus,      // L7: an HTTP answer whose code is not expected
   kBadResponse,    // L7: not a valid HTTP answer
   kResolveFailed,  // the member's name did not resolve
+  // The check could not be made here (out of descriptors, buffers or memory): it says nothing
+  // of the member, whose health stays as it was.
+  kLocalError,
 };
 
 struct CheckResult {
@@ -32,6 +35,7 @@ struct CheckResult {
   bool reused_connection = false;
 
   bool ok() const { return outcome == Outcome::kOk; }
+  bool local() const { return outcome == Outcome::kLocalError; }
 };
 
 // Names in the status JSON (a check's "result").
@@ -44,6 +48,7 @@ inline constexpr Spelling<Outcome> kOutcomeNames[] = {
     {Outcome::kBadStatus, "bad_status"},
     {Outcome::kBadResponse, "bad_response"},
     {Outcome::kResolveFailed, "resolve_failed"},
+    {Outcome::kLocalError, "local_error"},
 };
 template <>
 constexpr std::span<const Spelling<Outcome>> spellings<Outcome>() {

@@ -28,7 +28,7 @@ TEST(Spelling, EveryValueRoundTrips) {
   expect_round_trip<Algorithm>(3);
   expect_round_trip<MonitorType>(4);
   expect_round_trip<OperatingStatus>(6);
-  expect_round_trip<Outcome>(8);
+  expect_round_trip<Outcome>(9);
 }
 
 TEST(Spelling, UnknownNamesAreRefused) {

@@ -31,7 +31,8 @@ struct MemberView {
   int consecutive_failures = 0;
   uint64_t active_connections = 0;
   uint64_t total_connections = 0;
-  uint64_t connect_failures = 0;  // passive: connects from the data plane that failed
+  uint64_t connect_failures = 0;      // passive: connects from the data plane that failed
+  uint64_t check_local_failures = 0;  // checks that could not be made here: not the member's
 };
 
 struct PoolView {

@@ -1,4 +1,5 @@
 """vigil at its limits: out of file descriptors, a connection flood."""
+import os
 import resource
 import socket
 import subprocess
@@ -30,6 +31,9 @@ class LowFdVigil(Vigil):
 
         def popen(*args, **kwargs):
             kwargs["preexec_fn"] = lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+            # Without the fd budget's reserve (fd_budget.h), which would otherwise lower the
+            # listener's limit below the point where descriptors run out.
+            kwargs["env"] = dict(os.environ, VIGIL_FD_RESERVE="0")
             return original(*args, **kwargs)
 
         subprocess.Popen = popen

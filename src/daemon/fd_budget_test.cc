@@ -1,0 +1,54 @@
+#include "daemon/fd_budget.h"
+
+#include <gtest/gtest.h>
+
+namespace vigil::daemon {
+namespace {
+
+TEST(FdBudget, KeepsAReserveAndScalesTheListenersIntoTheRest) {
+  const FdNeeds needs{.max_connections = 50'000 + 10'000,
+                      .listeners = 2,
+                      .workers = 2,
+                      .checked_members = 3,
+                      .admin_connections = 64};
+  const FdBudget b = plan_fds(1024, needs);
+  // 64 fixed + 4 listening sockets + 64 admin + 6 for checks + 8 for the workers' overshoot.
+  EXPECT_EQ(b.reserve, 146u);
+  EXPECT_EQ(b.sessions, (1024u - 146u) / 2);
+  EXPECT_TRUE(b.lowered);
+  const int a = b.effective(50'000, needs.max_connections);
+  const int c = b.effective(10'000, needs.max_connections);
+  EXPECT_EQ(a, 365);  // 439 * 5/6
+  EXPECT_EQ(c, 73);
+  EXPECT_LE(static_cast<uint64_t>(a + c), b.sessions);
+  const auto said = describe_lowering(b, needs);
+  ASSERT_TRUE(said);
+  EXPECT_NE(said->find("LimitNOFILE="), std::string::npos);
+  EXPECT_NE(said->find("open-file limit is 1024"), std::string::npos);
+}
+
+TEST(FdBudget, LeavesLimitsThatFitAlone) {
+  const FdNeeds needs{.max_connections = 1000, .listeners = 1, .workers = 4};
+  const FdBudget b = plan_fds(1'048'576, needs);
+  EXPECT_FALSE(b.lowered);
+  EXPECT_EQ(b.effective(1000, needs.max_connections), 1000);
+  EXPECT_FALSE(describe_lowering(b, needs));
+  EXPECT_FALSE(plan_fds(0, needs).lowered);  // unlimited
+}
+
+TEST(FdBudget, TheEnvironmentMayOverrideTheReserve) {
+  const FdNeeds needs{.max_connections = 1000, .listeners = 1, .reserve = 0};
+  const FdBudget b = plan_fds(256, needs);
+  EXPECT_EQ(b.reserve, 0u);
+  EXPECT_EQ(b.sessions, 128u);
+}
+
+TEST(FdBudget, AListenerAlwaysKeepsOneSession) {
+  const FdNeeds needs{.max_connections = 100, .listeners = 1, .admin_connections = 64};
+  const FdBudget b = plan_fds(100, needs);  // less than the reserve
+  EXPECT_EQ(b.sessions, 0u);
+  EXPECT_EQ(b.effective(100, needs.max_connections), 1);
+}
+
+}  // namespace
+}  // namespace vigil::daemon
