@@ -113,7 +113,7 @@ WATCH_GAP_BOUND = 5.0                # a watch is streaming again within this
 # shorter timeout: up to 1 s since the watch's last event (its interval) when the fault comes,
 # up to ~0.6 s until a new connection reaches the stopped master, first_byte_timeout (1 s), then
 # the confirming check's timeout (1 s) before vigil closes the watch's session. Measured 2.71 to
-# 3.08 s in five runs; 3.5 s bounds that without flaking (docs/failover.md, "A hung master").
+# 3.08 s in six runs; 3.5 s bounds that without flaking (docs/failover.md, "A hung master").
 SCENARIO_LATENCY_BOUND = {"hang": 1.5, "reset": 1.5, "read-reset": 1.5}
 SCENARIO_WATCH_GAP_BOUND = {"hang": 3.5, "reset": 3.0, "read-reset": 3.0}
 STALL_THRESHOLD = 1.0                # a request slower than this counts as "stalled" time
