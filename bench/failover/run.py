@@ -14,6 +14,15 @@ long-lived watch pinned to master-01 at start); then master-01 is taken away:
   graceful   SIGTERM with --shutdown-delay 30s (/readyz fails with [-]shutdown while everything
              else is still served, then it closes); restarted with the warm-up once it exited
   crash      SIGKILL; restarted with the warm-up 10 s later
+  hang       SIGSTOP only (its kernel still accepts and ACKs, nothing answers); after 20 s killed
+             and restarted with the warm-up
+  reset      new connections reset at once (apisim /sim/fault?mode=reset; those accepted before
+             are still served); after 20 s killed and restarted with the warm-up
+  read-reset new connections read (the ClientHello), then reset with nothing sent back; after
+             20 s killed and restarted with the warm-up
+  rolling-restart
+             the three masters one after another: SIGTERM with --shutdown-delay 5s, restart with
+             a 3 s warm-up, the next once it is back in rotation (or ready, for NGINX)
 
 By default every target runs in the same namespace at the same time, so they all see the very same
 fault at the same instant and a run of all three scenarios takes about four minutes; `--serial`
@@ -405,7 +414,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scenarios", default=",".join(h.SCENARIOS),
-                    help="comma-separated: power-off,graceful,crash (default: all)")
+                    help=f"comma-separated: {','.join(h.SCENARIOS)} (default: all)")
     ap.add_argument("--targets", default=",".join(ALL_TARGETS),
                     help="comma-separated, default all: " + ",".join(ALL_TARGETS))
     ap.add_argument("--serial", action="store_true",

@@ -91,6 +91,8 @@ pools:
     connect_timeout: 250ms
     retries: 0
     fail_open: false
+    first_byte_timeout: 250ms
+    replay: always
     health_monitor:
       type: https
       path: /healthz
@@ -131,6 +133,8 @@ pools:
   EXPECT_EQ(p.connect_timeout, 250ms);
   EXPECT_EQ(p.retries, 0);
   EXPECT_FALSE(p.fail_open);
+  EXPECT_EQ(p.first_byte_timeout, 250ms);
+  EXPECT_EQ(p.replay, model::Replay::kAlways);
   const model::HealthMonitor& m = p.health_monitor.value();
   EXPECT_EQ(m.type, MonitorType::kHttps);
   EXPECT_EQ(m.path, "/healthz");
@@ -179,6 +183,8 @@ pools:
   EXPECT_EQ(p.connect_timeout, 1s);
   EXPECT_EQ(p.retries, 3);
   EXPECT_TRUE(p.fail_open);
+  EXPECT_EQ(p.first_byte_timeout, 1s);
+  EXPECT_EQ(p.replay, model::Replay::kTls);
   const model::HealthMonitor& m = p.health_monitor.value();
   EXPECT_EQ(m.type, MonitorType::kTcp);
   EXPECT_EQ(m.path, "/readyz");

@@ -64,6 +64,22 @@ void read_algorithm(YamlReader& r, const Field& f, PoolDraft& p) {
 // "round_robin | least_connections | source_ip", for the docs.
 constexpr model::NameList kAlgorithmDocs = model::name_list<model::Algorithm>(" | ", " | ");
 
+// "tls, always or never"
+constexpr model::NameList kReplayChoices = model::name_list<model::Replay>(", ", " or ");
+constexpr model::NameList kReplayDocs = model::name_list<model::Replay>(" | ", " | ");
+
+void read_replay(YamlReader& r, const Field& f, PoolDraft& p) {
+  auto text = r.scalar(f, kReplayChoices);
+  if (!text) return;
+  if (auto replay = model::parse<model::Replay>(*text)) {
+    p.replay = *replay;
+    return;
+  }
+  r.error(f.line, f.path() + ": unknown replay mode " + YamlReader::describe(f.value) + "; use " +
+                      std::string(kReplayChoices.view()) +
+                      did_you_mean(*text, model::names_of(model::spellings<model::Replay>())));
+}
+
 template <typename T>
 void read_list(YamlReader& r, const Field& f, const Section<T>& section, std::vector<T>& out) {
   if (!r.expect_list(f, "a list of " + std::string(section.name) + "s")) return;
@@ -179,6 +195,23 @@ constexpr KeySpec<PoolDraft> kPoolKeys[] = {
      [](YamlReader& r, const Field& f, PoolDraft& p) {
        r.set_duration_or_zero(f, p.slow_start, kMaxCheckDuration);
      }},
+    {"first_byte_timeout", "duration, 0 disables", "1s",
+     "A member that sends nothing back this long after the client's first bytes reached it (a "
+     "stopped process whose kernel still accepts), or that closes or resets before its first "
+     "byte, is taken out like one that refused the connect and checked at once; the session "
+     "moves to another member when `replay` allows. A TLS API server answers a ClientHello in "
+     "milliseconds. Server-first protocols (SSH) are not affected: the clock starts only when "
+     "the client has sent something.",
+     [](YamlReader& r, const Field& f, PoolDraft& p) {
+       r.set_duration_or_zero(f, p.first_byte_timeout, kMaxCheckDuration);
+     }},
+    {"replay", kReplayDocs, model::to_string(model::Replay::kTls),
+     "When `first_byte_timeout` fires (or the member resets first), whether the client's first "
+     "flight (up to 16 KiB, kept until the member's first byte) is sent again to another "
+     "member: `tls` only when it is a TLS ClientHello, on which no server acts before the "
+     "handshake; `always` for any protocol (only when a repeated request is harmless); "
+     "`never`: the member is still reported, the session is not moved.",
+     read_replay},
     {"shutdown_sessions_on_down", "bool", "true",
      "Close the sessions of a member marked ERROR because it stopped answering, so long-lived "
      "clients (watches) reconnect through a healthy member at once. A member that still answers "

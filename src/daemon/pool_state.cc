@@ -98,6 +98,8 @@ std::shared_ptr<proxy::PoolSnapshot> snapshot_of(PoolRuntime& pool, const Rotati
       .retries = pool.config.retries,
       .hedge_after = pool.config.hedge_after,
       .backend_dead_peer = net::dead_peer_options(pool.config.dead_peer_timeout),
+      .first_byte_timeout = pool.config.first_byte_timeout,
+      .replay = pool.config.replay,
   });
   for (MemberRuntime& m : pool.members) m.in_rotation = false;
   ramping = false;

@@ -26,6 +26,14 @@ struct SourceLocation {
 
 enum class Algorithm { kRoundRobin, kLeastConnections, kSourceIp };
 enum class MonitorType { kTcp, kTlsHello, kHttp, kHttps };
+// Whether a session may send the client's first flight again to another member when the first
+// one failed before answering (proxy/session_replay.cc). Replaying is safe only when the member
+// cannot have acted on the bytes.
+enum class Replay : uint8_t {
+  kTls,     // only a TLS handshake record: no request runs before the handshake completes
+  kAlways,  // whatever was kept: the operator knows a repeat is harmless
+  kNever,   // never; a member silent past first_byte_timeout is still reported
+};
 
 // vigil's names (YAML, `vigil check`, the status page, logs), in the order messages list them.
 inline constexpr Spelling<Algorithm> kAlgorithmNames[] = {
@@ -40,6 +48,11 @@ inline constexpr Spelling<MonitorType> kMonitorTypeNames[] = {
     {MonitorType::kHttp, "HTTP"},
     {MonitorType::kHttps, "HTTPS"},
 };
+inline constexpr Spelling<Replay> kReplayNames[] = {
+    {Replay::kTls, "tls"},
+    {Replay::kAlways, "always"},
+    {Replay::kNever, "never"},
+};
 
 template <>
 constexpr std::span<const Spelling<Algorithm>> spellings<Algorithm>() {
@@ -49,8 +62,13 @@ template <>
 constexpr std::span<const Spelling<MonitorType>> spellings<MonitorType>() {
   return kMonitorTypeNames;
 }
+template <>
+constexpr std::span<const Spelling<Replay>> spellings<Replay>() {
+  return kReplayNames;
+}
 constexpr std::string_view to_string(Algorithm a) { return name_in(spellings<Algorithm>(), a); }
 constexpr std::string_view to_string(MonitorType t) { return name_in(spellings<MonitorType>(), t); }
+constexpr std::string_view to_string(Replay r) { return name_in(spellings<Replay>(), r); }
 
 // The check sends an HTTP request (and reads its answer).
 constexpr bool uses_http(MonitorType t) {
@@ -119,6 +137,10 @@ struct Pool {
   bool shutdown_sessions_on_down = true;  // close a dead member's sessions when it goes ERROR
   Duration dead_peer_timeout = 10s;       // backend legs: keepalive + TCP_USER_TIMEOUT
   Duration slow_start = 0s;  // a recovered member's share ramps up over this long; 0: at once
+  // A member silent this long after the client's first bytes (or closing before its first byte)
+  // is reported like a failed connect and the session moves on as `replay` allows; 0 disables.
+  Duration first_byte_timeout = 1s;
+  Replay replay = Replay::kTls;
   std::optional<HealthMonitor> health_monitor;  // none: members are NO_MONITOR
   std::vector<Member> members;
   SourceLocation where;

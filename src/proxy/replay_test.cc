@@ -314,6 +314,21 @@ TEST(Replay, ClientThatSendsNothingStartsNoClock) {
   EXPECT_EQ(good.accepted(), 0);
 }
 
+// A TCP probe of the listener (keepalived, a cloud's load balancer) connects and closes at once;
+// the member then closes too. That is the member answering the client's end, not a fault: a
+// report here took healthy members out of rotation under every port probe.
+TEST(Replay, MemberClosingAfterTheClientLeftIsNotReported) {
+  Member echo;
+  Member other;
+  Proxy proxy({echo.address(), other.address()}, watching(Replay::kTls));
+  net::Fd client = connect_blocking(proxy.address());
+  ::shutdown(client.get(), SHUT_WR);
+  EXPECT_EQ(read_exactly(client.get(), 1), "") << "the session ends with the member's close";
+  EXPECT_TRUE(proxy.failures().empty());
+  EXPECT_EQ(proxy.pool().candidates[0].stats->connect_failures.load(), 0u);
+  EXPECT_EQ(other.accepted(), 0);
+}
+
 TEST(Replay, ZeroTimeoutLeavesTheSessionWaitingOnASilentMember) {
   HungMember hung;
   Member good;

@@ -74,7 +74,11 @@ void Session::on_event(Side& side, uint32_t events) {
 
 void Session::after_pump(bool ok) {
   if (state_ != State::kPumping) return;
-  if (!ok && awaiting_first_byte_ && !client_.failed && (backend_->failed || backend_->read_eof)) {
+  // A client that left without sending a byte (a port probe that connects and closes) is
+  // answered by the member's close: that is no fault of the member's, and nothing is to replay.
+  const bool probe_ended = client_.read_eof && phase_deadline_ == TimePoint{};
+  if (!ok && awaiting_first_byte_ && !client_.failed && !probe_ended &&
+      (backend_->failed || backend_->read_eof)) {
     const bool closed = backend_->read_eof;
     if (first_flight_failed(closed ? "closed before its first byte" : "reset before its first byte",
                             false)) {

@@ -16,14 +16,8 @@
 
 namespace vigil::proxy {
 
-// Whether a session may send the client's first flight again to another member when the first
-// one failed before answering (session_replay.cc). Replaying is safe only when the member cannot
-// have acted on the bytes.
-enum class Replay : uint8_t {
-  kTls,     // only a TLS handshake record: no request runs before the handshake completes
-  kAlways,  // whatever was kept: the operator knows a repeat is harmless
-  kNever,   // never; a member silent past first_byte_timeout is still reported
-};
+// The pool's replay mode (model/config.h): kept under this name for the data plane's code.
+using Replay = model::Replay;
 
 struct Backend {
   std::string member_id;
@@ -50,7 +44,8 @@ struct PoolSnapshot {
   net::DeadPeerOptions backend_dead_peer;
   // A member that has not sent its first byte this long after the client's first bytes went out
   // to it (or that closes or resets before it) is reported like a failed connect, and the
-  // session moves to another member as `replay` allows. Zero disables (not yet configurable).
+  // session moves to another member as `replay` allows. Zero disables (the pool's default is 1s;
+  // zero here keeps data-plane tests that do not ask for it as they were).
   Duration first_byte_timeout = Duration::zero();
   Replay replay = Replay::kTls;
   // The members that may take new connections now, as the control thread decided them (healthy

@@ -12,8 +12,9 @@ One experiment = one fresh namespace `vigil-sys-<random>` with only `lo` up, in 
     once a second, and one long-lived watch that reconnects at once when its stream ends;
   - per load balancer, a monitor that samples how the load balancer sees master-01.
 
-Then one scenario takes master-01 away (power-off, graceful shutdown or crash) and brings it back
-with a 10 s warm-up, and `Result` says what the clients saw.
+Then one scenario takes master-01 away (power-off, graceful shutdown, crash, hang, reset or
+read-reset) and brings it back with a 10 s warm-up, or restarts all three one after another
+(rolling-restart), and `Result` says what the clients saw.
 
 Processes run with `ip netns exec NS ...`. Python threads that talk to them (clients, monitors)
 first move themselves into the namespace with setns(2), which in Linux applies to the calling
@@ -95,17 +96,37 @@ WATCH_PATH = "/api/v1/nodes?watch=true"
 # Timeline.
 WARM_CLIENTS = 3.0                   # clients run this long before the fault
 POWER_OFF_SECONDS = 20.0             # power-off: the master is unreachable this long
+FAULT_SECONDS = 20.0                 # hang, reset, read-reset: the fault lasts this long
 CRASH_DOWN_SECONDS = 10.0            # crash: restarted this long after SIGKILL
 SHUTDOWN_DELAY = 30.0                # graceful: apisim --shutdown-delay
 WARMUP = 10.0                        # every restart: apisim --warmup
 SETTLE = 3.0                         # run on this long after master-01 is back in rotation
+ROLLING_SHUTDOWN_DELAY = 5.0         # rolling-restart: each master's --shutdown-delay
+ROLLING_WARMUP = 3.0                 # rolling-restart: each master's --warmup
 
 # Bounds asserted by the system tests (a bound on behaviour, not a benchmark).
 LATENCY_BOUND = 5.0                  # no client request slower than this
 WATCH_GAP_BOUND = 5.0                # a watch is streaming again within this
+# Tighter per scenario where the load balancer sees the fault on the data plane at once: a
+# member that accepts and then stays silent or resets is left after first_byte_timeout (1 s).
+# hang's watch gap is the exception, made of parts no load balancer can shorten without a
+# shorter timeout: up to 1 s since the watch's last event (its interval) when the fault comes,
+# up to ~0.6 s until a new connection reaches the stopped master, first_byte_timeout (1 s), then
+# the confirming check's timeout (1 s) before vigil closes the watch's session. Measured 2.71 to
+# 3.08 s in six runs; 3.5 s bounds that without flaking (docs/failover.md, "A hung master").
+SCENARIO_LATENCY_BOUND = {"hang": 1.5, "reset": 1.5, "read-reset": 1.5}
+SCENARIO_WATCH_GAP_BOUND = {"hang": 3.5, "reset": 3.0, "read-reset": 3.0}
 STALL_THRESHOLD = 1.0                # a request slower than this counts as "stalled" time
 
-SCENARIOS = ("power-off", "graceful", "crash")
+SCENARIOS = ("power-off", "graceful", "crash", "hang", "reset", "read-reset", "rolling-restart")
+
+
+def latency_bound(scenario):
+    return SCENARIO_LATENCY_BOUND.get(scenario, LATENCY_BOUND)
+
+
+def watch_gap_bound(scenario):
+    return SCENARIO_WATCH_GAP_BOUND.get(scenario, WATCH_GAP_BOUND)
 
 _CLONE_NEWNET = 0x40000000
 _libc = ctypes.CDLL("libc.so.6", use_errno=True)
@@ -317,6 +338,34 @@ def http_get(host, port, path, timeout=2.0, tls=True, headers=None):
         return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read().decode(errors="replace")
     finally:
         conn.close()
+
+
+def http_post(host, port, path, timeout=2.0):
+    """One POST with an empty body over a new TLS connection (from a thread inside the
+    namespace): the HTTP status."""
+    require_netns()
+    conn = http.client.HTTPSConnection(host, port, timeout=timeout, context=insecure_tls())
+    try:
+        conn.request("POST", path, body=b"")
+        r = conn.getresponse()
+        r.read()
+        return r.status
+    finally:
+        conn.close()
+
+
+def tls_request_outcome(host, port, timeout):
+    """'answered', 'reset', 'closed' or 'timeout' for a new TLS connection and a GET /readyz (from a
+    thread inside the namespace): how a master treats a new connection."""
+    try:
+        http_get(host, port, "/readyz", timeout=timeout)
+        return "answered"
+    except ConnectionResetError:
+        return "reset"
+    except (socket.timeout, TimeoutError):
+        return "timeout"
+    except (ssl.SSLError, http.client.HTTPException, OSError) as e:
+        return "reset" if "reset" in str(e).lower() else f"closed: {type(e).__name__}: {e}"
 
 
 def tcp_connect_outcome(host, port, timeout):
@@ -821,6 +870,12 @@ class Result:
             return "warm-up"
         return "after warm-up"
 
+    def latency_bound(self):
+        return latency_bound(self.scenario)
+
+    def watch_gap_bound(self):
+        return watch_gap_bound(self.scenario)
+
     def summary(self, client):
         reqs = client.requests if client else []
         lat = [r.latency for r in reqs]
@@ -833,7 +888,8 @@ class Result:
             http_401=sum(r.http_401 for r in reqs), max_latency=max(lat, default=0.0),
             p99=percentile(lat, 99), served_by=served,
             errors=[(self.rel(r.start), self.phase(r.start), r.error) for r in reqs if not r.ok],
-            slow=[(self.rel(r.start), self.phase(r.start), r.latency) for r in reqs if r.latency > LATENCY_BOUND])
+            slow=[(self.rel(r.start), self.phase(r.start), r.latency) for r in reqs
+                  if r.latency > self.latency_bound()])
 
     def all_requests(self):
         return (self.newconn.requests if self.newconn else []) + (self.kubectl.requests if self.kubectl else [])
@@ -953,7 +1009,7 @@ class Experiment:
         self.marks = {}
         self.stop = threading.Event()
         self.clients = {}      # lb.key -> (newconn, kubectl, watch, monitor)
-        self.victim_generation = 0
+        self.generations = {}  # master name -> how many times it was restarted
 
     def mark(self, name):
         self.marks[name] = time.monotonic()
@@ -962,10 +1018,10 @@ class Experiment:
 
     # Set-up ------------------------------------------------------------------------------------
 
-    def start_masters(self, victim_args=()):
+    def start_masters(self, scenario):
         for name, addr in MASTERS.items():
             self.masters[name] = Master(self.ns, self.workdir, name, addr,
-                                        victim_args if name == VICTIM else ())
+                                        self.master_args(scenario, name))
 
     def start_lbs(self):
         for lb in self.lbs:
@@ -1019,13 +1075,16 @@ class Experiment:
 
     # Scenarios -----------------------------------------------------------------------------------
 
+    def restart_master(self, name, warmup, args=()):
+        self.generations[name] = self.generations.get(name, 0) + 1
+        self.masters[name] = Master(self.ns, self.workdir, name, MASTERS[name],
+                                    ["--warmup", f"{warmup:g}s", *args], self.generations[name])
+        self.log(f"[{name} restarted] +{self.masters[name].started - self.marks['fault']:.1f}s after the "
+                 f"fault (--warmup {warmup:g}s)")
+        return self.masters[name]
+
     def restart_victim(self):
-        self.victim_generation += 1
-        self.masters[VICTIM] = Master(self.ns, self.workdir, VICTIM, MASTERS[VICTIM],
-                                      ["--warmup", f"{WARMUP:g}s"], self.victim_generation)
-        self.marks["restarted"] = self.masters[VICTIM].started
-        self.log(f"[restarted] +{self.marks['restarted'] - self.marks['fault']:.1f}s after the fault "
-                 f"(--warmup {WARMUP:g}s)")
+        self.marks["restarted"] = self.restart_master(VICTIM, WARMUP).started
 
     def power_off(self):
         victim = self.masters[VICTIM]
@@ -1048,6 +1107,89 @@ class Experiment:
         victim.kill()
         self.restart_victim()
 
+    def hang(self):
+        """SIGSTOP only: the kernel still completes handshakes (into the backlog) and ACKs what
+        is sent, nothing answers."""
+        victim = self.masters[VICTIM]
+        self.mark("fault")
+        victim.freeze()
+        self.log(f"hang: {VICTIM} SIGSTOPped (its kernel still accepts and ACKs)")
+        sleep_until(self.marks["fault"] + FAULT_SECONDS)
+        self.mark("power_on")
+        victim.kill()
+        self.restart_victim()
+
+    def connection_fault(self, mode):
+        """reset / read-reset: the victim's new connections are reset (at once, or after it read
+        the ClientHello); the ones it accepted before, the checks' kept one among them, are still
+        served. Set through a connection opened before the fault."""
+        victim = self.masters[VICTIM]
+        addr = MASTERS[VICTIM]
+
+        def set_fault():
+            conn = http.client.HTTPSConnection(addr, MASTER_PORT, timeout=2, context=insecure_tls())
+            try:
+                conn.connect()
+                self.mark("fault")
+                conn.request("POST", f"/sim/fault?mode={mode}", body=b"")
+                r = conn.getresponse()
+                r.read()
+                return r.status
+            finally:
+                conn.close()
+        status = self.ns.call(set_fault)
+        if status != 200:
+            raise AssertionError(f"POST /sim/fault?mode={mode} on {VICTIM}: HTTP {status}")
+        # The fault must be real: a new connection to the victim gets no answer but a reset.
+        outcome = self.ns.call(tls_request_outcome, addr, MASTER_PORT, 2.0)
+        if outcome == "answered":
+            raise AssertionError(f"{VICTIM} still answers a new connection after mode={mode}")
+        self.log(f"{mode}: {VICTIM}'s new connections are reset (a new one: {outcome})")
+        sleep_until(self.marks["fault"] + FAULT_SECONDS)
+        self.mark("power_on")
+        victim.kill()
+        self.restart_victim()
+
+    def reset(self):
+        self.connection_fault("reset")
+
+    def read_reset(self):
+        self.connection_fault("read-reset")
+
+    def rolling_restart(self):
+        """Every master in turn, as an upgrade does: SIGTERM (it announces [-]shutdown and serves
+        on for ROLLING_SHUTDOWN_DELAY), its exit, a restart with ROLLING_WARMUP, then the next once
+        every load balancer has it back in rotation (for one that does not say: once it is ready)."""
+        for i, name in enumerate(MASTERS):
+            master = self.masters[name]
+            self.mark("fault" if name == VICTIM else f"{name}_term")
+            master.terminate()
+            master.wait_exit(ROLLING_SHUTDOWN_DELAY + 15)
+            self.mark("exited" if name == VICTIM else f"{name}_exited")
+            restarted = self.restart_master(name, ROLLING_WARMUP, ["--shutdown-delay", f"{ROLLING_SHUTDOWN_DELAY:g}s"])
+            if name == VICTIM:
+                self.marks["restarted"] = restarted.started
+            self.ns.call(lambda: wait_for(restarted.readyz_ok, ROLLING_WARMUP + 10, interval=0.1,
+                                          what=f"{name} /readyz 200 after its warm-up"),
+                         timeout=ROLLING_WARMUP + 15)
+            for lb in self.lbs:
+                if lb.exposes_state:
+                    self.wait_back_in_rotation(lb, name, restarted.started + ROLLING_WARMUP + lb.recovery_bound)
+            self.mark(f"{name}_back")
+
+    def wait_back_in_rotation(self, lb, name, deadline):
+        """Until lb has `name` in rotation or the deadline passes (logged: the result shows what
+        that cost the clients)."""
+        def back():
+            try:
+                return bool((st := lb.member_state(name)) and st.get("in_rotation"))
+            except (OSError, ValueError):
+                return False
+        while time.monotonic() < deadline and not self.ns.call(back):
+            time.sleep(0.1)
+        if not self.ns.call(back):
+            self.log(f"{lb.describe()}: {name} not back in rotation by the deadline")
+
     def graceful(self):
         victim = self.masters[VICTIM]
         self.mark("fault")
@@ -1065,6 +1207,11 @@ class Experiment:
 
     def victim_args(self, scenario):
         return ["--shutdown-delay", f"{SHUTDOWN_DELAY:g}s"] if scenario == "graceful" else []
+
+    def master_args(self, scenario, name):
+        if scenario == "rolling-restart":
+            return ["--shutdown-delay", f"{ROLLING_SHUTDOWN_DELAY:g}s"]
+        return self.victim_args(scenario) if name == VICTIM else []
 
     def wait_recovered(self):
         """Until the restarted master is ready and every load balancer has it back in rotation
@@ -1110,13 +1257,15 @@ class Experiment:
         """The whole scenario; returns {lb.key: Result}."""
         if scenario not in SCENARIOS:
             raise ValueError(f"unknown scenario {scenario!r}")
-        self.start_masters(self.victim_args(scenario))
+        self.start_masters(scenario)
         self.start_lbs()
         self.wait_lbs_ready()
         self.start_clients()
         try:
             self.wait_clients_warm()
-            {"power-off": self.power_off, "graceful": self.graceful, "crash": self.crash}[scenario]()
+            {"power-off": self.power_off, "graceful": self.graceful, "crash": self.crash,
+             "hang": self.hang, "reset": self.reset, "read-reset": self.read_reset,
+             "rolling-restart": self.rolling_restart}[scenario]()
             self.wait_recovered()
         finally:
             if not self.stop.is_set():

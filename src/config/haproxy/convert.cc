@@ -153,6 +153,10 @@ void write_pool(Writer& w, const model::Pool& p) {
   if (p.fail_open != d.fail_open) w.line(4, "fail_open", boolean(p.fail_open));
   if (p.hedge_after != d.hedge_after) w.line(4, "hedge_after", duration(p.hedge_after));
   if (p.slow_start != d.slow_start) w.line(4, "slow_start", duration(p.slow_start));
+  if (p.first_byte_timeout != d.first_byte_timeout) {
+    w.line(4, "first_byte_timeout", duration(p.first_byte_timeout));
+  }
+  if (p.replay != d.replay) w.line(4, "replay", std::string(model::to_string(p.replay)));
   if (p.shutdown_sessions_on_down != d.shutdown_sessions_on_down) {
     w.line(4, "shutdown_sessions_on_down", boolean(p.shutdown_sessions_on_down));
   }

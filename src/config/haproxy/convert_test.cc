@@ -53,6 +53,8 @@ void expect_same(const model::Config& a, const model::Config& b, const std::stri
     EXPECT_EQ(p.fail_open, q.fail_open) << where;
     EXPECT_EQ(p.hedge_after, q.hedge_after) << where;
     EXPECT_EQ(p.slow_start, q.slow_start) << where;
+    EXPECT_EQ(p.first_byte_timeout, q.first_byte_timeout) << where;
+    EXPECT_EQ(p.replay, q.replay) << where;
     EXPECT_EQ(p.shutdown_sessions_on_down, q.shutdown_sessions_on_down) << where;
     EXPECT_EQ(p.dead_peer_timeout, q.dead_peer_timeout) << where;
     ASSERT_EQ(p.health_monitor.has_value(), q.health_monitor.has_value()) << where;
@@ -142,6 +144,8 @@ pools:
     fail_open: false
     hedge_after: 0s
     slow_start: 45s
+    first_byte_timeout: 0s
+    replay: always
     shutdown_sessions_on_down: false
     dead_peer_timeout: 3s
     health_monitor:
@@ -160,6 +164,8 @@ pools:
       - {name: "yes", address: "fd00::1", port: 1, weight: 0, backup: true, enabled: false,
          monitor_address: m.example.com, monitor_port: 65535}
   - name: p2
+    first_byte_timeout: 2500ms
+    replay: never
     health_monitor:
       type: TLS-HELLO
       tls: {verify: true, ca_file: /ca.pem, server_name: "*.example.com", client_cert: /c,
