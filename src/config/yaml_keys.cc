@@ -178,8 +178,9 @@ constexpr KeySpec<PoolDraft> kPoolKeys[] = {
      "there is one.",
      [](YamlReader& r, const Field& f, PoolDraft& p) { r.set_int(f, p.retries, 0, 10); }},
     {"fail_open", "bool", "true",
-     "When no member is usable, route to all of them anyway (logged loudly) rather than refuse "
-     "every connection.",
+     "When no member is usable, route to those that still take connections (logged loudly) "
+     "rather than refuse every connection; never to one whose last check was refused or got no "
+     "answer.",
      [](YamlReader& r, const Field& f, PoolDraft& p) { r.set_bool(f, p.fail_open); }},
     {"hedge_after", "duration, 0 disables", "200ms",
      "When a connect has not completed after this, a second one starts to another member and "

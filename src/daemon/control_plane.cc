@@ -204,8 +204,17 @@ bool ControlPlane::carry_out(const PoolRuntime& pool, const PoolChanges& changes
   for (PoolEvent e : changes.events) {
     switch (e) {
       case PoolEvent::kFailOpenStarted:
-        log::error("pool {}: no member is usable; failing open: routing to all {} enabled members",
-                   pool.config.name, pool.snapshot->candidates.size());
+        if (!changes.common_reason.empty()) {
+          log::error(
+              "pool {}: every member fails its check alike ({}): the cluster's problem, not the "
+              "members'; failing open to the {} that take connections",
+              pool.config.name, changes.common_reason, pool.snapshot->candidates.size());
+        } else {
+          log::error(
+              "pool {}: no member is usable; failing open: routing to the {} enabled members "
+              "that take connections",
+              pool.config.name, pool.snapshot->candidates.size());
+        }
         break;
       case PoolEvent::kFailOpenEnded:
         log::info("pool {}: a member is usable again; no longer failing open", pool.config.name);

@@ -73,6 +73,35 @@ void update_member(PoolRuntime& pool, size_t i, const PoolContext& at, bool fres
   }
 }
 
+// Whether the member takes connections, as far as its last check shows: refused, or no answer at
+// all, says no (HAProxy's L4CON/L4TOUT), an answer of any kind (a failing /readyz, a TLS alert)
+// says yes. A check of another address or port says nothing of the traffic port.
+bool takes_connections(const MemberRuntime& m) {
+  if (!m.last_check || !m.config.monitor_address.empty() || m.config.monitor_port != 0) return true;
+  const model::Outcome o = m.last_check->outcome;
+  return o != model::Outcome::kRefused && o != model::Outcome::kTimeout &&
+         o != model::Outcome::kNetworkError;
+}
+
+// The one reason every checked member of the pool fails with (the same HTTP code and failing
+// /readyz checks): the cluster's problem (an etcd blip), not the members'. Empty otherwise.
+std::string common_reason(const PoolRuntime& pool) {
+  const model::CheckResult* first = nullptr;
+  size_t failing = 0;
+  for (const MemberRuntime& m : pool.members) {
+    if (!m.config.enabled || !m.last_check) continue;
+    const model::CheckResult& c = *m.last_check;
+    if (c.outcome != model::Outcome::kBadStatus) return {};
+    if (first != nullptr &&
+        (c.http_code != first->http_code || c.failed_checks != first->failed_checks)) {
+      return {};
+    }
+    first = &c;
+    ++failing;
+  }
+  return failing >= 2 ? model::describe(*first) : std::string{};
+}
+
 // An admin drain takes the member out even of a fail-open rotation (weight 0), as Octavia's
 // weight 0 does; maintenance is out like a disabled member, but its checks go on.
 RotationInput rotation_input(const PoolRuntime& pool, const MemberRuntime& m) {
@@ -84,7 +113,8 @@ RotationInput rotation_input(const PoolRuntime& pool, const MemberRuntime& m) {
           .health = m.health,
           .passive_out = m.passive_out,
           .draining = m.draining,
-          .resolved = m.address.has_value()};
+          .resolved = m.address.has_value(),
+          .takes_connections = takes_connections(m)};
 }
 
 // The snapshot the rotation makes; marks the members in it. Sets `ramping` when one of them is
@@ -160,6 +190,7 @@ PoolChanges recompute_for(PoolRuntime& pool, const PoolContext& at, bool fresh,
     out.events.push_back(rotation.fail_open ? PoolEvent::kFailOpenStarted
                                             : PoolEvent::kFailOpenEnded);
     pool.fail_open_active = rotation.fail_open;
+    if (rotation.fail_open) out.common_reason = common_reason(pool);
   }
   if (rotation.members.empty() && !pool.members.empty() && !fresh && pool.snapshot &&
       !pool.snapshot->candidates.empty()) {

@@ -44,7 +44,7 @@ struct SessionClose {
 };
 
 enum class PoolEvent {
-  kFailOpenStarted,  // no member is usable: routing to every enabled one
+  kFailOpenStarted,  // no member is usable: routing to every enabled one that takes connections
   kFailOpenEnded,
   kNoCandidates,  // some member could take connections and now none can
 };
@@ -53,6 +53,9 @@ struct PoolChanges {
   std::vector<MemberTransition> transitions;  // in member order
   std::vector<SessionClose> closes;           // in the order they were decided
   std::vector<PoolEvent> events;
+  // With kFailOpenStarted: the one reason every member fails with (`HTTP 500 "[-]etcd failed"`),
+  // when they all fail alike (common mode); empty otherwise.
+  std::string common_reason;
   // Slow start: a member in rotation is below its full weight; recompute() again then.
   std::optional<TimePoint> reweigh_at;
   // The pool's new snapshot, also stored in PoolRuntime::snapshot; null when what workers need to

@@ -222,10 +222,13 @@ TEST(PoolState, AnyOtherFailingReadyzDrainsAtOnceThenGoesDownByTheThresholds) {
 TEST(PoolState, FailsOpenWhenNothingIsHealthyAndStopsWhenSomethingIs) {
   PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1"), member("b", "10.0.0.2")});
   bring_up(pool);
-  const auto down = result({.outcome = Outcome::kTimeout}, Health::kUp, Health::kDown, 0, 3);
-  EXPECT_TRUE(apply_check(pool, 0, down, at()).events.empty());
-  PoolChanges changes = apply_check(pool, 1, down, at());
+  // Failing, but answering: both still take connections.
+  EXPECT_TRUE(apply_check(pool, 0, http_500("[-]etcd failed", Health::kUp, Health::kDown, 3), at())
+                  .events.empty());
+  PoolChanges changes =
+      apply_check(pool, 1, http_500("[-]log failed", Health::kUp, Health::kDown, 3), at());
   EXPECT_EQ(changes.events, std::vector<PoolEvent>{PoolEvent::kFailOpenStarted});
+  EXPECT_EQ(changes.common_reason, "") << "they fail for different reasons";
   EXPECT_TRUE(pool.fail_open_active);
   EXPECT_EQ(pool.status, OperatingStatus::kError);
   EXPECT_EQ(candidates(pool), (std::vector<std::string>{"a", "b"}));
@@ -234,6 +237,47 @@ TEST(PoolState, FailsOpenWhenNothingIsHealthyAndStopsWhenSomethingIs) {
   EXPECT_EQ(changes.events, std::vector<PoolEvent>{PoolEvent::kFailOpenEnded});
   EXPECT_FALSE(pool.fail_open_active);
   EXPECT_EQ(candidates(pool), std::vector<std::string>{"b"});
+}
+
+// Common mode: every member fails its /readyz alike (an etcd blip). That is the cluster's
+// problem: vigil keeps routing to the members that answer, and never to one that refuses or does
+// not answer connections.
+TEST(PoolState, FailingOpenLeavesOutMembersThatRefuseOrDoNotAnswer) {
+  PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1"), member("b", "10.0.0.2"),
+                                           member("c", "10.0.0.3"), member("d", "10.0.0.4")});
+  bring_up(pool);
+  apply_check(pool, 2, result({.outcome = Outcome::kRefused}, Health::kUp, Health::kDown, 0, 3),
+              at());
+  apply_check(pool, 3, result({.outcome = Outcome::kTimeout}, Health::kUp, Health::kDown, 0, 3),
+              at());
+  apply_check(pool, 0, http_500("[-]etcd failed", Health::kUp, Health::kDown, 3), at());
+  const PoolChanges changes =
+      apply_check(pool, 1, http_500("[-]etcd failed", Health::kUp, Health::kDown, 3), at());
+  EXPECT_EQ(changes.events, std::vector<PoolEvent>{PoolEvent::kFailOpenStarted});
+  EXPECT_EQ(candidates(pool), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(changes.common_reason, "") << "c and d fail otherwise";
+}
+
+TEST(PoolState, EveryMemberFailingAlikeIsCommonMode) {
+  PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1"), member("b", "10.0.0.2")});
+  bring_up(pool);
+  apply_check(pool, 0, http_500("[-]etcd failed", Health::kUp, Health::kDown, 3), at());
+  const PoolChanges changes =
+      apply_check(pool, 1, http_500("[-]etcd failed", Health::kUp, Health::kDown, 3), at());
+  EXPECT_EQ(changes.events, std::vector<PoolEvent>{PoolEvent::kFailOpenStarted});
+  EXPECT_EQ(changes.common_reason, "HTTP 500 \"[-]etcd failed\"");
+  EXPECT_EQ(candidates(pool), (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(PoolState, FailOpenNeverRoutesToMembersThatAllRefuse) {
+  PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1"), member("b", "10.0.0.2")});
+  bring_up(pool);
+  const auto refused = result({.outcome = Outcome::kRefused}, Health::kUp, Health::kDown, 0, 3);
+  apply_check(pool, 0, refused, at());
+  const PoolChanges changes = apply_check(pool, 1, refused, at());
+  EXPECT_EQ(changes.events, std::vector<PoolEvent>{PoolEvent::kNoCandidates});
+  EXPECT_FALSE(pool.fail_open_active);
+  EXPECT_TRUE(pool.snapshot->candidates.empty());
 }
 
 TEST(PoolState, WithoutFailOpenNothingHealthyMeansNoCandidates) {
@@ -516,8 +560,8 @@ TEST(PoolState, AnAdminDrainStaysOutOfAFailOpenRotation) {
   PoolRuntime pool = pool_of(config, {member("a", "10.0.0.1"), member("b", "10.0.0.2")});
   bring_up(pool);
   apply_override(pool, 0, model::AdminOverride{.state = model::AdminState::kDrain}, "CLI", at());
-  apply_check(pool, 1, result({.outcome = Outcome::kRefused}, Health::kUp, Health::kDown, 0, 3),
-              at());
+  // Down, but answering (a refusing member would not get even a fail-open rotation).
+  apply_check(pool, 1, http_500("[-]etcd failed", Health::kUp, Health::kDown, 3), at());
   EXPECT_TRUE(pool.fail_open_active);
   EXPECT_EQ(candidates(pool), std::vector<std::string>{"b"}) << "fail-open, but not the drained";
 }

@@ -23,7 +23,8 @@ Rotation choose_rotation(std::span<const RotationInput> members, bool fail_open)
   }
   if (fail_open) {
     for (size_t i = 0; i < members.size(); ++i) {
-      if (eligible(members[i])) out.members.push_back(i);
+      const RotationInput& m = members[i];
+      if (eligible(m) && !m.passive_out && m.takes_connections) out.members.push_back(i);
     }
     out.fail_open = !out.members.empty();
   }

@@ -19,17 +19,22 @@ struct RotationInput {
   bool passive_out = false;  // a connect failed; out until a check passes
   bool draining = false;     // answers its checks with a failure: no new connections
   bool resolved = true;      // has an address to connect to
+  // Takes connections as far as its checks show: false when its last check was refused or got
+  // no answer at all. Fail-open never routes to such a member.
+  bool takes_connections = true;
 };
 
 struct Rotation {
   std::vector<size_t> members;  // indices into the input
-  bool fail_open = false;       // no member was usable; routing to every eligible one
+  bool fail_open = false;       // no member was usable; routing to every eligible one that connects
 };
 
 // Healthy primaries; else healthy backups; else, with fail_open, every enabled member with
-// weight and an address; else none. A member is healthy when it has no monitor or its last
-// verdict is up; while no member of the pool has a result yet, unchecked members count as healthy
-// (vigil never refuses traffic just because it started a moment ago).
+// weight and an address that still takes connections (not out by a failed connect, its last
+// check neither refused nor unanswered: a cluster-wide /readyz failure keeps the members that
+// answer, a crashed or hung one gets nothing); else none. A member is healthy when it has no
+// monitor or its last verdict is up; while no member of the pool has a result yet, unchecked
+// members count as healthy (vigil never refuses traffic just because it started a moment ago).
 Rotation choose_rotation(std::span<const RotationInput> members, bool fail_open);
 
 // Weights in snapshots are scaled so that slow start can ramp even a weight of 1 smoothly.
