@@ -51,9 +51,7 @@ Response healthz(const std::optional<std::string>& problem) {
   return plain(200, "ok\n");
 }
 
-Response readyz(const std::optional<std::string>& problem,
-                const std::vector<model::LoadBalancerView>& lbs) {
-  if (problem) return plain(503, "not serving: " + *problem + "\n");
+Response readyz(const std::vector<model::LoadBalancerView>& lbs) {
   bool ready = true;
   std::string lines;
   for (const model::LoadBalancerView& lb : lbs) {

@@ -15,11 +15,10 @@ namespace vigil::admin {
 // 200 "ok" while `problem` is empty, else 503 with the reason.
 Response healthz(const std::optional<std::string>& problem);
 
-// 503 when vigil does not serve (`problem`) or some listener has no usable member (a pool in
-// fail-open counts as usable, and the line says so), else 200. One line per listener:
+// For a vigil that serves (else healthz() answers): 503 when some listener has no usable member
+// (a pool in fail-open counts as usable, and the line says so), else 200. One line per listener:
 // "ok api: 2/3 members usable", "fail-open api: no member healthy, routing to all 3",
 // "down api: no usable member (pool masters has 3 members)".
-Response readyz(const std::optional<std::string>& problem,
-                const std::vector<model::LoadBalancerView>& lbs);
+Response readyz(const std::vector<model::LoadBalancerView>& lbs);
 
 }  // namespace vigil::admin

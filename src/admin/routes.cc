@@ -102,8 +102,9 @@ Response route(const Request& request, const RouteContext& ctx) {
     if (request.method != "GET") return method_not_allowed();
     const std::optional<std::string> problem =
         ctx.serving ? (*ctx.serving)() : std::optional<std::string>();
-    if (target.segments[0] == "healthz") return healthz(problem);
-    return readyz(problem, merged_views(ctx.views(), ctx.store));
+    // Not serving answers both alike, without building the views.
+    if (target.segments[0] == "healthz" || problem) return healthz(problem);
+    return readyz(merged_views(ctx.views(), ctx.store));
   }
   if (auto denied = check_token(request, target, ctx.token)) return *denied;
   return authenticated(request, target, ctx);
