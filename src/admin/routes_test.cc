@@ -42,7 +42,8 @@ TEST_F(RoutesTest, HealthzNeedsNoTokenAndShowsNothing) {
 
 TEST_F(RoutesTest, HealthzAnswers503WithTheReasonWhileNotServing) {
   const ServingFn serving = [] { return std::optional<std::string>("stopping"); };
-  const RouteContext ctx{.token = token_, .views = views_, .now = testing::kNow, .serving = &serving};
+  const RouteContext ctx{
+      .token = token_, .views = views_, .now = testing::kNow, .serving = &serving};
   for (const char* path : {"/healthz", "/readyz"}) {
     const Response r = route(Request{.method = "GET", .target = path}, ctx);
     EXPECT_EQ(r.status, 503) << path;

@@ -24,8 +24,7 @@ std::string health_line(int status, std::string_view body) {
   return "not serving: /readyz answered HTTP " + std::to_string(status);
 }
 
-int run_health(const ClientOptions& options, bool exit_code, std::ostream& out,
-               std::ostream& err) {
+int run_health(const ClientOptions& options, bool exit_code, std::ostream& out, std::ostream& err) {
   auto url = parse_admin_url(options.admin_url);
   if (!url) {
     err << "vigil health: " << url.error().message << "\n";

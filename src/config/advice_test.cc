@@ -135,8 +135,9 @@ TEST(Advise, ListenerOnAnAddressThisHostDoesNotHold) {
   const LocalAddresses local = std::vector<std::string>{"127.0.0.1", "10.99.0.11", "fd00::1"};
   const std::vector<Diagnostic> advice = advise(*r.config, r.monitor_opt_outs, local);
   ASSERT_EQ(advice.size(), 1u) << all(advice);
-  EXPECT_TRUE(testing::has_warning(advice, 3, "listener \"vip\" binds 10.99.0.100, which is not "
-                                              "an address of this host"))
+  EXPECT_TRUE(testing::has_warning(advice, 3,
+                                   "listener \"vip\" binds 10.99.0.100, which is not "
+                                   "an address of this host"))
       << all(advice);
   EXPECT_NE(advice[0].message.find("set freebind: true"), std::string::npos);
 

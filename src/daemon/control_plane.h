@@ -113,7 +113,7 @@ class ControlPlane {
   void record_transition(const PoolRuntime& pool, const MemberTransition& t);
   void reindex();
   void schedule_ramp(TimePoint at);
-  void reweigh_all();  // the ramp's tick
+  void reweigh_all();    // the ramp's tick
   void liveness_tick();  // pings the workers every 500 ms (liveness.cc)
 
   boost::asio::io_context& io_;
@@ -144,7 +144,7 @@ class ControlPlane {
   uint64_t snapshot_version_ = 0;
   uint64_t ping_round_ = 0;
   size_t ping_answers_ = SIZE_MAX;  // of round ping_round_; SIZE_MAX: no ping sent yet
-  std::string fd_budget_said_;  // the last lowering logged (fd_budget.h), logged once each
+  std::string fd_budget_said_;      // the last lowering logged (fd_budget.h), logged once each
   bool stopped_ = false;
 };
 
