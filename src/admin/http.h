@@ -41,6 +41,9 @@ using ViewsSource = std::function<std::vector<model::LoadBalancerView>()>;
 // or refuse with the reason, e.g. "cannot bind 127.0.0.1:6443: Address already in use", leaving
 // the running configuration as it was.
 using ApplyFn = std::function<Result<void>(const std::vector<model::Config>& api_load_balancers)>;
+// Why vigil does not serve now ("a worker's event loop has not answered for 2400 ms"), or
+// nullopt while it does: what /healthz and /readyz report first.
+using ServingFn = std::function<std::optional<std::string>()>;
 // Re-reads the config file and applies it (POST /v1/reload, like SIGHUP).
 using ReloadFn = std::function<Result<void>()>;
 // Sets (or, with none, clears) an operator's override of the member `member_id` (any member, the
@@ -58,6 +61,7 @@ struct RouteContext {
   const ApplyFn* apply = nullptr;            // required with a store
   const ReloadFn* reload = nullptr;          // null: POST /v1/reload answers 405
   const OverrideFn* set_override = nullptr;  // null: member overrides answer 405
+  const ServingFn* serving = nullptr;        // null: serving (tests of other routes)
 };
 
 // Octavia's error shape: {"faultstring": message}.

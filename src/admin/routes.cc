@@ -10,6 +10,7 @@
 #include "admin/octavia/reads.h"
 #include "admin/octavia/views.h"
 #include "admin/octavia/writes.h"
+#include "admin/readiness.h"
 #include "admin/status_json.h"
 #include "admin/status_page.h"
 #include "admin/target.h"
@@ -95,10 +96,15 @@ Response authenticated(const Request& request, const Target& target, const Route
 
 Response route(const Request& request, const RouteContext& ctx) {
   const Target target = parse_target(request.target);
-  // No token: keepalived's vrrp_script and systemd probe it, and it reveals nothing.
-  if (target.segments == Segments{"healthz"}) {
+  // No token: keepalived's vrrp_script (vigil health) and systemd probe them; they reveal
+  // listener names and member counts at most.
+  if (target.segments == Segments{"healthz"} || target.segments == Segments{"readyz"}) {
     if (request.method != "GET") return method_not_allowed();
-    return text(200, "text/plain; charset=utf-8", "ok\n");
+    const std::optional<std::string> problem =
+        ctx.serving ? (*ctx.serving)() : std::optional<std::string>();
+    // Not serving answers both alike, without building the views.
+    if (target.segments[0] == "healthz" || problem) return healthz(problem);
+    return readyz(merged_views(ctx.views(), ctx.store));
   }
   if (auto denied = check_token(request, target, ctx.token)) return *denied;
   return authenticated(request, target, ctx);

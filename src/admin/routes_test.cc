@@ -40,6 +40,49 @@ TEST_F(RoutesTest, HealthzNeedsNoTokenAndShowsNothing) {
   EXPECT_EQ(view_calls_, 0);
 }
 
+TEST_F(RoutesTest, HealthzAnswers503WithTheReasonWhileNotServing) {
+  const ServingFn serving = [] { return std::optional<std::string>("stopping"); };
+  const RouteContext ctx{
+      .token = token_, .views = views_, .now = testing::kNow, .serving = &serving};
+  for (const char* path : {"/healthz", "/readyz"}) {
+    const Response r = route(Request{.method = "GET", .target = path}, ctx);
+    EXPECT_EQ(r.status, 503) << path;
+    EXPECT_EQ(r.body, "not serving: stopping\n") << path;
+  }
+  EXPECT_EQ(view_calls_, 0);
+}
+
+TEST_F(RoutesTest, ReadyzNeedsNoTokenAndListsEachListener) {
+  const Response r = call("GET", "/readyz", "");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.content_type, "text/plain; charset=utf-8");
+  EXPECT_EQ(r.body, "ready\nok api: 2/3 members usable\n");
+  EXPECT_EQ(call("POST", "/readyz", "").status, 405);
+}
+
+TEST_F(RoutesTest, ReadyzFailsWhenAListenerHasNoUsableMember) {
+  views_ = [] {
+    model::LoadBalancerView lb = testing::sample_view();
+    for (model::MemberView& m : lb.pools[0].members) m.in_rotation = false;
+    return std::vector{lb};
+  };
+  const Response r = call("GET", "/readyz", "");
+  EXPECT_EQ(r.status, 503);
+  EXPECT_EQ(r.body, "not ready\ndown api: no usable member (pool masters has 3 members)\n");
+}
+
+TEST_F(RoutesTest, ReadyzCountsFailOpenAsUsableAndSaysSo) {
+  views_ = [] {
+    model::LoadBalancerView lb = testing::sample_view();
+    lb.pools[0].fail_open_active = true;
+    for (model::MemberView& m : lb.pools[0].members) m.in_rotation = false;
+    return std::vector{lb};
+  };
+  const Response r = call("GET", "/readyz", "");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "ready\nfail-open api: no member healthy in pool masters, routing to all 3\n");
+}
+
 TEST_F(RoutesTest, EverythingElseNeedsTheToken) {
   for (const char* path : {"/v1/status", "/metrics", "/", "/v2/lbaas/pools", "/nowhere"}) {
     const Response none = call("GET", path, "");

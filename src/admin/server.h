@@ -40,6 +40,8 @@ struct Options {
   ReloadFn reload;
   // PUT /v1/pools/{pool}/members/{member}/admin and member set on file members; empty: 405.
   OverrideFn set_override;
+  // Whether vigil serves, for /healthz and /readyz; empty: always.
+  ServingFn serving;
 };
 
 struct ServerState;  // Asio objects and the open sessions, in server.cc

@@ -42,6 +42,25 @@ std::string rendered() {
   return admin::status_json(admin::testing::sample_view(), admin::testing::kNow);
 }
 
+TEST(Health, OneLineOfTheReadyzAnswer) {
+  EXPECT_EQ(health_line(200, "ready\nok api: 3/3 members usable\nok etcd: 1/1 members usable\n"),
+            "ready: ok api: 3/3 members usable; ok etcd: 1/1 members usable");
+  EXPECT_EQ(health_line(503, "not serving: stopping\n"), "not serving: stopping");
+  EXPECT_EQ(health_line(404, "{\"faultstring\": \"Not found\"}"),
+            "not serving: /readyz answered HTTP 404");
+}
+
+TEST(Health, AnUnreachableDaemonIsNotServing) {
+  // Port 1 on loopback: nothing listens there, the connect is refused at once.
+  std::ostringstream out, err;
+  const ClientOptions options{.admin_url = "http://127.0.0.1:1"};
+  EXPECT_EQ(run_health(options, true, out, err), 1);
+  EXPECT_EQ(out.str().rfind("not serving: cannot reach vigil at http://127.0.0.1:1: ", 0), 0u)
+      << out.str();
+  EXPECT_EQ(run_health(options, false, out, err), 2);
+  EXPECT_EQ(run_health({.admin_url = "https://127.0.0.1:1"}, true, out, err), 2);
+}
+
 TEST(MembersTable, HasBoxLinesAndTheReason) {
   auto table = format_members_table(rendered(), std::nullopt);
   ASSERT_TRUE(table) << table.error().message;

@@ -25,6 +25,14 @@ int run_members(const ClientOptions& options, std::optional<std::string> pool, b
                 std::ostream& out, std::ostream& err);
 int run_status(const ClientOptions& options, bool json, std::ostream& out, std::ostream& err);
 
+// `vigil health`: GET /readyz (no token, 1 s in all) and one line, "ready: ok api: 3/3 members
+// usable". Exit codes: 0 the daemon answered (with `exit_code`: answered ready), 1 with
+// `exit_code` anything else (not serving, not ready, unreachable), 2 a bad URL, or unreachable
+// without `exit_code`.
+int run_health(const ClientOptions& options, bool exit_code, std::ostream& out, std::ostream& err);
+// The line for a /readyz answer: its first line, then the others joined with "; ".
+std::string health_line(int status, std::string_view body);
+
 // What to tell the user, and the exit code, when a command fails.
 struct Failure {
   int exit_code;

@@ -1,6 +1,9 @@
 #include "config/advice.h"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
+#include <array>
 
 #include "base/duration.h"
 #include "config/address.h"
@@ -77,12 +80,45 @@ void advise_pool(const model::Pool& pool, bool monitor_opted_out, std::vector<Di
   }
 }
 
+// The same IP address however it is spelt ("::1" and "0:0::1"); false for anything else.
+bool same_ip(const std::string& a, const std::string& b) {
+  std::array<unsigned char, 16> x{}, y{};
+  for (int family : {AF_INET, AF_INET6}) {
+    if (inet_pton(family, a.c_str(), x.data()) == 1) {
+      return inet_pton(family, b.c_str(), y.data()) == 1 && x == y;
+    }
+  }
+  return false;
+}
+
+bool is_wildcard(const std::string& address) {
+  return address.empty() || same_ip(address, "0.0.0.0") || same_ip(address, "::");
+}
+
+void advise_listener(const model::Listener& l, const std::vector<std::string>& local,
+                     std::vector<Diagnostic>& out) {
+  // All of 127/8 is local on Linux (and ::1 always is), whatever the interfaces list.
+  if (l.freebind || is_wildcard(l.bind_address) || is_loopback(l.bind_address)) return;
+  const bool held = std::ranges::any_of(
+      local, [&](const std::string& address) { return same_ip(address, l.bind_address); });
+  if (held) return;
+  out.push_back(make_warning(
+      l.where, "listener \"" + l.name + "\" binds " + l.bind_address +
+                   ", which is not an address of this host: vigil serve will fail with "
+                   "\"Cannot assign requested address\"; set freebind: true if a keepalived "
+                   "pair moves it here (docs/ha.md)"));
+}
+
 }  // namespace
 
 std::vector<Diagnostic> advise(const model::Config& config,
-                               const std::vector<std::string>& monitor_opt_outs) {
+                               const std::vector<std::string>& monitor_opt_outs,
+                               const LocalAddresses& local_addresses) {
   std::vector<Diagnostic> out;
   advise_admin(config, out);
+  if (local_addresses) {
+    for (const model::Listener& l : config.listeners) advise_listener(l, *local_addresses, out);
+  }
   for (const model::Pool& pool : config.pools) {
     advise_pool(pool, std::ranges::find(monitor_opt_outs, pool.name) != monitor_opt_outs.end(),
                 out);

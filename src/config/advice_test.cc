@@ -120,5 +120,33 @@ TEST(Advise, WithoutLoadResultEveryPoolWithoutMonitorIsReported) {
   EXPECT_TRUE(advise(config, {"p"}).empty());
 }
 
+TEST(Advise, ListenerOnAnAddressThisHostDoesNotHold) {
+  const std::string yaml = std::string(kQuietAdmin) +
+                           "listeners:\n"
+                           "- {name: vip, bind: \"10.99.0.100:6443\", pool: p}\n"
+                           "- {name: own, bind: \"10.99.0.11:6443\", pool: p}\n"
+                           "- {name: all, bind: \":6444\", pool: p}\n"
+                           "- {name: lo, bind: \"127.0.0.2:6445\", pool: p}\n"
+                           "- {name: v6, bind: \"[fd00:0::1]:6446\", pool: p}\n"
+                           "pools:\n- name: p\n  health_monitor: {type: HTTPS}\n"
+                           "  members: [{name: m, address: 10.0.0.1, port: 6443}]\n";
+  const LoadResult r = load(yaml);
+  ASSERT_TRUE(r.ok()) << all(r.diagnostics);
+  const LocalAddresses local = std::vector<std::string>{"127.0.0.1", "10.99.0.11", "fd00::1"};
+  const std::vector<Diagnostic> advice = advise(*r.config, r.monitor_opt_outs, local);
+  ASSERT_EQ(advice.size(), 1u) << all(advice);
+  EXPECT_TRUE(testing::has_warning(advice, 3,
+                                   "listener \"vip\" binds 10.99.0.100, which is not "
+                                   "an address of this host"))
+      << all(advice);
+  EXPECT_NE(advice[0].message.find("set freebind: true"), std::string::npos);
+
+  // With freebind, or when the caller could not read the host's addresses: no warning.
+  model::Config freebind = *r.config;
+  for (model::Listener& l : freebind.listeners) l.freebind = true;
+  EXPECT_TRUE(advise(freebind, r.monitor_opt_outs, local).empty());
+  EXPECT_TRUE(advise(*r.config, r.monitor_opt_outs).empty());
+}
+
 }  // namespace
 }  // namespace vigil::config

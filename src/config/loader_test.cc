@@ -84,7 +84,8 @@ name: edge-lb
 workers: 4
 admin: {listen: "[::1]:9000", token_file: /t, state_file: /s}
 listeners:
-  - {name: l1, bind: "10.0.0.1:443", pool: p1, max_connections: 10, idle_timeout: 90s}
+  - {name: l1, bind: "10.0.0.1:443", pool: p1, max_connections: 10, idle_timeout: 90s,
+     freebind: true}
 pools:
   - name: p1
     algorithm: least_connections
@@ -128,6 +129,7 @@ pools:
   EXPECT_EQ(l.port, 443);
   EXPECT_EQ(l.max_connections, 10);
   EXPECT_EQ(l.idle_timeout, 90s);
+  EXPECT_TRUE(l.freebind);
   const model::Pool& p = c.pools.at(0);
   EXPECT_EQ(p.algorithm, Algorithm::kLeastConnections);
   EXPECT_EQ(p.connect_timeout, 250ms);
@@ -178,6 +180,7 @@ pools:
   const model::Listener& l = c.listeners.at(0);
   EXPECT_EQ(l.max_connections, 50000);
   EXPECT_EQ(l.idle_timeout, 1h);
+  EXPECT_FALSE(l.freebind);
   const model::Pool& p = c.pools.at(0);
   EXPECT_EQ(p.algorithm, Algorithm::kRoundRobin);
   EXPECT_EQ(p.connect_timeout, 1s);

@@ -47,10 +47,10 @@ std::string summary(const LoadResult& result, const std::vector<Diagnostic>& dia
 
 }  // namespace
 
-std::string check_report(const LoadResult& result) {
+std::string check_report(const LoadResult& result, const LocalAddresses& local_addresses) {
   std::vector<Diagnostic> diagnostics = result.diagnostics;
   if (result.config) {
-    for (Diagnostic& d : advise(*result.config, result.monitor_opt_outs)) {
+    for (Diagnostic& d : advise(*result.config, result.monitor_opt_outs, local_addresses)) {
       diagnostics.push_back(std::move(d));
     }
   }

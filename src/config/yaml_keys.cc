@@ -158,6 +158,10 @@ constexpr KeySpec<Listener> kListenerKeys[] = {
      [](YamlReader& r, const Field& f, Listener& l) {
        r.set_duration(f, l.dead_peer_timeout, kMaxCheckDuration);
      }},
+    {"freebind", "boolean", "false",
+     "Bind the address even when this host does not hold it yet (IP_FREEBIND): the standby of "
+     "a keepalived pair listens on the virtual address before VRRP moves it here (docs/ha.md).",
+     [](YamlReader& r, const Field& f, Listener& l) { r.set_bool(f, l.freebind); }},
 };
 
 constexpr KeySpec<PoolDraft> kPoolKeys[] = {

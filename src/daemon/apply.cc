@@ -142,7 +142,7 @@ Result<std::vector<ControlPlane::Binding>> ControlPlane::bind_changed(
       if (!address) return fail(fmt::format("listener {}: {}", l.name, address.error().message));
       Binding b{.listener_id = l.id};
       for (int w = 0; w < worker_count_; ++w) {
-        auto fd = net::listen_tcp(*address);
+        auto fd = net::listen_tcp(*address, {.freebind = l.freebind});
         if (!fd) return fail(fmt::format("listener {}: {}", l.name, fd.error().message));
         if (w == 0) {
           // With port 0 the kernel picked one; the other workers' sockets join it.

@@ -38,7 +38,8 @@ ControlPlane::ControlPlane(boost::asio::io_context& io, ServeOptions options,
       options_(std::move(options)),
       token_(std::move(token)),
       started_at_(wall_now()),
-      ramp_(timer_source_.create_timer([this] { reweigh_all(); })) {
+      ramp_(timer_source_.create_timer([this] { reweigh_all(); })),
+      liveness_(timer_source_.create_timer([this] { liveness_tick(); })) {
   lbs_.push_back({.config = std::move(file_config)});
 }
 
@@ -68,6 +69,8 @@ Result<void> ControlPlane::start() {
   for (model::Config& c : store_->configs()) initial.push_back(std::move(c));
   lbs_.clear();
   if (auto applied = apply(std::move(initial)); !applied) return applied;
+  workers_answered_at_ = clock_.now();
+  liveness_tick();
 
   if (!file.admin.listen.empty()) {
     admin_ = std::make_unique<admin::AdminServer>(
@@ -80,7 +83,8 @@ Result<void> ControlPlane::start() {
             .reload = [this] { return reload(); },
             .set_override =
                 [this](const std::string& id, std::optional<model::AdminOverride> next,
-                       std::string_view by) { return set_override(id, std::move(next), by); }},
+                       std::string_view by) { return set_override(id, std::move(next), by); },
+            .serving = [this] { return serving_problem(); }},
         [this] { return views(); });
     if (auto started = admin_->start(); !started) return started;
     log::info("admin API on http://{}", admin_->bound());
@@ -94,6 +98,7 @@ void ControlPlane::stop() {
   if (checker_) checker_->stop();
   if (admin_) admin_->stop();
   ramp_->cancel();
+  liveness_->cancel();
   for (auto& w : workers_) w->stop();  // closes listeners and sessions, joins
 }
 

@@ -82,7 +82,11 @@ class ControlPlane {
   // How long the first checks may take at most: the longest monitor timeout, and some slack.
   Duration first_checks_bound() const;
   // Sends every worker a ping; true when each answered the previous one (none sent yet: true).
+  // The liveness tick (liveness.cc) is its only caller: two callers would cut each other's rounds.
   bool ping_workers();
+  // Why vigil does not serve now (stopping; a worker's loop silent for over 2 s), or nullopt:
+  // what /healthz, /readyz and the systemd watchdog go by (liveness.cc).
+  std::optional<std::string> serving_problem() const;
 
   std::vector<model::LoadBalancerView> views() const;
   model::LoadBalancerView view() const;  // the file's load balancer
@@ -109,7 +113,8 @@ class ControlPlane {
   void record_transition(const PoolRuntime& pool, const MemberTransition& t);
   void reindex();
   void schedule_ramp(TimePoint at);
-  void reweigh_all();  // the ramp's tick
+  void reweigh_all();    // the ramp's tick
+  void liveness_tick();  // pings the workers every 500 ms (liveness.cc)
 
   boost::asio::io_context& io_;
   ServeOptions options_;
@@ -132,6 +137,9 @@ class ControlPlane {
   std::unique_ptr<admin::ObjectStore> store_;  // objects created through the API; before admin_
   std::unique_ptr<admin::AdminServer> admin_;
   std::unique_ptr<Timer> ramp_;  // re-weighs members in slow start
+  std::unique_ptr<Timer> liveness_;
+  TimePoint workers_answered_at_{};  // when the last ping that every worker answered was sent
+  TimePoint ping_sent_at_{};
   std::deque<model::Transition> transitions_;
   uint64_t snapshot_version_ = 0;
   uint64_t ping_round_ = 0;

@@ -15,6 +15,7 @@
 #include "config/loader.h"
 #include "config/report.h"
 #include "daemon/control_plane.h"
+#include "net/interfaces.h"
 
 namespace {
 
@@ -31,12 +32,15 @@ commands:
   convert HAPROXY_CFG         print the equivalent vigil YAML, with what could not be carried over
   members [POOL] [--json]     the member table of a running vigil, with each check's reason
   status [--json]             the status tree of a running vigil
+  health [--exit-code]        one line: whether the local vigil serves and every listener has a
+                              usable member (GET /readyz, 1 s, no token); --exit-code: exit 0
+                              ready, 1 not (or unreachable), 2 bad usage (for keepalived)
   member drain|maint|ready|weight [POOL/]MEMBER [N] [--wait[=TIMEOUT]]
                               change a member of a running vigil at run time (vigil member
                               --help)
   version                     print the version
 
-client options (members, status, member):
+client options (members, status, member; health takes --admin and -c):
   --admin URL        where vigil's admin API listens (env VIGIL_ADMIN; default: the config's
                      admin.listen, else http://127.0.0.1:8404)
   --token-file FILE  the admin token (env VIGIL_TOKEN holds the token itself; default: the
@@ -82,6 +86,7 @@ struct Args {
   std::optional<std::string> wait;  // --wait (empty) or --wait=TIMEOUT
   bool json = false;
   bool help = false;
+  bool exit_code = false;  // health
 };
 
 std::optional<Args> parse(int argc, char** argv, std::string& error) {
@@ -111,6 +116,8 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
       ok = value(a.log_level);
     else if (arg == "--json")
       a.json = true;
+    else if (arg == "--exit-code")
+      a.exit_code = true;
     else if (arg == "--help" || arg == "-h")
       a.help = true;
     else if (arg == "--wait" || arg.starts_with("--wait="))
@@ -168,7 +175,10 @@ int run_check(const Args& a) {
     return 2;
   }
   const auto result = vigil::config::load_file(*a.config);
-  std::cout << vigil::config::check_report(result);
+  // Unknown local addresses only cost the freebind warning.
+  const auto local = vigil::net::local_addresses();
+  std::cout << vigil::config::check_report(
+      result, local ? vigil::config::LocalAddresses(*local) : std::nullopt);
   return result.ok() ? 0 : 1;
 }
 
@@ -261,6 +271,15 @@ int main(int argc, char** argv) {
   if (verb == "member") return run_member(*args);
   if (verb == "serve") return run_serve(*args);
   if (verb == "check") return run_check(*args);
+  if (verb == "health") {
+    if (!args->positional.empty()) {
+      std::cerr << "vigil health: takes no arguments\n" << kUsage;
+      return 2;
+    }
+    auto options = client_options(*args);  // the token it may read is not sent
+    if (!options) return 2;
+    return vigil::cli::run_health(*options, args->exit_code, std::cout, std::cerr);
+  }
   if (verb == "members" || verb == "status") {
     auto options = client_options(*args);
     if (!options) return 2;

@@ -62,11 +62,10 @@ void keep_watchdog(boost::asio::steady_timer& timer, ControlPlane& control, Dura
   timer.expires_after(every);
   timer.async_wait([&timer, &control, every](const boost::system::error_code& ec) {
     if (ec) return;
-    if (control.ping_workers()) {
+    if (const auto problem = control.serving_problem(); !problem) {
       service::watchdog();
     } else {
-      log::error("a worker's event loop did not answer within {} ms; withholding the watchdog",
-                 std::chrono::duration_cast<std::chrono::milliseconds>(every).count());
+      log::error("{}; withholding the watchdog", *problem);
     }
     keep_watchdog(timer, control, every);
   });

@@ -155,6 +155,9 @@ struct Listener {
   int max_connections = 50000;
   Duration idle_timeout = 1h;        // watches are long-lived
   Duration dead_peer_timeout = 60s;  // client legs: keepalive + TCP_USER_TIMEOUT
+  // Bind even when this host does not hold bind_address (yet): the standby of a keepalived pair
+  // listens on the virtual address before VRRP moves it here (IP_FREEBIND).
+  bool freebind = false;
   SourceLocation where;
 };
 

@@ -24,6 +24,13 @@ Result<Fd> listen_tcp(const SocketAddress& address, const ListenOptions& options
   if (address.family() == AF_INET6) {
     ::setsockopt(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
   }
+  if (options.freebind) {
+    const bool v6 = address.family() == AF_INET6;
+    if (::setsockopt(fd.get(), v6 ? IPPROTO_IPV6 : IPPROTO_IP, v6 ? IPV6_FREEBIND : IP_FREEBIND,
+                     &one, sizeof one) != 0) {
+      return fail("IP_FREEBIND: " + errno_string(errno));
+    }
+  }
   if (::bind(fd.get(), address.sockaddr_ptr(), address.size()) != 0) {
     return fail("cannot bind " + address.to_string() + ": " + errno_string(errno));
   }

@@ -13,6 +13,7 @@ namespace vigil::net {
 struct ListenOptions {
   bool reuse_port = true;  // one socket per worker, the kernel spreads connections
   int backlog = 4096;
+  bool freebind = false;  // IP_FREEBIND: bind an address this host does not hold (yet)
 };
 
 // A non-blocking listening TCP socket bound to `address` (port 0: the kernel picks; read it back

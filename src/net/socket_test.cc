@@ -13,6 +13,18 @@ bool wait_writable(int fd) {
   return ::poll(&p, 1, 5000) == 1;
 }
 
+// 192.0.2.0/24 is TEST-NET-1, on no interface of a test host; binding sends nothing.
+TEST(Socket, FreebindBindsAnAddressTheHostDoesNotHold) {
+  auto absent = SocketAddress::from_ip("192.0.2.1", 0);
+  auto refused = listen_tcp(*absent, {.reuse_port = false});
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("Cannot assign requested address"), std::string::npos)
+      << refused.error().message;
+  auto bound = listen_tcp(*absent, {.reuse_port = false, .freebind = true});
+  ASSERT_TRUE(bound) << bound.error().message;
+  EXPECT_EQ(local_address(bound->get())->to_string().rfind("192.0.2.1:", 0), 0u);
+}
+
 TEST(Socket, ListensOnAKernelChosenPortAndConnects) {
   auto any = SocketAddress::from_ip("127.0.0.1", 0);
   auto listener = listen_tcp(*any);

@@ -296,6 +296,7 @@ class Builder {
       } else if (f.maxconn) {
         l.max_connections = f.maxconn.value;
       }
+      l.freebind = b.transparent.value;
       if (b.ssl) {
         p_.error(b.ssl.line,
                  "bind ... ssl: TLS termination is not supported: vigil passes TLS "

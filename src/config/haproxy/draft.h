@@ -92,6 +92,7 @@ struct BindDraft {
   uint16_t port = 0;
   Lined<bool> ssl;  // TLS termination
   Lined<int> maxconn;
+  Lined<bool> transparent;  // binds an address this host does not hold (freebind)
 };
 
 struct ServerDraft {

@@ -8,6 +8,8 @@ namespace {
 
 void bind_ssl(Parser&, const ParamUse& u, BindDraft& b) { b.ssl.set(true, u.line); }
 
+void bind_transparent(Parser&, const ParamUse& u, BindDraft& b) { b.transparent.set(true, u.line); }
+
 void bind_maxconn(Parser& p, const ParamUse& u, BindDraft& b) {
   if (auto n = p.integer(u.line, "maxconn", u.values[0], 1, 10'000'000)) b.maxconn.set(*n, u.line);
 }
@@ -60,7 +62,10 @@ constexpr ParamKeyword<BindDraft> kBindKeywords[] = {
      "vigil does not read the PROXY protocol header: it would reach the servers as data"},
     {"accept-netscaler-cip", 1, kIgnored,
      "vigil does not read NetScaler headers: they would reach the servers as data"},
-    {"transparent", 0, kIgnored, "vigil binds its own addresses"},
+    {"transparent", 0, kMapped,
+     "The listener's `freebind`: bind the address before this host holds it (a keepalived "
+     "standby).",
+     bind_transparent},
     {"v4v6", 0, kIgnored, "vigil binds the address as written"},
     {"v6only", 0, kIgnored, "vigil binds the address as written"},
     {"interface", 1, kIgnored, "vigil binds the address on every interface that has it"},

@@ -391,7 +391,7 @@ TEST(HaproxyLoad, ListenIsListenerAndPool) {
 listen api-server-6443
   bind *:6443
   bind :::6444
-  bind 10.0.0.5:7443,10.0.0.6:7443 maxconn 10
+  bind 10.0.0.5:7443,10.0.0.6:7443 maxconn 10 transparent
   server m1 10.0.0.11:6443 check
 )");
   ASSERT_TRUE(r.ok()) << all(r.diagnostics);
@@ -407,6 +407,9 @@ listen api-server-6443
   EXPECT_EQ(c.listeners[3].name, "api-server-6443-4");
   EXPECT_EQ(c.listeners[3].bind_address, "10.0.0.6");
   EXPECT_EQ(c.listeners[3].port, 7443);
+  EXPECT_FALSE(c.listeners[1].freebind);
+  EXPECT_TRUE(c.listeners[2].freebind);  // transparent: a keepalived standby's bind
+  EXPECT_TRUE(c.listeners[3].freebind);
   for (const model::Listener& l : c.listeners) EXPECT_EQ(l.pool, "api-server-6443");
   ASSERT_EQ(c.pools.size(), 1u);
 }

@@ -1,0 +1,24 @@
+// /healthz and /readyz, the answers keepalived's vrrp_script (through `vigil health`) and
+// systemd trust: whether vigil serves at all, and whether each listener has a member to send a
+// connection to. Pure functions of the daemon's word and its views; control thread (routes).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "admin/http.h"
+#include "model/status_tree.h"
+
+namespace vigil::admin {
+
+// 200 "ok" while `problem` is empty, else 503 with the reason.
+Response healthz(const std::optional<std::string>& problem);
+
+// For a vigil that serves (else healthz() answers): 503 when some listener has no usable member
+// (a pool in fail-open counts as usable, and the line says so), else 200. One line per listener:
+// "ok api: 2/3 members usable", "fail-open api: no member healthy, routing to all 3",
+// "down api: no usable member (pool masters has 3 members)".
+Response readyz(const std::vector<model::LoadBalancerView>& lbs);
+
+}  // namespace vigil::admin

@@ -1,0 +1,113 @@
+"""What a keepalived pair needs of vigil: a standby that listens on an address it does not hold
+yet (freebind), and a health answer keepalived can trust (/healthz, /readyz, `vigil health`).
+
+192.0.2.1 (TEST-NET-1) is on no interface here; it is only ever bound, never sent to."""
+import os
+import subprocess
+
+from vigil_harness import VIGIL, ApiSim, Vigil, pool_config, wait_for
+
+ABSENT = "192.0.2.1"
+
+TCP_FAST = """    fail_open: {fail_open}
+    health_monitor:
+      type: TCP
+      interval: 200ms
+      fast_interval: 100ms
+      timeout: 500ms
+      healthy_threshold: 1
+      unhealthy_threshold: 1"""
+
+
+def absent_listener_config(freebind):
+    text = pool_config("    health_monitor: {type: TCP}", [("m", 1)])
+    extra = ", freebind: true" if freebind else ""
+    return text.replace('bind: "127.0.0.1:0", pool: masters}',
+                        f'bind: "{ABSENT}:0", pool: masters{extra}}}')
+
+
+def test_freebind_listener_starts_on_an_address_the_host_does_not_hold(tmp_path, cleanup):
+    vigil = Vigil(tmp_path, absent_listener_config(freebind=True))
+    cleanup(vigil)
+    assert vigil.listeners["api"].startswith(f"{ABSENT}:")
+    code, body = vigil.get("/healthz", token=None)
+    assert (code, body) == (200, "ok\n")
+
+
+def test_without_freebind_serve_fails_clearly_and_check_warns(tmp_path):
+    config = tmp_path / "vigil.yaml"
+    (tmp_path / "token").write_text("t\n")
+    config.write_text(absent_listener_config(freebind=False).replace("@TOKEN_FILE@", str(tmp_path / "token")))
+    r = subprocess.run([str(VIGIL), "serve", "-c", str(config)], capture_output=True, text=True, timeout=20)
+    assert r.returncode == 1
+    assert f"listener api: cannot bind {ABSENT}:0: Cannot assign requested address" in r.stdout + r.stderr
+
+    check = subprocess.run([str(VIGIL), "check", "-c", str(config)], capture_output=True, text=True, timeout=20)
+    assert check.returncode == 0, check.stdout
+    assert f'listener "api" binds {ABSENT}, which is not an address of this host' in check.stdout
+    assert "set freebind: true" in check.stdout
+
+    config.write_text(absent_listener_config(freebind=True).replace("@TOKEN_FILE@", str(tmp_path / "token")))
+    check = subprocess.run([str(VIGIL), "check", "-c", str(config)], capture_output=True, text=True, timeout=20)
+    assert "not an address of this host" not in check.stdout
+
+
+def health(vigil, *args):
+    env = dict(os.environ, VIGIL_ADMIN=f"http://{vigil.admin}")
+    env.pop("VIGIL_TOKEN", None)
+    return subprocess.run([str(VIGIL), "health", *args], capture_output=True, text=True, timeout=10, env=env)
+
+
+def test_readyz_and_vigil_health_follow_the_members(tmp_path, cleanup):
+    sims = [ApiSim(tmp_path, f"master-0{i}") for i in (1, 2)]
+    for s in sims:
+        cleanup(s)
+    vigil = Vigil(tmp_path, pool_config(TCP_FAST.format(fail_open="false"), [(s.name, s.port) for s in sims]))
+    cleanup(vigil)
+    for s in sims:
+        vigil.wait_member(s.name, "ONLINE")
+
+    code, body = vigil.get("/readyz", token=None)
+    assert (code, body) == (200, "ready\nok api: 2/2 members usable\n")
+    r = health(vigil, "--exit-code")
+    assert (r.returncode, r.stdout) == (0, "ready: ok api: 2/2 members usable\n"), r.stderr
+
+    for s in sims:
+        s.kill()
+    for s in sims:
+        vigil.wait_member(s.name, "ERROR")
+    code, body = vigil.get("/readyz", token=None)
+    assert code == 503
+    assert body == "not ready\ndown api: no usable member (pool masters has 2 members)\n"
+    r = health(vigil, "--exit-code")
+    assert r.returncode == 1
+    assert r.stdout == "not ready: down api: no usable member (pool masters has 2 members)\n"
+    assert health(vigil).returncode == 0  # without --exit-code: it answered
+    # Serving still: /healthz is about vigil, not its members.
+    assert vigil.get("/healthz", token=None) == (200, "ok\n")
+
+    vigil.stop()
+    r = health(vigil, "--exit-code")
+    assert r.returncode == 1
+    assert r.stdout.startswith(f"not serving: cannot reach vigil at http://{vigil.admin}: ")
+
+
+def test_fail_open_counts_as_usable_and_says_so(tmp_path, cleanup):
+    vigil = Vigil(tmp_path, pool_config(TCP_FAST.format(fail_open="true"), [("m1", 1), ("m2", 2)]))
+    cleanup(vigil)
+    vigil.wait_member("m1", "ERROR")
+    vigil.wait_member("m2", "ERROR")
+    body = wait_for(lambda: (r := vigil.get("/readyz", token=None))[1].startswith("ready\nfail-open") and r,
+                    what="fail-open in /readyz")
+    assert body == (200, "ready\nfail-open api: no member healthy in pool masters, routing to all 2\n")
+    assert health(vigil, "--exit-code").returncode == 0
+
+
+def test_health_usage(tmp_path):
+    r = subprocess.run([str(VIGIL), "health", "--help"], capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0 and "health [--exit-code]" in r.stdout
+    r = subprocess.run([str(VIGIL), "health", "extra"], capture_output=True, text=True, timeout=10)
+    assert r.returncode == 2
+    env = dict(os.environ, VIGIL_ADMIN="https://127.0.0.1:1")
+    r = subprocess.run([str(VIGIL), "health", "--exit-code"], capture_output=True, text=True, timeout=10, env=env)
+    assert r.returncode == 2
