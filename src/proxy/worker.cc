@@ -26,6 +26,9 @@ class Worker::Loop final : public SessionHost {
   void set_pools(std::vector<PoolSnapshotPtr> pools);
   void set_listeners(std::vector<ListenSocket> listeners);
   void request_stop() { stopping_ = true; }
+  size_t stop_accepting();
+  void when_idle(std::function<void()> idle) { idle_waiters_.push_back(std::move(idle)); }
+  size_t cut_at_stop() const { return cut_at_stop_; }
 
   // SessionHost
   TimePoint now() const override { return now_; }
@@ -60,6 +63,7 @@ class Worker::Loop final : public SessionHost {
   };
 
   void accept_from(Listening& l);
+  void retire(std::unique_ptr<Listening> l);
   void pause_accepting();
   void resume_accepting();
   void drain_mailbox();
@@ -90,6 +94,9 @@ class Worker::Loop final : public SessionHost {
   double hedge_tokens_ = kHedgeBurst;
   TimePoint now_{};
   bool stopping_ = false;
+  bool accepting_ = true;  // false after stop_accepting(): a graceful stop is under way
+  std::vector<std::function<void()>> idle_waiters_;  // run by reap() once sessions_ is empty
+  size_t cut_at_stop_ = 0;
   // Out of file descriptors: listeners taken out of epoll until resume_at_, so that a
   // level-triggered listener does not spin; the warning is logged at most every kFdLogEvery.
   std::vector<std::string> paused_;
@@ -130,6 +137,7 @@ void Worker::Loop::set_pools(std::vector<PoolSnapshotPtr> pools) {
 }
 
 void Worker::Loop::set_listeners(std::vector<ListenSocket> listeners) {
+  if (!accepting_) return;  // stopping: the sockets given are closed with `listeners`
   std::unordered_map<std::string, std::unique_ptr<Listening>> next;
   for (ListenSocket& ls : listeners) {
     const std::string id = ls.listener_id.empty() ? ls.listener_name : ls.listener_id;
@@ -162,11 +170,26 @@ void Worker::Loop::set_listeners(std::vector<ListenSocket> listeners) {
     l->runtime = std::move(runtime);
     next[id] = std::move(l);
   }
-  for (auto& [id, old] : listeners_) {
-    old->fd.reset();  // stops accepting; closing also removes it from epoll
-    retired_.push_back(std::move(old));
-  }
+  for (auto& [id, old] : listeners_) retire(std::move(old));
   listeners_ = std::move(next);
+}
+
+// Out of epoll explicitly: after an upgrade's fork another process holds the same socket, and
+// closing our descriptor alone would leave it registered, its events naming a freed handler.
+void Worker::Loop::retire(std::unique_ptr<Listening> l) {
+  if (l->fd.valid()) {
+    ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, l->fd.get(), nullptr);
+    l->fd.reset();
+  }
+  retired_.push_back(std::move(l));
+}
+
+size_t Worker::Loop::stop_accepting() {
+  accepting_ = false;
+  for (auto& [id, l] : listeners_) retire(std::move(l));
+  listeners_.clear();
+  paused_.clear();
+  return sessions_.size();
 }
 
 Balancer& Worker::Loop::balancer(uint32_t index) {
@@ -329,6 +352,11 @@ void Worker::Loop::reap() {
   for (uint64_t id : finished_) sessions_.erase(id);
   finished_.clear();
   retired_.clear();
+  if (!idle_waiters_.empty() && sessions_.empty()) {
+    auto waiters = std::move(idle_waiters_);
+    idle_waiters_.clear();
+    for (auto& idle : waiters) idle();
+  }
 }
 
 void Worker::Loop::run() {
@@ -363,7 +391,9 @@ void Worker::Loop::run() {
     reap();
   }
   listeners_.clear();
+  cut_at_stop_ = sessions_.size();
   for (auto& [id, s] : sessions_) s->close();
+  idle_waiters_.clear();  // they answer a graceful stop that this stop overrides
   reap();
 }
 
@@ -406,10 +436,22 @@ void Worker::probe_member_sessions(std::shared_ptr<const BackendStats> member,
   });
 }
 
+void Worker::stop_accepting(std::function<void(size_t)> done) {
+  post([done = std::move(done)](Loop& loop) {
+    const size_t n = loop.stop_accepting();
+    if (done) done(n);
+  });
+}
+
+void Worker::when_idle(std::function<void()> idle) {
+  post([idle = std::move(idle)](Loop& loop) { loop.when_idle(idle); });
+}
+
 void Worker::stop() {
   if (!thread_.joinable()) return;
   post([](Loop& loop) { loop.request_stop(); });
   thread_.join();
+  cut_at_stop_ = loop_->cut_at_stop();
 }
 
 void Worker::ping(std::function<void()> answered) {
