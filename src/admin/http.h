@@ -58,6 +58,7 @@ struct RouteContext {
   const ApplyFn* apply = nullptr;            // required with a store
   const ReloadFn* reload = nullptr;          // null: POST /v1/reload answers 405
   const OverrideFn* set_override = nullptr;  // null: member overrides answer 405
+  const std::function<bool()>* stopping = nullptr;  // true: /healthz answers 503
 };
 
 // Octavia's error shape: {"faultstring": message}.

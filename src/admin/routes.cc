@@ -98,6 +98,10 @@ Response route(const Request& request, const RouteContext& ctx) {
   // No token: keepalived's vrrp_script and systemd probe it, and it reveals nothing.
   if (target.segments == Segments{"healthz"}) {
     if (request.method != "GET") return method_not_allowed();
+    // A load balancer in front of vigil, or keepalived, moves traffic away during the grace.
+    if (ctx.stopping && (*ctx.stopping)()) {
+      return text(503, "text/plain; charset=utf-8", "draining for a stop\n");
+    }
     return text(200, "text/plain; charset=utf-8", "ok\n");
   }
   if (auto denied = check_token(request, target, ctx.token)) return *denied;

@@ -209,7 +209,8 @@ class Session : public std::enable_shared_from_this<Session> {
                                              .store = o.store,
                                              .apply = &o.apply,
                                              .reload = o.reload ? &o.reload : nullptr,
-                                             .set_override = &o.set_override});
+                                             .set_override = &o.set_override,
+                                             .stopping = o.stopping ? &o.stopping : nullptr});
     } catch (const std::exception& e) {
       log::error("admin API: {} {} failed: {}", std::string_view(request.method),
                  std::string_view(request.target), e.what());

@@ -40,6 +40,8 @@ struct Options {
   ReloadFn reload;
   // PUT /v1/pools/{pool}/members/{member}/admin and member set on file members; empty: 405.
   OverrideFn set_override;
+  // True while vigil stops gracefully: /healthz answers 503. Empty: never.
+  std::function<bool()> stopping;
 };
 
 struct ServerState;  // Asio objects and the open sessions, in server.cc

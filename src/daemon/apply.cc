@@ -106,6 +106,8 @@ FdNeeds fd_needs(const std::unordered_map<std::string, ListenerRuntime>& listene
 }  // namespace
 
 Result<void> ControlPlane::apply(std::vector<model::Config> lbs) {
+  // A graceful stop closed the listeners: binding new ones would take connections it cannot keep.
+  if (stopping()) return fail("vigil is stopping; the configuration can no longer change");
   for (auto& lb : lbs) assign_ids(lb);
   if (auto ok = check_binds(lbs); !ok) return ok;
   auto bindings = bind_changed(lbs);

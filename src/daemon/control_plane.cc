@@ -80,7 +80,8 @@ Result<void> ControlPlane::start() {
             .reload = [this] { return reload(); },
             .set_override =
                 [this](const std::string& id, std::optional<model::AdminOverride> next,
-                       std::string_view by) { return set_override(id, std::move(next), by); }},
+                       std::string_view by) { return set_override(id, std::move(next), by); },
+            .stopping = [this] { return stopping(); }},
         [this] { return views(); });
     if (auto started = admin_->start(); !started) return started;
     log::info("admin API on http://{}", admin_->bound());
@@ -88,16 +89,23 @@ Result<void> ControlPlane::start() {
   return {};
 }
 
-void ControlPlane::stop() {
-  if (stopped_) return;
+size_t ControlPlane::stop() {
+  if (stopped_) return 0;
   stopped_ = true;
+  if (graceful_ && graceful_->deadline) graceful_->deadline->cancel();
   if (checker_) checker_->stop();
   if (admin_) admin_->stop();
   ramp_->cancel();
-  for (auto& w : workers_) w->stop();  // closes listeners and sessions, joins
+  size_t cut = 0;
+  for (auto& w : workers_) {
+    w->stop();  // closes listeners and sessions, joins
+    cut += w->sessions_cut_at_stop();
+  }
+  return cut;
 }
 
 Result<void> ControlPlane::reload() {
+  if (stopping()) return fail("vigil is stopping; the configuration can no longer change");
   config::LoadResult loaded = config::load_file(options_.config_path);
   for (const auto& d : loaded.diagnostics) {
     if (d.severity == config::Diagnostic::Severity::kError) log::error("reload: {}", d.to_string());

@@ -24,7 +24,9 @@ void wait_for_signals(boost::asio::signal_set& signals, ControlPlane& control,
                       boost::asio::io_context& io) {
   signals.async_wait([&](const boost::system::error_code& ec, int signo) {
     if (ec) return;
-    if (signo == SIGHUP) {
+    if (signo == SIGHUP && control.stopping()) {
+      log::warn("SIGHUP: not reloading; vigil is stopping");
+    } else if (signo == SIGHUP) {
       log::info("SIGHUP: reloading");
       service::reloading();
       // reload() logs its own errors; the running configuration stays on error.
@@ -32,13 +34,21 @@ void wait_for_signals(boost::asio::signal_set& signals, ControlPlane& control,
       service::ready(reloaded ? "serving; reloaded"
                               : "serving the previous configuration; reload refused: " +
                                     reloaded.error().message);
-      wait_for_signals(signals, control, io);
+    } else if (const Duration grace = control.shutdown_grace();
+               signo == SIGTERM && !control.stopping() && grace > Duration::zero()) {
+      const auto grace_s = std::chrono::duration_cast<std::chrono::seconds>(grace).count();
+      log::info("SIGTERM: stopping; no new connections, open sessions have up to {} s to end "
+                "(another SIGTERM or a SIGINT stops at once)", grace_s);
+      service::stopping("stopping (SIGTERM): letting sessions finish");
+      control.begin_graceful_stop(grace, [&io] { io.stop(); });
+    } else {
+      log::info("{}: stopping{}", signo == SIGTERM ? "SIGTERM" : "SIGINT",
+                control.stopping() ? " at once" : "");
+      service::stopping(signo == SIGTERM ? "stopping (SIGTERM)" : "stopping (SIGINT)");
+      io.stop();
       return;
     }
-    log::info("{}: stopping", signo == SIGTERM ? "SIGTERM" : "SIGINT");
-    service::stopping(signo == SIGTERM ? "stopping (SIGTERM)" : "stopping (SIGINT)");
-    control.stop();
-    io.stop();
+    wait_for_signals(signals, control, io);
   });
 }
 
@@ -129,8 +139,14 @@ int serve(const ServeOptions& options) {
     keep_watchdog(watchdog_timer, control, every / 2);  // sd_watchdog_enabled(3): half the interval
   }
   io.run();
-  control.stop();
-  log::info("stopped");
+  const bool graceful = control.stopping();
+  const size_t cut = control.stop();
+  if (graceful) {
+    log::info("stopped: waited for {} sessions; {} cut at the deadline", control.sessions_at_stop(),
+              cut);
+  } else {
+    log::info("stopped; {} sessions cut", cut);
+  }
   return 0;
 }
 
