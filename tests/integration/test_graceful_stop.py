@@ -62,7 +62,9 @@ def test_a_session_outlives_sigterm_and_vigil_exits_when_it_ends(tmp_path, clean
     vigil = start(tmp_path, cleanup)  # the default grace, 30 s
     session = open_session(vigil)
     vigil.proc.send_signal(signal.SIGTERM)
-    wait_for(lambda: refused(vigil), timeout=5, what="new connects refused")
+    wait_for(lambda: "waiting up to 30000 ms for 1 sessions to end" in vigil.log_text(), timeout=5,
+             what="every worker to close its listener")
+    assert refused(vigil)
     assert echo(session, b"after SIGTERM") == b"after SIGTERM"
     # The admin API still answers: status readable, /healthz says why traffic should go away.
     assert vigil.get("/healthz", token=None) == (503, "draining for a stop\n")
