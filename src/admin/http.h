@@ -43,6 +43,8 @@ using ViewsSource = std::function<std::vector<model::LoadBalancerView>()>;
 using ApplyFn = std::function<Result<void>(const std::vector<model::Config>& api_load_balancers)>;
 // Re-reads the config file and applies it (POST /v1/reload, like SIGHUP).
 using ReloadFn = std::function<Result<void>()>;
+// POST /v1/upgrade: starts the new process; its pid, or why it could not start.
+using UpgradeFn = std::function<Result<int>()>;
 // Sets (or, with none, clears) an operator's override of the member `member_id` (any member, the
 // config file's too): saved in admin.state_file, then carried out at once; `by` says who (for the
 // log, also when clearing). The error (the state file cannot be written) leaves the member as it
@@ -59,6 +61,7 @@ struct RouteContext {
   const ReloadFn* reload = nullptr;          // null: POST /v1/reload answers 405
   const OverrideFn* set_override = nullptr;  // null: member overrides answer 405
   const std::function<bool()>* stopping = nullptr;  // true: /healthz answers 503
+  const UpgradeFn* upgrade = nullptr;               // null: POST /v1/upgrade answers 405
 };
 
 // Octavia's error shape: {"faultstring": message}.

@@ -83,6 +83,13 @@ Response authenticated(const Request& request, const Target& target, const Route
     if (auto reloaded = (*ctx.reload)(); !reloaded) return fault(409, reloaded.error().message);
     return text(200, "application/json", "{\"reloaded\": true}");
   }
+  if (s == Segments{"v1", "upgrade"}) {
+    if (request.method != "POST" || ctx.upgrade == nullptr) return method_not_allowed();
+    auto pid = (*ctx.upgrade)();
+    if (!pid) return fault(409, pid.error().message);
+    return text(200, "application/json",
+                "{\"upgrading\": true, \"pid\": " + std::to_string(*pid) + "}");
+  }
   if (auto r = route_member_admin(request, target, ctx)) return *r;
   if (s == Segments{"metrics"}) {
     if (!get) return method_not_allowed();
