@@ -1,6 +1,7 @@
 #include "daemon/control_plane.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
@@ -50,6 +51,12 @@ Result<void> ControlPlane::start() {
   worker_count_ = file.workers > 0
                       ? file.workers
                       : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  inherited_ = upgrade::Inherited::from_environment();
+  command_ = upgrade::command_at_start();
+  if (upgrade::started_by_upgrade()) {
+    log::info("upgrade: taking over from pid {} with {} inherited sockets", ::getppid(),
+              inherited_.size());
+  }
   auto store = admin::ObjectStore::load(file.admin.state_file);
   if (!store) return std::unexpected(store.error());
   store_ = std::make_unique<admin::ObjectStore>(std::move(*store));
@@ -68,6 +75,8 @@ Result<void> ControlPlane::start() {
   for (model::Config& c : store_->configs()) initial.push_back(std::move(c));
   lbs_.clear();
   if (auto applied = apply(std::move(initial)); !applied) return applied;
+  std::optional<net::Fd> admin_socket = inherited_.take(upgrade::kAdminSocket, 0);
+  inherited_.close_unused();
 
   if (!file.admin.listen.empty()) {
     admin_ = std::make_unique<admin::AdminServer>(
@@ -81,8 +90,11 @@ Result<void> ControlPlane::start() {
             .set_override =
                 [this](const std::string& id, std::optional<model::AdminOverride> next,
                        std::string_view by) { return set_override(id, std::move(next), by); },
-            .stopping = [this] { return stopping(); }},
+            .stopping = [this] { return stopping(); },
+            .upgrade = [this] { return upgrade(); },
+            .inherited_fd = admin_socket ? admin_socket->get() : -1},
         [this] { return views(); });
+    if (admin_socket) admin_socket->release();  // the server owns it from start() on
     if (auto started = admin_->start(); !started) return started;
     log::info("admin API on http://{}", admin_->bound());
   }
@@ -93,6 +105,7 @@ size_t ControlPlane::stop() {
   if (stopped_) return 0;
   stopped_ = true;
   if (graceful_ && graceful_->deadline) graceful_->deadline->cancel();
+  abandon_upgrade();
   if (checker_) checker_->stop();
   if (admin_) admin_->stop();
   ramp_->cancel();

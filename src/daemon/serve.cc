@@ -1,4 +1,6 @@
 // `vigil serve`: load, start, run until a signal.
+#include <unistd.h>
+
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -10,6 +12,7 @@
 #include "daemon/control_plane.h"
 #include "daemon/fd_budget.h"
 #include "daemon/service_notify.h"
+#include "daemon/upgrade.h"
 
 namespace vigil::daemon {
 namespace {
@@ -24,7 +27,10 @@ void wait_for_signals(boost::asio::signal_set& signals, ControlPlane& control,
                       boost::asio::io_context& io) {
   signals.async_wait([&](const boost::system::error_code& ec, int signo) {
     if (ec) return;
-    if (signo == SIGHUP && control.stopping()) {
+    if (signo == SIGUSR2) {
+      log::info("SIGUSR2: upgrading");
+      [[maybe_unused]] auto started = control.upgrade();  // logs its own errors
+    } else if (signo == SIGHUP && control.stopping()) {
       log::warn("SIGHUP: not reloading; vigil is stopping");
     } else if (signo == SIGHUP) {
       log::info("SIGHUP: reloading");
@@ -37,8 +43,10 @@ void wait_for_signals(boost::asio::signal_set& signals, ControlPlane& control,
     } else if (const Duration grace = control.shutdown_grace();
                signo == SIGTERM && !control.stopping() && grace > Duration::zero()) {
       const auto grace_s = std::chrono::duration_cast<std::chrono::seconds>(grace).count();
-      log::info("SIGTERM: stopping; no new connections, open sessions have up to {} s to end "
-                "(another SIGTERM or a SIGINT stops at once)", grace_s);
+      log::info(
+          "SIGTERM: stopping; no new connections, open sessions have up to {} s to end "
+          "(another SIGTERM or a SIGINT stops at once)",
+          grace_s);
       service::stopping("stopping (SIGTERM): letting sessions finish");
       control.begin_graceful_stop(grace, [&io] { io.stop(); });
     } else {
@@ -57,7 +65,10 @@ void wait_for_signals(boost::asio::signal_set& signals, ControlPlane& control,
 void announce_ready(boost::asio::steady_timer& timer, ControlPlane& control, TimePoint deadline) {
   if (control.first_checks_done() || std::chrono::steady_clock::now() >= deadline) {
     if (!control.first_checks_done()) log::warn("first checks still running; ready anyway");
+    if (upgrade::started_by_upgrade()) service::main_pid(::getpid());
     service::ready("serving");
+    // Only now does the old process stop accepting: members have their verdicts here.
+    upgrade::tell_parent_ready();
     return;
   }
   timer.expires_after(std::chrono::milliseconds(20));
@@ -130,6 +141,7 @@ int serve(const ServeOptions& options) {
     }
   }
   boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
+  signals.add(SIGUSR2);
   wait_for_signals(signals, control, io);
   boost::asio::steady_timer ready_timer(io);
   announce_ready(ready_timer, control,
