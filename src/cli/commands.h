@@ -25,6 +25,10 @@ int run_members(const ClientOptions& options, std::optional<std::string> pool, b
                 std::ostream& out, std::ostream& err);
 int run_status(const ClientOptions& options, bool json, std::ostream& out, std::ostream& err);
 
+// `vigil upgrade`: the daemon starts the binary now on disk, hands it its sockets and, once it
+// is ready, stops gracefully. Exit codes as run_status; the outcome is in the daemon's log.
+int run_upgrade(const ClientOptions& options, std::ostream& out, std::ostream& err);
+
 // What to tell the user, and the exit code, when a command fails.
 struct Failure {
   int exit_code;
