@@ -46,6 +46,8 @@ using ApplyFn = std::function<Result<void>(const std::vector<model::Config>& api
 using ServingFn = std::function<std::optional<std::string>()>;
 // Re-reads the config file and applies it (POST /v1/reload, like SIGHUP).
 using ReloadFn = std::function<Result<void>()>;
+// POST /v1/upgrade: starts the new process; its pid, or why it could not start.
+using UpgradeFn = std::function<Result<int>()>;
 // Sets (or, with none, clears) an operator's override of the member `member_id` (any member, the
 // config file's too): saved in admin.state_file, then carried out at once; `by` says who (for the
 // log, also when clearing). The error (the state file cannot be written) leaves the member as it
@@ -62,6 +64,8 @@ struct RouteContext {
   const ReloadFn* reload = nullptr;          // null: POST /v1/reload answers 405
   const OverrideFn* set_override = nullptr;  // null: member overrides answer 405
   const ServingFn* serving = nullptr;        // null: serving (tests of other routes)
+  const std::function<bool()>* stopping = nullptr;  // true: /healthz answers 503
+  const UpgradeFn* upgrade = nullptr;               // null: POST /v1/upgrade answers 405
 };
 
 // Octavia's error shape: {"faultstring": message}.

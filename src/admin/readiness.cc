@@ -30,10 +30,12 @@ std::string listener_line(const model::LoadBalancerView& lb, const model::Listen
   const size_t members = pool->members.size();
   const auto usable =
       static_cast<size_t>(std::ranges::count_if(pool->members, &model::MemberView::in_rotation));
-  // Fail-open routes to every member: a connection still has a chance, so keep the address here.
-  if (pool->fail_open_active && members > 0) {
+  // Fail-open routes to the members that still take connections: a connection has a chance
+  // there, so keep the address here.
+  if (pool->fail_open_active && usable > 0) {
     return "fail-open " + l.config.name + ": no member healthy in pool " + pool->config.name +
-           ", routing to all " + std::to_string(members) + "\n";
+           ", routing to the " + std::to_string(usable) + " of " + std::to_string(members) +
+           " that take connections\n";
   }
   if (usable == 0) {
     ready = false;

@@ -17,7 +17,8 @@ Response healthz(const std::optional<std::string>& problem);
 
 // For a vigil that serves (else healthz() answers): 503 when some listener has no usable member
 // (a pool in fail-open counts as usable, and the line says so), else 200. One line per listener:
-// "ok api: 2/3 members usable", "fail-open api: no member healthy, routing to all 3",
+// "ok api: 2/3 members usable",
+// "fail-open api: no member healthy in pool masters, routing to the 2 of 3 that take connections",
 // "down api: no usable member (pool masters has 3 members)".
 Response readyz(const std::vector<model::LoadBalancerView>& lbs);
 

@@ -84,6 +84,13 @@ Response authenticated(const Request& request, const Target& target, const Route
     if (auto reloaded = (*ctx.reload)(); !reloaded) return fault(409, reloaded.error().message);
     return text(200, "application/json", "{\"reloaded\": true}");
   }
+  if (s == Segments{"v1", "upgrade"}) {
+    if (request.method != "POST" || ctx.upgrade == nullptr) return method_not_allowed();
+    auto pid = (*ctx.upgrade)();
+    if (!pid) return fault(409, pid.error().message);
+    return text(200, "application/json",
+                "{\"upgrading\": true, \"pid\": " + std::to_string(*pid) + "}");
+  }
   if (auto r = route_member_admin(request, target, ctx)) return *r;
   if (s == Segments{"metrics"}) {
     if (!get) return method_not_allowed();
@@ -100,6 +107,10 @@ Response route(const Request& request, const RouteContext& ctx) {
   // listener names and member counts at most.
   if (target.segments == Segments{"healthz"} || target.segments == Segments{"readyz"}) {
     if (request.method != "GET") return method_not_allowed();
+    // A load balancer in front of vigil, or keepalived, moves traffic away during the grace.
+    if (ctx.stopping && (*ctx.stopping)()) {
+      return text(503, "text/plain; charset=utf-8", "draining for a stop\n");
+    }
     const std::optional<std::string> problem =
         ctx.serving ? (*ctx.serving)() : std::optional<std::string>();
     // Not serving answers both alike, without building the views.

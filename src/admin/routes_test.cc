@@ -75,12 +75,16 @@ TEST_F(RoutesTest, ReadyzCountsFailOpenAsUsableAndSaysSo) {
   views_ = [] {
     model::LoadBalancerView lb = testing::sample_view();
     lb.pools[0].fail_open_active = true;
-    for (model::MemberView& m : lb.pools[0].members) m.in_rotation = false;
+    // Failing open puts in rotation the members that still take connections.
+    for (model::MemberView& m : lb.pools[0].members) m.in_rotation = true;
+    lb.pools[0].members[2].in_rotation = false;
     return std::vector{lb};
   };
   const Response r = call("GET", "/readyz", "");
   EXPECT_EQ(r.status, 200);
-  EXPECT_EQ(r.body, "ready\nfail-open api: no member healthy in pool masters, routing to all 3\n");
+  EXPECT_EQ(r.body,
+            "ready\nfail-open api: no member healthy in pool masters, routing to the 2 of 3 that "
+            "take connections\n");
 }
 
 TEST_F(RoutesTest, EverythingElseNeedsTheToken) {

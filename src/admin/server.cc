@@ -1,5 +1,8 @@
 #include "admin/server.h"
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <boost/asio/io_context.hpp>
@@ -17,6 +20,7 @@
 #include <charconv>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "admin/limits.h"
 #include "admin/routes.h"
@@ -210,7 +214,9 @@ class Session : public std::enable_shared_from_this<Session> {
                                              .apply = &o.apply,
                                              .reload = o.reload ? &o.reload : nullptr,
                                              .set_override = &o.set_override,
-                                             .serving = o.serving ? &o.serving : nullptr});
+                                             .serving = o.serving ? &o.serving : nullptr,
+                                             .stopping = o.stopping ? &o.stopping : nullptr,
+                                             .upgrade = o.upgrade ? &o.upgrade : nullptr});
     } catch (const std::exception& e) {
       log::error("admin API: {} {} failed: {}", std::string_view(request.method),
                  std::string_view(request.target), e.what());
@@ -372,6 +378,19 @@ Result<void> AdminServer::start() {
   if (!endpoint) return std::unexpected(endpoint.error());
   tcp::acceptor& acceptor = state_->acceptor;
   beast::error_code ec;
+  if (const int fd = std::exchange(state_->options.inherited_fd, -1); fd >= 0) {
+    sockaddr_storage ss{};
+    socklen_t len = sizeof ss;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len);
+    acceptor.assign(ss.ss_family == AF_INET6 ? tcp::v6() : tcp::v4(), fd, ec);
+    if (ec) {
+      ::close(fd);
+      return fail(fmt::format("cannot serve on the inherited admin socket: {}", ec.message()));
+    }
+    log::debug("admin API listening on {} (inherited)", bound());
+    accept_next(state_);
+    return {};
+  }
   acceptor.open(endpoint->protocol(), ec);
   if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
   if (!ec) acceptor.bind(*endpoint, ec);
@@ -392,6 +411,10 @@ std::string AdminServer::bound() const {
   const tcp::endpoint ep = state_->acceptor.local_endpoint(ec);
   if (ec) return "";
   return host_port(ep.address().to_string(), ep.port());
+}
+
+int AdminServer::listening_fd() const {
+  return state_->acceptor.is_open() ? state_->acceptor.native_handle() : -1;
 }
 
 void AdminServer::set_token(std::string token) { state_->options.token = std::move(token); }

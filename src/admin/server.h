@@ -42,6 +42,13 @@ struct Options {
   OverrideFn set_override;
   // Whether vigil serves, for /healthz and /readyz; empty: always.
   ServingFn serving;
+  // True while vigil stops gracefully: /healthz answers 503. Empty: never.
+  std::function<bool()> stopping;
+  // POST /v1/upgrade; empty: not offered.
+  UpgradeFn upgrade;
+  // A listening socket to serve on instead of binding `listen` (an upgrade hands it over);
+  // start() owns it from then on. -1: bind.
+  int inherited_fd = -1;
 };
 
 struct ServerState;  // Asio objects and the open sessions, in server.cc
@@ -59,6 +66,8 @@ class AdminServer {
   Result<void> start();
   // The address actually bound, "127.0.0.1:41234"; empty before start().
   std::string bound() const;
+  // The listening socket, -1 when not listening: what an upgrade hands to the new process.
+  int listening_fd() const;
   void set_token(std::string token);  // on reload; applies to the next request
   size_t connections() const;         // open now; tests wait on it
   // Closes the listener and every open connection. Pending handlers finish on `io` later.

@@ -65,11 +65,11 @@ std::string member_row(const model::PoolView& p, const model::MemberView& m, mod
 }
 
 std::string pool_section(const model::PoolView& p, model::WallTime now) {
-  std::string out =
-      fmt::format("<h2>pool {} {}</h2>\n<p class=\"muted\">{}, {}{}</p>\n",
-                  html_escape(p.config.name), badge(p.operating_status),
-                  html_escape(model::to_string(p.config.algorithm)), html_escape(monitor_text(p)),
-                  p.fail_open_active ? ", <b>fail-open: routing to all members</b>" : "");
+  std::string out = fmt::format(
+      "<h2>pool {} {}</h2>\n<p class=\"muted\">{}, {}{}</p>\n", html_escape(p.config.name),
+      badge(p.operating_status), html_escape(model::to_string(p.config.algorithm)),
+      html_escape(monitor_text(p)),
+      p.fail_open_active ? ", <b>fail-open: routing to the members that take connections</b>" : "");
   out +=
       "<table><tr><th>member</th><th>address</th><th>status</th><th>health</th>"
       "<th>in rotation</th><th>last check</th><th>in state</th><th>active</th><th>total</th>"

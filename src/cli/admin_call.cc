@@ -68,4 +68,11 @@ Called<std::string> put_json(const ClientOptions& options, std::string_view path
   return answer(options, http_put(*url, path, options.token, json_body, kTimeout));
 }
 
+Called<std::string> post_json(const ClientOptions& options, std::string_view path,
+                              std::string_view json_body) {
+  auto url = parse_admin_url(options.admin_url);
+  if (!url) return std::unexpected(Failure{2, url.error().message});
+  return answer(options, http_post(*url, path, options.token, json_body, kTimeout));
+}
+
 }  // namespace vigil::cli

@@ -19,5 +19,8 @@ Called<std::string> fetch_status(const ClientOptions& options);
 // The body of a 200 answer to PUT `path` with `json_body`.
 Called<std::string> put_json(const ClientOptions& options, std::string_view path,
                              std::string_view json_body);
+// The body of a 200 answer to POST `path` with `json_body`.
+Called<std::string> post_json(const ClientOptions& options, std::string_view path,
+                              std::string_view json_body);
 
 }  // namespace vigil::cli

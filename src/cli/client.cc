@@ -142,4 +142,9 @@ Result<HttpReply> http_put(const AdminUrl& url, std::string_view path, std::stri
   return exchange(url, http::verb::put, path, token, json_body, timeout);
 }
 
+Result<HttpReply> http_post(const AdminUrl& url, std::string_view path, std::string_view token,
+                            std::string_view json_body, std::chrono::milliseconds timeout) {
+  return exchange(url, http::verb::post, path, token, json_body, timeout);
+}
+
 }  // namespace vigil::cli

@@ -32,5 +32,8 @@ Result<HttpReply> http_get(const AdminUrl& url, std::string_view path, std::stri
 // PUT prefix+path with a JSON body; errors as http_get().
 Result<HttpReply> http_put(const AdminUrl& url, std::string_view path, std::string_view token,
                            std::string_view json_body, std::chrono::milliseconds timeout);
+// POST prefix+path with a JSON body; errors as http_get().
+Result<HttpReply> http_post(const AdminUrl& url, std::string_view path, std::string_view token,
+                            std::string_view json_body, std::chrono::milliseconds timeout);
 
 }  // namespace vigil::cli

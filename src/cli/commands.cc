@@ -36,4 +36,15 @@ int run_status(const ClientOptions& options, bool json, std::ostream& out, std::
   return print(json ? format_status_tree_json(*body) : format_status_tree(*body), out, err);
 }
 
+int run_upgrade(const ClientOptions& options, std::ostream& out, std::ostream& err) {
+  auto body = post_json(options, "/v1/upgrade", "{}");
+  if (!body) {
+    err << body.error().message << "\n";
+    return body.error().exit_code;
+  }
+  out << "upgrade started: " << *body << "\n"
+      << "the old process stops accepting once the new one is ready (see vigil's log)\n";
+  return 0;
+}
+
 }  // namespace vigil::cli

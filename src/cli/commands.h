@@ -32,6 +32,9 @@ int run_status(const ClientOptions& options, bool json, std::ostream& out, std::
 int run_health(const ClientOptions& options, bool exit_code, std::ostream& out, std::ostream& err);
 // The line for a /readyz answer: its first line, then the others joined with "; ".
 std::string health_line(int status, std::string_view body);
+// `vigil upgrade`: the daemon starts the binary now on disk, hands it its sockets and, once it
+// is ready, stops gracefully. Exit codes as run_status; the outcome is in the daemon's log.
+int run_upgrade(const ClientOptions& options, std::ostream& out, std::ostream& err);
 
 // What to tell the user, and the exit code, when a command fails.
 struct Failure {

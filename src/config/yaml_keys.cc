@@ -109,6 +109,13 @@ constexpr KeySpec<ConfigDraft> kTopKeys[] = {
      }},
     {"workers", "integer 0..1024", "0", "Proxy worker threads; 0 starts one per CPU core.",
      [](YamlReader& r, const Field& f, ConfigDraft& c) { r.set_int(f, c.workers, 0, 1024); }},
+    {"shutdown_grace", "duration", "30s",
+     "On SIGTERM (and after `vigil upgrade`) the listeners close at once and established "
+     "sessions go on for up to this long, then are cut; 0s cuts them at once. A second SIGTERM "
+     "or a SIGINT stops at once.",
+     [](YamlReader& r, const Field& f, ConfigDraft& c) {
+       r.set_duration_or_zero(f, c.shutdown_grace, std::chrono::hours(24));
+     }},
     {"listeners", "list of maps", "",
      "The addresses vigil accepts connections on; see `listeners[]`.",
      [](YamlReader& r, const Field& f, ConfigDraft& c) {

@@ -106,6 +106,8 @@ FdNeeds fd_needs(const std::unordered_map<std::string, ListenerRuntime>& listene
 }  // namespace
 
 Result<void> ControlPlane::apply(std::vector<model::Config> lbs) {
+  // A graceful stop closed the listeners: binding new ones would take connections it cannot keep.
+  if (stopping()) return fail("vigil is stopping; the configuration can no longer change");
   for (auto& lb : lbs) assign_ids(lb);
   if (auto ok = check_binds(lbs); !ok) return ok;
   auto bindings = bind_changed(lbs);
@@ -142,7 +144,7 @@ Result<std::vector<ControlPlane::Binding>> ControlPlane::bind_changed(
       if (!address) return fail(fmt::format("listener {}: {}", l.name, address.error().message));
       Binding b{.listener_id = l.id};
       for (int w = 0; w < worker_count_; ++w) {
-        auto fd = net::listen_tcp(*address, {.freebind = l.freebind});
+        auto fd = listening_socket(l, *address, w);
         if (!fd) return fail(fmt::format("listener {}: {}", l.name, fd.error().message));
         if (w == 0) {
           // With port 0 the kernel picked one; the other workers' sockets join it.
@@ -277,7 +279,7 @@ void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
     std::vector<proxy::ListenSocket> sockets;
     for (const auto& lb : lbs_) {
       for (const auto& id : lb.listener_ids) {
-        const ListenerRuntime& l = listeners_.at(id);
+        ListenerRuntime& l = listeners_.at(id);
         // A listener without a pool (an API listener before its pool exists) still holds its
         // port; the worker closes its connections at once.
         const auto pool = pools_.find(l.pool_id);
@@ -292,6 +294,8 @@ void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
         for (Binding& b : bindings) {
           if (b.listener_id == id) s.fd = std::move(b.fds[static_cast<size_t>(w)]);
         }
+        l.worker_fds.resize(static_cast<size_t>(worker_count_), -1);
+        if (s.fd.valid()) l.worker_fds[static_cast<size_t>(w)] = s.fd.get();
         sockets.push_back(std::move(s));
       }
     }

@@ -1,6 +1,7 @@
 #include "daemon/control_plane.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
@@ -51,6 +52,12 @@ Result<void> ControlPlane::start() {
   worker_count_ = file.workers > 0
                       ? file.workers
                       : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  inherited_ = upgrade::Inherited::from_environment();
+  command_ = upgrade::command_at_start();
+  if (upgrade::started_by_upgrade()) {
+    log::info("upgrade: taking over from pid {} with {} inherited sockets", ::getppid(),
+              inherited_.size());
+  }
   auto store = admin::ObjectStore::load(file.admin.state_file);
   if (!store) return std::unexpected(store.error());
   store_ = std::make_unique<admin::ObjectStore>(std::move(*store));
@@ -71,6 +78,8 @@ Result<void> ControlPlane::start() {
   if (auto applied = apply(std::move(initial)); !applied) return applied;
   workers_answered_at_ = clock_.now();
   liveness_tick();
+  std::optional<net::Fd> admin_socket = inherited_.take(upgrade::kAdminSocket, 0);
+  inherited_.close_unused();
 
   if (!file.admin.listen.empty()) {
     admin_ = std::make_unique<admin::AdminServer>(
@@ -84,25 +93,37 @@ Result<void> ControlPlane::start() {
             .set_override =
                 [this](const std::string& id, std::optional<model::AdminOverride> next,
                        std::string_view by) { return set_override(id, std::move(next), by); },
-            .serving = [this] { return serving_problem(); }},
+            .serving = [this] { return serving_problem(); },
+            .stopping = [this] { return stopping(); },
+            .upgrade = [this] { return upgrade(); },
+            .inherited_fd = admin_socket ? admin_socket->get() : -1},
         [this] { return views(); });
+    if (admin_socket) admin_socket->release();  // the server owns it from start() on
     if (auto started = admin_->start(); !started) return started;
     log::info("admin API on http://{}", admin_->bound());
   }
   return {};
 }
 
-void ControlPlane::stop() {
-  if (stopped_) return;
+size_t ControlPlane::stop() {
+  if (stopped_) return 0;
   stopped_ = true;
+  if (graceful_ && graceful_->deadline) graceful_->deadline->cancel();
+  abandon_upgrade();
   if (checker_) checker_->stop();
   if (admin_) admin_->stop();
   ramp_->cancel();
   liveness_->cancel();
-  for (auto& w : workers_) w->stop();  // closes listeners and sessions, joins
+  size_t cut = 0;
+  for (auto& w : workers_) {
+    w->stop();  // closes listeners and sessions, joins
+    cut += w->sessions_cut_at_stop();
+  }
+  return cut;
 }
 
 Result<void> ControlPlane::reload() {
+  if (stopping()) return fail("vigil is stopping; the configuration can no longer change");
   config::LoadResult loaded = config::load_file(options_.config_path);
   for (const auto& d : loaded.diagnostics) {
     if (d.severity == config::Diagnostic::Severity::kError) log::error("reload: {}", d.to_string());

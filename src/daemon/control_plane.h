@@ -21,6 +21,7 @@
 #include "base/string_map.h"
 #include "daemon/pool_state.h"
 #include "daemon/runtime.h"
+#include "daemon/upgrade.h"
 #include "model/config.h"
 #include "model/status_tree.h"
 #include "proxy/worker.h"
@@ -57,7 +58,24 @@ class ControlPlane {
 
   // Starts the workers and the checks, binds every listener, then starts the admin API.
   Result<void> start();
-  void stop();
+  // Closes the listeners, the admin API and every session now; returns how many were cut.
+  size_t stop();
+
+  // A graceful stop (SIGTERM; graceful_stop.cc): every listener closes at once (new connects
+  // are refused), established sessions go on, as do the checks and the admin API (/healthz
+  // answers 503). `finished` runs on the control thread once no session is left or `grace` ran
+  // out; stop() then cuts what is left. Configuration changes are refused from now on.
+  void begin_graceful_stop(Duration grace, std::function<void()> finished);
+  bool stopping() const { return graceful_ != nullptr || stopped_; }
+  Duration shutdown_grace() const { return lbs_.front().config.shutdown_grace; }
+
+  // `vigil upgrade`, SIGUSR2 (upgrade_control.cc): starts the binary on disk with the same
+  // arguments and hands it the listening sockets; once it says it is ready this process stops
+  // accepting and stops gracefully. Until then, and if it fails, this one serves. Returns the
+  // new process's pid.
+  Result<int> upgrade();
+  // Sessions held when the listeners closed (0 before a graceful stop's tally is in).
+  size_t sessions_at_stop() const { return graceful_ ? graceful_->sessions : 0; }
 
   // Makes `load_balancers` (the file's first, then the API's) the running configuration. Binds
   // new listeners first, so that a failure changes nothing. Members that stay keep their health
@@ -94,6 +112,22 @@ class ControlPlane {
 
  private:
   struct Binding;  // sockets bound for one listener, one per worker (apply.cc)
+  struct GracefulStop {
+    size_t sessions = 0;        // held by the workers when they stopped accepting
+    size_t pending_counts = 0;  // workers yet to report their sessions
+    size_t pending_idle = 0;    // workers yet to report that they hold none
+    bool finished = false;      // `done` has run
+    std::function<void()> done;
+    std::unique_ptr<Timer> deadline;
+  };
+  void graceful_stop_over(bool deadline);
+  struct Upgrade;  // the new process while it starts (upgrade_control.cc)
+  Result<net::Fd> listening_socket(const model::Listener& l, const net::SocketAddress& at,
+                                   int worker);
+  void read_ready(const std::shared_ptr<Upgrade>& u);
+  void upgrade_ready();
+  void upgrade_failed(const std::string& why);
+  void abandon_upgrade();  // stop() while a new process starts: it is stopped too
 
   Result<std::vector<Binding>> bind_changed(const std::vector<model::Config>& lbs);
   void adopt_pools(const std::vector<model::Config>& lbs);
@@ -146,6 +180,10 @@ class ControlPlane {
   size_t ping_answers_ = SIZE_MAX;  // of round ping_round_; SIZE_MAX: no ping sent yet
   std::string fd_budget_said_;      // the last lowering logged (fd_budget.h), logged once each
   bool stopped_ = false;
+  std::unique_ptr<GracefulStop> graceful_;  // set by begin_graceful_stop()
+  upgrade::Inherited inherited_;            // sockets from the process this one replaces
+  Result<upgrade::Command> command_ = fail("not started");  // what an upgrade runs
+  std::shared_ptr<Upgrade> upgrade_;                        // while a new process starts
 };
 
 // `vigil serve`: loads the config, runs until SIGTERM/SIGINT, reloads on SIGHUP. Returns the

@@ -38,9 +38,11 @@ commands:
   member drain|maint|ready|weight [POOL/]MEMBER [N] [--wait[=TIMEOUT]]
                               change a member of a running vigil at run time (vigil member
                               --help)
+  upgrade                     start the vigil binary now on disk in place of the running one,
+                              without refusing a connection (docs/operations.md)
   version                     print the version
 
-client options (members, status, member; health takes --admin and -c):
+client options (members, status, member, upgrade; health takes --admin and -c):
   --admin URL        where vigil's admin API listens (env VIGIL_ADMIN; default: the config's
                      admin.listen, else http://127.0.0.1:8404)
   --token-file FILE  the admin token (env VIGIL_TOKEN holds the token itself; default: the
@@ -279,6 +281,11 @@ int main(int argc, char** argv) {
     auto options = client_options(*args);  // the token it may read is not sent
     if (!options) return 2;
     return vigil::cli::run_health(*options, args->exit_code, std::cout, std::cerr);
+  }
+  if (verb == "upgrade") {
+    auto options = client_options(*args);
+    if (!options) return 2;
+    return vigil::cli::run_upgrade(*options, std::cout, std::cerr);
   }
   if (verb == "members" || verb == "status") {
     auto options = client_options(*args);

@@ -61,6 +61,9 @@ struct ListenerRuntime {
   std::string pool_id;
   model::Listener config;
   std::string bound;  // "address:port" actually bound
+  // The workers' listening sockets by worker index (the workers own them; -1: none): what an
+  // upgrade hands to the new process.
+  std::vector<int> worker_fds;
   std::shared_ptr<proxy::ListenerStats> stats = std::make_shared<proxy::ListenerStats>();
 };
 

@@ -1,4 +1,6 @@
 // `vigil serve`: load, start, run until a signal.
+#include <unistd.h>
+
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -10,6 +12,7 @@
 #include "daemon/control_plane.h"
 #include "daemon/fd_budget.h"
 #include "daemon/service_notify.h"
+#include "daemon/upgrade.h"
 
 namespace vigil::daemon {
 namespace {
@@ -24,7 +27,12 @@ void wait_for_signals(boost::asio::signal_set& signals, ControlPlane& control,
                       boost::asio::io_context& io) {
   signals.async_wait([&](const boost::system::error_code& ec, int signo) {
     if (ec) return;
-    if (signo == SIGHUP) {
+    if (signo == SIGUSR2) {
+      log::info("SIGUSR2: upgrading");
+      [[maybe_unused]] auto started = control.upgrade();  // logs its own errors
+    } else if (signo == SIGHUP && control.stopping()) {
+      log::warn("SIGHUP: not reloading; vigil is stopping");
+    } else if (signo == SIGHUP) {
       log::info("SIGHUP: reloading");
       service::reloading();
       // reload() logs its own errors; the running configuration stays on error.
@@ -32,13 +40,23 @@ void wait_for_signals(boost::asio::signal_set& signals, ControlPlane& control,
       service::ready(reloaded ? "serving; reloaded"
                               : "serving the previous configuration; reload refused: " +
                                     reloaded.error().message);
-      wait_for_signals(signals, control, io);
+    } else if (const Duration grace = control.shutdown_grace();
+               signo == SIGTERM && !control.stopping() && grace > Duration::zero()) {
+      const auto grace_s = std::chrono::duration_cast<std::chrono::seconds>(grace).count();
+      log::info(
+          "SIGTERM: stopping; no new connections, open sessions have up to {} s to end "
+          "(another SIGTERM or a SIGINT stops at once)",
+          grace_s);
+      service::stopping("stopping (SIGTERM): letting sessions finish");
+      control.begin_graceful_stop(grace, [&io] { io.stop(); });
+    } else {
+      log::info("{}: stopping{}", signo == SIGTERM ? "SIGTERM" : "SIGINT",
+                control.stopping() ? " at once" : "");
+      service::stopping(signo == SIGTERM ? "stopping (SIGTERM)" : "stopping (SIGINT)");
+      io.stop();
       return;
     }
-    log::info("{}: stopping", signo == SIGTERM ? "SIGTERM" : "SIGINT");
-    service::stopping(signo == SIGTERM ? "stopping (SIGTERM)" : "stopping (SIGINT)");
-    control.stop();
-    io.stop();
+    wait_for_signals(signals, control, io);
   });
 }
 
@@ -47,7 +65,10 @@ void wait_for_signals(boost::asio::signal_set& signals, ControlPlane& control,
 void announce_ready(boost::asio::steady_timer& timer, ControlPlane& control, TimePoint deadline) {
   if (control.first_checks_done() || std::chrono::steady_clock::now() >= deadline) {
     if (!control.first_checks_done()) log::warn("first checks still running; ready anyway");
+    if (upgrade::started_by_upgrade()) service::main_pid(::getpid());
     service::ready("serving");
+    // Only now does the old process stop accepting: members have their verdicts here.
+    upgrade::tell_parent_ready();
     return;
   }
   timer.expires_after(std::chrono::milliseconds(20));
@@ -119,6 +140,7 @@ int serve(const ServeOptions& options) {
     }
   }
   boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
+  signals.add(SIGUSR2);
   wait_for_signals(signals, control, io);
   boost::asio::steady_timer ready_timer(io);
   announce_ready(ready_timer, control,
@@ -128,8 +150,14 @@ int serve(const ServeOptions& options) {
     keep_watchdog(watchdog_timer, control, every / 2);  // sd_watchdog_enabled(3): half the interval
   }
   io.run();
-  control.stop();
-  log::info("stopped");
+  const bool graceful = control.stopping();
+  const size_t cut = control.stop();
+  if (graceful) {
+    log::info("stopped: waited for {} sessions; {} cut at the deadline", control.sessions_at_stop(),
+              cut);
+  } else {
+    log::info("stopped; {} sessions cut", cut);
+  }
   return 0;
 }
 

@@ -35,6 +35,8 @@ void reloading() {
 
 void stopping(std::string_view status) { notify("STOPPING=1\nSTATUS=" + std::string(status)); }
 
+void main_pid(int pid) { notify("MAINPID=" + std::to_string(pid)); }
+
 void watchdog() { notify("WATCHDOG=1"); }
 
 Duration watchdog_interval() {

@@ -14,6 +14,9 @@ void ready(std::string_view status);
 // A reload begins (RELOADING=1 with MONOTONIC_USEC, as systemd asks); ready() ends it.
 void reloading();
 void stopping(std::string_view status);
+// After an upgrade the new process is the service's main process: systemd must be told
+// (MAINPID=; the unit needs NotifyAccess=all, since the sender is not yet the main PID).
+void main_pid(int pid);
 void watchdog();
 // WatchdogSec= of the unit (WATCHDOG_USEC, for this process); zero when there is none.
 Duration watchdog_interval();

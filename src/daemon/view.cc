@@ -1,6 +1,7 @@
 // The read-only pictures the control plane hands out: the status views for the admin API and the
 // ready file for whoever started vigil.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -102,8 +103,8 @@ std::string ControlPlane::ready_json() const {
     // Names are limited to [A-Za-z0-9._-] by config validation: no escaping needed.
     listeners += fmt::format("\"{}\": \"{}\"", l.config.name, l.bound);
   }
-  return fmt::format("{{\"admin\": \"{}\", \"listeners\": {{{}}}}}\n",
-                     admin_ ? admin_->bound() : "", listeners);
+  return fmt::format("{{\"admin\": \"{}\", \"listeners\": {{{}}}, \"pid\": {}}}\n",
+                     admin_ ? admin_->bound() : "", listeners, ::getpid());
 }
 
 }  // namespace vigil::daemon

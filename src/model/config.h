@@ -178,6 +178,8 @@ struct Config {
   std::string name;  // the load balancer's name; defaults to the file's stem
   Admin admin;
   int workers = 0;  // 0: one per core
+  // SIGTERM: how long established sessions may go on after the listeners close; 0: cut at once.
+  Duration shutdown_grace = 30s;
   std::vector<Listener> listeners;
   std::vector<Pool> pools;
 

@@ -42,7 +42,7 @@ struct PoolView {
   std::string health_monitor_id;  // empty: no monitor
   Pool config;                    // members are in `members`, not config.members
   OperatingStatus operating_status = OperatingStatus::kOnline;
-  bool fail_open_active = false;  // no member usable: routing to all
+  bool fail_open_active = false;  // no member usable: routing to those that connect
   std::vector<MemberView> members;
 };
 

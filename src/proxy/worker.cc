@@ -6,100 +6,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <queue>
-#include <unordered_map>
 
 #include "base/log.h"
 #include "net/socket.h"
-#include "proxy/session.h"
+#include "proxy/worker_loop.h"
 
 namespace vigil::proxy {
-
-class Worker::Loop final : public SessionHost {
- public:
-  Loop(int index, std::vector<ListenSocket> listeners, std::vector<PoolSnapshotPtr> pools,
-       WorkerCallbacks callbacks);
-  ~Loop() override;
-
-  void run();
-  void post(std::function<void(Loop&)> fn);
-  void set_pools(std::vector<PoolSnapshotPtr> pools);
-  void set_listeners(std::vector<ListenSocket> listeners);
-  void request_stop() { stopping_ = true; }
-
-  // SessionHost
-  TimePoint now() const override { return now_; }
-  int epoll_fd() const override { return epoll_.get(); }
-  BufferPool& buffers() override { return buffers_; }
-  PipePool& pipes() override { return pipes_; }
-  void schedule(uint64_t session_id, TimePoint when) override { timers_.push({when, session_id}); }
-  // Null for an index a reload has retired (a session may outlive its listener's pool).
-  const PoolSnapshotPtr& pool(uint32_t index) const override {
-    static const PoolSnapshotPtr kNone;
-    return index < pools_.size() ? pools_[index] : kNone;
-  }
-  Balancer& balancer(uint32_t index) override;
-  bool take_hedge_token() override;
-  void connect_failed(const PoolSnapshot& pool, const Backend& backend, const std::string& reason,
-                      bool silent) override;
-  size_t close_member_sessions(const BackendStats* member);
-  void probe_member_sessions(const BackendStats* member, const net::DeadPeerOptions& probe);
-  void session_closed(Session& s) override { finished_.push_back(s.id()); }
-  void out_of_descriptors(const std::string& listener, const std::string& reason) override;
-
- private:
-  struct Listening : Handler {
-    Listening() : Handler(Kind::kListener) {}
-    std::shared_ptr<const ListenerRuntime> runtime;
-    net::Fd fd;  // invalid once retired
-  };
-  struct Timer {
-    TimePoint when;
-    uint64_t session_id;
-    bool operator>(const Timer& o) const { return when > o.when; }
-  };
-
-  void accept_from(Listening& l);
-  void pause_accepting();
-  void resume_accepting();
-  void drain_mailbox();
-  void run_timers();
-  int next_timeout_ms() const;
-  void reap();
-
-  const int index_;
-  net::Fd epoll_;
-  net::Fd wake_;  // eventfd: the mailbox has messages
-  Handler wake_handler_{Handler::Kind::kMailbox};
-  std::unordered_map<std::string, std::unique_ptr<Listening>> listeners_;  // by listener id
-  // Removed by a reload during this event batch; freed after it, as later events may name them.
-  std::vector<std::unique_ptr<Listening>> retired_;
-  std::vector<PoolSnapshotPtr> pools_;
-  std::vector<std::unique_ptr<Balancer>> balancers_;
-  std::vector<uint64_t> balancer_versions_;
-  WorkerCallbacks callbacks_;
-  BufferPool buffers_;
-  PipePool pipes_;
-  std::unordered_map<uint64_t, std::unique_ptr<Session>> sessions_;
-  std::vector<uint64_t> finished_;  // closed this round; deleted after the event batch
-  std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
-  uint64_t next_session_id_ = 1;
-  // Hedge budget: each new session earns a tenth of a hedge, up to a burst of kHedgeBurst, so
-  // that a slow but healthy pool is not hit twice as hard.
-  static constexpr double kHedgeBurst = 10;
-  double hedge_tokens_ = kHedgeBurst;
-  TimePoint now_{};
-  bool stopping_ = false;
-  // Out of file descriptors: listeners taken out of epoll until resume_at_, so that a
-  // level-triggered listener does not spin; the warning is logged at most every kFdLogEvery.
-  std::vector<std::string> paused_;
-  TimePoint resume_at_{};
-  TimePoint fd_warned_at_{};
-  uint64_t fd_failures_ = 0;
-
-  std::mutex mailbox_mutex_;  // guards mailbox_ only; never held on the connection path
-  std::vector<std::function<void(Loop&)>> mailbox_;
-};
 
 Worker::Loop::Loop(int index, std::vector<ListenSocket> listeners,
                    std::vector<PoolSnapshotPtr> pools, WorkerCallbacks callbacks)
@@ -130,6 +42,7 @@ void Worker::Loop::set_pools(std::vector<PoolSnapshotPtr> pools) {
 }
 
 void Worker::Loop::set_listeners(std::vector<ListenSocket> listeners) {
+  if (!accepting_) return;  // stopping: the sockets given are closed with `listeners`
   std::unordered_map<std::string, std::unique_ptr<Listening>> next;
   for (ListenSocket& ls : listeners) {
     const std::string id = ls.listener_id.empty() ? ls.listener_name : ls.listener_id;
@@ -162,10 +75,7 @@ void Worker::Loop::set_listeners(std::vector<ListenSocket> listeners) {
     l->runtime = std::move(runtime);
     next[id] = std::move(l);
   }
-  for (auto& [id, old] : listeners_) {
-    old->fd.reset();  // stops accepting; closing also removes it from epoll
-    retired_.push_back(std::move(old));
-  }
+  for (auto& [id, old] : listeners_) retire(std::move(old));
   listeners_ = std::move(next);
 }
 
@@ -231,80 +141,6 @@ void Worker::Loop::drain_mailbox() {
   for (auto& fn : batch) fn(*this);
 }
 
-void Worker::Loop::accept_from(Listening& l) {
-  if (!l.fd.valid()) return;  // retired earlier in this batch
-  const ListenerRuntime& runtime = *l.runtime;
-  for (int i = 0; i < 64; ++i) {
-    sockaddr_storage ss{};
-    socklen_t len = sizeof ss;
-    const int fd =
-        ::accept4(l.fd.get(), reinterpret_cast<sockaddr*>(&ss), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) {
-      if (errno == EMFILE || errno == ENFILE) {
-        out_of_descriptors(runtime.name, "accept: " + net::errno_string(errno));
-      }
-      return;  // EAGAIN, or an error the next round may not have
-    }
-    net::Fd client(fd);
-    if (runtime.stats->active.load(std::memory_order_relaxed) >=
-        static_cast<uint64_t>(runtime.max_connections)) {
-      runtime.stats->rejected.fetch_add(1, std::memory_order_relaxed);
-      continue;  // closing at once tells the client; holding it would look like a hang
-    }
-    if (runtime.pool_index >= pools_.size() || !pools_[runtime.pool_index]) {
-      continue;  // cannot happen by contract (a listener names a live pool); never crash on it
-    }
-    hedge_tokens_ = std::min(kHedgeBurst, hedge_tokens_ + 0.1);
-    const uint64_t id = next_session_id_++;
-    auto session = std::make_unique<Session>(
-        *this, id, std::move(client),
-        net::SocketAddress::from_sockaddr(reinterpret_cast<sockaddr*>(&ss), len), l.runtime);
-    Session& s = *session;
-    sessions_.emplace(id, std::move(session));
-    s.start();
-  }
-}
-
-// Says so at most every 10 s, and stops accepting on every listener of this worker for a while:
-// each new connection would meet the same shortage. Connections wait in the backlog meanwhile.
-void Worker::Loop::out_of_descriptors(const std::string& listener, const std::string& reason) {
-  constexpr auto kFdLogEvery = std::chrono::seconds(10);
-  ++fd_failures_;
-  if (fd_warned_at_ == TimePoint{} || now_ - fd_warned_at_ >= kFdLogEvery) {
-    log::warn(
-        "worker {}: listener {}: {} ({} connections not served); new connections wait in "
-        "the backlog; raise the open-file limit (LimitNOFILE) or lower max_connections",
-        index_, listener, reason, fd_failures_);
-    fd_warned_at_ = now_;
-    fd_failures_ = 0;
-  }
-  pause_accepting();
-}
-
-void Worker::Loop::pause_accepting() {
-  constexpr auto kPause = std::chrono::milliseconds(100);
-  if (!paused_.empty()) return;
-  for (auto& [id, listening] : listeners_) {
-    if (!listening->fd.valid()) continue;
-    ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, listening->fd.get(), nullptr);
-    paused_.push_back(id);
-  }
-  resume_at_ = now_ + kPause;
-}
-
-void Worker::Loop::resume_accepting() {
-  for (const std::string& id : paused_) {
-    auto it = listeners_.find(id);
-    if (it == listeners_.end() || !it->second->fd.valid()) continue;  // removed meanwhile
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.ptr = static_cast<Handler*>(it->second.get());
-    ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, it->second->fd.get(), &ev);
-  }
-  paused_.clear();
-  resume_at_ = {};
-}
-
 void Worker::Loop::run_timers() {
   if (!paused_.empty() && now_ >= resume_at_) resume_accepting();
   while (!timers_.empty() && timers_.top().when <= now_) {
@@ -329,6 +165,11 @@ void Worker::Loop::reap() {
   for (uint64_t id : finished_) sessions_.erase(id);
   finished_.clear();
   retired_.clear();
+  if (!idle_waiters_.empty() && sessions_.empty()) {
+    auto waiters = std::move(idle_waiters_);
+    idle_waiters_.clear();
+    for (auto& idle : waiters) idle();
+  }
 }
 
 void Worker::Loop::run() {
@@ -363,7 +204,9 @@ void Worker::Loop::run() {
     reap();
   }
   listeners_.clear();
+  cut_at_stop_ = sessions_.size();
   for (auto& [id, s] : sessions_) s->close();
+  idle_waiters_.clear();  // they answer a graceful stop that this stop overrides
   reap();
 }
 
@@ -406,10 +249,22 @@ void Worker::probe_member_sessions(std::shared_ptr<const BackendStats> member,
   });
 }
 
+void Worker::stop_accepting(std::function<void(size_t)> done) {
+  post([done = std::move(done)](Loop& loop) {
+    const size_t n = loop.stop_accepting();
+    if (done) done(n);
+  });
+}
+
+void Worker::when_idle(std::function<void()> idle) {
+  post([idle = std::move(idle)](Loop& loop) { loop.when_idle(idle); });
+}
+
 void Worker::stop() {
   if (!thread_.joinable()) return;
   post([](Loop& loop) { loop.request_stop(); });
   thread_.join();
+  cut_at_stop_ = loop_->cut_at_stop();
 }
 
 void Worker::ping(std::function<void()> answered) {

@@ -61,8 +61,17 @@ class Worker {
   // Any thread. `answered` runs on the worker thread once its loop has got this far through its
   // mailbox: the watchdog's proof that the loop still turns.
   void ping(std::function<void()> answered);
+  // Any thread. A graceful stop's first step: closes this worker's listening sockets (new
+  // connects are refused once every worker has) and keeps its sessions passing bytes; `done`
+  // then runs on the worker thread with how many it holds. Later reconfigure()s add no listener.
+  void stop_accepting(std::function<void(size_t)> done);
+  // Any thread. `idle` runs once on the worker thread when the worker holds no session (at once
+  // when it holds none): how a graceful stop learns that it may end early.
+  void when_idle(std::function<void()> idle);
   // Any thread. Closes the listeners and every session, then the thread ends; joins.
   void stop();
+  // How many sessions stop() closed (cut rather than ended on their own). After stop() only.
+  size_t sessions_cut_at_stop() const { return cut_at_stop_; }
 
  private:
   class Loop;
@@ -70,6 +79,7 @@ class Worker {
 
   std::unique_ptr<Loop> loop_;
   std::thread thread_;
+  size_t cut_at_stop_ = 0;  // written by the loop's thread before it ends; read after join
 };
 
 }  // namespace vigil::proxy

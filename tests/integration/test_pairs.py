@@ -93,13 +93,29 @@ def test_readyz_and_vigil_health_follow_the_members(tmp_path, cleanup):
 
 
 def test_fail_open_counts_as_usable_and_says_so(tmp_path, cleanup):
-    vigil = Vigil(tmp_path, pool_config(TCP_FAST.format(fail_open="true"), [("m1", 1), ("m2", 2)]))
+    # Both fail their /readyz but answer: fail-open routes to them. A third refuses: it gets
+    # nothing even then, and is not counted as usable.
+    sims = [ApiSim(tmp_path, f"m{i}", args=["--fail-readyz", "etcd"]) for i in (1, 2)]
+    for s in sims:
+        cleanup(s)
+    monitor = """    fail_open: true
+    health_monitor:
+      type: HTTPS
+      path: /readyz
+      interval: 200ms
+      fast_interval: 100ms
+      timeout: 500ms
+      healthy_threshold: 1
+      unhealthy_threshold: 1"""
+    vigil = Vigil(tmp_path, pool_config(monitor, [("m1", sims[0].port), ("m2", sims[1].port),
+                                                  ("m3", 1)]))
     cleanup(vigil)
-    vigil.wait_member("m1", "ERROR")
-    vigil.wait_member("m2", "ERROR")
+    for name in ("m1", "m2", "m3"):
+        vigil.wait_member(name, "ERROR")
     body = wait_for(lambda: (r := vigil.get("/readyz", token=None))[1].startswith("ready\nfail-open") and r,
                     what="fail-open in /readyz")
-    assert body == (200, "ready\nfail-open api: no member healthy in pool masters, routing to all 2\n")
+    assert body == (200, "ready\nfail-open api: no member healthy in pool masters, routing to the 2 of 3 "
+                         "that take connections\n")
     assert health(vigil, "--exit-code").returncode == 0
 
 

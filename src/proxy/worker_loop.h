@@ -1,0 +1,110 @@
+// Worker::Loop: the worker thread's event loop, its listeners and sessions (worker.cc: the loop
+// and the mailbox; worker_accept.cc: accepting and its pauses). Internal to proxy/; only the
+// worker's own thread touches it, except post(), which any thread may call.
+#pragma once
+
+#include <sys/epoll.h>
+
+#include <mutex>
+#include <queue>
+#include <unordered_map>
+
+#include "proxy/session.h"
+#include "proxy/worker.h"
+
+namespace vigil::proxy {
+
+class Worker::Loop final : public SessionHost {
+ public:
+  Loop(int index, std::vector<ListenSocket> listeners, std::vector<PoolSnapshotPtr> pools,
+       WorkerCallbacks callbacks);
+  ~Loop() override;
+
+  void run();
+  void post(std::function<void(Loop&)> fn);
+  void set_pools(std::vector<PoolSnapshotPtr> pools);
+  void set_listeners(std::vector<ListenSocket> listeners);
+  void request_stop() { stopping_ = true; }
+  size_t stop_accepting();
+  void when_idle(std::function<void()> idle) { idle_waiters_.push_back(std::move(idle)); }
+  size_t cut_at_stop() const { return cut_at_stop_; }
+
+  // SessionHost
+  TimePoint now() const override { return now_; }
+  int epoll_fd() const override { return epoll_.get(); }
+  BufferPool& buffers() override { return buffers_; }
+  PipePool& pipes() override { return pipes_; }
+  void schedule(uint64_t session_id, TimePoint when) override { timers_.push({when, session_id}); }
+  // Null for an index a reload has retired (a session may outlive its listener's pool).
+  const PoolSnapshotPtr& pool(uint32_t index) const override {
+    static const PoolSnapshotPtr kNone;
+    return index < pools_.size() ? pools_[index] : kNone;
+  }
+  Balancer& balancer(uint32_t index) override;
+  bool take_hedge_token() override;
+  void connect_failed(const PoolSnapshot& pool, const Backend& backend, const std::string& reason,
+                      bool silent) override;
+  size_t close_member_sessions(const BackendStats* member);
+  void probe_member_sessions(const BackendStats* member, const net::DeadPeerOptions& probe);
+  void session_closed(Session& s) override { finished_.push_back(s.id()); }
+  void out_of_descriptors(const std::string& listener, const std::string& reason) override;
+
+ private:
+  struct Listening : Handler {
+    Listening() : Handler(Kind::kListener) {}
+    std::shared_ptr<const ListenerRuntime> runtime;
+    net::Fd fd;  // invalid once retired
+  };
+  struct Timer {
+    TimePoint when;
+    uint64_t session_id;
+    bool operator>(const Timer& o) const { return when > o.when; }
+  };
+
+  void accept_from(Listening& l);
+  void retire(std::unique_ptr<Listening> l);
+  void pause_accepting();
+  void resume_accepting();
+  void drain_mailbox();
+  void run_timers();
+  int next_timeout_ms() const;
+  void reap();
+
+  const int index_;
+  net::Fd epoll_;
+  net::Fd wake_;  // eventfd: the mailbox has messages
+  Handler wake_handler_{Handler::Kind::kMailbox};
+  std::unordered_map<std::string, std::unique_ptr<Listening>> listeners_;  // by listener id
+  // Removed by a reload during this event batch; freed after it, as later events may name them.
+  std::vector<std::unique_ptr<Listening>> retired_;
+  std::vector<PoolSnapshotPtr> pools_;
+  std::vector<std::unique_ptr<Balancer>> balancers_;
+  std::vector<uint64_t> balancer_versions_;
+  WorkerCallbacks callbacks_;
+  BufferPool buffers_;
+  PipePool pipes_;
+  std::unordered_map<uint64_t, std::unique_ptr<Session>> sessions_;
+  std::vector<uint64_t> finished_;  // closed this round; deleted after the event batch
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
+  uint64_t next_session_id_ = 1;
+  // Hedge budget: each new session earns a tenth of a hedge, up to a burst of kHedgeBurst, so
+  // that a slow but healthy pool is not hit twice as hard.
+  static constexpr double kHedgeBurst = 10;
+  double hedge_tokens_ = kHedgeBurst;
+  TimePoint now_{};
+  bool stopping_ = false;
+  bool accepting_ = true;  // false after stop_accepting(): a graceful stop is under way
+  std::vector<std::function<void()>> idle_waiters_;  // run by reap() once sessions_ is empty
+  size_t cut_at_stop_ = 0;
+  // Out of file descriptors: listeners taken out of epoll until resume_at_, so that a
+  // level-triggered listener does not spin; the warning is logged at most every kFdLogEvery.
+  std::vector<std::string> paused_;
+  TimePoint resume_at_{};
+  TimePoint fd_warned_at_{};
+  uint64_t fd_failures_ = 0;
+
+  std::mutex mailbox_mutex_;  // guards mailbox_ only; never held on the connection path
+  std::vector<std::function<void(Loop&)>> mailbox_;
+};
+
+}  // namespace vigil::proxy
