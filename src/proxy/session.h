@@ -113,7 +113,7 @@ class Session {
   };
 
   // session_connect.cc
-  bool start_attempt(Attempt& a);
+  bool start_attempt(Attempt& a, bool hedge = false);
   void attempt_failed(Attempt& a, const std::string& reason, bool silent);
   void attempt_connected(Attempt& a);
   void on_connect_event(Attempt& a);

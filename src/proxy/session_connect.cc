@@ -31,7 +31,7 @@ void Session::schedule_hedge() {
 }
 
 // Starts a connect in `a` to the next member not yet tried. False when none is left.
-bool Session::start_attempt(Attempt& a) {
+bool Session::start_attempt(Attempt& a, bool hedge) {
   const PoolSnapshotPtr& latest = host_.pool(listener_.pool_index);
   if (!latest && !pool_) return false;  // the pool was removed by a reload
   if (latest && pool_ != latest && !other(a).active()) {
@@ -53,7 +53,9 @@ bool Session::start_attempt(Attempt& a) {
                                 .tried = {tried_.data(), static_cast<size_t>(tried_count_)}});
     if (index < 0) return false;
     tried_[tried_count_++] = static_cast<uint32_t>(index);
-    ++attempts_made_;
+    if (attempts_made_++ > 0 && !hedge) {
+      listener_.stats->retried.fetch_add(1, std::memory_order_relaxed);
+    }
     const Backend& b = pool_->candidates[index];
     auto connecting = net::connect_nonblocking(b.address);
     if (!connecting && connecting.error().local) {
@@ -142,7 +144,9 @@ void Session::on_connect_timer(TimePoint now) {
     Attempt* idle = !attempts_[0].active()   ? &attempts_[0]
                     : !attempts_[1].active() ? &attempts_[1]
                                              : nullptr;
-    if (idle != nullptr && host_.take_hedge_token()) start_attempt(*idle);
+    if (idle != nullptr && host_.take_hedge_token() && start_attempt(*idle, true)) {
+      listener_.stats->hedged.fetch_add(1, std::memory_order_relaxed);
+    }
   }
   if (state_ != State::kConnecting) return;
   TimePoint next = phase_deadline_;

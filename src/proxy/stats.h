@@ -22,6 +22,11 @@ struct ListenerStats {
   std::atomic<uint64_t> rejected{0};    // refused at max_connections
   std::atomic<uint64_t> no_backend{0};  // closed because no member could be reached
   std::atomic<uint64_t> replayed{0};    // first flights sent again to another member
+  // Connects to another member after one failed (replays included); a hedge is not a retry.
+  std::atomic<uint64_t> retried{0};
+  std::atomic<uint64_t> hedged{0};     // second connects started because the first was slow
+  std::atomic<uint64_t> bytes_in{0};   // client -> vigil
+  std::atomic<uint64_t> bytes_out{0};  // vigil -> client
 };
 
 }  // namespace vigil::proxy
