@@ -115,6 +115,8 @@ class ControlPlane {
   ServeOptions options_;
   std::string token_;
   model::WallTime started_at_;
+  bool last_reload_ok_ = true;  // of the last reload(); none yet: true
+  model::WallTime last_reload_at_{};
   SteadyClock clock_;
   AsioTimerSource timer_source_{io_};  // every timer of the control thread, on clock_
   int worker_count_ = 1;
@@ -136,7 +138,7 @@ class ControlPlane {
   uint64_t snapshot_version_ = 0;
   uint64_t ping_round_ = 0;
   size_t ping_answers_ = SIZE_MAX;  // of round ping_round_; SIZE_MAX: no ping sent yet
-  std::string fd_budget_said_;  // the last lowering logged (fd_budget.h), logged once each
+  std::string fd_budget_said_;      // the last lowering logged (fd_budget.h), logged once each
   bool stopped_ = false;
 };
 

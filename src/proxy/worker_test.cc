@@ -44,7 +44,8 @@ TEST(Worker, EchoesOneMebibyteByteExactOnManyConnections) {
     return proxy.stats().bytes_in.load() == sent && proxy.stats().bytes_out.load() == sent &&
            c[0].stats->bytes_out.load() + c[1].stats->bytes_out.load() == sent &&
            c[0].stats->bytes_in.load() + c[1].stats->bytes_in.load() == sent;
-  })) << proxy.stats().bytes_in.load() << " in, " << proxy.stats().bytes_out.load() << " out";
+  })) << proxy.stats().bytes_in.load()
+      << " in, " << proxy.stats().bytes_out.load() << " out";
   EXPECT_EQ(proxy.stats().retried.load(), 0u);
 }
 

@@ -1,0 +1,73 @@
+// The Prometheus text exposition as it is written: one reserved string, families declared once,
+// samples appended with fmt::format_to. Internal to metrics*.cc; one render, one thread.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <iterator>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/status_tree.h"
+
+namespace vigil::admin::metrics {
+
+class Writer {
+ public:
+  explicit Writer(size_t reserve) { out_.reserve(reserve); }
+
+  void family(std::string_view name, std::string_view type, std::string_view help) {
+    fmt::format_to(std::back_inserter(out_), "# HELP {} {}\n# TYPE {} {}\n", name, help, name,
+                   type);
+  }
+  // `extra` is appended to `labels` (e.g. `,status="ONLINE"`), so that label sets built once per
+  // object serve every family.
+  void sample(std::string_view name, std::string_view labels, std::string_view extra,
+              uint64_t value) {
+    fmt::format_to(std::back_inserter(out_), "{}{{{}{}}} {}\n", name, labels, extra, value);
+  }
+  void sample(std::string_view name, std::string_view labels, std::string_view extra,
+              double value) {
+    fmt::format_to(std::back_inserter(out_), "{}{{{}{}}} {}\n", name, labels, extra, value);
+  }
+  void sample(std::string_view name, uint64_t value) {
+    fmt::format_to(std::back_inserter(out_), "{} {}\n", name, value);
+  }
+  void sample(std::string_view name, double value) {
+    fmt::format_to(std::back_inserter(out_), "{} {}\n", name, value);
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+using Lbs = std::vector<model::LoadBalancerView>;
+
+// `key="value"` with the value escaped; `sep` goes before it (`,` or nothing).
+void append_label(std::string& out, std::string_view sep, std::string_view key,
+                  std::string_view value);
+
+// Objects created through the API may have no name: their id labels them then.
+inline std::string_view name_or_id(const std::string& name, const std::string& id) {
+  return name.empty() ? id : name;
+}
+
+// `,status="ONLINE"` for each status, in the order of model::kOperatingStatusNames.
+const std::vector<std::string>& status_labels();
+
+// Every member's label set, in the order member_families() walks them: built once per render.
+std::vector<std::string> member_label_sets(const Lbs& lbs);
+void member_families(Writer& w, const Lbs& lbs, const std::vector<std::string>& labels,
+                     model::WallTime now);
+
+// Bytes the render will take at most, reserved once: every member's label set times the lines
+// it appears on, plus room for the listeners, pools and process families.
+size_t estimate(const Lbs& lbs, const std::vector<std::string>& member_labels);
+
+// Unlabelled: vigil_build_info, process_*, the last reload.
+void process_families(Writer& w, const Lbs& lbs);
+
+}  // namespace vigil::admin::metrics
