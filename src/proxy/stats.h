@@ -1,6 +1,7 @@
 // Counters the data plane keeps per member and per listener. Owned (via shared_ptr) by the control
 // thread's runtime state and referenced from snapshots; workers bump them with relaxed atomics
-// (once per connection, never per packet) and the control thread reads them for status and metrics.
+// (once per event, bytes once per pump pass, never per packet) and the control thread reads them
+// for status, /metrics and the Octavia stats (daemon/view.cc copies them into the views).
 #pragma once
 
 #include <atomic>
