@@ -53,6 +53,10 @@ void listener_families(Writer& w, const Lbs& lbs) {
       {"vigil_listener_no_backend_connections_total", "counter",
        "Client connections closed because no member could be reached.",
        [](const L& l) { return l.counters.no_backend; }},
+      {"vigil_listener_connect_failures_total", "counter",
+       "Connects from this listener's sessions to members that failed (or whose first byte did "
+       "not come).",
+       [](const L& l) { return l.counters.connect_failures; }},
       {"vigil_listener_connect_retries_total", "counter",
        "Connects to another member after one failed (replays included).",
        [](const L& l) { return l.counters.retried; }},

@@ -48,6 +48,7 @@ void listener_counters(const proxy::ListenerStats& s, model::ListenerView& lv) {
   lv.counters.retried = s.retried.load(r);
   lv.counters.hedged = s.hedged.load(r);
   lv.counters.replayed = s.replayed.load(r);
+  lv.counters.connect_failures = s.connect_failures.load(r);
 }
 
 }  // namespace

@@ -51,13 +51,14 @@ struct PoolView {
 
 // Copies of the data plane's per-listener counters (proxy::ListenerStats) besides the connections.
 struct ListenerCounters {
-  uint64_t bytes_in = 0;    // client -> vigil
-  uint64_t bytes_out = 0;   // vigil -> client
-  uint64_t rejected = 0;    // refused at max_connections
-  uint64_t no_backend = 0;  // closed because no member could be reached
-  uint64_t retried = 0;     // connects to another member after one failed
-  uint64_t hedged = 0;      // second connects because the first was slow
-  uint64_t replayed = 0;    // first flights sent again to another member
+  uint64_t bytes_in = 0;          // client -> vigil
+  uint64_t bytes_out = 0;         // vigil -> client
+  uint64_t rejected = 0;          // refused at max_connections
+  uint64_t no_backend = 0;        // closed because no member could be reached
+  uint64_t retried = 0;           // connects to another member after one failed
+  uint64_t hedged = 0;            // second connects because the first was slow
+  uint64_t replayed = 0;          // first flights sent again to another member
+  uint64_t connect_failures = 0;  // connects to members that failed, from this listener
 };
 
 struct ListenerView {

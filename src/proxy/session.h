@@ -119,6 +119,8 @@ class Session {
   void on_connect_event(Attempt& a);
   void on_connect_timer(TimePoint now);
   void give_up();
+  // Reports a member's failed connect (or first flight) to the host, counted on the listener too.
+  void member_failed(const Backend& b, const std::string& reason, bool silent);
   void schedule_hedge();
   Attempt& other(const Attempt& a) { return &a == &attempts_[0] ? attempts_[1] : attempts_[0]; }
 

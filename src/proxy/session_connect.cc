@@ -66,7 +66,7 @@ bool Session::start_attempt(Attempt& a, bool hedge) {
       return false;
     }
     if (!connecting) {
-      host_.connect_failed(*pool_, b, connecting.error().message, false);
+      member_failed(b, connecting.error().message, false);
       continue;
     }
     a.side = Side(Handler::Kind::kBackend, this);
@@ -99,7 +99,7 @@ void Session::on_connect_event(Attempt& a) {
 
 void Session::attempt_failed(Attempt& a, const std::string& reason, bool silent) {
   a.side.fd.reset();  // closing also removes it from epoll
-  host_.connect_failed(*pool_, pool_->candidates[a.candidate], reason, silent);
+  member_failed(pool_->candidates[a.candidate], reason, silent);
   if (start_attempt(a)) return;
   if (!other(a).active()) give_up();
 }
@@ -111,8 +111,8 @@ void Session::attempt_connected(Attempt& a) {
     // connect that slow on a LAN means the member did not answer.
     const bool loser_was_first = loser.started < a.started;
     if (loser_was_first) {
-      host_.connect_failed(*pool_, pool_->candidates[loser.candidate],
-                           "no answer to connect within hedge_after", true);
+      member_failed(pool_->candidates[loser.candidate], "no answer to connect within hedge_after",
+                    true);
     }
     loser.side.fd.reset();
   }
@@ -154,6 +154,11 @@ void Session::on_connect_timer(TimePoint now) {
     if (a.active() && (next == TimePoint{} || a.deadline < next)) next = a.deadline;
   }
   if (next != TimePoint{}) host_.schedule(id_, next);
+}
+
+void Session::member_failed(const Backend& b, const std::string& reason, bool silent) {
+  listener_.stats->connect_failures.fetch_add(1, std::memory_order_relaxed);
+  host_.connect_failed(*pool_, b, reason, silent);
 }
 
 // No member could be reached: the client sees its connection closed, never a hang.

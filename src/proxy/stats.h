@@ -23,6 +23,9 @@ struct ListenerStats {
   std::atomic<uint64_t> rejected{0};    // refused at max_connections
   std::atomic<uint64_t> no_backend{0};  // closed because no member could be reached
   std::atomic<uint64_t> replayed{0};    // first flights sent again to another member
+  // Connects to members (or their first bytes) that failed: BackendStats::connect_failures
+  // summed over the members this listener's sessions tried.
+  std::atomic<uint64_t> connect_failures{0};
   // Connects to another member after one failed (replays included); a hedge is not a retry.
   std::atomic<uint64_t> retried{0};
   std::atomic<uint64_t> hedged{0};     // second connects started because the first was slow

@@ -71,6 +71,7 @@ TEST(Worker, RetriesOnAnotherMemberWhenOneRefuses) {
   EXPECT_EQ(failures[0].member_id, "m0");
   EXPECT_NE(failures[0].reason.find("refused"), std::string::npos) << failures[0].reason;
   EXPECT_EQ(proxy.stats().retried.load(), failures.size()) << "one retry per refusal";
+  EXPECT_EQ(proxy.stats().connect_failures.load(), failures.size());
   EXPECT_EQ(proxy.stats().no_backend.load(), 0u);
 }
 
