@@ -72,7 +72,8 @@ void status(Writer& w, const Lbs& lbs, const std::vector<std::string>& labels,
   each_member(lbs, labels, [&](const model::MemberView& m, const std::string& l) {
     w.sample("vigil_member_transitions_total", l, "", m.checks.transitions);
   });
-  // Members not yet changed since the start carry no time: no sample rather than a false age.
+  // A member's time starts when it is added; a view built by hand may lack it: no sample then,
+  // rather than an age of 56 years.
   w.family("vigil_member_last_change_timestamp_seconds", "gauge",
            "When the member's operating status last changed, in unix seconds.");
   each_member(lbs, labels, [&](const model::MemberView& m, const std::string& l) {
