@@ -4,10 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cstdint>
 #include <iterator>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "model/status_tree.h"
@@ -23,24 +25,36 @@ class Writer {
                    type);
   }
   // `extra` is appended to `labels` (e.g. `,status="ONLINE"`), so that label sets built once per
-  // object serve every family.
-  void sample(std::string_view name, std::string_view labels, std::string_view extra,
-              uint64_t value) {
-    fmt::format_to(std::back_inserter(out_), "{}{{{}{}}} {}\n", name, labels, extra, value);
+  // object serve every family. Plain appends and to_chars: a render of 10,000 members writes
+  // 350,000 of these lines.
+  template <class V>
+  void sample(std::string_view name, std::string_view labels, std::string_view extra, V value) {
+    out_ += name;
+    out_ += '{';
+    out_ += labels;
+    out_ += extra;
+    out_ += "} ";
+    append_value(value);
   }
-  void sample(std::string_view name, std::string_view labels, std::string_view extra,
-              double value) {
-    fmt::format_to(std::back_inserter(out_), "{}{{{}{}}} {}\n", name, labels, extra, value);
-  }
-  void sample(std::string_view name, uint64_t value) {
-    fmt::format_to(std::back_inserter(out_), "{} {}\n", name, value);
-  }
-  void sample(std::string_view name, double value) {
-    fmt::format_to(std::back_inserter(out_), "{} {}\n", name, value);
+  template <class V>
+  void sample(std::string_view name, V value) {
+    out_ += name;
+    out_ += ' ';
+    append_value(value);
   }
   std::string take() { return std::move(out_); }
 
  private:
+  // Integers exactly; doubles in their shortest form that reads back the same (as Go's client).
+  template <class V>
+  void append_value(V value) {
+    static_assert(std::is_same_v<V, uint64_t> || std::is_same_v<V, double>);
+    char buf[32];
+    const auto end = std::to_chars(buf, buf + sizeof buf, value).ptr;
+    out_.append(buf, end);
+    out_ += '\n';
+  }
+
   std::string out_;
 };
 
