@@ -1,154 +1,167 @@
 #include "admin/metrics.h"
 
-#include <fmt/format.h>
-
 #include <chrono>
-#include <functional>
 
-#include "admin/text.h"
+#include "admin/metrics_writer.h"
 
 namespace vigil::admin {
+namespace metrics {
 namespace {
 
-class Writer {
- public:
-  void family(std::string_view name, std::string_view type, std::string_view help) {
-    out_ += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+std::string listener_labels(const model::LoadBalancerView& lb, const model::ListenerView& l) {
+  std::string s;
+  append_label(s, "", "lb", name_or_id(lb.name, lb.id));
+  append_label(s, ",", "listener", name_or_id(l.config.name, l.id));
+  append_label(s, ",", "listener_id", l.id);
+  return s;
+}
+
+std::string pool_labels(const model::LoadBalancerView& lb, const model::PoolView& p) {
+  std::string s;
+  append_label(s, "", "lb", name_or_id(lb.name, lb.id));
+  append_label(s, ",", "pool", name_or_id(p.config.name, p.id));
+  append_label(s, ",", "pool_id", p.id);
+  return s;
+}
+
+void status_samples(Writer& w, std::string_view name, const std::string& labels,
+                    model::OperatingStatus current) {
+  const auto& suffixes = status_labels();
+  for (size_t i = 0; i < suffixes.size(); ++i) {
+    w.sample(name, labels, suffixes[i], uint64_t{current == model::kOperatingStatusNames[i].value});
   }
-  void sample(std::string_view name, const std::string& labels, double value) {
-    out_ += fmt::format("{}{{{}}} {}\n", name, labels, value);
-  }
-  std::string take() { return std::move(out_); }
-
- private:
-  std::string out_;
-};
-
-std::string label(std::string_view key, std::string_view value) {
-  return fmt::format("{}=\"{}\"", key, escape_label_value(value));
 }
 
-using Lbs = std::vector<model::LoadBalancerView>;
-
-// Objects created through the API may have no name: their id labels them then.
-std::string_view name_or_id(const std::string& name, const std::string& id) {
-  return name.empty() ? id : name;
-}
-
-// Names label the series for people; the object's id ends each label set because names need not
-// be unique (two API pools may share one), and Prometheus rejects a whole scrape that carries
-// the same series twice.
-std::string member_labels(const model::LoadBalancerView& lb, const model::PoolView& p,
-                          const model::MemberView& m) {
-  return label("lb", name_or_id(lb.name, lb.id)) + "," +
-         label("pool", name_or_id(p.config.name, p.id)) + "," +
-         label("member", name_or_id(m.config.name, m.id)) + "," +
-         label("address", host_port(m.config.address, m.config.port)) + "," +
-         label("member_id", m.id);
-}
-
-// One family, one sample per member; `value` returns nullopt to skip a member.
-void member_family(Writer& w, const Lbs& lbs, std::string_view name, std::string_view type,
-                   std::string_view help,
-                   const std::function<std::optional<double>(const model::MemberView&)>& value) {
-  w.family(name, type, help);
+void listener_families(Writer& w, const Lbs& lbs) {
+  struct Counter {
+    std::string_view name, type, help;
+    uint64_t (*value)(const model::ListenerView&);
+  };
+  using L = model::ListenerView;
+  static constexpr Counter kCounters[] = {
+      {"vigil_listener_active_connections", "gauge", "Client sessions open on the listener.",
+       [](const L& l) { return l.active_connections; }},
+      {"vigil_listener_connections_total", "counter", "Client sessions accepted.",
+       [](const L& l) { return l.total_connections; }},
+      {"vigil_listener_received_bytes_total", "counter", "Bytes received from clients.",
+       [](const L& l) { return l.counters.bytes_in; }},
+      {"vigil_listener_sent_bytes_total", "counter", "Bytes sent to clients.",
+       [](const L& l) { return l.counters.bytes_out; }},
+      {"vigil_listener_rejected_connections_total", "counter",
+       "Client connections closed at once because the listener had max_connections open.",
+       [](const L& l) { return l.counters.rejected; }},
+      {"vigil_listener_no_backend_connections_total", "counter",
+       "Client connections closed because no member could be reached.",
+       [](const L& l) { return l.counters.no_backend; }},
+      {"vigil_listener_connect_failures_total", "counter",
+       "Connects from this listener's sessions to members that failed (or whose first byte did "
+       "not come).",
+       [](const L& l) { return l.counters.connect_failures; }},
+      {"vigil_listener_connect_retries_total", "counter",
+       "Connects to another member after one failed (replays included).",
+       [](const L& l) { return l.counters.retried; }},
+      {"vigil_listener_connect_hedges_total", "counter",
+       "Second connects started to another member because the first was slow (hedge_after).",
+       [](const L& l) { return l.counters.hedged; }},
+      {"vigil_listener_replays_total", "counter",
+       "Client first flights sent again to another member that failed before its first byte.",
+       [](const L& l) { return l.counters.replayed; }},
+  };
+  std::vector<std::string> labels;
   for (const model::LoadBalancerView& lb : lbs) {
-    for (const model::PoolView& p : lb.pools) {
-      for (const model::MemberView& m : p.members) {
-        if (auto v = value(m)) w.sample(name, member_labels(lb, p, m), *v);
-      }
-    }
+    for (const model::ListenerView& l : lb.listeners) labels.push_back(listener_labels(lb, l));
   }
-}
-
-void member_metrics(Writer& w, const Lbs& lbs) {
-  using M = model::MemberView;
-  member_family(w, lbs, "vigil_member_up", "gauge",
-                "1 when the member is in rotation (receives new connections).",
-                [](const M& m) { return m.in_rotation ? 1.0 : 0.0; });
-  // Every status gets a sample (0 or 1) so that a series never vanishes when a member changes.
-  w.family("vigil_member_operating_status", "gauge",
-           "Octavia operating status of the member: 1 for the current status, else 0.");
-  for (const model::LoadBalancerView& lb : lbs) {
-    for (const model::PoolView& p : lb.pools) {
-      for (const model::MemberView& m : p.members) {
-        for (const auto& [status, name] : model::kOperatingStatusNames) {
-          w.sample("vigil_member_operating_status",
-                   member_labels(lb, p, m) + "," + label("status", name),
-                   m.operating_status == status ? 1 : 0);
-        }
-      }
+  auto each = [&](auto f) {
+    size_t i = 0;
+    for (const model::LoadBalancerView& lb : lbs) {
+      for (const model::ListenerView& l : lb.listeners) f(l, labels[i++]);
     }
+  };
+  for (const Counter& c : kCounters) {
+    w.family(c.name, c.type, c.help);
+    each([&](const L& l, const std::string& s) { w.sample(c.name, s, "", c.value(l)); });
   }
-  member_family(w, lbs, "vigil_member_active_connections", "gauge",
-                "Client sessions open to the member now.",
-                [](const M& m) { return static_cast<double>(m.active_connections); });
-  member_family(w, lbs, "vigil_member_connections_total", "counter",
-                "Client sessions sent to the member.",
-                [](const M& m) { return static_cast<double>(m.total_connections); });
-  member_family(w, lbs, "vigil_member_connect_failures_total", "counter",
-                "Connects from the data plane to the member that failed (passive health).",
-                [](const M& m) { return static_cast<double>(m.connect_failures); });
-  member_family(w, lbs, "vigil_check_local_failures_total", "counter",
-                "Health checks of the member that vigil could not make for want of a local "
-                "resource (file descriptors, buffers, memory); they do not count against it.",
-                [](const M& m) { return static_cast<double>(m.check_local_failures); });
-  member_family(w, lbs, "vigil_member_check_duration_seconds", "gauge",
-                "Duration of the member's last health check.", [](const M& m) {
-                  std::optional<double> v;
-                  if (m.last_check) {
-                    v = std::chrono::duration<double>(m.last_check->duration).count();
-                  }
-                  return v;
-                });
-  member_family(w, lbs, "vigil_member_consecutive_failures", "gauge",
-                "Health checks of the member that failed in a row.",
-                [](const M& m) { return static_cast<double>(m.consecutive_failures); });
-}
-
-void listener_and_pool_metrics(Writer& w, const Lbs& lbs) {
-  auto listener_labels = [](const model::LoadBalancerView& lb, const model::ListenerView& l) {
-    return label("lb", name_or_id(lb.name, lb.id)) + "," +
-           label("listener", name_or_id(l.config.name, l.id)) + "," + label("listener_id", l.id);
-  };
-  auto pool_labels = [](const model::LoadBalancerView& lb, const model::PoolView& p) {
-    return label("lb", name_or_id(lb.name, lb.id)) + "," +
-           label("pool", name_or_id(p.config.name, p.id)) + "," + label("pool_id", p.id);
-  };
-  auto each_listener = [&](auto f) {
-    for (const model::LoadBalancerView& lb : lbs) {
-      for (const model::ListenerView& l : lb.listeners) f(lb, l);
-    }
-  };
-  auto each_pool = [&](auto f) {
-    for (const model::LoadBalancerView& lb : lbs) {
-      for (const model::PoolView& p : lb.pools) f(lb, p);
-    }
-  };
-  w.family("vigil_listener_active_connections", "gauge", "Client sessions open on the listener.");
-  each_listener([&](const auto& lb, const auto& l) {
-    w.sample("vigil_listener_active_connections", listener_labels(lb, l),
-             static_cast<double>(l.active_connections));
+  w.family("vigil_listener_status", "gauge",
+           "Octavia operating status of the listener: 1 for the current status, else 0.");
+  each([&](const L& l, const std::string& s) {
+    status_samples(w, "vigil_listener_status", s, l.operating_status);
   });
-  w.family("vigil_listener_connections_total", "counter", "Client sessions accepted.");
-  each_listener([&](const auto& lb, const auto& l) {
-    w.sample("vigil_listener_connections_total", listener_labels(lb, l),
-             static_cast<double>(l.total_connections));
+}
+
+void pool_families(Writer& w, const Lbs& lbs) {
+  std::vector<std::string> labels;
+  for (const model::LoadBalancerView& lb : lbs) {
+    for (const model::PoolView& p : lb.pools) labels.push_back(pool_labels(lb, p));
+  }
+  auto each = [&](auto f) {
+    size_t i = 0;
+    for (const model::LoadBalancerView& lb : lbs) {
+      for (const model::PoolView& p : lb.pools) f(p, labels[i++]);
+    }
+  };
+  w.family("vigil_pool_members", "gauge", "Members of the pool.");
+  each([&](const model::PoolView& p, const std::string& s) {
+    w.sample("vigil_pool_members", s, "", static_cast<uint64_t>(p.members.size()));
   });
   w.family("vigil_pool_members_in_rotation", "gauge", "Members receiving new connections.");
-  each_pool([&](const auto& lb, const auto& p) {
-    int n = 0;
+  each([&](const model::PoolView& p, const std::string& s) {
+    uint64_t n = 0;
     for (const model::MemberView& m : p.members) n += m.in_rotation ? 1 : 0;
-    w.sample("vigil_pool_members_in_rotation", pool_labels(lb, p), n);
+    w.sample("vigil_pool_members_in_rotation", s, "", n);
   });
   w.family("vigil_pool_fail_open", "gauge",
            "1 when no member is usable and the pool routes to all of them.");
-  each_pool([&](const auto& lb, const auto& p) {
-    w.sample("vigil_pool_fail_open", pool_labels(lb, p), p.fail_open_active ? 1 : 0);
+  each([&](const model::PoolView& p, const std::string& s) {
+    w.sample("vigil_pool_fail_open", s, "", uint64_t{p.fail_open_active});
   });
+  w.family("vigil_pool_status", "gauge",
+           "Octavia operating status of the pool: 1 for the current status, else 0.");
+  each([&](const model::PoolView& p, const std::string& s) {
+    status_samples(w, "vigil_pool_status", s, p.operating_status);
+  });
+  w.family("vigil_lb_status", "gauge",
+           "Octavia operating status of the load balancer: 1 for the current status, else 0.");
+  for (const model::LoadBalancerView& lb : lbs) {
+    std::string s;
+    append_label(s, "", "lb", name_or_id(lb.name, lb.id));
+    append_label(s, ",", "lb_id", lb.id);
+    status_samples(w, "vigil_lb_status", s, lb.operating_status);
+  }
 }
 
 }  // namespace
+
+size_t estimate(const Lbs& lbs, const std::vector<std::string>& member_labels) {
+  // 35 lines per member (families, six statuses, 15 histogram lines), each its labels and at most
+  // about 100 bytes of name, extra label and value.
+  constexpr size_t kMemberLines = 36;
+  size_t n = 16384;
+  for (const std::string& l : member_labels) n += kMemberLines * (l.size() + 100);
+  for (const model::LoadBalancerView& lb : lbs) n += (lb.listeners.size() + lb.pools.size()) * 4096;
+  return n;
+}
+
+const std::vector<std::string>& status_labels() {
+  static const std::vector<std::string> kLabels = [] {
+    std::vector<std::string> out;
+    for (const auto& [status, name] : model::kOperatingStatusNames) {
+      out.push_back(fmt::format(",status=\"{}\"", name));
+    }
+    return out;
+  }();
+  return kLabels;
+}
+
+void append_label(std::string& out, std::string_view sep, std::string_view key,
+                  std::string_view value) {
+  out += sep;
+  out += key;
+  out += "=\"";
+  out += escape_label_value(value);
+  out += '"';
+}
+
+}  // namespace metrics
 
 std::string escape_label_value(std::string_view value) {
   std::string out;
@@ -167,15 +180,18 @@ std::string escape_label_value(std::string_view value) {
   return out;
 }
 
-std::string metrics_text(const std::vector<model::LoadBalancerView>& lbs) {
-  Writer w;
-  member_metrics(w, lbs);
-  listener_and_pool_metrics(w, lbs);
+std::string metrics_text(const std::vector<model::LoadBalancerView>& lbs, model::WallTime now) {
+  const std::vector<std::string> member_labels = metrics::member_label_sets(lbs);
+  metrics::Writer w(metrics::estimate(lbs, member_labels));
+  metrics::member_families(w, lbs, member_labels, now);
+  metrics::listener_families(w, lbs);
+  metrics::pool_families(w, lbs);
+  metrics::process_families(w, lbs);
   return w.take();
 }
 
-std::string metrics_text(const model::LoadBalancerView& lb) {
-  return metrics_text(std::vector<model::LoadBalancerView>{lb});
+std::string metrics_text(const model::LoadBalancerView& lb, model::WallTime now) {
+  return metrics_text(std::vector<model::LoadBalancerView>{lb}, now);
 }
 
 }  // namespace vigil::admin

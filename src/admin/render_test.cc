@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "admin/metrics.h"
+#include "admin/metrics_test_view.h"
+#include "admin/metrics_writer.h"
 #include "admin/octavia/json.h"
 #include "admin/sample_view_test.h"
 #include "admin/status_json.h"
@@ -151,7 +153,7 @@ TEST(StatusJson, CarriesEveryField) {
 }
 
 TEST(Metrics, EveryLineIsACommentOrASampleOfADeclaredFamily) {
-  const std::string text = metrics_text(sample_view());
+  const std::string text = metrics_text(sample_view(), kNow);
   std::istringstream lines(text);
   std::string line;
   std::set<std::string> helped, typed;
@@ -164,11 +166,15 @@ TEST(Metrics, EveryLineIsACommentOrASampleOfADeclaredFamily) {
       const std::string rest = line.substr(7);
       const std::string name = rest.substr(0, rest.find(' '));
       const std::string type = rest.substr(rest.find(' ') + 1);
-      EXPECT_TRUE(type == "gauge" || type == "counter") << line;
+      EXPECT_TRUE(type == "gauge" || type == "counter" || type == "histogram") << line;
       EXPECT_TRUE(helped.contains(name)) << "TYPE before HELP: " << line;
       typed.insert(name);
     } else {
-      const std::string name = line.substr(0, line.find('{'));
+      std::string name = line.substr(0, std::min(line.find('{'), line.find(' ')));
+      for (std::string_view suffix : {"_bucket", "_sum", "_count"}) {
+        const std::string base = name.substr(0, name.size() - std::min(name.size(), suffix.size()));
+        if (name.ends_with(suffix) && typed.contains(base)) name = base;
+      }
       EXPECT_TRUE(typed.contains(name)) << "undeclared: " << line;
       const std::string value = line.substr(line.rfind(' ') + 1);
       EXPECT_NO_THROW((void)std::stod(value)) << line;
@@ -177,11 +183,14 @@ TEST(Metrics, EveryLineIsACommentOrASampleOfADeclaredFamily) {
   }
   EXPECT_GT(samples, 20);
   for (const char* family :
-       {"vigil_member_up", "vigil_member_operating_status", "vigil_member_active_connections",
+       {"vigil_member_up", "vigil_member_status", "vigil_member_active_connections",
         "vigil_member_connections_total", "vigil_member_connect_failures_total",
         "vigil_member_check_duration_seconds", "vigil_member_consecutive_failures",
         "vigil_listener_active_connections", "vigil_listener_connections_total",
-        "vigil_pool_members_in_rotation"}) {
+        "vigil_pool_members_in_rotation", "vigil_member_check_result",
+        "vigil_member_received_bytes_total", "vigil_listener_sent_bytes_total",
+        "vigil_listener_rejected_connections_total", "vigil_pool_status", "vigil_build_info",
+        "process_open_fds", "vigil_config_last_reload_successful"}) {
     EXPECT_TRUE(typed.contains(family)) << family;
   }
   const model::LoadBalancerView view = sample_view();
@@ -196,6 +205,30 @@ TEST(Metrics, EveryLineIsACommentOrASampleOfADeclaredFamily) {
   EXPECT_NE(text.find("vigil_pool_members_in_rotation{lb=\"vigil\",pool=\"masters\",pool_id=\"" +
                       view.pools.at(0).id + "\"} 2\n"),
             std::string::npos);
+  const std::string m02 =
+      "member=\"master-02\",address=\"127.0.0.1:6444\",member_id=\"" + master_02 + "\"";
+  EXPECT_NE(text.find("vigil_member_check_result{lb=\"vigil\",pool=\"masters\"," + m02 +
+                      ",result=\"refused\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(
+      text.find("vigil_member_last_change_seconds{lb=\"vigil\",pool=\"masters\"," + m02 + "} 12\n"),
+      std::string::npos);
+  // The histogram's buckets are cumulative: 3ms falls in le=0.005, 30ms in le=0.05.
+  EXPECT_NE(text.find(m02 + ",le=\"0.0025\"} 0\n"), std::string::npos);
+  EXPECT_NE(text.find(m02 + ",le=\"0.005\"} 1\n"), std::string::npos);
+  EXPECT_NE(text.find(m02 + ",le=\"0.05\"} 2\n"), std::string::npos);
+  EXPECT_NE(text.find(m02 + ",le=\"+Inf\"} 2\n"), std::string::npos);
+  EXPECT_NE(text.find("vigil_member_check_duration_seconds_count{lb=\"vigil\",pool=\"masters\"," +
+                      m02 + "} 2\n"),
+            std::string::npos);
+  EXPECT_NE(
+      text.find("vigil_member_check_failures_total{lb=\"vigil\",pool=\"masters\"," + m02 + "} 1\n"),
+      std::string::npos);
+  EXPECT_NE(text.find("vigil_listener_sent_bytes_total{lb=\"vigil\",listener=\"api\","
+                      "listener_id=\"" +
+                      view.listeners.at(0).id + "\"} 654321\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("vigil_member_check_http_code{"), std::string::npos);
   // The hostile member name is escaped inside its label.
   EXPECT_NE(text.find("member=\"<script>alert(\\\"x\\\")</script>\""), std::string::npos);
 }
@@ -210,7 +243,7 @@ TEST(Metrics, ObjectsSharingANameStillMakeDistinctSeries) {
   view.pools.push_back(twin);
   view.listeners.push_back(view.listeners.at(0));
   view.listeners.back().id = "9a1b-twin";
-  std::istringstream lines(metrics_text(view));
+  std::istringstream lines(metrics_text(view, kNow));
   std::set<std::string> series;
   std::string line;
   int samples = 0;
@@ -220,6 +253,28 @@ TEST(Metrics, ObjectsSharingANameStillMakeDistinctSeries) {
     EXPECT_TRUE(series.insert(line.substr(0, line.rfind(' '))).second) << "twice: " << line;
   }
   EXPECT_GT(samples, 40);
+}
+
+TEST(Metrics, TenThousandMembersEachHaveEveryFamilyInOneAllocation) {
+  const model::LoadBalancerView big = testing::large_view(10000);
+  const auto started = std::chrono::steady_clock::now();
+  const std::string text = metrics_text(big, kNow);
+  const auto took = std::chrono::steady_clock::now() - started;
+  size_t up = 0, buckets = 0;
+  for (size_t at = text.find("\nvigil_member_up{"); at != std::string::npos;
+       at = text.find("\nvigil_member_up{", at + 1)) {
+    ++up;
+  }
+  for (size_t at = text.find("_bucket{"); at != std::string::npos;
+       at = text.find("_bucket{", at + 1)) {
+    ++buckets;
+  }
+  EXPECT_EQ(up, 10000u);
+  EXPECT_EQ(buckets, 10000u * (model::kCheckDurationBuckets.size() + 1));
+  // The one reservation is enough: the text never had to grow (and copy) while it was written.
+  EXPECT_LE(text.size(), metrics::estimate({big}, metrics::member_label_sets({big})));
+  // A scrape every few seconds on the control thread: generous, even for a sanitizer build.
+  EXPECT_LT(took, std::chrono::seconds(5)) << text.size() << " bytes";
 }
 
 TEST(Metrics, EscapesLabelValues) {

@@ -94,7 +94,7 @@ Response authenticated(const Request& request, const Target& target, const Route
   if (auto r = route_member_admin(request, target, ctx)) return *r;
   if (s == Segments{"metrics"}) {
     if (!get) return method_not_allowed();
-    return text(200, "text/plain; version=0.0.4; charset=utf-8", metrics_text(views()));
+    return text(200, "text/plain; version=0.0.4; charset=utf-8", metrics_text(views(), ctx.now));
   }
   return fault(404, "Not found: " + joined_path(s));
 }

@@ -147,6 +147,13 @@ TEST_F(RoutesTest, ShowsByIdAndTheStatusTree) {
   const json::value stats =
       body(call("GET", "/v2/lbaas/listeners/" + lb.listeners[0].id + "/stats"));
   EXPECT_EQ(stats.at("stats").at("total_connections"), 240);
+  EXPECT_EQ(stats.at("stats").at("active_connections"), 8);
+  EXPECT_EQ(stats.at("stats").at("bytes_in"), 123456);
+  EXPECT_EQ(stats.at("stats").at("bytes_out"), 654321);
+  EXPECT_EQ(stats.at("stats").at("request_errors"), 5) << "rejected and no_backend";
+  const json::value lb_stats = body(call("GET", "/v2/lbaas/loadbalancers/" + lb.id + "/stats"));
+  EXPECT_EQ(lb_stats.at("stats").at("bytes_out"), 654321) << "the sum of its one listener";
+  EXPECT_EQ(lb_stats.at("stats").at("total_connections"), 240);
 }
 
 TEST_F(RoutesTest, FiltersByIdAndName) {

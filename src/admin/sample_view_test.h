@@ -33,6 +33,11 @@ inline model::MemberView sample_member(const std::string& pool_id, const std::st
   m.consecutive_successes = 20;
   m.active_connections = 4;
   m.total_connections = 120;
+  m.bytes_in = 5000;
+  m.bytes_out = 700;
+  m.checks.record(3ms, true);
+  m.checks.record(30ms, false);
+  m.checks.transitions = 1;
   return m;
 }
 
@@ -78,6 +83,13 @@ inline model::LoadBalancerView sample_view() {
   api.operating_status = model::OperatingStatus::kDegraded;
   api.active_connections = 8;
   api.total_connections = 240;
+  api.counters = {.bytes_in = 123456,
+                  .bytes_out = 654321,
+                  .rejected = 2,
+                  .no_backend = 3,
+                  .retried = 4,
+                  .hedged = 5,
+                  .replayed = 6};
   masters.listener_ids = {api.id};
 
   model::PoolView spare;

@@ -124,6 +124,9 @@ size_t ControlPlane::stop() {
 
 Result<void> ControlPlane::reload() {
   if (stopping()) return fail("vigil is stopping; the configuration can no longer change");
+  // Failed until it gets through: each refusal below returns early.
+  last_reload_at_ = wall_now();
+  last_reload_ok_ = false;
   config::LoadResult loaded = config::load_file(options_.config_path);
   for (const auto& d : loaded.diagnostics) {
     if (d.severity == config::Diagnostic::Severity::kError) log::error("reload: {}", d.to_string());
@@ -151,6 +154,7 @@ Result<void> ControlPlane::reload() {
     }
   }
   log::info("reloaded {}", options_.config_path);
+  last_reload_ok_ = true;
   return {};
 }
 

@@ -154,6 +154,8 @@ class ControlPlane {
   ServeOptions options_;
   std::string token_;
   model::WallTime started_at_;
+  bool last_reload_ok_ = true;  // of the last reload(); none yet: true
+  model::WallTime last_reload_at_{};
   SteadyClock clock_;
   AsioTimerSource timer_source_{io_};  // every timer of the control thread, on clock_
   int worker_count_ = 1;

@@ -13,9 +13,10 @@ CheckEffects record_check(MemberRuntime& m, const health::Event& e, TimePoint no
   // Not the member's result at all (we were out of descriptors): counted, nothing else. Its
   // last check, thresholds and passive state stay what they were.
   if (e.result.local()) {
-    ++m.check_local_failures;
+    ++m.checks.local_failures;
     return effects;
   }
+  m.checks.record(e.result.duration, e.result.ok());
   m.last_check = e.result;
   m.last_check_at = wall;
   if (e.previous == model::Health::kDown && e.health == model::Health::kUp) m.recovered_at = now;

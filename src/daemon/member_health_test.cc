@@ -37,6 +37,37 @@ TEST(MemberHealth, RecordsTheResultAndItsCounts) {
   EXPECT_TRUE(m.first_check);
   EXPECT_EQ(m.failures, 3);
   EXPECT_EQ(m.successes, 0);
+  EXPECT_EQ(m.checks.checks, 1u);
+  EXPECT_EQ(m.checks.failures, 1u);
+}
+
+TEST(MemberHealth, CheckDurationsFallInTheirBuckets) {
+  struct Case {
+    const char* description;
+    Duration duration;
+    size_t bucket;  // index in model::kCheckDurationBuckets; its size for +Inf
+  };
+  const Case cases[] = {
+      {.description = "a LAN answer", .duration = 300us, .bucket = 0},
+      {.description = "on a bound", .duration = 1ms, .bucket = 0},
+      {.description = "just over", .duration = 1100us, .bucket = 1},
+      {.description = "a slow TLS handshake", .duration = 80ms, .bucket = 6},
+      {.description = "at the last bound", .duration = 5s, .bucket = 11},
+      {.description = "beyond it", .duration = 6s, .bucket = 12},
+  };
+  for (const Case& c : cases) {
+    MemberRuntime m;
+    health::Event e = pass();
+    e.result.duration = c.duration;
+    record_check(m, e, kNow, kWall, true);
+    for (size_t i = 0; i < m.checks.duration_buckets.size(); ++i) {
+      EXPECT_EQ(m.checks.duration_buckets[i], i == c.bucket ? 1u : 0u) << c.description << " " << i;
+    }
+    EXPECT_DOUBLE_EQ(m.checks.duration_sum_seconds,
+                     std::chrono::duration<double>(c.duration).count())
+        << c.description;
+    EXPECT_EQ(m.checks.failures, 0u) << c.description;
+  }
 }
 
 TEST(MemberHealth, ACheckWeCouldNotMakeOnlyCounts) {
@@ -50,7 +81,7 @@ TEST(MemberHealth, ACheckWeCouldNotMakeOnlyCounts) {
   const CheckEffects effects = record_check(m, local, kNow + 1s, kWall + 1s, true);
   EXPECT_FALSE(effects.passive_out_changed);
   EXPECT_FALSE(effects.close_sessions);  // no answer, but not the member's silence
-  EXPECT_EQ(m.check_local_failures, 1u);
+  EXPECT_EQ(m.checks.local_failures, 1u);
   ASSERT_TRUE(m.last_check.has_value());
   EXPECT_EQ(m.last_check->outcome, Outcome::kOk);  // still the member's own last result
   EXPECT_EQ(m.last_check_at, kWall);

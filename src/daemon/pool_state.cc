@@ -63,6 +63,7 @@ void update_member(PoolRuntime& pool, size_t i, const PoolContext& at, bool fres
   m.status = member_status_of(pool, m);
   if (m.status == before || fresh) return;
   m.state_since = at.wall;
+  ++m.checks.transitions;
   out.transitions.push_back(
       {.member = i, .before = before, .after = m.status, .line = line_of(pool, m, before, admin)});
   // A member that still answers its checks is alive and serving: its sessions finish (a

@@ -116,6 +116,8 @@ TEST(PoolState, ATransitionSaysWhatChangedAndWhatIsLeft) {
             "0ms) (was ONLINE); 1 of 2 members up");
   EXPECT_EQ(pool.members[0].state_since, kWall);
   EXPECT_EQ(pool.status, OperatingStatus::kDegraded);
+  const uint64_t before = pool.members[1].checks.transitions;
+  EXPECT_EQ(pool.members[0].checks.transitions, before + 1) << "counted once per change";
 }
 
 TEST(PoolState, GoingDownClosesSessionsOnlyWhenTheCheckGotNoAnswer) {

@@ -10,6 +10,7 @@
 #include "base/clock.h"
 #include "model/admin_override.h"
 #include "model/check_result.h"
+#include "model/check_stats.h"
 #include "model/config.h"
 #include "model/status.h"
 #include "model/status_tree.h"
@@ -40,7 +41,7 @@ struct MemberRuntime {
   model::WallTime state_since{};
   bool in_rotation = false;
   std::shared_ptr<proxy::BackendStats> stats = std::make_shared<proxy::BackendStats>();
-  uint64_t check_local_failures = 0;  // checks we could not make (model::Outcome::kLocalError)
+  model::CheckStats checks;
 };
 
 struct PoolRuntime {

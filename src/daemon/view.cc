@@ -28,12 +28,28 @@ model::MemberView member_view(const PoolRuntime& p, const MemberRuntime& m) {
       .active_connections = m.stats->active.load(std::memory_order_relaxed),
       .total_connections = m.stats->total.load(std::memory_order_relaxed),
       .connect_failures = m.stats->connect_failures.load(std::memory_order_relaxed),
-      .check_local_failures = m.check_local_failures};
+      .bytes_in = m.stats->bytes_in.load(std::memory_order_relaxed),
+      .bytes_out = m.stats->bytes_out.load(std::memory_order_relaxed),
+      .checks = m.checks};
   if (!m.address && !m.last_check) {
     mv.last_check =
         model::CheckResult{.outcome = model::Outcome::kResolveFailed, .detail = m.resolve_error};
   }
   return mv;
+}
+
+void listener_counters(const proxy::ListenerStats& s, model::ListenerView& lv) {
+  constexpr auto r = std::memory_order_relaxed;
+  lv.active_connections = s.active.load(r);
+  lv.total_connections = s.total.load(r);
+  lv.counters.bytes_in = s.bytes_in.load(r);
+  lv.counters.bytes_out = s.bytes_out.load(r);
+  lv.counters.rejected = s.rejected.load(r);
+  lv.counters.no_backend = s.no_backend.load(r);
+  lv.counters.retried = s.retried.load(r);
+  lv.counters.hedged = s.hedged.load(r);
+  lv.counters.replayed = s.replayed.load(r);
+  lv.counters.connect_failures = s.connect_failures.load(r);
 }
 
 }  // namespace
@@ -44,7 +60,9 @@ std::vector<model::LoadBalancerView> ControlPlane::views() const {
     model::LoadBalancerView v{.id = lb.config.id,
                               .name = lb.config.name,
                               .source_file = lb.config.source_file,
-                              .started_at = started_at_};
+                              .started_at = started_at_,
+                              .last_reload_ok = last_reload_ok_,
+                              .last_reload_at = last_reload_at_};
     std::vector<model::OperatingStatus> listener_statuses;
     for (const std::string& id : lb.listener_ids) {
       const ListenerRuntime& l = listeners_.at(id);
@@ -57,8 +75,8 @@ std::vector<model::LoadBalancerView> ControlPlane::views() const {
           .config = l.config,
           .bound = l.bound,
           .operating_status = has_pool ? pool->second->status : model::OperatingStatus::kOffline,
-          .active_connections = l.stats->active.load(std::memory_order_relaxed),
-          .total_connections = l.stats->total.load(std::memory_order_relaxed)};
+      };
+      listener_counters(*l.stats, lv);
       listener_statuses.push_back(lv.operating_status);
       v.listeners.push_back(std::move(lv));
     }

@@ -11,6 +11,7 @@
 
 #include "model/admin_override.h"
 #include "model/check_result.h"
+#include "model/check_stats.h"
 #include "model/config.h"
 #include "model/status.h"
 
@@ -31,8 +32,10 @@ struct MemberView {
   int consecutive_failures = 0;
   uint64_t active_connections = 0;
   uint64_t total_connections = 0;
-  uint64_t connect_failures = 0;      // passive: connects from the data plane that failed
-  uint64_t check_local_failures = 0;  // checks that could not be made here: not the member's
+  uint64_t connect_failures = 0;  // passive: connects from the data plane that failed
+  uint64_t bytes_in = 0;          // member -> client
+  uint64_t bytes_out = 0;         // client -> member
+  CheckStats checks;              // durations, failures, transitions, local failures
 };
 
 struct PoolView {
@@ -46,6 +49,18 @@ struct PoolView {
   std::vector<MemberView> members;
 };
 
+// Copies of the data plane's per-listener counters (proxy::ListenerStats) besides the connections.
+struct ListenerCounters {
+  uint64_t bytes_in = 0;          // client -> vigil
+  uint64_t bytes_out = 0;         // vigil -> client
+  uint64_t rejected = 0;          // refused at max_connections
+  uint64_t no_backend = 0;        // closed because no member could be reached
+  uint64_t retried = 0;           // connects to another member after one failed
+  uint64_t hedged = 0;            // second connects because the first was slow
+  uint64_t replayed = 0;          // first flights sent again to another member
+  uint64_t connect_failures = 0;  // connects to members that failed, from this listener
+};
+
 struct ListenerView {
   std::string id;
   std::string load_balancer_id;
@@ -55,6 +70,7 @@ struct ListenerView {
   OperatingStatus operating_status = OperatingStatus::kOnline;
   uint64_t active_connections = 0;
   uint64_t total_connections = 0;
+  ListenerCounters counters;
 };
 
 struct Transition {
@@ -71,6 +87,9 @@ struct LoadBalancerView {
   std::string source_file;
   OperatingStatus operating_status = OperatingStatus::kOnline;
   WallTime started_at{};
+  // The last reload of the config file (SIGHUP or POST /v1/reload); none yet: unset and true.
+  bool last_reload_ok = true;
+  WallTime last_reload_at{};
   std::vector<ListenerView> listeners;
   std::vector<PoolView> pools;
   std::vector<Transition> recent_transitions;  // newest last, bounded

@@ -113,12 +113,14 @@ class Session {
   };
 
   // session_connect.cc
-  bool start_attempt(Attempt& a);
+  bool start_attempt(Attempt& a, bool hedge = false);
   void attempt_failed(Attempt& a, const std::string& reason, bool silent);
   void attempt_connected(Attempt& a);
   void on_connect_event(Attempt& a);
   void on_connect_timer(TimePoint now);
   void give_up();
+  // Reports a member's failed connect (or first flight) to the host, counted on the listener too.
+  void member_failed(const Backend& b, const std::string& reason, bool silent);
   void schedule_hedge();
   Attempt& other(const Attempt& a) { return &a == &attempts_[0] ? attempts_[1] : attempts_[0]; }
 

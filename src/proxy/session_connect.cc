@@ -31,7 +31,7 @@ void Session::schedule_hedge() {
 }
 
 // Starts a connect in `a` to the next member not yet tried. False when none is left.
-bool Session::start_attempt(Attempt& a) {
+bool Session::start_attempt(Attempt& a, bool hedge) {
   const PoolSnapshotPtr& latest = host_.pool(listener_.pool_index);
   if (!latest && !pool_) return false;  // the pool was removed by a reload
   if (latest && pool_ != latest && !other(a).active()) {
@@ -53,7 +53,9 @@ bool Session::start_attempt(Attempt& a) {
                                 .tried = {tried_.data(), static_cast<size_t>(tried_count_)}});
     if (index < 0) return false;
     tried_[tried_count_++] = static_cast<uint32_t>(index);
-    ++attempts_made_;
+    if (attempts_made_++ > 0 && !hedge) {
+      listener_.stats->retried.fetch_add(1, std::memory_order_relaxed);
+    }
     const Backend& b = pool_->candidates[index];
     auto connecting = net::connect_nonblocking(b.address);
     if (!connecting && connecting.error().local) {
@@ -64,7 +66,7 @@ bool Session::start_attempt(Attempt& a) {
       return false;
     }
     if (!connecting) {
-      host_.connect_failed(*pool_, b, connecting.error().message, false);
+      member_failed(b, connecting.error().message, false);
       continue;
     }
     a.side = Side(Handler::Kind::kBackend, this);
@@ -97,7 +99,7 @@ void Session::on_connect_event(Attempt& a) {
 
 void Session::attempt_failed(Attempt& a, const std::string& reason, bool silent) {
   a.side.fd.reset();  // closing also removes it from epoll
-  host_.connect_failed(*pool_, pool_->candidates[a.candidate], reason, silent);
+  member_failed(pool_->candidates[a.candidate], reason, silent);
   if (start_attempt(a)) return;
   if (!other(a).active()) give_up();
 }
@@ -109,8 +111,8 @@ void Session::attempt_connected(Attempt& a) {
     // connect that slow on a LAN means the member did not answer.
     const bool loser_was_first = loser.started < a.started;
     if (loser_was_first) {
-      host_.connect_failed(*pool_, pool_->candidates[loser.candidate],
-                           "no answer to connect within hedge_after", true);
+      member_failed(pool_->candidates[loser.candidate], "no answer to connect within hedge_after",
+                    true);
     }
     loser.side.fd.reset();
   }
@@ -142,7 +144,9 @@ void Session::on_connect_timer(TimePoint now) {
     Attempt* idle = !attempts_[0].active()   ? &attempts_[0]
                     : !attempts_[1].active() ? &attempts_[1]
                                              : nullptr;
-    if (idle != nullptr && host_.take_hedge_token()) start_attempt(*idle);
+    if (idle != nullptr && host_.take_hedge_token() && start_attempt(*idle, true)) {
+      listener_.stats->hedged.fetch_add(1, std::memory_order_relaxed);
+    }
   }
   if (state_ != State::kConnecting) return;
   TimePoint next = phase_deadline_;
@@ -150,6 +154,11 @@ void Session::on_connect_timer(TimePoint now) {
     if (a.active() && (next == TimePoint{} || a.deadline < next)) next = a.deadline;
   }
   if (next != TimePoint{}) host_.schedule(id_, next);
+}
+
+void Session::member_failed(const Backend& b, const std::string& reason, bool silent) {
+  listener_.stats->connect_failures.fetch_add(1, std::memory_order_relaxed);
+  host_.connect_failed(*pool_, b, reason, silent);
 }
 
 // No member could be reached: the client sees its connection closed, never a hang.

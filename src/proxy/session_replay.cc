@@ -72,7 +72,7 @@ bool Session::first_byte_overdue(TimePoint now) const {
 // that is safe. True when the session went on without this member: to another one, or closed.
 bool Session::first_flight_failed(const std::string& reason, bool silent) {
   Attempt& failed = backend_ == &attempts_[0].side ? attempts_[0] : attempts_[1];
-  host_.connect_failed(*pool_, pool_->candidates[failed.candidate], reason, silent);
+  member_failed(pool_->candidates[failed.candidate], reason, silent);
   const bool sent = phase_deadline_ != TimePoint{};
   if (sent && !up_.keep) {  // kNever
     stop_watching_first_flight();

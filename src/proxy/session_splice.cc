@@ -54,6 +54,8 @@ void Session::finish_pump(Side& src, Side& dst, Flow& flow, uint64_t moved,
                           std::atomic<uint64_t>* bytes) {
   if (moved > 0) {
     bytes->fetch_add(moved, std::memory_order_relaxed);
+    (&flow == &up_ ? listener_.stats->bytes_in : listener_.stats->bytes_out)
+        .fetch_add(moved, std::memory_order_relaxed);
     last_activity_ = host_.now();
     if (awaiting_first_byte_ && &flow == &up_ && phase_deadline_ == TimePoint{}) {
       first_flight_sent();

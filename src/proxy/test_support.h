@@ -173,6 +173,17 @@ class Proxy {
   std::unique_ptr<Worker> worker_;
 };
 
+// Waits up to `bound` for `done()`: a worker bumps its counters just after the bytes went out.
+template <class F>
+bool eventually(F done, std::chrono::milliseconds bound = 5000ms) {
+  const auto until = std::chrono::steady_clock::now() + bound;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(1ms);
+  }
+  return true;
+}
+
 inline net::Fd connect_blocking(const net::SocketAddress& to) {
   net::Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   set_timeouts(fd.get());

@@ -51,6 +51,7 @@ void Worker::Loop::accept_from(Listening& l) {
       continue;  // closing at once tells the client; holding it would look like a hang
     }
     if (runtime.pool_index >= pools_.size() || !pools_[runtime.pool_index]) {
+      runtime.stats->no_backend.fetch_add(1, std::memory_order_relaxed);
       continue;  // cannot happen by contract (a listener names a live pool); never crash on it
     }
     hedge_tokens_ = std::min(kHedgeBurst, hedge_tokens_ + 0.1);

@@ -37,6 +37,16 @@ TEST(Worker, EchoesOneMebibyteByteExactOnManyConnections) {
   EXPECT_EQ(good.load(), 16);
   EXPECT_EQ(a.accepted() + b.accepted(), 16);
   EXPECT_EQ(a.accepted(), 8) << "round robin shares evenly";
+  // Every byte counted once each way, on the listener and on the member that carried it.
+  const uint64_t sent = 16u << 20;
+  const auto& c = proxy.pool().candidates;
+  EXPECT_TRUE(eventually([&] {
+    return proxy.stats().bytes_in.load() == sent && proxy.stats().bytes_out.load() == sent &&
+           c[0].stats->bytes_out.load() + c[1].stats->bytes_out.load() == sent &&
+           c[0].stats->bytes_in.load() + c[1].stats->bytes_in.load() == sent;
+  })) << proxy.stats().bytes_in.load()
+      << " in, " << proxy.stats().bytes_out.load() << " out";
+  EXPECT_EQ(proxy.stats().retried.load(), 0u);
 }
 
 TEST(Worker, HalfClosedClientStillGetsTheWholeAnswer) {
@@ -60,6 +70,9 @@ TEST(Worker, RetriesOnAnotherMemberWhenOneRefuses) {
   ASSERT_FALSE(failures.empty());
   EXPECT_EQ(failures[0].member_id, "m0");
   EXPECT_NE(failures[0].reason.find("refused"), std::string::npos) << failures[0].reason;
+  EXPECT_EQ(proxy.stats().retried.load(), failures.size()) << "one retry per refusal";
+  EXPECT_EQ(proxy.stats().connect_failures.load(), failures.size());
+  EXPECT_EQ(proxy.stats().no_backend.load(), 0u);
 }
 
 TEST(Worker, ConnectTimeoutMovesToTheNextMember) {
@@ -110,6 +123,8 @@ TEST(Worker, HedgedConnectWinsLongBeforeTheConnectTimeout) {
         f.member_id == "m0" && f.silent && f.reason.find("hedge_after") != std::string::npos;
   }
   EXPECT_TRUE(reported) << "the silent member is reported as a passive failure";
+  EXPECT_GE(proxy.stats().hedged.load(), 1u);
+  EXPECT_EQ(proxy.stats().retried.load(), 0u) << "a hedge is not a retry";
 }
 
 TEST(Worker, CloseMemberSessionsEndsThemAndCounts) {

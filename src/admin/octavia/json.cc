@@ -254,13 +254,21 @@ json::object status_tree(const model::LoadBalancerView& lb) {
   return json::object{{"statuses", json::object{{"loadbalancer", std::move(tree)}}}};
 }
 
-json::object stats(uint64_t active_connections, uint64_t total_connections) {
+json::object stats(std::span<const model::ListenerView> listeners) {
+  uint64_t active = 0, total = 0, in = 0, out = 0, errors = 0;
+  for (const model::ListenerView& l : listeners) {
+    active += l.active_connections;
+    total += l.total_connections;
+    in += l.counters.bytes_in;
+    out += l.counters.bytes_out;
+    errors += l.counters.rejected + l.counters.no_backend;
+  }
   return json::object{{"stats", json::object{
-                                    {"active_connections", active_connections},
-                                    {"total_connections", total_connections},
-                                    {"bytes_in", 0},
-                                    {"bytes_out", 0},
-                                    {"request_errors", 0},
+                                    {"active_connections", active},
+                                    {"total_connections", total},
+                                    {"bytes_in", in},
+                                    {"bytes_out", out},
+                                    {"request_errors", errors},
                                 }}};
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <boost/json/fwd.hpp>
+#include <span>
 
 #include "model/status_tree.h"
 
@@ -17,7 +18,9 @@ boost::json::object member(const model::LoadBalancerView& lb, const model::Membe
 boost::json::object health_monitor(const model::LoadBalancerView& lb, const model::PoolView& p);
 // {"statuses": {"loadbalancer": {..., "listeners": [{..., "pools": [...]}], "pools": [...]}}}
 boost::json::object status_tree(const model::LoadBalancerView& lb);
-// {"stats": {...}} of the load balancer (sums of its listeners) or of one listener.
-boost::json::object stats(uint64_t active_connections, uint64_t total_connections);
+// {"stats": {...}} of the load balancer (sums of its listeners) or of one listener: the data
+// plane's counters (proxy::ListenerStats), request_errors being connections refused at
+// max_connections or closed for want of a member.
+boost::json::object stats(std::span<const model::ListenerView> listeners);
 
 }  // namespace vigil::admin::octavia

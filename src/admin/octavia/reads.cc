@@ -100,12 +100,7 @@ Response loadbalancers(const Call& c) {
     return ok(c.catalog.status_tree(lb));
   }
   if (c.s.size() == 3 && c.s[2] == "stats") {
-    uint64_t active = 0, total = 0;
-    for (const model::ListenerView& l : lb.listeners) {
-      active += l.active_connections;
-      total += l.total_connections;
-    }
-    return ok(octavia::stats(active, total));
+    return ok(octavia::stats(lb.listeners));
   }
   return fault(404, "Not found: unknown load balancer sub-resource " + c.s[2]);
 }
@@ -122,7 +117,7 @@ Response listeners(const Call& c) {
   if (!hit) return not_found("Listener", c.s[1]);
   if (c.s.size() == 2) return ok("listener", c.catalog.render(*hit.lb, *hit.item));
   if (c.s.size() == 3 && c.s[2] == "stats") {
-    return ok(octavia::stats(hit.item->active_connections, hit.item->total_connections));
+    return ok(octavia::stats({hit.item, 1}));
   }
   return fault(404, "Not found: unknown listener sub-resource " + c.s[2]);
 }

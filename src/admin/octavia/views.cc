@@ -39,6 +39,9 @@ model::MemberView member_view(const ApiMember& am, const model::Member& config, 
   v.active_connections = l->active_connections;
   v.total_connections = l->total_connections;
   v.connect_failures = l->connect_failures;
+  v.bytes_in = l->bytes_in;
+  v.bytes_out = l->bytes_out;
+  v.checks = l->checks;
   return v;
 }
 
@@ -70,6 +73,8 @@ model::LoadBalancerView api_view(const ApiLoadBalancer& lb, const model::LoadBal
   model::LoadBalancerView v{.id = lb.id, .name = lb.name};
   if (live) {
     v.started_at = live->started_at;
+    v.last_reload_ok = live->last_reload_ok;
+    v.last_reload_at = live->last_reload_at;
     v.recent_transitions = live->recent_transitions;
   }
   for (size_t i = 0; i < lb.pools.size() && i < config.pools.size(); ++i) {
@@ -92,6 +97,7 @@ model::LoadBalancerView api_view(const ApiLoadBalancer& lb, const model::LoadBal
       lv.bound = ll->bound;
       lv.active_connections = ll->active_connections;
       lv.total_connections = ll->total_connections;
+      lv.counters = ll->counters;
     } else {
       lv.operating_status = pool ? pool->operating_status : OperatingStatus::kOffline;
     }

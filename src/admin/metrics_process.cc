@@ -1,0 +1,68 @@
+// The unlabelled families of /metrics: the build, the process (as the Prometheus client
+// libraries name them, so that stock dashboards find them) and the last reload.
+#include <dirent.h>
+#include <sys/resource.h>
+
+#include <chrono>
+
+#include "admin/metrics_writer.h"
+#include "admin/text.h"
+
+#ifndef VIGIL_VERSION
+#define VIGIL_VERSION "unknown"
+#endif
+
+namespace vigil::admin::metrics {
+namespace {
+
+double seconds(model::WallTime t) {
+  return std::chrono::duration<double>(t.time_since_epoch()).count();
+}
+
+// Entries of /proc/self/fd, less the one opendir() holds while counting; -1 when unreadable.
+int64_t open_fds() {
+  DIR* dir = ::opendir("/proc/self/fd");
+  if (dir == nullptr) return -1;
+  int64_t n = 0;
+  while (const dirent* e = ::readdir(dir)) {
+    if (e->d_name[0] != '.') ++n;
+  }
+  ::closedir(dir);
+  return n - 1;
+}
+
+}  // namespace
+
+void process_families(Writer& w, const Lbs& lbs) {
+  w.family("vigil_build_info", "gauge", "Always 1; the version of vigil as a label.");
+  w.sample("vigil_build_info", "version=\"" VIGIL_VERSION "\"", "", uint64_t{1});
+  // The views are the only source of the start time and the reload: the file's load balancer
+  // (always first) carries them.
+  const model::LoadBalancerView* file = lbs.empty() ? nullptr : &lbs.front();
+  if (file != nullptr && is_set(file->started_at)) {
+    w.family("process_start_time_seconds", "gauge", "Start time of the process, in unix seconds.");
+    w.sample("process_start_time_seconds", seconds(file->started_at));
+  }
+  if (const int64_t fds = open_fds(); fds >= 0) {
+    w.family("process_open_fds", "gauge", "Open file descriptors.");
+    w.sample("process_open_fds", static_cast<uint64_t>(fds));
+  }
+  if (rlimit r{}; ::getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur != RLIM_INFINITY) {
+    w.family("process_max_fds", "gauge", "The limit of open file descriptors (RLIMIT_NOFILE).");
+    w.sample("process_max_fds", static_cast<uint64_t>(r.rlim_cur));
+  }
+  if (file != nullptr) {
+    w.family("vigil_config_last_reload_successful", "gauge",
+             "1 when the last reload of the config file took effect (or none was asked), 0 when "
+             "it was refused and the previous configuration runs on.");
+    w.sample("vigil_config_last_reload_successful", uint64_t{file->last_reload_ok});
+    // Before any reload the configuration running is the one loaded at the start.
+    const model::WallTime at =
+        is_set(file->last_reload_at) ? file->last_reload_at : file->started_at;
+    w.family("vigil_config_last_reload_timestamp_seconds", "gauge",
+             "When the config file was last loaded or a reload of it was tried, in unix seconds.");
+    w.sample("vigil_config_last_reload_timestamp_seconds", seconds(at));
+  }
+}
+
+}  // namespace vigil::admin::metrics
