@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include <cstdio>
+#include <future>
 #include <string>
 #include <thread>
 #include <vector>
@@ -117,6 +118,35 @@ TEST(Replay, SilentMemberTlsFlightIsAnsweredByTheNextMember) {
   EXPECT_EQ(proxy.pool().candidates[0].stats->connect_failures.load(), 1u);
   EXPECT_EQ(proxy.pool().candidates[0].stats->active.load(), 0u);
   EXPECT_EQ(good.accepted(), 1);
+}
+
+// The control plane closes a member's sessions (it stopped answering connects and checks). A
+// session whose first flight still waits for that member's first byte is not cut: its flight
+// goes to another member at once, so the client (kubectl mid-handshake) never sees an EOF.
+TEST(Replay, ClosingAMembersSessionsMovesAWaitingFirstFlightInstead) {
+  HungMember hung;
+  Member good;
+  Proxy proxy({hung.address, good.address()}, watching(Replay::kTls, 30s));
+  net::Fd client = connect_blocking(proxy.address());
+  const std::string flight = tls_flight(600);
+  send_all(client.get(), flight);
+  const BackendStats& first = *proxy.pool().candidates[0].stats;
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (first.bytes_out.load() < flight.size() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(5ms);
+  }
+  ASSERT_EQ(first.bytes_out.load(), flight.size()) << "the flight went to the hung member";
+
+  std::promise<size_t> closed;
+  proxy.worker().close_member_sessions(proxy.pool().candidates[0].stats,
+                                       [&](size_t n) { closed.set_value(n); });
+  auto count = closed.get_future();
+  ASSERT_EQ(count.wait_for(5s), std::future_status::ready);
+  EXPECT_EQ(count.get(), 0u) << "moved, not closed";
+  EXPECT_EQ(read_exactly(client.get(), flight.size()), flight) << "long before first_byte_timeout";
+  EXPECT_EQ(proxy.stats().replayed.load(), 1u);
+  EXPECT_TRUE(proxy.failures().empty()) << "the control plane decided it; nothing to report";
+  EXPECT_EQ(first.active.load(), 0u);
 }
 
 TEST(Replay, MemberThatResetsBeforeAnsweringIsReplacedAndReportedNotSilent) {

@@ -92,6 +92,11 @@ class Session {
   uint64_t id() const { return id_; }
   bool closed() const { return state_ == State::kClosed; }
   bool established() const { return state_ == State::kPumping; }
+  // The control thread takes this session's member down (its sessions closed so that clients
+  // reconnect elsewhere). A session still waiting for the member's first byte moves its first
+  // flight to another member when it may, as after a silent member: its client never saw the
+  // member, so it needs no reconnect. Any other is closed. True when it was closed.
+  bool leave_member();
   // The connected member's counters, which also identify it; null before connecting.
   const BackendStats* member() const { return backend_stats_.get(); }
   int backend_fd() const { return backend_ ? backend_->fd.get() : -1; }
@@ -141,6 +146,7 @@ class Session {
   void first_byte_received();
   void stop_watching_first_flight();
   bool first_flight_failed(const std::string& reason, bool silent);
+  bool move_first_flight(Attempt& failed, bool silent);
   bool first_byte_overdue(TimePoint now) const;
   void move_to_latest_pool(const Attempt& failed);
 

@@ -73,6 +73,23 @@ bool Session::first_byte_overdue(TimePoint now) const {
 bool Session::first_flight_failed(const std::string& reason, bool silent) {
   Attempt& failed = backend_ == &attempts_[0].side ? attempts_[0] : attempts_[1];
   member_failed(pool_->candidates[failed.candidate], reason, silent);
+  return move_first_flight(failed, silent);
+}
+
+// Not reported: the control plane decided it (down, silent, maintenance) and knows already.
+bool Session::leave_member() {
+  if (closed()) return false;
+  if (awaiting_first_byte_) {
+    Attempt& failed = backend_ == &attempts_[0].side ? attempts_[0] : attempts_[1];
+    if (move_first_flight(failed, true) && !closed()) return false;  // on another member
+  }
+  if (closed()) return true;
+  close();
+  return true;
+}
+
+// The session goes on without `failed`'s member: the kept flight to another one, or closed.
+bool Session::move_first_flight(Attempt& failed, bool silent) {
   const bool sent = phase_deadline_ != TimePoint{};
   if (sent && !up_.keep) {  // kNever
     stop_watching_first_flight();

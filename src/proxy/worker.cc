@@ -106,10 +106,7 @@ void Worker::Loop::connect_failed(const PoolSnapshot& pool, const Backend& backe
 size_t Worker::Loop::close_member_sessions(const BackendStats* member) {
   size_t closed = 0;
   for (auto& [id, s] : sessions_) {
-    if (s->established() && s->member() == member) {
-      s->close();
-      ++closed;
-    }
+    if (s->established() && s->member() == member && s->leave_member()) ++closed;
   }
   return closed;  // deleted after this event batch, like every closed session
 }
