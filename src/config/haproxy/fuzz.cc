@@ -9,6 +9,7 @@
 
 #include "config/haproxy/convert.h"
 #include "config/haproxy/loader.h"
+#include "config/loader.h"
 #include "config/report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
