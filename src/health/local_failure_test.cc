@@ -69,6 +69,11 @@ TEST(SocketFailure, SaysWhoseFaultItIs) {
 }
 
 TEST(TlsContextsDeathTest, OutOfDescriptorsIsLocal) {
+#if defined(__SANITIZE_ADDRESS__)
+  // The sanitizers' runtime needs descriptors of its own (it reads /proc/self/maps to check a
+  // vptr): with none left it reports a false "invalid vptr" in the child. The dev build runs it.
+  GTEST_SKIP() << "the sanitizer runtime cannot work without file descriptors";
+#endif
   EXPECT_EXIT(load_ca_without_descriptors(), ::testing::ExitedWithCode(0), "");
   // And an unreadable file is not.
   TlsContexts contexts;
