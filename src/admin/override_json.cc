@@ -5,10 +5,10 @@
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
-#include <cstdio>
 #include <ctime>
 
 #include "admin/text.h"
+#include "base/utc_time.h"
 
 namespace vigil::admin {
 namespace {
@@ -19,17 +19,9 @@ constexpr size_t kMaxBy = 64;
 constexpr auto kStateNames = model::name_list<model::AdminState>(", ", " or ");
 
 std::optional<model::WallTime> parse_utc(std::string_view text) {
-  std::tm tm{};
-  char zone = 0;
-  const std::string s(text);
-  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &zone) != 7 ||
-      zone != 'Z') {
-    return std::nullopt;
-  }
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  return std::chrono::system_clock::from_time_t(::timegm(&tm));
+  const std::optional<int64_t> seconds = parse_utc_seconds(text);
+  if (!seconds) return std::nullopt;
+  return std::chrono::system_clock::from_time_t(static_cast<std::time_t>(*seconds));
 }
 
 Result<model::AdminState> state_of(const json::value& v) {
