@@ -32,13 +32,21 @@ class StatusPoller:
         seen = set()
         for entry in status.api_loadbalancers(self.client.status()):
             lb_id = entry["loadbalancer"]["id"]
-            if lb_id not in self.written and self.lib.get_loadbalancer(lb_id) is None:
+            if lb_id not in self.written and not self._known(lb_id):
                 continue  # not Octavia's (or not committed yet)
             seen.add(lb_id)
             self._write_statuses(lb_id, status.operating_update(entry), resync)
             self._write_statistics(entry)
         for gone in set(self.written) - seen:
             del self.written[gone]
+
+    def _known(self, lb_id):
+        try:
+            return self.lib.get_loadbalancer(lb_id) is not None
+        except Exception as e:  # the driver agent busy or restarting: the next poll asks again
+            error = str(e)
+        LOG.info("vigil: cannot look up load balancer %s in Octavia: %s", lb_id, error)
+        return False
 
     def _write_statuses(self, lb_id, update, resync):
         if not resync and self.written.get(lb_id) == update:

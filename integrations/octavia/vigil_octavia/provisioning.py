@@ -66,8 +66,11 @@ def wait_committed(lib, kind, object_id, timeout):
     get = _getter(lib, kind)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if get(object_id) is not None:
-            return True
+        try:
+            if get(object_id) is not None:
+                return True
+        except Exception as e:  # the agent busy (SQLite locked) or restarting: ask again
+            LOG.info("vigil: cannot look up %s %s in Octavia yet: %s", kind, object_id, e)
         time.sleep(0.1)
     return False
 
@@ -173,7 +176,7 @@ class Worker:
         parents = _merge(change.parents, lineage)
         self.report(status_update(change, outcome, vigil_object, parents))
 
-    def report(self, update, attempts=3):
+    def report(self, update, attempts=5):
         for attempt in range(1, attempts + 1):
             try:
                 self.lib.update_loadbalancer_status(update)
