@@ -12,6 +12,7 @@ OURS, FOREIGN, LN = "lb-octavia", "lb-vigil-only", "listener-1"
 class FakeVigil:
     def __init__(self):
         self.member_status = "ONLINE"
+        self.bytes_in = 10
 
     def status(self):
         def lb(lb_id, source_file=""):
@@ -24,7 +25,7 @@ class FakeVigil:
         return {"loadbalancers": [lb("file", "/etc/vigil/vigil.yaml"), lb(OURS), lb(FOREIGN)]}
 
     def listener_stats(self, listener_id):
-        return {"active_connections": 0, "total_connections": 3, "bytes_in": 10,
+        return {"active_connections": 0, "total_connections": 3, "bytes_in": self.bytes_in,
                 "bytes_out": 20, "request_errors": 0}
 
 
@@ -54,13 +55,17 @@ def test_writes_only_octavias_load_balancers_and_only_changes():
                                          "bytes_out": 20, "request_errors": 0}]}]
     assert "file" not in lib.lookups  # the config file's load balancer is never asked about
 
-    poller.poll()  # nothing changed: statistics only
-    assert len(lib.statuses) == 1 and len(lib.stats) == 2
+    poller.poll()  # nothing changed: nothing written
+    assert len(lib.statuses) == 1 and len(lib.stats) == 1
     vigil.member_status = "ERROR"
     poller.poll()  # a change, and the third poll is a resync anyway
     assert lib.statuses[-1]["members"] == [{"id": f"{OURS}/m", "operating_status": "ERROR"}]
     poller.poll()
     poller.poll()
     assert len(lib.statuses) == 2
+    assert len(lib.stats) == 2  # the third poll's resync
     poller.poll()  # the sixth: a resync writes again, changed or not
-    assert len(lib.statuses) == 3
+    assert len(lib.statuses) == 3 and len(lib.stats) == 3
+    vigil.bytes_in = 4096
+    poller.poll()  # traffic: the statistics alone
+    assert len(lib.statuses) == 3 and lib.stats[-1]["listeners"][0]["bytes_in"] == 4096

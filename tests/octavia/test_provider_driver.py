@@ -2,19 +2,19 @@
 stock `openstack loadbalancer` CLI creates a load balancer with `--provider vigil`, a TCP
 listener, a pool and three members on simulated API servers (NO_MONITOR), then the TLS-HELLO
 monitor the seed lacked (ONLINE); a stopped backend goes ERROR and comes back ONLINE in Octavia's
-`member list`, fed by vigil's checks through the driver agent; traffic shows in `stats show`;
-`delete --cascade` removes it from Octavia and vigil. What vigil does not do is refused at
-Octavia's API; what vigil refuses (a VIP that is not on its host) turns the object ERROR.
+`member list`, fed by vigil's checks through the driver agent; `member set` disables and drains;
+traffic shows in `stats show`; `delete --cascade` removes it from Octavia and vigil. What vigil
+does not do is refused at Octavia's API; what vigil refuses (a VIP that is not on its host)
+turns the object ERROR.
 """
 import json
-import types
 import urllib.error
 import urllib.request
 
 import pytest
 
-from octavia_harness import PROJECT_ID, Octavia, missing
-from test_octavia_helpers import OpenStack, free_port, raw, refused, start_vigil
+from octavia_harness import PROJECT_ID, Octavia, OctaviaCli, missing
+from test_octavia_helpers import free_port, raw, refused, start_vigil
 from vigil_harness import ApiSim, https_get, wait_for
 
 pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
@@ -49,8 +49,7 @@ def test_seed_scenario_through_octavia(tmp_path, cleanup):
     vigil = start_vigil(tmp_path, cleanup)
     octavia = Octavia(tmp_path, vigil.admin, tmp_path / "token")
     cleanup(octavia)
-    # Under noauth the token is not checked; the proxy sets the project, as Keystone would.
-    lb = OpenStack(types.SimpleNamespace(admin=f"127.0.0.1:{octavia.proxy.port}"), token="noauth")
+    lb = OctaviaCli(octavia)
 
     created = lb.json("create", "--name", "k8s", "--vip-subnet-id", "loopback",
                       "--vip-address", "127.0.0.1", "--provider", "vigil")
@@ -106,6 +105,18 @@ def test_seed_scenario_through_octavia(tmp_path, cleanup):
     restarted = ApiSim(tmp_path, "master-01", port=sims[0].port)
     cleanup(restarted)
     lb.wait_members("masters", "ONLINE", ["master-01"], timeout=90)
+
+    # Updates go through too: disabled is OFFLINE, weight 0 is DRAINING, in vigil and Octavia.
+    lb.run("member", "set", "--disable", "masters", "master-02")
+    wait_lb(octavia, lb_id)
+    lb.run("member", "set", "--weight", "0", "masters", "master-03")
+    wait_lb(octavia, lb_id)
+    lb.wait_members("masters", "OFFLINE", ["master-02"], timeout=30)
+    members = lb.wait_members("masters", "DRAINING", ["master-03"], timeout=30)
+    assert members["master-03"]["weight"] == 0
+    code, body = raw(vigil, "GET", f"/v2/lbaas/pools/{pool['id']}/members")
+    assert {m["name"]: m["operating_status"] for m in body["members"]} == {
+        "master-01": "ONLINE", "master-02": "OFFLINE", "master-03": "DRAINING"}
 
     # What vigil does not do is refused at Octavia's API, and nothing is created.
     for protocol in ("HTTP", "UDP"):

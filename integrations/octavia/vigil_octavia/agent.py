@@ -2,8 +2,8 @@
 octavia.conf has `[driver_agent] enabled_provider_agents = vigil`.
 
 Every [vigil] status_interval seconds it reads vigil's /v1/status and each listener's statistics
-and writes them to Octavia through the driver library: operating statuses when they changed (and
-all of them every resync_polls polls), statistics every time. This is what the amphora driver's
+and writes them to Octavia through the driver library when they changed, and all of them every
+resync_polls polls: each write is a database transaction, and an idle cloud needs none. This is what the amphora driver's
 health manager does for amphorae; here vigil's own health checks are the source. Only load
 balancers Octavia knows are written: vigil may also hold its config file's and others created
 through its own API.
@@ -25,6 +25,7 @@ class StatusPoller:
         self.resync_polls = resync_polls
         self.polls = 0
         self.written = {}  # load balancer id -> the operating update last written
+        self.counted = {}  # load balancer id -> the statistics update last written
 
     def poll(self):
         self.polls += 1
@@ -36,9 +37,10 @@ class StatusPoller:
                 continue  # not Octavia's (or not committed yet)
             seen.add(lb_id)
             self._write_statuses(lb_id, status.operating_update(entry), resync)
-            self._write_statistics(entry)
+            self._write_statistics(lb_id, entry, resync)
         for gone in set(self.written) - seen:
             del self.written[gone]
+            self.counted.pop(gone, None)
 
     def _known(self, lb_id):
         try:
@@ -59,18 +61,21 @@ class StatusPoller:
             LOG.info("vigil: operating statuses of load balancer %s not written yet: %s",
                      lb_id, e)
 
-    def _write_statistics(self, entry):
+    def _write_statistics(self, lb_id, entry, resync):
         stats = {}
         for listener_id in status.listener_ids(entry):
             try:
                 stats[listener_id] = self.client.listener_stats(listener_id)
             except VigilError as e:
                 LOG.info("vigil: no statistics for listener %s: %s", listener_id, e.message)
-        if stats:
-            try:
-                self.lib.update_listener_statistics(status.statistics_update(stats))
-            except Exception as e:
-                LOG.info("vigil: listener statistics not written: %s", e)
+        update = status.statistics_update(stats)
+        if not stats or (not resync and self.counted.get(lb_id) == update):
+            return
+        try:
+            self.lib.update_listener_statistics(update)
+            self.counted[lb_id] = update
+        except Exception as e:  # the next poll tries again
+            LOG.info("vigil: listener statistics of load balancer %s not written: %s", lb_id, e)
 
 
 def vigil_provider_agent(exit_event):
