@@ -73,3 +73,22 @@ def test_refusals_happen_before_anything_is_queued(queued):
     d.validate_flavor({})  # an empty flavor is fine
     with pytest.raises(exceptions.UnsupportedOptionError):
         d.validate_flavor({"loadbalancer_topology": "ACTIVE_STANDBY"})
+
+
+def test_a_batch_vigil_refuses_leaves_what_it_did_not_get_to_in_error(queued):
+    from vigil_octavia.client import VigilError
+
+    class Refusing(FakeVigil):
+        def create(self, kind, body, pool_id=None):
+            raise VigilError(400, "vigil answered 400: Invalid input for field/attribute address")
+
+    members = [dm.Member(member_id=KEEP, pool_id=POOL, address="10.0.0.1", protocol_port=6443),
+               dm.Member(member_id=ADD, pool_id=POOL, address="bad", protocol_port=6443)]
+    driver_module.VigilProviderDriver().member_batch_update(POOL, members)
+    (change,) = queued
+    with pytest.raises(VigilError):
+        change.apply(Refusing([KEEP]))
+    update = status_update(change, "ERROR", None, {})
+    assert update["pools"] == [{"id": POOL, "provisioning_status": "ERROR"}]
+    assert sorted((m["id"], m["provisioning_status"]) for m in update["members"]) == [
+        (KEEP, "ACTIVE"), (ADD, "ERROR")]

@@ -3,10 +3,10 @@ octavia.conf has `[driver_agent] enabled_provider_agents = vigil`.
 
 Every [vigil] status_interval seconds it reads vigil's /v1/status and each listener's statistics
 and writes them to Octavia through the driver library when they changed, and all of them every
-resync_polls polls: each write is a database transaction, and an idle cloud needs none. This is what the amphora driver's
-health manager does for amphorae; here vigil's own health checks are the source. Only load
-balancers Octavia knows are written: vigil may also hold its config file's and others created
-through its own API.
+resync_polls polls: each write is a database transaction, and an idle cloud needs none. This
+is what the amphora driver's health manager does for amphorae; here vigil's own health checks
+are the source. Only load balancers Octavia knows are written: vigil may also hold its config
+file's and others created through its own API.
 """
 from oslo_log import log as logging
 

@@ -10,7 +10,7 @@ from octavia_lib.api.drivers import provider_base
 
 from vigil_octavia import config
 from vigil_octavia import translate
-from vigil_octavia.provisioning import ACTIVE, DELETED, Change, Worker
+from vigil_octavia.provisioning import ACTIVE, DELETED, ERROR, Change, Worker
 
 value = translate.value
 
@@ -139,7 +139,8 @@ class VigilProviderDriver(provider_base.ProviderDriver):
         """`members` is the pool's whole new member list: vigil gets the difference."""
         wanted = {m.member_id: m for m in members}
         bodies = {i: translate.member(m) for i, m in wanted.items()}
-        statuses = {}
+        # What vigil does not get to (it refused one) stays ERROR rather than PENDING_*.
+        statuses = {i: ERROR for i in wanted}
 
         def apply(client):
             current = {m["id"] for m in client.members(pool_id)}

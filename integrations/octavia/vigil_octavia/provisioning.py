@@ -163,7 +163,8 @@ class Worker:
         lineage = {}
         if change.pool_id and change.action == "delete":
             lineage = pool_lineage(client, change.pool_id)  # before the pool is gone
-        vigil_object, outcome, error = None, (DELETED if change.action == "delete" else ACTIVE), None
+        outcome = DELETED if change.action == "delete" else ACTIVE
+        vigil_object, error = None, None
         try:
             vigil_object = change.apply(client)
         except VigilError as e:
