@@ -142,13 +142,18 @@ class Octavia:
             self.proxy.stop()
         for proc in reversed(self.procs):
             if proc.poll() is None:
-                # The agent's children (listeners, provider agent) share its session.
-                os.killpg(proc.pid, signal.SIGTERM)
+                # The agent stops its children (listeners, provider agent) itself on SIGTERM; a
+                # SIGTERM to all of them at once leaves it waiting for nothing.
+                proc.send_signal(signal.SIGTERM)
                 try:
                     proc.wait(timeout=20)
                 except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.kill()
                     proc.wait(timeout=10)
+            try:  # whatever of its session is left
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         for log in self.logs:
             log.close()
 
