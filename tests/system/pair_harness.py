@@ -108,6 +108,16 @@ vrrp_instance VI_API {{
 """
 
 
+def documented_keepalived_conf():
+    """keepalived_conf() with docs/ha.md's placeholders: what the docs must show."""
+    text = keepalived_conf("lb-a", vigil="/usr/bin/vigil")
+    for value, placeholder in ((f"{VIP}/{SUBNET_PREFIX}", "VIP/PREFIX"), (NODES["lb-a"], "SELF"),
+                               (NODES["lb-b"], "PEER"), ("router_id lb-a", "router_id NODE_NAME"),
+                               ("eth0", "IFACE")):
+        text = text.replace(value, placeholder)
+    return text
+
+
 class Node:
     """One load balancer node: its namespace, three masters, vigil and keepalived."""
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from netns_harness import NetNS, missing_prerequisites, wait_for
-from fleet_harness import BIRD, CLIENT, CLIENT_GW, NODES, RESILIENT_SERVICE, SERVICE, Node, Router, \
+from netns_harness import ROOT, NetNS, missing_prerequisites, wait_for
+from fleet_harness import BIRD, DEPLOY, CLIENT, CLIENT_GW, NODES, RESILIENT_SERVICE, SERVICE, Node, Router, \
     Session, new_connection, veth, wait_nexthops
 
 pytestmark = [
@@ -59,6 +59,11 @@ def survivors_report(sessions, dead):
     kept = [s for s in sessions if s.node not in dead]
     broken = [s for s in kept if not s.still_works()]
     return len(kept), len(broken)
+
+
+@pytest.mark.parametrize("name", ["vigil-node.conf", "router.conf", "vigil-bgp-health"])
+def test_docs_show_the_deploy_files_as_they_are(name):
+    assert (DEPLOY / name).read_text() in (ROOT / "docs/ha.md").read_text()
 
 
 def test_bgp_fleet(tmp_path):

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from netns_harness import missing_prerequisites, sleep_until, wait_for
-from pair_harness import KEEPALIVED, Client, Pair, VipWatch, measure
+from netns_harness import ROOT
+from pair_harness import KEEPALIVED, Client, Pair, VipWatch, documented_keepalived_conf, measure
 
 pytestmark = [
     pytest.mark.skipif(missing_prerequisites() is not None, reason=missing_prerequisites() or ""),
@@ -36,6 +37,10 @@ def move(nodes, old, action):
     wait_for(lambda: new.holds_vip() and not old.holds_vip(), 10, interval=0.02,
              what=f"{new.name} alone holding the address")
     return new, fault_at, time.monotonic()
+
+
+def test_docs_show_the_keepalived_conf_the_test_runs():
+    assert documented_keepalived_conf() in (ROOT / "docs/ha.md").read_text()
 
 
 def test_keepalived_pair(tmp_path):
