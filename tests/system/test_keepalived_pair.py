@@ -41,6 +41,7 @@ def move(nodes, old, action):
 
 def test_docs_show_the_keepalived_conf_the_test_runs():
     assert documented_keepalived_conf() in (ROOT / "docs/ha.md").read_text()
+    assert documented_keepalived_conf() in (ROOT / "deploy/keepalived/keepalived.conf").read_text()
 
 
 def test_keepalived_pair(tmp_path):
