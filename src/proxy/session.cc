@@ -13,6 +13,11 @@ namespace {
 
 constexpr uint32_t kEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
 
+uint32_t clock_ms(TimePoint t) {
+  return static_cast<uint32_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count());
+}
+
 }  // namespace
 
 Session::Session(SessionHost& host, uint64_t id, net::Fd client,
@@ -29,8 +34,13 @@ Session::Session(SessionHost& host, uint64_t id, net::Fd client,
   std::copy_n(ip.data(), client_ip_size_, client_ip_.data());
   client_.fd = std::move(client);
   last_activity_ = host_.now();
+  started_ms_ = clock_ms(last_activity_);
   listener_.stats->active.fetch_add(1, std::memory_order_relaxed);
   listener_.stats->total.fetch_add(1, std::memory_order_relaxed);
+}
+
+Duration Session::age(TimePoint now) const {
+  return std::chrono::milliseconds(static_cast<uint32_t>(clock_ms(now) - started_ms_));
 }
 
 Session::~Session() {

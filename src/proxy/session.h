@@ -103,6 +103,11 @@ class Session {
   // Applies `options` to the backend leg now (established sessions only), replacing the ones
   // that were still to come.
   void set_backend_dead_peer(const net::DeadPeerOptions& options);
+  // For listings (GET /v1/sessions): read on the worker's thread, never on the hot path.
+  const std::shared_ptr<BackendStats>& member_stats() const { return backend_stats_; }
+  const std::string& listener_name() const { return listener_.name; }
+  int client_fd() const { return client_.fd.get(); }
+  Duration age(TimePoint now) const;
 
  private:
   enum class State { kConnecting, kPumping, kClosed };
@@ -165,6 +170,10 @@ class Session {
   const std::shared_ptr<const ListenerRuntime> listener_ptr_;
   const ListenerRuntime& listener_;
   State state_ = State::kConnecting;
+  // When the session began, in milliseconds of the steady clock modulo 2^32: it fits the
+  // padding after state_ (a session costs no byte more), and age() is right for any session
+  // younger than 49 days, however long the process has run.
+  uint32_t started_ms_ = 0;
   Side client_;
   std::array<Attempt, 2> attempts_;
   Side* backend_ = nullptr;  // the attempt that connected first

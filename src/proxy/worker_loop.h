@@ -46,6 +46,7 @@ class Worker::Loop final : public SessionHost {
                       bool silent) override;
   size_t close_member_sessions(const BackendStats* member);
   void probe_member_sessions(const BackendStats* member, const net::DeadPeerOptions& probe);
+  SessionListing list_sessions(const std::vector<const BackendStats*>* members, size_t limit) const;
   void session_closed(Session& s) override { finished_.push_back(s.id()); }
   void out_of_descriptors(const std::string& listener, const std::string& reason) override;
 
