@@ -93,19 +93,8 @@ ProxyHeader invalid(std::string_view why) {
 }
 
 SocketAddress address_from(int family, const uint8_t* ip, uint16_t port) {
-  sockaddr_storage ss{};
-  if (family == AF_INET) {
-    auto* v4 = reinterpret_cast<sockaddr_in*>(&ss);
-    v4->sin_family = AF_INET;
-    v4->sin_port = htons(port);
-    std::memcpy(&v4->sin_addr, ip, 4);
-    return SocketAddress::from_sockaddr(reinterpret_cast<sockaddr*>(&ss), sizeof(sockaddr_in));
-  }
-  auto* v6 = reinterpret_cast<sockaddr_in6*>(&ss);
-  v6->sin6_family = AF_INET6;
-  v6->sin6_port = htons(port);
-  std::memcpy(&v6->sin6_addr, ip, 16);
-  return SocketAddress::from_sockaddr(reinterpret_cast<sockaddr*>(&ss), sizeof(sockaddr_in6));
+  return SocketAddress::from_ip_bytes(
+      {reinterpret_cast<const char*>(ip), family == AF_INET ? 4u : 16u}, port);
 }
 
 std::optional<uint16_t> port_of(std::string_view text) {
