@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "net/cidr.h"
 #include "net/fd.h"
 #include "net/socket.h"
 #include "proxy/session_info.h"
@@ -25,6 +26,10 @@ struct ListenSocket {
   int max_connections = 50000;
   Duration idle_timeout = std::chrono::hours(1);
   net::DeadPeerOptions client_dead_peer;
+  // Connections start with a PROXY header from one of trusted_sources (model::Listener).
+  bool accept_proxy = false;
+  std::vector<net::Cidr> trusted_sources;
+  Duration proxy_header_timeout = std::chrono::seconds(3);
   std::shared_ptr<ListenerStats> stats;  // shared by the workers that serve this listener
 };
 
