@@ -18,6 +18,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/deploy/keepalived/keepalived.conf
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/keepalived)
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/bird/vigil-node.conf
               ${PROJECT_SOURCE_DIR}/deploy/bird/router.conf
+              ${PROJECT_SOURCE_DIR}/deploy/bird/vigil-bgp-health.service
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/bird)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/bird/vigil-bgp-health
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/bird)
