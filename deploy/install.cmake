@@ -13,6 +13,15 @@ install(FILES ${PROJECT_SOURCE_DIR}/deploy/bash-completion/vigil
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/vigil.yaml DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+# The pair's and the fleet's configs, as docs/ha.md and the system tests use them.
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/keepalived/keepalived.conf
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/keepalived)
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/bird/vigil-node.conf
+              ${PROJECT_SOURCE_DIR}/deploy/bird/router.conf
+              ${PROJECT_SOURCE_DIR}/deploy/bird/vigil-bgp-health.service
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/bird)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/bird/vigil-bgp-health
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/bird)
 
 # Man pages: vigil(1) from `vigil --help` (help2man), vigil.yaml(5) from the key tables, so
 # neither drifts from what the binary does. Running the binary at build time is skipped for

@@ -43,7 +43,11 @@ def test_files_user_and_token(installed):
     assert run("/usr/bin/vigil", "--version").stdout.startswith("vigil ")
     for path in ("/usr/lib/systemd/system/vigil.service", "/usr/share/man/man1/vigil.1.gz",
                  "/usr/share/man/man5/vigil.yaml.5.gz", "/usr/share/bash-completion/completions/vigil",
-                 "/usr/share/doc/vigil/LICENSE", "/etc/vigil/vigil.yaml.example"):
+                 "/usr/share/doc/vigil/LICENSE", "/etc/vigil/vigil.yaml.example",
+                 "/usr/share/doc/vigil/examples/keepalived/keepalived.conf",
+                 "/usr/share/doc/vigil/examples/bird/vigil-node.conf",
+                 "/usr/share/doc/vigil/examples/bird/router.conf",
+                 "/usr/share/doc/vigil/examples/bird/vigil-bgp-health"):
         assert Path(path).is_file(), path
     user = pwd.getpwnam("vigil")
     assert user.pw_uid < 1000 and user.pw_shell in ("/usr/sbin/nologin", "/bin/false")

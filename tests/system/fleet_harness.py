@@ -223,6 +223,15 @@ class Router:
         """What a routing daemon with resilient groups does when a node withdraws."""
         self.ns.run(["ip", "nexthop", "del", "id", list(NODES).index(name) + 1])
 
+    def add_node_to_group(self, name):
+        """... and when it announces again. A resilient group moves buckets to the new next hop
+        only once they have been idle (idle_timer, 120 s by default): busy flows stay put."""
+        i = list(NODES).index(name) + 1
+        self.ns.run(["ip", "nexthop", "add", "id", i, "via", NODES[name], "dev", "br0"])
+        group = "/".join(str(k) for k in range(1, len(NODES) + 1))
+        kind = ["type", "resilient"] if self.resilient else []
+        self.ns.run(["ip", "nexthop", "replace", "id", NEXTHOP_GROUP, "group", group, *kind])
+
 
 class Session:
     """A keep-alive TLS connection through a service address (from a thread in the client)."""

@@ -2,9 +2,10 @@
 router that spreads new connections over them (ECMP, L4 hash). Shown and asserted: new
 connections reach every node (counted by each vigil's /metrics); vigil killed on one node takes
 its route away within 2 s (its health loop, `vigil health --exit-code`) and new connections
-succeed through the others; a node whose network goes silent is dropped by BFD within 1.5 s.
-Printed: what the route change does to established sessions on the surviving nodes, with BIRD's
-plain multipath route and with a resilient nexthop group (asserted: the group keeps them all).
+succeed through the others; restarted, it is announced again; a node whose network goes silent
+is dropped by BFD within 1.5 s. Printed: what the route changes (a node going, and coming back)
+do to established sessions on the other nodes, with BIRD's plain multipath route and with a
+resilient nexthop group (asserted: the group keeps them all).
 """
 import collections
 import threading
@@ -56,9 +57,10 @@ def spread(client_ns, n):
 
 
 def survivors_report(sessions, dead):
+    """(sessions on the other nodes, how many of them broke, those that still work)."""
     kept = [s for s in sessions if s.node not in dead]
-    broken = [s for s in kept if not s.still_works()]
-    return len(kept), len(broken)
+    working = [s for s in kept if s.still_works()]
+    return len(kept), len(kept) - len(working), working
 
 
 @pytest.mark.parametrize("name", ["vigil-node.conf", "router.conf", "vigil-bgp-health"])
@@ -131,21 +133,33 @@ def test_bgp_fleet(tmp_path):
         print(f"30 new connections after the withdrawal: {dict(after)}")
         assert set(after) <= {silent, survivor}, after
 
-        kept, broken = client_ns.call(survivors_report, sessions, {victim})
-        kept_r, broken_r = client_ns.call(survivors_report, resilient_sessions, {victim})
+        kept, broken, working = client_ns.call(survivors_report, sessions, {victim})
+        kept_r, broken_r, working_r = client_ns.call(survivors_report, resilient_sessions, {victim})
         print(f"established sessions on {survivor}/{silent} after the route change: BIRD multipath "
               f"{broken} of {kept} broken (rehashed to another node, which resets them); "
               f"{'resilient group' if resilient else 'plain group'} {broken_r} of {kept_r} broken")
+
+        # The victim's vigil back: the health loop announces again, the next hop returns.
+        back_at = time.monotonic()
+        nodes[victim].start_vigil()
+        wait_nexthops(router, SERVICE, NODES.values(), 15, f"{victim}'s route announced again")
+        announced = time.monotonic() - back_at
+        router.add_node_to_group(victim)
+        _, broken_back, _ = client_ns.call(survivors_report, working, set())
+        _, broken_back_r, _ = client_ns.call(survivors_report, working_r, set())
+        print(f"vigil back on {victim}: announced {announced:.2f}s after its start; the sessions still "
+              f"working broken by the route change: BIRD multipath {broken_back} of {len(working)}; "
+              f"{'resilient group' if resilient else 'plain group'} {broken_back_r} of {len(working_r)}")
 
         # Fault 2: another node's network goes silent (power lost): BFD drops it.
         silent_at = time.monotonic()
         nodes[silent].ns.iptables("-I", "INPUT", "-i", "eth0", "-j", "DROP")
         nodes[silent].ns.iptables("-I", "OUTPUT", "-o", "eth0", "-j", "DROP")
-        wait_nexthops(router, SERVICE, [NODES[survivor]], 10, f"{silent}'s route dropped by BFD")
+        wait_nexthops(router, SERVICE, [NODES[victim], NODES[survivor]], 10, f"{silent}'s route dropped by BFD")
         bfd = time.monotonic() - silent_at
         print(f"{silent} silent: route dropped after {bfd:.2f}s (BFD)")
-        last = spread(client_ns, 10)
-        print(f"10 new connections after: {dict(last)}")
+        last = spread(client_ns, 20)
+        print(f"20 new connections after: {dict(last)}")
         prober.stop.set()
         prober.thread.join(5)
 
@@ -156,7 +170,10 @@ def test_bgp_fleet(tmp_path):
             problems.append(f"silent node: route dropped after {bfd:.2f}s (bound {BFD_BOUND}s)")
         if resilient and broken_r:
             problems.append(f"resilient group: {broken_r} of {kept_r} sessions on surviving nodes broke")
-        if set(last) != {survivor}:
+        if resilient and broken_back_r:
+            problems.append(f"resilient group: {broken_back_r} of {len(working_r)} sessions broke when "
+                            f"{victim} came back")
+        if set(last) != {victim, survivor}:
             problems.append(f"after both faults new connections went to {dict(last)}")
         assert not problems, "\n".join(problems)
     except BaseException:

@@ -1,5 +1,7 @@
 """A keepalived pair (pair_harness.py) whose active node freezes: every process on it stopped,
-no frame in or out of its eth0, as a hung or paused machine. Then it resumes. A client opens a
+no frame in or out of its eth0, as a hung or paused machine. Then it resumes. Run twice: the
+frozen node has the higher VRRP priority (on resume it takes the address back) or the lower one
+(the new holder keeps it). A client opens a
 new TLS connection through the address every 200 ms; two watches stream through it, one with TCP
 keepalive (1 s) on its socket and one without.
 
@@ -17,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from netns_harness import missing_prerequisites, sleep_until, wait_for
-from pair_harness import KEEPALIVED, Client, Pair, VipWatch, client_neighbor, longest_stall, measure
+from pair_harness import KEEPALIVED, PRIORITY, Client, Pair, VipWatch, client_neighbor, longest_stall, measure, \
+    stop
 
 pytestmark = [
     pytest.mark.skipif(missing_prerequisites() is not None, reason=missing_prerequisites() or ""),
@@ -32,12 +35,29 @@ FROZEN = 6.0           # the node stays frozen this long
 AFTER = 4.0            # the clients run on this long after the resume
 
 
-def test_keepalived_freeze(tmp_path):
+def make_holder(pair, active, want):
+    """Moves the address to `want` (keepalived restarted on the holder; nopreempt keeps it)."""
+    if active is want:
+        return
+    backups = active.log("keepalived").count("Entering BACKUP STATE")
+    stop(active.keepalived)
+    wait_for(lambda: want.holds_vip() and not active.holds_vip(), 10, what=f"{want.name} holding the address")
+    active.start_keepalived()
+    wait_for(lambda: active.log("keepalived").count("Entering BACKUP STATE") > backups, 15,
+             what=f"{active.name} back to BACKUP")
+
+
+@pytest.mark.parametrize("priority", ["higher", "lower"])
+def test_keepalived_freeze(tmp_path, priority):
+    """`priority`: the frozen node's, against the other's. On resume the node with the higher
+    priority keeps the address: the frozen one takes it back, or the new holder keeps it."""
     pair = Pair(tmp_path)
     client = watches = None
     try:
         active = pair.start()
-        standby = pair.other(active)
+        want = max(pair.nodes, key=lambda n: PRIORITY[n.name] * (1 if priority == "higher" else -1))
+        make_holder(pair, active, want)
+        active, standby = want, pair.other(want)
         print(f"\n{active.name} holds the address; vigil health there: {active.health()[1]}")
         client = Client(pair.client_ns)
         watches = {"keepalive 1s": VipWatch(pair.client_ns, keepalive=True),

@@ -116,6 +116,7 @@ json::object loadbalancer(const model::LoadBalancerView& lb) {
       {"provider", "vigil"},
       {"flavor_id", nullptr},
       {"availability_zone", nullptr},
+      {"topology", kOctaviaSingle},  // a file's load balancer; the API's say their own
   };
   add_common(o, lb);
   return o;

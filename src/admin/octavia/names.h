@@ -27,6 +27,10 @@ inline constexpr model::Spelling<model::MonitorType> kOctaviaMonitorTypes[] = {
 
 // The only protocol of listeners and pools vigil accepts (it balances TCP).
 inline constexpr std::string_view kOctaviaTcp = "TCP";
+// A load balancer's topology. vigil is one daemon per node either way: ACTIVE_STANDBY records that
+// the operator runs it as a keepalived pair (docs/ha.md), and is reported back, not acted on.
+inline constexpr std::string_view kOctaviaSingle = "SINGLE";
+inline constexpr std::string_view kOctaviaTopologies[] = {kOctaviaSingle, "ACTIVE_STANDBY"};
 // Every object's provisioning_status: vigil applies a change before it answers the request.
 inline constexpr std::string_view kOctaviaActive = "ACTIVE";
 

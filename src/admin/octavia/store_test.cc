@@ -28,7 +28,8 @@ ApiState sample_state() {
                     .new_id = [&] { return fmt::format("00000000-0000-4000-8000-{:012}", ++ids); },
                     .is_local_address = is_local_address};
   const std::string lb = *create_loadbalancer(s, R"({"loadbalancer": {"name": "k8s",
-      "description": "masters", "project_id": "p1", "tags": ["a", "b"]}})",
+      "description": "masters", "project_id": "p1", "tags": ["a", "b"],
+      "topology": "ACTIVE_STANDBY"}})",
                                               c);
   const std::string l = *create_listener(s,
                                          fmt::format(R"({{"listener": {{"loadbalancer_id":
@@ -85,6 +86,7 @@ TEST_F(StoreFileTest, RoundTripKeepsEveryField) {
   EXPECT_EQ(hm.http_version, 1.1);
   EXPECT_EQ(back->loadbalancers[0].listeners[0].timeout_client_data, 600000);
   EXPECT_EQ(back->loadbalancers[0].tags, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(back->loadbalancers[0].topology, "ACTIVE_STANDBY");
 }
 
 // Operators' overrides of members (file members too) survive a restart, keyed by member id.
