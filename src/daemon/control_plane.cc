@@ -178,9 +178,16 @@ Result<void> ControlPlane::set_override(const std::string& member_id,
                                         std::string_view by) {
   auto it = index_.find(member_id);
   if (it == index_.end()) return fail("no member with id " + member_id);
-  if (auto saved = store_->set_override(member_id, next); !saved) return saved;
   PoolRuntime& pool = *it->second.first;
   const size_t i = it->second.second;
+  // Back to the file's own weight, and ready: nothing is left to override, whichever way it was
+  // asked (vigil member weight, PUT .../admin, Octavia member set --weight); a later edit of the
+  // file's weight then takes effect.
+  if (next && next->state == model::AdminState::kReady &&
+      next->weight == pool.members[i].config.weight) {
+    next.reset();
+  }
+  if (auto saved = store_->set_override(member_id, next); !saved) return saved;
   log::info("pool {} member {}: admin {} by {}", pool.config.name, pool.members[i].config.name,
             next ? model::describe(*next) : "ready (override cleared)", by);
   if (carry_out(pool, apply_override(pool, i, std::move(next), by, context()))) publish();
