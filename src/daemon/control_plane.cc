@@ -58,6 +58,7 @@ Result<void> ControlPlane::start() {
     log::info("upgrade: taking over from pid {} with {} inherited sockets", ::getppid(),
               inherited_.size());
   }
+  take_handed_over_health();
   auto store = admin::ObjectStore::load(file.admin.state_file);
   if (!store) return std::unexpected(store.error());
   store_ = std::make_unique<admin::ObjectStore>(std::move(*store));
@@ -75,7 +76,9 @@ Result<void> ControlPlane::start() {
   std::vector<model::Config> initial{file};
   for (model::Config& c : store_->configs()) initial.push_back(std::move(c));
   lbs_.clear();
-  if (auto applied = apply(std::move(initial)); !applied) return applied;
+  const auto applied = apply(std::move(initial));
+  carried_.clear();  // applied to the members it named; a reload must not bring it back
+  if (!applied) return applied;
   workers_answered_at_ = clock_.now();
   liveness_tick();
   std::optional<net::Fd> admin_socket = inherited_.take(upgrade::kAdminSocket, 0);

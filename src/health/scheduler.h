@@ -63,7 +63,10 @@ class Scheduler {
   // Adds a member, due at once, and returns its slot: the number that names it in Due and
   // completed() until it is removed (then a member added later may get it). Adding an id that
   // exists restarts it, in the same slot.
-  uint32_t add(const std::string& id, const Timing& timing);
+  // `first`: the first check waits until then instead (an upgrade carries on another
+  // process's schedule), and is not spaced from the others.
+  uint32_t add(const std::string& id, const Timing& timing,
+               std::optional<TimePoint> first = std::nullopt);
   void remove(std::string_view id);
   // New timings take effect from the next start; an idle member whose new period ends sooner
   // than its current plan is moved earlier (never later: a shorter interval should act now).
