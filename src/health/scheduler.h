@@ -9,7 +9,8 @@
 //     milliseconds, while ten thousand members spread their first checks over a second instead
 //     of opening ten thousand sockets at once and staying bunched after, and five hundred HTTPS
 //     members make their handshakes one after another instead of all at once, each slowed by
-//     all the others past its timeout.
+//     all the others past its timeout. A member added with its first check's time (an upgrade
+//     carrying on the old process's schedule) waits for it instead, unspaced.
 //  2. The next check starts at `previous start + period * (1 + u)`, u uniform in [-0.1, +0.1)
 //     (model::kCheckJitterPercent) and drawn afresh for every check, so members added together
 //     drift apart. The period is `fast_interval` while the member is transitioning (unchecked, or
