@@ -195,6 +195,7 @@ void ControlPlane::adopt_pools(const std::vector<model::Config>& lbs) {
         if (old == rt->members.end() || old->config.address != m.address ||
             old->config.port != m.port) {
           members.push_back(new_member(m, p.name));
+          resume_health(members.back(), p);
           continue;
         }
         MemberRuntime kept = std::move(*old);
@@ -331,7 +332,8 @@ void ControlPlane::update_checks() {
                            .monitor = *p.config.health_monitor,
                            .address = m.config.monitor_address.empty() ? m.config.address
                                                                        : m.config.monitor_address,
-                           .port = m.config.monitor_port ? m.config.monitor_port : m.config.port});
+                           .port = m.config.monitor_port ? m.config.monitor_port : m.config.port,
+                           .resumed = resumed_check(m, p.config)});
         checked_.emplace_back(&p, i);
       }
     }

@@ -58,6 +58,7 @@ Result<void> ControlPlane::start() {
     log::info("upgrade: taking over from pid {} with {} inherited sockets", ::getppid(),
               inherited_.size());
   }
+  take_handed_over_health();
   auto store = admin::ObjectStore::load(file.admin.state_file);
   if (!store) return std::unexpected(store.error());
   store_ = std::make_unique<admin::ObjectStore>(std::move(*store));
@@ -75,7 +76,9 @@ Result<void> ControlPlane::start() {
   std::vector<model::Config> initial{file};
   for (model::Config& c : store_->configs()) initial.push_back(std::move(c));
   lbs_.clear();
-  if (auto applied = apply(std::move(initial)); !applied) return applied;
+  const auto applied = apply(std::move(initial));
+  carried_.clear();  // applied to the members it named; a reload must not bring it back
+  if (!applied) return applied;
   workers_answered_at_ = clock_.now();
   liveness_tick();
   std::optional<net::Fd> admin_socket = inherited_.take(upgrade::kAdminSocket, 0);
@@ -178,9 +181,16 @@ Result<void> ControlPlane::set_override(const std::string& member_id,
                                         std::string_view by) {
   auto it = index_.find(member_id);
   if (it == index_.end()) return fail("no member with id " + member_id);
-  if (auto saved = store_->set_override(member_id, next); !saved) return saved;
   PoolRuntime& pool = *it->second.first;
   const size_t i = it->second.second;
+  // Back to the file's own weight, and ready: nothing is left to override, whichever way it was
+  // asked (vigil member weight, PUT .../admin, Octavia member set --weight); a later edit of the
+  // file's weight then takes effect.
+  if (next && next->state == model::AdminState::kReady &&
+      next->weight == pool.members[i].config.weight) {
+    next.reset();
+  }
+  if (auto saved = store_->set_override(member_id, next); !saved) return saved;
   log::info("pool {} member {}: admin {} by {}", pool.config.name, pool.members[i].config.name,
             next ? model::describe(*next) : "ready (override cleared)", by);
   if (carry_out(pool, apply_override(pool, i, std::move(next), by, context()))) publish();

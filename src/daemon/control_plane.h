@@ -20,6 +20,7 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "base/string_map.h"
+#include "daemon/health_handover.h"
 #include "daemon/pool_state.h"
 #include "daemon/runtime.h"
 #include "daemon/upgrade.h"
@@ -137,6 +138,14 @@ class ControlPlane {
   void upgrade_ready();
   void upgrade_failed(const std::string& why);
   void abandon_upgrade();  // stop() while a new process starts: it is stopped too
+  // The health handover (health_handover.h; upgrade_control.cc): what this process hands on,
+  // and, in the new one, what it takes: the inherited state is applied to the members of the
+  // first apply() and then dropped.
+  Result<net::Fd> health_to_hand_over() const;
+  void take_handed_over_health();
+  void resume_health(MemberRuntime& m, const model::Pool& pool) const;
+  std::optional<health::Target::Resumed> resumed_check(const MemberRuntime& m,
+                                                       const model::Pool& pool) const;
 
   Result<std::vector<Binding>> bind_changed(const std::vector<model::Config>& lbs);
   void adopt_pools(const std::vector<model::Config>& lbs);
@@ -193,6 +202,7 @@ class ControlPlane {
   bool stopped_ = false;
   std::unique_ptr<GracefulStop> graceful_;  // set by begin_graceful_stop()
   upgrade::Inherited inherited_;            // sockets from the process this one replaces
+  std::unordered_map<std::string, CarriedHealth> carried_;  // by member id; during start() only
   Result<upgrade::Command> command_ = fail("not started");  // what an upgrade runs
   std::shared_ptr<Upgrade> upgrade_;                        // while a new process starts
 };

@@ -80,9 +80,12 @@ void HealthChecker::set_targets(std::vector<Target> targets) {
     it = members_.erase(it);
   }
   for (auto& [id, t] : wanted) {
-    const uint32_t slot = scheduler_.add(id, timing_of(t.monitor));
+    std::optional<TimePoint> first;
+    if (t.resumed) first = clock_.now() + t.resumed->first_check_in;
+    const uint32_t slot = scheduler_.add(id, timing_of(t.monitor), first);
     const Duration refresh = draw_max_age(rng_);
     Threshold threshold(t.monitor.healthy_threshold, t.monitor.unhealthy_threshold);
+    if (t.resumed) threshold.resume(t.resumed->health, t.resumed->successes, t.resumed->failures);
     auto probe_target = std::make_shared<const ProbeTarget>(ProbeTarget{
         .monitor = t.monitor,
         .address = t.address,
