@@ -65,15 +65,20 @@ TEST(ProxyHeader, TheMemberGetsAHeaderBeforeTheClientsBytes) {
 class AcceptProxy : public ::testing::Test {
  protected:
   void start(std::vector<net::Cidr> trusted, Duration timeout = 5s,
-             model::ProxyProtocol to_member = model::ProxyProtocol::kOff) {
+             model::ProxyProtocol to_member = model::ProxyProtocol::kOff,
+             model::Algorithm algorithm = model::Algorithm::kRoundRobin) {
     auto pool = std::make_shared<PoolSnapshot>();
     pool->name = "p";
     pool->version = 1;
-    pool->candidates.push_back({.member_id = "m",
-                                .name = "m",
-                                .address = echo_.address(),
-                                .proxy_protocol = to_member,
-                                .stats = std::make_shared<BackendStats>()});
+    pool->algorithm = algorithm;
+    for (const Member* m : {&echo_, &other_}) {
+      pool->candidates.push_back({.member_id = m == &echo_ ? "m" : "other",
+                                  .name = m == &echo_ ? "m" : "other",
+                                  .address = m->address(),
+                                  .proxy_protocol = to_member,
+                                  .stats = std::make_shared<BackendStats>()});
+      if (algorithm != model::Algorithm::kSourceIp) break;  // one member but for hashing
+    }
     auto fd = net::listen_tcp(loopback());
     address_ = *net::local_address(fd->get());
     std::vector<ListenSocket> listeners;
@@ -90,6 +95,7 @@ class AcceptProxy : public ::testing::Test {
   static std::vector<net::Cidr> loopback_only() { return {*net::Cidr::parse("127.0.0.0/8")}; }
 
   Member echo_;
+  Member other_;
   std::shared_ptr<ListenerStats> stats_ = std::make_shared<ListenerStats>();
   net::SocketAddress address_;
   std::unique_ptr<Worker> worker_;
@@ -103,6 +109,22 @@ TEST_F(AcceptProxy, TheHeaderIsTakenOffAndItsClientPassedOn) {
   const std::string want =
       "PROXY TCP6 2001:db8::7 ::ffff:127.0.0.1 40001 " + port_of(c.get(), false) + "\r\nhello";
   EXPECT_EQ(read_exactly(c.get(), want.size()), want);
+}
+
+// Every real client here is 127.0.0.1: only the claimed addresses can spread them.
+TEST_F(AcceptProxy, SourceIpHashesTheClaimedAddress) {
+  start(loopback_only(), 5s, model::ProxyProtocol::kOff, model::Algorithm::kSourceIp);
+  auto through = [&](const std::string& ip) {
+    net::Fd c = connect_blocking(address_);
+    send_all(c.get(), "PROXY TCP4 " + ip + " 10.0.0.1 40000 443\r\nx");
+    EXPECT_EQ(read_exactly(c.get(), 1), "x") << ip;
+  };
+  for (int i = 0; i < 4; ++i) through("192.0.2.7");
+  EXPECT_TRUE(echo_.accepted() == 4 || other_.accepted() == 4)
+      << echo_.accepted() << " and " << other_.accepted() << ": one address, one member";
+  for (int i = 1; i <= 16; ++i) through("198.51.100." + std::to_string(i));
+  EXPECT_GT(echo_.accepted(), 0);
+  EXPECT_GT(other_.accepted(), 0);
 }
 
 TEST_F(AcceptProxy, AHeaderInPiecesIsWaitedFor) {
