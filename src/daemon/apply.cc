@@ -104,6 +104,15 @@ FdNeeds fd_needs(const std::unordered_map<std::string, ListenerRuntime>& listene
   return n;
 }
 
+// HAProxy's check-send-proxy: the server's own PROXY version, v1 when it sends none.
+model::ProxyProtocol check_proxy_header(const PoolRuntime& p, const MemberRuntime& m) {
+  if (!p.config.health_monitor || !p.config.health_monitor->send_proxy) {
+    return model::ProxyProtocol::kOff;
+  }
+  const model::ProxyProtocol traffic = m.config.proxy_protocol.value_or(p.config.proxy_protocol);
+  return traffic == model::ProxyProtocol::kOff ? model::ProxyProtocol::kV1 : traffic;
+}
+
 // Validated when the config was loaded: a source that does not parse cannot be here.
 std::vector<net::Cidr> trusted_sources(const model::Listener& l) {
   std::vector<net::Cidr> out;
@@ -333,6 +342,7 @@ void ControlPlane::update_checks() {
                            .address = m.config.monitor_address.empty() ? m.config.address
                                                                        : m.config.monitor_address,
                            .port = m.config.monitor_port ? m.config.monitor_port : m.config.port,
+                           .proxy_header = check_proxy_header(p, m),
                            .resumed = resumed_check(m, p.config)});
         checked_.emplace_back(&p, i);
       }

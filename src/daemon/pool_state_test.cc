@@ -435,6 +435,11 @@ TEST(PoolState, AnyConfigChangeWorkersSeeMakesANewSnapshot) {
        .change = [](PoolRuntime& p) { p.config.algorithm = model::Algorithm::kLeastConnections; }},
       {.description = "a member's weight",
        .change = [](PoolRuntime& p) { p.members[0].config.weight = 3; }},
+      {.description = "proxy_protocol",
+       .change = [](PoolRuntime& p) { p.config.proxy_protocol = model::ProxyProtocol::kV2; }},
+      {.description = "a member's proxy_protocol",
+       .change =
+           [](PoolRuntime& p) { p.members[0].config.proxy_protocol = model::ProxyProtocol::kV1; }},
       {.description = "a member's name (workers log it)",
        .change = [](PoolRuntime& p) { p.members[0].config.name = "a-renamed"; }},
       {.description = "a member made anew: workers count and close sessions by its stats",
@@ -449,6 +454,21 @@ TEST(PoolState, AnyConfigChangeWorkersSeeMakesANewSnapshot) {
     const PoolChanges changes = recompute(pool, at(kStart, old_version + 1));
     EXPECT_NE(changes.snapshot, nullptr) << c.description;
     EXPECT_EQ(pool.snapshot->version, old_version + 1) << c.description;
+  }
+}
+
+TEST(PoolState, AMembersProxyProtocolOverridesThePools) {
+  model::Pool config = monitored();
+  config.proxy_protocol = model::ProxyProtocol::kV2;
+  model::Member b = member("b", "10.0.0.2");
+  b.proxy_protocol = model::ProxyProtocol::kOff;
+  PoolRuntime pool = pool_of(config, {member("a", "10.0.0.1"), b});
+  bring_up(pool);
+  ASSERT_EQ(pool.snapshot->candidates.size(), 2u);
+  for (const proxy::Backend& b : pool.snapshot->candidates) {
+    EXPECT_EQ(b.proxy_protocol,
+              b.name == "a" ? model::ProxyProtocol::kV2 : model::ProxyProtocol::kOff)
+        << b.name;
   }
 }
 

@@ -17,7 +17,8 @@ namespace {
 constexpr Duration kWakeupQuantum = std::chrono::milliseconds(2);
 
 bool same_target(const Target& a, const Target& b) {
-  return a.address == b.address && a.port == b.port && model::same_checks(a.monitor, b.monitor);
+  return a.address == b.address && a.port == b.port && a.proxy_header == b.proxy_header &&
+         model::same_checks(a.monitor, b.monitor);
 }
 
 bool reuses_connections(const model::HealthMonitor& m) {
@@ -90,6 +91,7 @@ void HealthChecker::set_targets(std::vector<Target> targets) {
         .monitor = t.monitor,
         .address = t.address,
         .port = t.port,
+        .proxy_header = t.proxy_header,
         .resumption = t.monitor.type == model::MonitorType::kHttps
                           ? std::make_shared<TlsResumption>(refresh)
                           : nullptr,

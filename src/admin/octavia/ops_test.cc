@@ -266,11 +266,11 @@ TEST_F(ApiOpsTest, MemberPoolAndLoadBalancerRequestsAreValidated) {
                     context()),
         400, "session_persistence is not supported by vigil");
   check(create_pool(s_,
-                    fmt::format(R"({{"pool": {{"loadbalancer_id": "{}", "protocol": "PROXY",
+                    fmt::format(R"({{"pool": {{"loadbalancer_id": "{}", "protocol": "UDP",
                         "lb_algorithm": "ROUND_ROBIN"}}}})",
                                 lb_id),
                     context()),
-        400, "protocol PROXY is not supported");
+        400, "pool protocol UDP is not supported (TCP, PROXY and PROXYV2 are)");
   check(create_loadbalancer(s_, R"({"loadbalancer": {"vip_address": "192.0.2.1"}})", context()),
         400, "vip_address 192.0.2.1 is not an address of this host");
   check(create_loadbalancer(s_, R"({"loadbalancer": {"vip_subnet_id": "x"}})", context()), 400,

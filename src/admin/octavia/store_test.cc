@@ -228,6 +228,38 @@ TEST(StoreConfig, ApiObjectsBecomeConfigsNamedByTheirIds) {
   EXPECT_EQ(p.members[1].weight, 0);
 }
 
+TEST(StoreConfig, PoolProtocolsProxyAndProxyV2SendTheHeader) {
+  const std::pair<const char*, model::ProxyProtocol> cases[] = {
+      {"TCP", model::ProxyProtocol::kOff},
+      {"PROXY", model::ProxyProtocol::kV1},
+      {"PROXYV2", model::ProxyProtocol::kV2},
+  };
+  for (const auto& [protocol, expected] : cases) {
+    ApiState s = sample_state();
+    const OpContext c{.now = "2024-05-01T12:00:00",
+                      .new_id = [] { return std::string("00000000-0000-4000-8000-000000000099"); },
+                      .is_local_address = is_local_address};
+    auto p = create_pool(s,
+                         fmt::format(R"({{"pool": {{"loadbalancer_id": "{}", "protocol": "{}",
+      "lb_algorithm": "ROUND_ROBIN"}}}})",
+                                     s.loadbalancers[0].id, protocol),
+                         c);
+    ASSERT_TRUE(p) << protocol;
+    const model::Config config = config_of(s.loadbalancers[0]);
+    ASSERT_EQ(config.pools.size(), 2u);
+    EXPECT_EQ(config.pools[1].proxy_protocol, expected) << protocol;
+  }
+  ApiState s = sample_state();
+  const OpContext c{.now = "2024-05-01T12:00:00",
+                    .new_id = [] { return std::string("00000000-0000-4000-8000-000000000099"); },
+                    .is_local_address = is_local_address};
+  EXPECT_FALSE(create_pool(s,
+                           fmt::format(R"({{"pool": {{"loadbalancer_id": "{}", "protocol": "UDP",
+      "lb_algorithm": "ROUND_ROBIN"}}}})",
+                                       s.loadbalancers[0].id),
+                           c));
+}
+
 TEST(StoreConfig, DisabledObjectsAreNotRun) {
   ApiState s = sample_state();
   s.loadbalancers[0].listeners[0].admin_state_up = false;
