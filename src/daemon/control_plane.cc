@@ -40,7 +40,8 @@ ControlPlane::ControlPlane(boost::asio::io_context& io, ServeOptions options,
       token_(std::move(token)),
       started_at_(wall_now()),
       ramp_(timer_source_.create_timer([this] { reweigh_all(); })),
-      liveness_(timer_source_.create_timer([this] { liveness_tick(); })) {
+      liveness_(timer_source_.create_timer([this] { liveness_tick(); })),
+      rebind_(timer_source_.create_timer([this] { rebind_tick(); })) {
   lbs_.push_back({.config = std::move(file_config)});
 }
 
@@ -93,7 +94,11 @@ Result<void> ControlPlane::start() {
             .set_override =
                 [this](const std::string& id, std::optional<model::AdminOverride> next,
                        std::string_view by) { return set_override(id, std::move(next), by); },
-            .serving = [this] { return serving_problem(); },
+            // Not the watchdog's answer: a restart does not free a port another process holds.
+            .serving =
+                [this] {
+                  return serving_problem().or_else([this] { return unbound_listeners(); });
+                },
             .stopping = [this] { return stopping(); },
             .upgrade = [this] { return upgrade(); },
             .inherited_fd = admin_socket ? admin_socket->get() : -1},
@@ -114,6 +119,7 @@ size_t ControlPlane::stop() {
   if (admin_) admin_->stop();
   ramp_->cancel();
   liveness_->cancel();
+  rebind_->cancel();
   size_t cut = 0;
   for (auto& w : workers_) {
     w->stop();  // closes listeners and sessions, joins

@@ -129,7 +129,15 @@ class ControlPlane {
   void upgrade_failed(const std::string& why);
   void abandon_upgrade();  // stop() while a new process starts: it is stopped too
 
-  Result<std::vector<Binding>> bind_changed(const std::vector<model::Config>& lbs);
+  Result<Binding> bind_listener(const model::Listener& l);
+  Result<std::vector<Binding>> bind_changed(const std::vector<model::Config>& lbs,
+                                            bool retry_taken);
+  // Listeners whose port was taken at start-up are bound again and again, with a growing pause,
+  // until they are (rebind.cc).
+  void schedule_rebind();
+  void rebind_tick();
+  // The listeners not bound, with why: "listener api: cannot bind ...: Address already in use".
+  std::optional<std::string> unbound_listeners() const;
   void adopt_pools(const std::vector<model::Config>& lbs);
   void adopt_overrides(PoolRuntime& pool) const;
   void drop_stale_overrides();
@@ -174,6 +182,9 @@ class ControlPlane {
   std::unique_ptr<admin::AdminServer> admin_;
   std::unique_ptr<Timer> ramp_;  // re-weighs members in slow start
   std::unique_ptr<Timer> liveness_;
+  std::unique_ptr<Timer> rebind_;
+  Duration rebind_pause_{};          // before the next attempt; zero: no attempt failed yet
+  bool started_ = false;             // the first apply() is done
   TimePoint workers_answered_at_{};  // when the last ping that every worker answered was sent
   TimePoint ping_sent_at_{};
   std::deque<model::Transition> transitions_;

@@ -61,7 +61,9 @@ struct ListenerRuntime {
   std::string lb_id;
   std::string pool_id;
   model::Listener config;
-  std::string bound;  // "address:port" actually bound
+  std::string bound;           // "address:port" actually bound; empty while bind_error says why not
+  std::string bind_error;      // its port was taken at start-up; retried (rebind.cc)
+  uint64_t bind_failures = 0;  // attempts to bind that failed, since it was configured
   // The workers' listening sockets by worker index (the workers own them; -1: none): what an
   // upgrade hands to the new process.
   std::vector<int> worker_fds;

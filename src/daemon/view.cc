@@ -74,7 +74,11 @@ std::vector<model::LoadBalancerView> ControlPlane::views() const {
           .default_pool_id = has_pool ? pool->second->id : "",
           .config = l.config,
           .bound = l.bound,
-          .operating_status = has_pool ? pool->second->status : model::OperatingStatus::kOffline,
+          .bind_error = l.bind_error,
+          .bind_errors = l.bind_failures,
+          .operating_status = !l.bind_error.empty() ? model::OperatingStatus::kError
+                              : has_pool            ? pool->second->status
+                                                    : model::OperatingStatus::kOffline,
       };
       listener_counters(*l.stats, lv);
       listener_statuses.push_back(lv.operating_status);
