@@ -31,6 +31,22 @@ const net::DeadPeerOptions kSuspectProbe{.keepalive_idle = std::chrono::seconds(
 
 model::WallTime wall_now() { return std::chrono::system_clock::now(); }
 
+// The admin socket is bound once and the state file read once, at start-up: a reload that
+// changes them says so instead of ignoring them in silence.
+std::vector<std::string> restart_only_changes(const model::Admin& running,
+                                              const model::Admin& next) {
+  std::vector<std::string> out;
+  auto changed = [&](std::string_view key, const std::string& was, const std::string& now) {
+    if (was == now) return;
+    out.push_back(
+        fmt::format("{} changed from \"{}\" to \"{}\": it takes a restart; still using \"{}\"", key,
+                    was, now, was));
+  };
+  changed("admin.listen", running.listen, next.listen);
+  changed("admin.state_file", running.state_file, next.state_file);
+  return out;
+}
+
 }  // namespace
 
 ControlPlane::ControlPlane(boost::asio::io_context& io, ServeOptions options,
@@ -128,7 +144,7 @@ size_t ControlPlane::stop() {
   return cut;
 }
 
-Result<void> ControlPlane::reload() {
+Result<std::vector<std::string>> ControlPlane::reload() {
   if (stopping()) return fail("vigil is stopping; the configuration can no longer change");
   // Failed until it gets through: each refusal below returns early.
   last_reload_at_ = wall_now();
@@ -145,11 +161,16 @@ Result<void> ControlPlane::reload() {
   model::Config file = std::move(*loaded.config);
   if (!options_.token_file.empty()) file.admin.token_file = options_.token_file;
   const std::string token_file = file.admin.token_file;
+  const std::vector<std::string> warnings =
+      restart_only_changes(lbs_.front().config.admin, file.admin);
+  // What runs stays what the picture says: the admin socket and the state file in use.
+  file.admin.listen = lbs_.front().config.admin.listen;
+  file.admin.state_file = lbs_.front().config.admin.state_file;
   std::vector<model::Config> next{std::move(file)};
   for (size_t i = 1; i < lbs_.size(); ++i) next.push_back(lbs_[i].config);
   if (auto applied = apply(std::move(next)); !applied) {
     log::error("reload refused: {}; the running configuration stays", applied.error().message);
-    return applied;
+    return std::unexpected(applied.error());
   }
   if (!token_file.empty() && admin_) {
     // A rotated token takes effect with the reload; an unreadable one keeps the old.
@@ -159,9 +180,10 @@ Result<void> ControlPlane::reload() {
       log::error("reload: admin.token_file: {}; keeping the previous token", token.error().message);
     }
   }
+  for (const std::string& w : warnings) log::warn("reload: {}", w);
   log::info("reloaded {}", options_.config_path);
   last_reload_ok_ = true;
-  return {};
+  return warnings;
 }
 
 Result<void> ControlPlane::apply_api(std::vector<model::Config> api_load_balancers) {

@@ -82,8 +82,9 @@ class ControlPlane {
   // state and sessions; removed members' sessions drain; removed listeners stop accepting.
   Result<void> apply(std::vector<model::Config> load_balancers);
   // Re-reads the config file and applies it with the API's objects; on any error the running
-  // configuration stays and the error is returned (and logged).
-  Result<void> reload();
+  // configuration stays and the error is returned (and logged). On success, warnings (logged
+  // too) about changes only a restart carries out: admin.listen, admin.state_file.
+  Result<std::vector<std::string>> reload();
   // Applies new API objects next to the file's load balancer.
   Result<void> apply_api(std::vector<model::Config> api_load_balancers);
 
