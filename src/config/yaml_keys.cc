@@ -149,7 +149,8 @@ constexpr KeySpec<Listener> kListenerKeys[] = {
     {"pool", "name", "", "The pool (defined in this file) that gets the connections.",
      [](YamlReader& r, const Field& f, Listener& l) { r.set_name(f, l.pool); }, true},
     {"max_connections", "integer 1..10000000", "50000",
-     "Connections held at once; further ones wait in the kernel's accept queue.",
+     "Connections held at once; one more is closed at once (a quick retry beats a hang) and "
+     "counted in `vigil_listener_rejected_connections_total`.",
      [](YamlReader& r, const Field& f, Listener& l) {
        r.set_int(f, l.max_connections, 1, 10'000'000);
      }},
