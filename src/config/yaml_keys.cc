@@ -252,7 +252,9 @@ constexpr KeySpec<Member> kMemberKeys[] = {
     {"name", "name", "", "Unique within the pool.",
      [](YamlReader& r, const Field& f, Member& m) { r.set_name(f, m.name); }, true},
     {"address", "IP address or host name", "",
-     "Where the member listens; a host name is resolved when the config is loaded.",
+     "Where the member listens. A host name is looked up off the control thread when the member is "
+     "added; until it resolves the member is ERROR (\"DNS: ...\") and gets no traffic, and a "
+     "failed name is asked again every 5 s.",
      [](YamlReader& r, const Field& f, Member& m) { read_host(r, f, m.address); }, true},
     {"port", "integer 1..65535", "", "The member's port.",
      [](YamlReader& r, const Field& f, Member& m) { r.set_int(f, m.port, 1, 65535); }, true},

@@ -73,15 +73,15 @@ Result<void> check_binds(const std::vector<model::Config>& lbs) {
   return {};
 }
 
-MemberRuntime new_member(const model::Member& m, const std::string& pool_name) {
+// A host name is looked up by the resolver thread (names.cc), never here on the control thread:
+// a dead DNS server must not stall /healthz and the checks.
+MemberRuntime new_member(const model::Member& m) {
   MemberRuntime r{.id = m.id, .config = m};
   r.state_since = std::chrono::system_clock::now();
-  auto addresses = net::resolve(m.address, m.port);
-  if (addresses) {
-    r.address = addresses->front();
+  if (auto literal = net::SocketAddress::from_ip(m.address, m.port)) {
+    r.address = *literal;
   } else {
-    r.resolve_error = addresses.error().message;
-    log::warn("pool {} member {}: {}; it gets no traffic", pool_name, m.name, r.resolve_error);
+    r.resolve_error = fmt::format("DNS: no answer yet for \"{}\"", m.address);
   }
   return r;
 }
@@ -127,6 +127,7 @@ Result<void> ControlPlane::apply(std::vector<model::Config> lbs) {
   push_to_workers(*bindings);
   update_checks();
   schedule_rebind();
+  resolve_names();
   return {};
 }
 
@@ -199,7 +200,7 @@ void ControlPlane::adopt_pools(const std::vector<model::Config>& lbs) {
         auto old = std::ranges::find(rt->members, m.id, &MemberRuntime::id);
         if (old == rt->members.end() || old->config.address != m.address ||
             old->config.port != m.port) {
-          members.push_back(new_member(m, p.name));
+          members.push_back(new_member(m));
           continue;
         }
         MemberRuntime kept = std::move(*old);

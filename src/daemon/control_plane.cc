@@ -57,7 +57,8 @@ ControlPlane::ControlPlane(boost::asio::io_context& io, ServeOptions options,
       started_at_(wall_now()),
       ramp_(timer_source_.create_timer([this] { reweigh_all(); })),
       liveness_(timer_source_.create_timer([this] { liveness_tick(); })),
-      rebind_(timer_source_.create_timer([this] { rebind_tick(); })) {
+      rebind_(timer_source_.create_timer([this] { rebind_tick(); })),
+      names_retry_(timer_source_.create_timer([this] { resolve_names(); })) {
   lbs_.push_back({.config = std::move(file_config)});
 }
 
@@ -79,6 +80,8 @@ Result<void> ControlPlane::start() {
   if (!store) return std::unexpected(store.error());
   store_ = std::make_unique<admin::ObjectStore>(std::move(*store));
 
+  resolver_ = std::make_unique<net::Resolver>(
+      [this](std::function<void()> answer) { boost::asio::post(io_, std::move(answer)); });
   checker_ = std::make_unique<health::HealthChecker>(
       io_, clock_, timer_source_, [this](const health::Event& e) { on_check(e); });
   for (int w = 0; w < worker_count_; ++w) {
@@ -136,6 +139,8 @@ size_t ControlPlane::stop() {
   ramp_->cancel();
   liveness_->cancel();
   rebind_->cancel();
+  names_retry_->cancel();
+  resolver_.reset();  // answers still under way are dropped
   size_t cut = 0;
   for (auto& w : workers_) {
     w->stop();  // closes listeners and sessions, joins

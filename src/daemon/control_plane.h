@@ -24,6 +24,7 @@
 #include "daemon/upgrade.h"
 #include "model/config.h"
 #include "model/status_tree.h"
+#include "net/resolver.h"
 #include "proxy/worker.h"
 
 namespace boost::asio {
@@ -137,6 +138,11 @@ class ControlPlane {
   // until they are (rebind.cc).
   void schedule_rebind();
   void rebind_tick();
+  // Members given by host name are looked up off the control thread (names.cc); the answer is
+  // applied like any other change. Failed names are asked again every few seconds.
+  void resolve_names();
+  void on_resolved(const std::string& member_id, const std::string& host, uint16_t port,
+                   Result<std::vector<net::SocketAddress>> addresses);
   // The listeners not bound, with why: "listener api: cannot bind ...: Address already in use".
   std::optional<std::string> unbound_listeners() const;
   void adopt_pools(const std::vector<model::Config>& lbs);
@@ -184,6 +190,8 @@ class ControlPlane {
   std::unique_ptr<Timer> ramp_;  // re-weighs members in slow start
   std::unique_ptr<Timer> liveness_;
   std::unique_ptr<Timer> rebind_;
+  std::unique_ptr<net::Resolver> resolver_;
+  std::unique_ptr<Timer> names_retry_;
   Duration rebind_pause_{};          // before the next attempt; zero: no attempt failed yet
   bool started_ = false;             // the first apply() is done
   TimePoint workers_answered_at_{};  // when the last ping that every worker answered was sent

@@ -25,8 +25,9 @@ struct MemberRuntime {
   model::Member config;
   // An operator's drain, maint or weight; kept across apply() and in admin.state_file.
   std::optional<model::AdminOverride> admin_override;
-  std::optional<net::SocketAddress> address;  // resolved at load; none: cannot resolve
-  std::string resolve_error;
+  std::optional<net::SocketAddress> address;  // none: its name is not resolved (yet)
+  std::string resolve_error;                  // "DNS: ..." while `address` is none
+  bool resolving = false;                     // a lookup of its name is under way (names.cc)
   model::Health health = model::Health::kUnchecked;
   bool first_check = false;  // the last result was the member's first
   int successes = 0;         // consecutive

@@ -35,6 +35,8 @@ model::MemberView member_view(const PoolRuntime& p, const MemberRuntime& m) {
     mv.last_check =
         model::CheckResult{.outcome = model::Outcome::kResolveFailed, .detail = m.resolve_error};
   }
+  // No address, no traffic: whatever its checks say, it is not serving.
+  if (!m.address && m.config.enabled) mv.operating_status = model::OperatingStatus::kError;
   return mv;
 }
 
