@@ -49,8 +49,9 @@ using ApplyFn = std::function<Result<void>(const std::vector<model::Config>& api
 // Why vigil does not serve now ("a worker's event loop has not answered for 2400 ms"), or
 // nullopt while it does: what /healthz and /readyz report first.
 using ServingFn = std::function<std::optional<std::string>()>;
-// Re-reads the config file and applies it (POST /v1/reload, like SIGHUP).
-using ReloadFn = std::function<Result<void>()>;
+// Re-reads the config file and applies it (POST /v1/reload, like SIGHUP); on success, the
+// warnings about what a reload cannot change ("admin.listen changed: it takes a restart").
+using ReloadFn = std::function<Result<std::vector<std::string>>()>;
 // POST /v1/upgrade: starts the new process; its pid, or why it could not start.
 using UpgradeFn = std::function<Result<int>()>;
 // Sets (or, with none, clears) an operator's override of the member `member_id` (any member, the

@@ -1,5 +1,6 @@
 #include "admin/routes.h"
 
+#include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -82,8 +83,12 @@ Response authenticated(const Request& request, const Target& target, const Route
   }
   if (s == Segments{"v1", "reload"}) {
     if (request.method != "POST" || ctx.reload == nullptr) return method_not_allowed();
-    if (auto reloaded = (*ctx.reload)(); !reloaded) return fault(409, reloaded.error().message);
-    return text(200, "application/json", "{\"reloaded\": true}");
+    auto reloaded = (*ctx.reload)();
+    if (!reloaded) return fault(409, reloaded.error().message);
+    boost::json::array warnings(reloaded->begin(), reloaded->end());
+    return text(200, "application/json",
+                boost::json::serialize(
+                    boost::json::object{{"reloaded", true}, {"warnings", std::move(warnings)}}));
   }
   if (s == Segments{"v1", "upgrade"}) {
     if (request.method != "POST" || ctx.upgrade == nullptr) return method_not_allowed();

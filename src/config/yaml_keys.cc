@@ -188,7 +188,8 @@ constexpr KeySpec<Listener> kListenerKeys[] = {
     {"pool", "name", "", "The pool (defined in this file) that gets the connections.",
      [](YamlReader& r, const Field& f, Listener& l) { r.set_name(f, l.pool); }, true},
     {"max_connections", "integer 1..10000000", "50000",
-     "Connections held at once; further ones wait in the kernel's accept queue.",
+     "Connections held at once; one more is closed at once (a quick retry beats a hang) and "
+     "counted in `vigil_listener_rejected_connections_total`.",
      [](YamlReader& r, const Field& f, Listener& l) {
        r.set_int(f, l.max_connections, 1, 10'000'000);
      }},
@@ -319,7 +320,9 @@ constexpr KeySpec<Member> kMemberKeys[] = {
     {"name", "name", "", "Unique within the pool.",
      [](YamlReader& r, const Field& f, Member& m) { r.set_name(f, m.name); }, true},
     {"address", "IP address or host name", "",
-     "Where the member listens; a host name is resolved when the config is loaded.",
+     "Where the member listens. A host name is looked up off the control thread when the member is "
+     "added; until it resolves the member is ERROR (\"DNS: ...\") and gets no traffic, and a "
+     "failed name is asked again every 5 s.",
      [](YamlReader& r, const Field& f, Member& m) { read_host(r, f, m.address); }, true},
     {"port", "integer 1..65535", "", "The member's port.",
      [](YamlReader& r, const Field& f, Member& m) { r.set_int(f, m.port, 1, 65535); }, true},

@@ -31,6 +31,22 @@ const net::DeadPeerOptions kSuspectProbe{.keepalive_idle = std::chrono::seconds(
 
 model::WallTime wall_now() { return std::chrono::system_clock::now(); }
 
+// The admin socket is bound once and the state file read once, at start-up: a reload that
+// changes them says so instead of ignoring them in silence.
+std::vector<std::string> restart_only_changes(const model::Admin& running,
+                                              const model::Admin& next) {
+  std::vector<std::string> out;
+  auto changed = [&](std::string_view key, const std::string& was, const std::string& now) {
+    if (was == now) return;
+    out.push_back(
+        fmt::format("{} changed from \"{}\" to \"{}\": it takes a restart; still using \"{}\"", key,
+                    was, now, was));
+  };
+  changed("admin.listen", running.listen, next.listen);
+  changed("admin.state_file", running.state_file, next.state_file);
+  return out;
+}
+
 }  // namespace
 
 ControlPlane::ControlPlane(boost::asio::io_context& io, ServeOptions options,
@@ -40,7 +56,9 @@ ControlPlane::ControlPlane(boost::asio::io_context& io, ServeOptions options,
       token_(std::move(token)),
       started_at_(wall_now()),
       ramp_(timer_source_.create_timer([this] { reweigh_all(); })),
-      liveness_(timer_source_.create_timer([this] { liveness_tick(); })) {
+      liveness_(timer_source_.create_timer([this] { liveness_tick(); })),
+      rebind_(timer_source_.create_timer([this] { rebind_tick(); })),
+      names_retry_(timer_source_.create_timer([this] { resolve_names(); })) {
   lbs_.push_back({.config = std::move(file_config)});
 }
 
@@ -63,6 +81,8 @@ Result<void> ControlPlane::start() {
   if (!store) return std::unexpected(store.error());
   store_ = std::make_unique<admin::ObjectStore>(std::move(*store));
 
+  resolver_ = std::make_unique<net::Resolver>(
+      [this](std::function<void()> answer) { boost::asio::post(io_, std::move(answer)); });
   checker_ = std::make_unique<health::HealthChecker>(
       io_, clock_, timer_source_, [this](const health::Event& e) { on_check(e); });
   for (int w = 0; w < worker_count_; ++w) {
@@ -96,7 +116,11 @@ Result<void> ControlPlane::start() {
             .set_override =
                 [this](const std::string& id, std::optional<model::AdminOverride> next,
                        std::string_view by) { return set_override(id, std::move(next), by); },
-            .serving = [this] { return serving_problem(); },
+            // Not the watchdog's answer: a restart does not free a port another process holds.
+            .serving =
+                [this] {
+                  return serving_problem().or_else([this] { return unbound_listeners(); });
+                },
             .stopping = [this] { return stopping(); },
             .upgrade = [this] { return upgrade(); },
             .list_sessions =
@@ -126,6 +150,9 @@ size_t ControlPlane::stop() {
   if (admin_) admin_->stop();
   ramp_->cancel();
   liveness_->cancel();
+  rebind_->cancel();
+  names_retry_->cancel();
+  resolver_.reset();  // answers still under way are dropped
   size_t cut = 0;
   for (auto& w : workers_) {
     w->stop();  // closes listeners and sessions, joins
@@ -134,7 +161,7 @@ size_t ControlPlane::stop() {
   return cut;
 }
 
-Result<void> ControlPlane::reload() {
+Result<std::vector<std::string>> ControlPlane::reload() {
   if (stopping()) return fail("vigil is stopping; the configuration can no longer change");
   // Failed until it gets through: each refusal below returns early.
   last_reload_at_ = wall_now();
@@ -151,11 +178,16 @@ Result<void> ControlPlane::reload() {
   model::Config file = std::move(*loaded.config);
   if (!options_.token_file.empty()) file.admin.token_file = options_.token_file;
   const std::string token_file = file.admin.token_file;
+  const std::vector<std::string> warnings =
+      restart_only_changes(lbs_.front().config.admin, file.admin);
+  // What runs stays what the picture says: the admin socket and the state file in use.
+  file.admin.listen = lbs_.front().config.admin.listen;
+  file.admin.state_file = lbs_.front().config.admin.state_file;
   std::vector<model::Config> next{std::move(file)};
   for (size_t i = 1; i < lbs_.size(); ++i) next.push_back(lbs_[i].config);
   if (auto applied = apply(std::move(next)); !applied) {
     log::error("reload refused: {}; the running configuration stays", applied.error().message);
-    return applied;
+    return std::unexpected(applied.error());
   }
   if (!token_file.empty() && admin_) {
     // A rotated token takes effect with the reload; an unreadable one keeps the old.
@@ -165,9 +197,10 @@ Result<void> ControlPlane::reload() {
       log::error("reload: admin.token_file: {}; keeping the previous token", token.error().message);
     }
   }
+  for (const std::string& w : warnings) log::warn("reload: {}", w);
   log::info("reloaded {}", options_.config_path);
   last_reload_ok_ = true;
-  return {};
+  return warnings;
 }
 
 Result<void> ControlPlane::apply_api(std::vector<model::Config> api_load_balancers) {

@@ -26,6 +26,7 @@
 #include "daemon/upgrade.h"
 #include "model/config.h"
 #include "model/status_tree.h"
+#include "net/resolver.h"
 #include "proxy/worker.h"
 
 namespace boost::asio {
@@ -84,8 +85,9 @@ class ControlPlane {
   // state and sessions; removed members' sessions drain; removed listeners stop accepting.
   Result<void> apply(std::vector<model::Config> load_balancers);
   // Re-reads the config file and applies it with the API's objects; on any error the running
-  // configuration stays and the error is returned (and logged).
-  Result<void> reload();
+  // configuration stays and the error is returned (and logged). On success, warnings (logged
+  // too) about changes only a restart carries out: admin.listen, admin.state_file.
+  Result<std::vector<std::string>> reload();
   // Applies new API objects next to the file's load balancer.
   Result<void> apply_api(std::vector<model::Config> api_load_balancers);
 
@@ -147,7 +149,20 @@ class ControlPlane {
   std::optional<health::Target::Resumed> resumed_check(const MemberRuntime& m,
                                                        const model::Pool& pool) const;
 
-  Result<std::vector<Binding>> bind_changed(const std::vector<model::Config>& lbs);
+  Result<Binding> bind_listener(const model::Listener& l);
+  Result<std::vector<Binding>> bind_changed(const std::vector<model::Config>& lbs,
+                                            bool retry_taken);
+  // Listeners whose port was taken at start-up are bound again and again, with a growing pause,
+  // until they are (rebind.cc).
+  void schedule_rebind();
+  void rebind_tick();
+  // Members given by host name are looked up off the control thread (names.cc); the answer is
+  // applied like any other change. Failed names are asked again every few seconds.
+  void resolve_names();
+  void on_resolved(const std::string& member_id, const std::string& host, uint16_t port,
+                   Result<std::vector<net::SocketAddress>> addresses);
+  // The listeners not bound, with why: "listener api: cannot bind ...: Address already in use".
+  std::optional<std::string> unbound_listeners() const;
   void adopt_pools(const std::vector<model::Config>& lbs);
   void adopt_overrides(PoolRuntime& pool) const;
   void drop_stale_overrides();
@@ -192,6 +207,11 @@ class ControlPlane {
   std::unique_ptr<admin::AdminServer> admin_;
   std::unique_ptr<Timer> ramp_;  // re-weighs members in slow start
   std::unique_ptr<Timer> liveness_;
+  std::unique_ptr<Timer> rebind_;
+  std::unique_ptr<net::Resolver> resolver_;
+  std::unique_ptr<Timer> names_retry_;
+  Duration rebind_pause_{};          // before the next attempt; zero: no attempt failed yet
+  bool started_ = false;             // the first apply() is done
   TimePoint workers_answered_at_{};  // when the last ping that every worker answered was sent
   TimePoint ping_sent_at_{};
   std::deque<model::Transition> transitions_;

@@ -25,8 +25,9 @@ struct MemberRuntime {
   model::Member config;
   // An operator's drain, maint or weight; kept across apply() and in admin.state_file.
   std::optional<model::AdminOverride> admin_override;
-  std::optional<net::SocketAddress> address;  // resolved at load; none: cannot resolve
-  std::string resolve_error;
+  std::optional<net::SocketAddress> address;  // none: its name is not resolved (yet)
+  std::string resolve_error;                  // "DNS: ..." while `address` is none
+  bool resolving = false;                     // a lookup of its name is under way (names.cc)
   model::Health health = model::Health::kUnchecked;
   bool first_check = false;  // the last result was the member's first
   int successes = 0;         // consecutive
@@ -61,7 +62,9 @@ struct ListenerRuntime {
   std::string lb_id;
   std::string pool_id;
   model::Listener config;
-  std::string bound;  // "address:port" actually bound
+  std::string bound;           // "address:port" actually bound; empty while bind_error says why not
+  std::string bind_error;      // its port was taken at start-up; retried (rebind.cc)
+  uint64_t bind_failures = 0;  // attempts to bind that failed, since it was configured
   // The workers' listening sockets by worker index (the workers own them; -1: none): what an
   // upgrade hands to the new process.
   std::vector<int> worker_fds;

@@ -35,6 +35,8 @@ model::MemberView member_view(const PoolRuntime& p, const MemberRuntime& m) {
     mv.last_check =
         model::CheckResult{.outcome = model::Outcome::kResolveFailed, .detail = m.resolve_error};
   }
+  // No address, no traffic: whatever its checks say, it is not serving.
+  if (!m.address && m.config.enabled) mv.operating_status = model::OperatingStatus::kError;
   return mv;
 }
 
@@ -74,7 +76,11 @@ std::vector<model::LoadBalancerView> ControlPlane::views() const {
           .default_pool_id = has_pool ? pool->second->id : "",
           .config = l.config,
           .bound = l.bound,
-          .operating_status = has_pool ? pool->second->status : model::OperatingStatus::kOffline,
+          .bind_error = l.bind_error,
+          .bind_errors = l.bind_failures,
+          .operating_status = !l.bind_error.empty() ? model::OperatingStatus::kError
+                              : has_pool            ? pool->second->status
+                                                    : model::OperatingStatus::kOffline,
       };
       listener_counters(*l.stats, lv);
       listener_statuses.push_back(lv.operating_status);

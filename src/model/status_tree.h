@@ -66,7 +66,9 @@ struct ListenerView {
   std::string load_balancer_id;
   std::string default_pool_id;
   Listener config;
-  std::string bound;  // "address:port" actually bound, e.g. with port 0 in tests
+  std::string bound;         // "address:port" actually bound, e.g. with port 0 in tests
+  std::string bind_error;    // not bound (operating_status ERROR): why; retried
+  uint64_t bind_errors = 0;  // failed attempts to bind
   OperatingStatus operating_status = OperatingStatus::kOnline;
   uint64_t active_connections = 0;
   uint64_t total_connections = 0;

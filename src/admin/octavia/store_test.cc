@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 
@@ -138,13 +139,25 @@ TEST_F(StoreFileTest, CommitWritesTheFileAndLoadReadsIt) {
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
 }
 
+TEST_F(StoreFileTest, LoadRemovesTemporariesLeftByADeadProcess) {
+  ASSERT_TRUE(ObjectStore::load(path())->commit(sample_state()));
+  // pid 999999999 is above any pid_max: a process killed between create and rename.
+  ASSERT_TRUE(write_file_atomic(path() + ".tmp.999999999.0123456789abcdef", "{\"torn"));
+  ASSERT_TRUE(ObjectStore::load(path()));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
 TEST_F(StoreFileTest, AFailedWriteKeepsTheStateAndTheOldFile) {
   auto store = ObjectStore::load(path());
   ASSERT_TRUE(store->commit(ApiState{}));
   const std::string before = *read_file(path());
-  // A directory where write_file_atomic puts its temporary file: open() fails, even for root.
-  fs::create_directory(path() + ".tmp." + std::to_string(::getpid()));
+  // A disk that fails the sync (base/file.h's seam): fails even for root.
+  set_fsync_for_tests([](int) {
+    errno = EIO;
+    return -1;
+  });
   auto failed = store->commit(sample_state());
+  set_fsync_for_tests(nullptr);
   ASSERT_FALSE(failed);
   EXPECT_NE(failed.error().message.find("cannot save the API objects"), std::string::npos);
   EXPECT_TRUE(store->state().loadbalancers.empty());
