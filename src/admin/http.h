@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "admin/session_query.h"
 #include "base/error.h"
 #include "model/config.h"
 #include "model/status_tree.h"
@@ -31,6 +32,10 @@ struct Response {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  // beyond Content-Type
+  // Set by a route that answers later (it asks the workers): the server calls it with the
+  // function that sends the real response, which it must call once, on the control thread.
+  // The other fields are then unused.
+  std::function<void(std::function<void(Response)>)> later;
 };
 
 // Every load balancer the daemon runs: the config file's first, then those of the API.
@@ -66,6 +71,8 @@ struct RouteContext {
   const ServingFn* serving = nullptr;        // null: serving (tests of other routes)
   const std::function<bool()>* stopping = nullptr;  // true: /healthz answers 503
   const UpgradeFn* upgrade = nullptr;               // null: POST /v1/upgrade answers 405
+  const ListSessionsFn* list_sessions = nullptr;    // null: /v1/sessions answers 405
+  const KillSessionsFn* kill_sessions = nullptr;
 };
 
 // Octavia's error shape: {"faultstring": message}.

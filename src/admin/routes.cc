@@ -11,6 +11,7 @@
 #include "admin/octavia/views.h"
 #include "admin/octavia/writes.h"
 #include "admin/readiness.h"
+#include "admin/sessions.h"
 #include "admin/status_json.h"
 #include "admin/status_page.h"
 #include "admin/target.h"
@@ -92,6 +93,7 @@ Response authenticated(const Request& request, const Target& target, const Route
                 "{\"upgrading\": true, \"pid\": " + std::to_string(*pid) + "}");
   }
   if (auto r = route_member_admin(request, target, ctx)) return *r;
+  if (auto r = route_sessions(request, target, ctx)) return *r;
   if (s == Segments{"metrics"}) {
     if (!get) return method_not_allowed();
     return text(200, "text/plain; version=0.0.4; charset=utf-8", metrics_text(views(), ctx.now));

@@ -207,20 +207,29 @@ class Session : public std::enable_shared_from_this<Session> {
     Response response;
     try {
       const Options& o = server_->options;
-      response = route(request, RouteContext{.token = o.token,
-                                             .views = server_->view,
-                                             .now = std::chrono::system_clock::now(),
-                                             .store = o.store,
-                                             .apply = &o.apply,
-                                             .reload = o.reload ? &o.reload : nullptr,
-                                             .set_override = &o.set_override,
-                                             .serving = o.serving ? &o.serving : nullptr,
-                                             .stopping = o.stopping ? &o.stopping : nullptr,
-                                             .upgrade = o.upgrade ? &o.upgrade : nullptr});
+      response = route(request,
+                       RouteContext{.token = o.token,
+                                    .views = server_->view,
+                                    .now = std::chrono::system_clock::now(),
+                                    .store = o.store,
+                                    .apply = &o.apply,
+                                    .reload = o.reload ? &o.reload : nullptr,
+                                    .set_override = &o.set_override,
+                                    .serving = o.serving ? &o.serving : nullptr,
+                                    .stopping = o.stopping ? &o.stopping : nullptr,
+                                    .upgrade = o.upgrade ? &o.upgrade : nullptr,
+                                    .list_sessions = o.list_sessions ? &o.list_sessions : nullptr,
+                                    .kill_sessions = o.kill_sessions ? &o.kill_sessions : nullptr});
     } catch (const std::exception& e) {
       log::error("admin API: {} {} failed: {}", std::string_view(request.method),
                  std::string_view(request.target), e.what());
       response = fault(500, "internal error; see vigil's log");
+    }
+    if (response.later) {
+      auto later = std::move(response.later);
+      later([self = shared_from_this(), keep_alive = req.keep_alive(), version = req.version()](
+                Response r) { self->send(std::move(r), keep_alive, version, false); });
+      return;
     }
     send(std::move(response), req.keep_alive(), req.version(), false);
   }

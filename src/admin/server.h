@@ -46,6 +46,9 @@ struct Options {
   std::function<bool()> stopping;
   // POST /v1/upgrade; empty: not offered.
   UpgradeFn upgrade;
+  // GET /v1/sessions and POST /v1/sessions/kill; empty: not offered.
+  ListSessionsFn list_sessions;
+  KillSessionsFn kill_sessions;
   // A listening socket to serve on instead of binding `listen` (an upgrade hands it over);
   // start() owns it from then on. -1: bind.
   int inherited_fd = -1;

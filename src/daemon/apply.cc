@@ -12,6 +12,7 @@
 #include "daemon/fd_budget.h"
 #include "health/checker.h"
 #include "model/ids.h"
+#include "net/cidr.h"
 #include "net/socket.h"
 
 namespace vigil::daemon {
@@ -101,6 +102,15 @@ FdNeeds fd_needs(const std::unordered_map<std::string, ListenerRuntime>& listene
     if (p->config.health_monitor) n.checked_members += p->members.size();
   }
   return n;
+}
+
+// Validated when the config was loaded: a source that does not parse cannot be here.
+std::vector<net::Cidr> trusted_sources(const model::Listener& l) {
+  std::vector<net::Cidr> out;
+  for (const std::string& s : l.trusted_sources) {
+    if (auto cidr = net::Cidr::parse(s)) out.push_back(*cidr);
+  }
+  return out;
 }
 
 }  // namespace
@@ -290,6 +300,9 @@ void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
             .max_connections = budget.effective(l.config.max_connections, needs.max_connections),
             .idle_timeout = l.config.idle_timeout,
             .client_dead_peer = net::dead_peer_options(l.config.dead_peer_timeout),
+            .accept_proxy = l.config.accept_proxy,
+            .trusted_sources = trusted_sources(l.config),
+            .proxy_header_timeout = l.config.proxy_header_timeout,
             .stats = l.stats};
         for (Binding& b : bindings) {
           if (b.listener_id == id) s.fd = std::move(b.fds[static_cast<size_t>(w)]);

@@ -97,6 +97,15 @@ Result<void> ControlPlane::start() {
             .serving = [this] { return serving_problem(); },
             .stopping = [this] { return stopping(); },
             .upgrade = [this] { return upgrade(); },
+            .list_sessions =
+                [this](std::optional<std::vector<std::string>> ids, size_t limit,
+                       std::function<void(Result<admin::SessionTable>)> done) {
+                  list_sessions(std::move(ids), limit, std::move(done));
+                },
+            .kill_sessions =
+                [this](std::vector<std::string> ids, std::function<void(Result<size_t>)> done) {
+                  kill_sessions(ids, std::move(done));
+                },
             .inherited_fd = admin_socket ? admin_socket->get() : -1},
         [this] { return views(); });
     if (admin_socket) admin_socket->release();  // the server owns it from start() on

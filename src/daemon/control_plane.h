@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "admin/session_query.h"
 #include "base/asio_timer.h"
 #include "base/clock.h"
 #include "base/error.h"
@@ -91,6 +92,14 @@ class ControlPlane {
   // carried out (transition log, sessions closed for maint, new snapshot).
   Result<void> set_override(const std::string& member_id, std::optional<model::AdminOverride> next,
                             std::string_view by);
+
+  // GET /v1/sessions and POST /v1/sessions/kill (sessions.cc): each worker is asked through its
+  // mailbox and `done` runs on the control thread once all have answered, or with an error once
+  // one has not within a bound. Members are named by id; unknown ids are skipped.
+  void list_sessions(std::optional<std::vector<std::string>> member_ids, size_t limit,
+                     std::function<void(Result<admin::SessionTable>)> done);
+  void kill_sessions(const std::vector<std::string>& member_ids,
+                     std::function<void(Result<size_t>)> done);
 
   // Any thread: a worker's connect to a member failed.
   void on_connect_failure(proxy::ConnectFailure failure);

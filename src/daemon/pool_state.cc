@@ -139,11 +139,13 @@ std::shared_ptr<proxy::PoolSnapshot> snapshot_of(PoolRuntime& pool, const Rotati
     m.in_rotation = true;
     const int weight = ramped_weight(weight_of(m), pool.config.slow_start, m.recovered_at, now);
     ramping |= weight < weight_of(m) * kWeightScale;
-    next->candidates.push_back({.member_id = m.id,
-                                .name = m.config.name,
-                                .address = *m.address,
-                                .weight = weight,
-                                .stats = m.stats});
+    next->candidates.push_back(
+        {.member_id = m.id,
+         .name = m.config.name,
+         .address = *m.address,
+         .weight = weight,
+         .proxy_protocol = m.config.proxy_protocol.value_or(pool.config.proxy_protocol),
+         .stats = m.stats});
   }
   return next;
 }
