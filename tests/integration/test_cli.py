@@ -110,6 +110,11 @@ def test_reload_applies_a_good_file_and_prints_a_bad_files_errors(tmp_path, clea
     line = next(n for n, text in enumerate(good.splitlines(), 1) if "health_monitor" in text)
     assert f"  {vigil.config}:{line}: error: " in refused.stderr, refused.stderr
     assert "intervall" in refused.stderr
+    # With -c the client reads admin.listen and token_file from the file, which does not load:
+    # the same errors, without asking the daemon.
+    local = run("reload", "-c", str(vigil.config))
+    assert local.returncode == 1, local.stderr
+    assert local.stderr == refused.stderr
     # The running configuration stays, and serves.
     assert set(vigil.members()) == {"master-01", "master-02"}
     assert vigil.get("/healthz", token=None)[0] == 200
