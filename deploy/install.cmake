@@ -25,6 +25,7 @@ if(HELP2MAN AND GZIP AND NOT VIGIL_SANITIZE)
     OUTPUT ${man}/vigil.1.gz
     COMMAND ${CMAKE_COMMAND} -E make_directory ${man}
     COMMAND ${HELP2MAN} --no-info --no-discard-stderr --help-option=--help-all
+            --version-string=${PROJECT_VERSION}
             --include=${PROJECT_SOURCE_DIR}/deploy/man/vigil.h2m
             --section=1 --output=${man}/vigil.1
             $<TARGET_FILE:vigil>
