@@ -1,5 +1,6 @@
-// vigil's command line (DESIGN.md section 2.1): every verb, its options and its --help, parsed by
-// CLI11. Usage errors are exit 2 and --help exit 0, for every verb alike. main()'s thread.
+// vigil's command line (docs/api.md, "The client commands"): every verb, its options and its
+// --help, parsed by CLI11. Usage errors are exit 2 and --help exit 0, for every verb alike.
+// main()'s thread.
 #pragma once
 
 #include <ostream>

@@ -1,4 +1,4 @@
-// vigil's command line: one binary, one verb per job (DESIGN.md section 2.1).
+// vigil: one binary, one verb per job; command_line.cc reads the arguments, main() dispatches.
 #include <unistd.h>
 
 #include <chrono>
