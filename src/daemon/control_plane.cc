@@ -14,6 +14,7 @@
 #include "base/file.h"
 #include "base/log.h"
 #include "config/loader.h"
+#include "daemon/announced_reload.h"
 #include "health/checker.h"
 #include "net/socket.h"
 
@@ -112,7 +113,7 @@ Result<void> ControlPlane::start() {
             .token = token_,
             .store = store_.get(),
             .apply = [this](const std::vector<model::Config>& api) { return apply_api(api); },
-            .reload = [this] { return reload(); },
+            .reload = [this] { return announced_reload(*this); },
             .set_override =
                 [this](const std::string& id, std::optional<model::AdminOverride> next,
                        std::string_view by) { return set_override(id, std::move(next), by); },
@@ -173,7 +174,12 @@ Result<std::vector<std::string>> ControlPlane::reload() {
   if (!loaded.ok()) {
     log::error("reload refused: {} has errors; the running configuration stays",
                options_.config_path);
-    return fail(options_.config_path + " has errors (see the log, or run vigil check)");
+    // One line per error, for `vigil reload` (and so `systemctl reload`) to show.
+    std::string why = options_.config_path + " has errors; the running configuration stays";
+    for (const auto& d : loaded.diagnostics) {
+      if (d.is_error()) why += "\n" + d.to_string();
+    }
+    return fail(why);
   }
   model::Config file = std::move(*loaded.config);
   if (!options_.token_file.empty()) file.admin.token_file = options_.token_file;

@@ -9,6 +9,7 @@
 #include "base/file.h"
 #include "base/log.h"
 #include "config/loader.h"
+#include "daemon/announced_reload.h"
 #include "daemon/control_plane.h"
 #include "daemon/fd_budget.h"
 #include "daemon/service_notify.h"
@@ -34,12 +35,7 @@ void wait_for_signals(boost::asio::signal_set& signals, ControlPlane& control,
       log::warn("SIGHUP: not reloading; vigil is stopping");
     } else if (signo == SIGHUP) {
       log::info("SIGHUP: reloading");
-      service::reloading();
-      // reload() logs its own errors; the running configuration stays on error.
-      const auto reloaded = control.reload();
-      service::ready(reloaded ? "serving; reloaded"
-                              : "serving the previous configuration; reload refused: " +
-                                    reloaded.error().message);
+      [[maybe_unused]] auto reloaded = announced_reload(control);
     } else if (const Duration grace = control.shutdown_grace();
                signo == SIGTERM && !control.stopping() && grace > Duration::zero()) {
       const auto grace_s = std::chrono::duration_cast<std::chrono::seconds>(grace).count();
