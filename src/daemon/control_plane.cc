@@ -34,13 +34,14 @@ model::WallTime wall_now() { return std::chrono::system_clock::now(); }
 }  // namespace
 
 ControlPlane::ControlPlane(boost::asio::io_context& io, ServeOptions options,
-                           model::Config file_config, std::string token)
+                           model::Config file_config, admin::AdminTokens tokens)
     : io_(io),
       options_(std::move(options)),
-      token_(std::move(token)),
+      tokens_(std::move(tokens)),
       started_at_(wall_now()),
       ramp_(timer_source_.create_timer([this] { reweigh_all(); })),
       liveness_(timer_source_.create_timer([this] { liveness_tick(); })) {
+  token_files_ = file_config.admin;
   lbs_.push_back({.config = std::move(file_config)});
 }
 
@@ -86,7 +87,8 @@ Result<void> ControlPlane::start() {
         io_,
         admin::Options{
             .listen = file.admin.listen,
-            .token = token_,
+            .token = tokens_.write,
+            .read_token = tokens_.read,
             .store = store_.get(),
             .apply = [this](const std::vector<model::Config>& api) { return apply_api(api); },
             .reload = [this] { return reload(); },
@@ -138,19 +140,25 @@ Result<void> ControlPlane::reload() {
   }
   model::Config file = std::move(*loaded.config);
   if (!options_.token_file.empty()) file.admin.token_file = options_.token_file;
-  const std::string token_file = file.admin.token_file;
+  const model::Admin admin = file.admin;
   std::vector<model::Config> next{std::move(file)};
   for (size_t i = 1; i < lbs_.size(); ++i) next.push_back(lbs_[i].config);
   if (auto applied = apply(std::move(next)); !applied) {
     log::error("reload refused: {}; the running configuration stays", applied.error().message);
     return applied;
   }
-  if (!token_file.empty() && admin_) {
-    // A rotated token takes effect with the reload; an unreadable one keeps the old.
-    if (auto token = read_secret_file(token_file)) {
-      admin_->set_token(*token);
+  if (admin_) {
+    // A rotated token takes effect with the reload; an unreadable one keeps the old ones. A file
+    // named for the first time has its permissions checked, as at start.
+    const bool new_files = admin.token_file != token_files_.token_file ||
+                           admin.read_token_file != token_files_.read_token_file;
+    if (auto tokens = admin::read_admin_tokens(admin, new_files)) {
+      tokens_ = std::move(*tokens);
+      token_files_ = admin;
+      admin_->set_token(tokens_.write);
+      admin_->set_read_token(tokens_.read);
     } else {
-      log::error("reload: admin.token_file: {}; keeping the previous token", token.error().message);
+      log::error("reload: {}; keeping the previous tokens", tokens.error().message);
     }
   }
   log::info("reloaded {}", options_.config_path);
