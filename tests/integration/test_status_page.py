@@ -4,6 +4,7 @@ reads every GET and gets 403 for writes; the page signs in with a form and a ses
 session's own forms (CSRF token and Origin checked). Every wait is bounded."""
 import json
 import os
+import signal
 import subprocess
 
 from status_page_setup import READ_TOKEN, Browser, start
@@ -86,3 +87,22 @@ def test_write_session_buttons_and_csrf(tmp_path, cleanup):
     assert status == 303
     vigil.wait_member("master-01", "ONLINE")
     wait_for(lambda: "page/member" in b.request("GET", "/")[2], what="the buttons still there")
+
+
+def test_a_reload_rotates_the_read_token_and_signs_browsers_out(tmp_path, cleanup):
+    vigil = start(tmp_path, cleanup)
+    b = Browser(vigil)
+    b.sign_in(READ_TOKEN)
+    assert b.request("GET", "/")[0] == 200
+    new = tmp_path / "read-token.new"
+    new.write_text("rotated-read-token\n")
+    new.chmod(0o600)
+    new.replace(tmp_path / "read-token")
+    vigil.proc.send_signal(signal.SIGHUP)
+    wait_for(lambda: vigil.get("/v1/status", token="rotated-read-token")[0] == 200,
+             what="the new read token")
+    assert vigil.get("/v1/status", token=READ_TOKEN)[0] == 401
+    assert vigil.get("/v1/status")[0] == 200, "the write token did not change"
+    assert b.request("GET", "/")[0] == 303, "the old session is gone"
+    # The same files named again: no second warning.
+    assert vigil.log_text().count("admin.read_token_file: ") == 1
