@@ -29,10 +29,11 @@ def test_read_token_reads_and_cannot_write(tmp_path, cleanup):
                           timeout=20, env=env)
     assert done.returncode == 0, done.stderr
     assert {m["name"] for m in json.loads(done.stdout)} == {"master-01", "master-02", "master-03"}
-    # Both token files are world-readable here: vigil said so once, at start.
+    # The read token's file is world-readable here (the write token's is 0600): said once, at start.
     log = vigil.log_text()
     assert log.count("admin.read_token_file: ") == 1, log
     assert "has mode 0644: group and others can read it" in log
+    assert "admin.token_file: " not in log
 
 
 def test_sign_in_cookie_and_sign_out(tmp_path, cleanup):
