@@ -32,11 +32,6 @@ std::string header(const PageUser& user) {
   return out + "</header>\n<main>\n";
 }
 
-std::string badge(model::OperatingStatus s) {
-  const std::string_view name = model::to_string(s);
-  return fmt::format(R"(<span class="st {}">{}</span>)", name, name);
-}
-
 std::string cell(std::string_view text) { return "<td>" + html_escape(text) + "</td>"; }
 
 std::string monitor_text(const model::PoolView& p) {
@@ -52,7 +47,7 @@ std::string monitor_text(const model::PoolView& p) {
 std::string pool_section(const model::PoolView& p, model::WallTime now, const PageUser& user) {
   std::string out = fmt::format(
       "<h2>pool {} {}</h2>\n<p class=\"muted\">{}, {}{}</p>\n", html_escape(p.config.name),
-      badge(p.operating_status), html_escape(model::to_string(p.config.algorithm)),
+      status_badge(p.operating_status), html_escape(model::to_string(p.config.algorithm)),
       html_escape(monitor_text(p)),
       p.fail_open_active ? ", <b>fail-open: routing to the members that take connections</b>" : "");
   return out + members_table(p, now, user);
@@ -67,7 +62,7 @@ std::string listeners_section(const model::LoadBalancerView& lb) {
     const std::string bound =
         l.bound.empty() ? host_port(l.config.bind_address, l.config.port) : l.bound;
     out += "<tr>" + cell(l.config.name) + cell(bound) + cell(l.config.pool) + "<td>" +
-           badge(l.operating_status) + "</td>" + cell(std::to_string(l.active_connections)) +
+           status_badge(l.operating_status) + "</td>" + cell(std::to_string(l.active_connections)) +
            cell(std::to_string(l.total_connections)) + "</tr>\n";
   }
   return out + "</table>\n";
@@ -84,6 +79,11 @@ std::string transitions_section(const model::LoadBalancerView& lb) {
 }
 
 }  // namespace
+
+std::string status_badge(model::OperatingStatus s) {
+  const std::string_view name = model::to_string(s);
+  return fmt::format(R"(<span class="st {}">{}</span>)", name, name);
+}
 
 std::string html_escape(std::string_view text) {
   std::string out;
@@ -120,7 +120,7 @@ std::string status_page(const std::vector<model::LoadBalancerView>& lbs, model::
     out += fmt::format(
         "<h1>{} {}</h1>\n<p class=\"muted\">{} &middot; started {} &middot; "
         "shown {} (UTC), refreshing every 5 s</p>\n",
-        html_escape(lb.name.empty() ? lb.id : lb.name), badge(lb.operating_status),
+        html_escape(lb.name.empty() ? lb.id : lb.name), status_badge(lb.operating_status),
         html_escape(origin), is_set(lb.started_at) ? iso8601_utc(lb.started_at) : "-",
         iso8601_utc(now));
     out += listeners_section(lb);

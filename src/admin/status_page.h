@@ -30,6 +30,9 @@ std::string status_page(const model::LoadBalancerView& lb, model::WallTime now,
 // One pool's member table (status_page_members.cc).
 std::string members_table(const model::PoolView& pool, model::WallTime now, const PageUser& user);
 
+// `<span class="st ERROR">ERROR</span>`: a status in its colour.
+std::string status_badge(model::OperatingStatus s);
+
 // `&`, `<`, `>`, `"` and `'` as character references.
 std::string html_escape(std::string_view text);
 

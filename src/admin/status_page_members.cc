@@ -15,11 +15,6 @@ std::string num(std::string_view text) {
   return "<td class=\"num\">" + html_escape(text) + "</td>";
 }
 
-std::string badge(model::OperatingStatus s) {
-  const std::string_view name = model::to_string(s);
-  return fmt::format(R"(<span class="st {}">{}</span>)", name, name);
-}
-
 std::string reason_of(const model::PoolView& p, const model::MemberView& m) {
   std::string reason = m.last_check ? model::describe(*m.last_check) : "not checked yet";
   if (!m.config.enabled) reason = "disabled";
@@ -81,7 +76,7 @@ std::string member_row(const model::PoolView& p, const model::MemberView& m, mod
   std::string row = fmt::format(R"(<tr class="member" data-member="{}" data-status="{}">)",
                                 html_escape(m.config.name), model::to_string(m.operating_status));
   row += cell(m.config.name) + cell(host_port(m.config.address, m.config.port));
-  row += "<td>" + badge(m.operating_status) + "</td>";
+  row += "<td>" + status_badge(m.operating_status) + "</td>";
   row += cell(m.in_rotation ? "yes" : "no");
   row += "<td class=\"why\">" + html_escape(reason_of(p, m)) + "</td>" + num(since);
   row += weight_cell(m) + num(duration_text(m));
