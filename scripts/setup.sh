@@ -8,7 +8,7 @@ build_packages=(g++ cmake ninja-build ccache pkg-config libboost1.81-dev libboos
   libsystemd-dev help2man libcli11-dev)
 test_packages=(clang-format python3 python3-pytest iproute2 iptables procps curl
   python3-openstackclient python3-octaviaclient clang-19 libclang-rt-19-dev keepalived bird2
-  prometheus haproxy nginx)
+  prometheus haproxy nginx chromium fonts-dejavu-core)
 
 want=("${build_packages[@]}")
 if [[ "${1:-}" == "--tests" ]]; then want+=("${test_packages[@]}"); fi

@@ -17,6 +17,7 @@
 
 namespace vigil::admin {
 
+class LoginSessions;
 class ObjectStore;
 
 struct Request {
@@ -25,6 +26,11 @@ struct Request {
   std::string_view x_auth_token;
   std::string_view authorization;
   std::string_view body;  // POST and PUT
+  // What the status page's browser sends (login cookie, cross-site guards).
+  std::string_view cookie;
+  std::string_view host;
+  std::string_view origin;
+  std::string_view sec_fetch_site;
 };
 
 struct Response {
@@ -62,8 +68,9 @@ using OverrideFn = std::function<Result<void>(
     const std::string& member_id, std::optional<model::AdminOverride> next, std::string_view by)>;
 
 struct RouteContext {
-  std::string_view token;    // empty: no token configured, every authenticated route answers 401
-  const ViewsSource& views;  // called only by routes that show state, never for /healthz
+  std::string_view token;       // empty: no token configured, every authenticated route answers 401
+  std::string_view read_token;  // admin.read_token_file: GETs only; empty: none
+  const ViewsSource& views;     // called only by routes that show state, never for /healthz
   model::WallTime now;
   ObjectStore* store = nullptr;              // null: the Octavia API cannot create objects (405)
   const ApplyFn* apply = nullptr;            // required with a store
@@ -74,6 +81,7 @@ struct RouteContext {
   const UpgradeFn* upgrade = nullptr;               // null: POST /v1/upgrade answers 405
   const ListSessionsFn* list_sessions = nullptr;    // null: /v1/sessions answers 405
   const KillSessionsFn* kill_sessions = nullptr;
+  LoginSessions* logins = nullptr;  // null: the page's login form is not offered (404)
 };
 
 // Octavia's error shape: {"faultstring": message}.

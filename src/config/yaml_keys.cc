@@ -169,9 +169,16 @@ constexpr KeySpec<Admin> kAdminKeys[] = {
      "token is set and the network is trusted.",
      read_admin_listen},
     {"token_file", "path", "",
-     "File holding the API token, required by every mutating call and by the Octavia API; "
-     "without it the API and CLI refuse such requests.",
+     "File holding the read-write API token: accepted by every route, and required by every "
+     "call that changes state; without it the API and CLI refuse such calls. See "
+     "docs/api.md, Authentication.",
      [](YamlReader& r, const Field& f, Admin& a) { r.set_string(f, a.token_file); }},
+    {"read_token_file", "path", "",
+     "File holding a read-only token: accepted for every GET (`/metrics`, `/v1/status`, the "
+     "status page, the Octavia API's reads, `vigil members`/`status`) and refused with 403 for "
+     "anything that changes state. For Prometheus and people who only watch; must differ from "
+     "the token of `token_file`.",
+     [](YamlReader& r, const Field& f, Admin& a) { r.set_string(f, a.read_token_file); }},
     {"state_file", "path", "",
      "Where objects created through the API, and members' runtime overrides (`vigil member "
      "drain`, ...; see docs/operations.md), are kept (written atomically).",

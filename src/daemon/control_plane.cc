@@ -51,15 +51,16 @@ std::vector<std::string> restart_only_changes(const model::Admin& running,
 }  // namespace
 
 ControlPlane::ControlPlane(boost::asio::io_context& io, ServeOptions options,
-                           model::Config file_config, std::string token)
+                           model::Config file_config, admin::AdminTokens tokens)
     : io_(io),
       options_(std::move(options)),
-      token_(std::move(token)),
+      tokens_(std::move(tokens)),
       started_at_(wall_now()),
       ramp_(timer_source_.create_timer([this] { reweigh_all(); })),
       liveness_(timer_source_.create_timer([this] { liveness_tick(); })),
       rebind_(timer_source_.create_timer([this] { rebind_tick(); })),
       names_retry_(timer_source_.create_timer([this] { resolve_names(); })) {
+  token_files_ = file_config.admin;
   lbs_.push_back({.config = std::move(file_config)});
 }
 
@@ -110,7 +111,8 @@ Result<void> ControlPlane::start() {
         io_,
         admin::Options{
             .listen = file.admin.listen,
-            .token = token_,
+            .token = tokens_.write,
+            .read_token = tokens_.read,
             .store = store_.get(),
             .apply = [this](const std::vector<model::Config>& api) { return apply_api(api); },
             .reload = [this] { return announced_reload(*this); },
@@ -183,7 +185,7 @@ Result<std::vector<std::string>> ControlPlane::reload() {
   }
   model::Config file = std::move(*loaded.config);
   if (!options_.token_file.empty()) file.admin.token_file = options_.token_file;
-  const std::string token_file = file.admin.token_file;
+  const model::Admin admin = file.admin;
   const std::vector<std::string> warnings =
       restart_only_changes(lbs_.front().config.admin, file.admin);
   // What runs stays what the picture says: the admin socket and the state file in use.
@@ -195,12 +197,18 @@ Result<std::vector<std::string>> ControlPlane::reload() {
     log::error("reload refused: {}; the running configuration stays", applied.error().message);
     return std::unexpected(applied.error());
   }
-  if (!token_file.empty() && admin_) {
-    // A rotated token takes effect with the reload; an unreadable one keeps the old.
-    if (auto token = read_secret_file(token_file)) {
-      admin_->set_token(*token);
+  if (admin_) {
+    // A rotated token takes effect with the reload; an unreadable one keeps the old ones. A file
+    // named for the first time has its permissions checked, as at start.
+    const bool new_files = admin.token_file != token_files_.token_file ||
+                           admin.read_token_file != token_files_.read_token_file;
+    if (auto tokens = admin::read_admin_tokens(admin, new_files)) {
+      tokens_ = std::move(*tokens);
+      token_files_ = admin;
+      admin_->set_token(tokens_.write);
+      admin_->set_read_token(tokens_.read);
     } else {
-      log::error("reload: admin.token_file: {}; keeping the previous token", token.error().message);
+      log::error("reload: {}; keeping the previous tokens", tokens.error().message);
     }
   }
   for (const std::string& w : warnings) log::warn("reload: {}", w);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "admin/session_query.h"
+#include "admin/token_files.h"
 #include "base/asio_timer.h"
 #include "base/clock.h"
 #include "base/error.h"
@@ -52,9 +53,9 @@ struct ServeOptions {
 
 class ControlPlane {
  public:
-  // `file_config` is the config file's load balancer; `token` the admin token it names.
+  // `file_config` is the config file's load balancer; `tokens` the admin tokens it names.
   ControlPlane(boost::asio::io_context& io, ServeOptions options, model::Config file_config,
-               std::string token);
+               admin::AdminTokens tokens);
   ~ControlPlane();
   ControlPlane(const ControlPlane&) = delete;
   ControlPlane& operator=(const ControlPlane&) = delete;
@@ -185,7 +186,8 @@ class ControlPlane {
 
   boost::asio::io_context& io_;
   ServeOptions options_;
-  std::string token_;
+  admin::AdminTokens tokens_;
+  model::Admin token_files_;  // the files tokens_ came from (reload checks new ones)
   model::WallTime started_at_;
   bool last_reload_ok_ = true;  // of the last reload(); none yet: true
   model::WallTime last_reload_at_{};

@@ -62,6 +62,8 @@ void update_member(PoolRuntime& pool, size_t i, const PoolContext& at, bool fres
   m.draining = draining_of(pool, m);
   m.status = member_status_of(pool, m);
   if (m.status == before || fresh) return;
+  // The first verdict on a member is no flap: it had no status of its own before.
+  if (!m.first_check || !admin.empty()) m.history.record_transition(at.wall, before, m.state_since);
   m.state_since = at.wall;
   ++m.checks.transitions;
   out.transitions.push_back(

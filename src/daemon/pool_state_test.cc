@@ -120,6 +120,25 @@ TEST(PoolState, ATransitionSaysWhatChangedAndWhatIsLeft) {
   EXPECT_EQ(pool.members[0].checks.transitions, before + 1) << "counted once per change";
 }
 
+TEST(PoolState, TheHistoryCountsFlapsAndDowntimeButNotTheFirstVerdict) {
+  PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1"), member("b", "10.0.0.2")});
+  bring_up(pool);
+  const auto wall = [](auto after) {
+    return PoolContext{.now = kStart, .wall = kWall + after, .next_version = 1};
+  };
+  apply_check(pool, 0, result({.outcome = Outcome::kRefused}, Health::kUp, Health::kDown, 0, 3),
+              wall(10min));
+  apply_check(pool, 0, pass(Health::kDown), wall(12min));
+  const model::HourView hour = model::last_hour(pool.members[0].history, pool.members[0].status,
+                                                pool.members[0].state_since, kWall + 20min);
+  EXPECT_EQ(hour.transitions, 2) << "down and up again; coming up at start is no flap";
+  EXPECT_EQ(hour.down_ms, 2 * 60'000);
+  EXPECT_EQ(model::last_hour(pool.members[1].history, pool.members[1].status,
+                             pool.members[1].state_since, kWall + 20min)
+                .transitions,
+            0);
+}
+
 TEST(PoolState, GoingDownClosesSessionsOnlyWhenTheCheckGotNoAnswer) {
   struct Case {
     const char* description;

@@ -12,6 +12,7 @@
 #include "model/check_result.h"
 #include "model/check_stats.h"
 #include "model/config.h"
+#include "model/member_history.h"
 #include "model/status.h"
 #include "model/status_tree.h"
 #include "net/address.h"
@@ -43,6 +44,7 @@ struct MemberRuntime {
   bool in_rotation = false;
   std::shared_ptr<proxy::BackendStats> stats = std::make_shared<proxy::BackendStats>();
   model::CheckStats checks;
+  model::MemberHistory history;  // the last hour, for the status page
 };
 
 struct PoolRuntime {

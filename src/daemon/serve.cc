@@ -6,6 +6,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <csignal>
 
+#include "admin/token_files.h"
 #include "base/file.h"
 #include "base/log.h"
 #include "config/loader.h"
@@ -109,14 +110,10 @@ int serve(const ServeOptions& options) {
   }
   model::Config config = std::move(*loaded.config);
   if (!options.token_file.empty()) config.admin.token_file = options.token_file;
-  std::string token;
-  if (!config.admin.token_file.empty()) {
-    auto t = read_secret_file(config.admin.token_file);
-    if (!t) {
-      log::error("admin.token_file: {}", t.error().message);
-      return 1;
-    }
-    token = std::move(*t);
+  auto tokens = admin::read_admin_tokens(config.admin, /*warn=*/true);
+  if (!tokens) {
+    log::error("{}", tokens.error().message);
+    return 1;
   }
   // Before the budget is computed from it (fd_budget.h), as HAProxy does.
   raise_fd_limit();
@@ -124,7 +121,7 @@ int serve(const ServeOptions& options) {
             config.listeners.size(), config.pools.size(), count_members(config));
 
   boost::asio::io_context io;
-  ControlPlane control(io, options, std::move(config), std::move(token));
+  ControlPlane control(io, options, std::move(config), std::move(*tokens));
   if (auto started = control.start(); !started) {
     log::error("{}", started.error().message);
     return 1;

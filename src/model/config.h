@@ -190,6 +190,7 @@ struct Listener {
 struct Admin {
   std::string listen = "127.0.0.1:8404";
   std::string token_file;
+  std::string read_token_file;  // a token for GETs only (metrics, status, the page)
   std::string state_file;
 };
 

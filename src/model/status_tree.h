@@ -13,6 +13,7 @@
 #include "model/check_result.h"
 #include "model/check_stats.h"
 #include "model/config.h"
+#include "model/member_history.h"
 #include "model/status.h"
 
 namespace vigil::model {
@@ -36,6 +37,7 @@ struct MemberView {
   uint64_t bytes_in = 0;          // member -> client
   uint64_t bytes_out = 0;         // client -> member
   CheckStats checks;              // durations, failures, transitions, local failures
+  MemberHistory history;          // the last hour by the minute, for the status page
 };
 
 struct PoolView {
