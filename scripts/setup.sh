@@ -8,7 +8,8 @@ build_packages=(g++ cmake ninja-build ccache pkg-config libboost1.81-dev libboos
   libsystemd-dev help2man libcli11-dev)
 test_packages=(clang-format python3 python3-pytest iproute2 iptables procps curl
   python3-openstackclient python3-octaviaclient clang-19 libclang-rt-19-dev keepalived bird2
-  prometheus haproxy nginx chromium fonts-dejavu-core)
+  prometheus haproxy nginx chromium fonts-dejavu-core octavia-api octavia-driver-agent
+  python3-octavia python3-octavia-lib)
 
 want=("${build_packages[@]}")
 if [[ "${1:-}" == "--tests" ]]; then want+=("${test_packages[@]}"); fi
@@ -21,5 +22,26 @@ if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}" >&2
   SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
   $SUDO apt-get update
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+  # The Octavia packages are for tests (tests/octavia runs its own API): their postinst must
+  # neither ask for a database nor start octavia-api. A policy-rc.d that denies every start is
+  # put in place only if the machine has none (containers often do), and removed after.
+  echo "octavia-common octavia-common/configure_db boolean false" | $SUDO debconf-set-selections
+  own_policy=""
+  if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+    printf '#!/bin/sh\n# scripts/setup.sh: no service starts while it installs packages\nexit 101\n' |
+      $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+    $SUDO chmod 755 /usr/sbin/policy-rc.d
+    own_policy=1
+  fi
+  status=0
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}" ||
+    status=$?
+  if [[ -n "$own_policy" ]]; then $SUDO rm -f /usr/sbin/policy-rc.d; fi
+  ((status == 0)) || exit "$status"
+  # Nor at the next boot: the units the packages just enabled are disabled again.
+  for unit in octavia-api octavia-driver-agent; do
+    if [[ " ${missing[*]} " == *" $unit "* ]] && command -v deb-systemd-helper >/dev/null; then
+      $SUDO deb-systemd-helper disable "$unit.service" || true
+    fi
+  done
 fi

@@ -8,6 +8,7 @@
 #include "admin/octavia/fields.h"
 #include "admin/octavia/json_fields.h"
 #include "admin/octavia/local_network.h"
+#include "admin/octavia/random_id.h"
 
 namespace vigil::admin {
 namespace {
@@ -20,11 +21,26 @@ std::unexpected<ApiError> not_found(std::string_view kind, std::string_view id,
   return api_error(404, fmt::format("{} {} not found.", kind, id));
 }
 
+// A create may name the new object's id: vigil's Octavia provider driver passes Octavia's own, so
+// that both sides share one id and no mapping has to be kept. Absent: a new random id.
 template <typename T>
-void stamp_new(T& o, const OpContext& c) {
-  o.id = c.new_id();
+void read_requested_id(FieldReader& r, T& o) {
+  auto id = r.string("id");
+  if (!id) return;
+  if (!is_uuid(*id)) return r.invalid("id", "Value should be a UUID");
+  o.id = *id;
+}
+
+template <typename T>
+std::optional<ApiError> stamp_new(T& o, const ApiState& s, const OpContext& c) {
+  if (o.id.empty()) {
+    o.id = c.new_id();
+  } else if (s.contains(o.id) || (c.read_only && c.read_only(o.id).has_value())) {
+    return ApiError{409, fmt::format("An object with id {} already exists", o.id)};
+  }
   o.created_at = c.now;
   o.updated_at = c.now;
+  return std::nullopt;
 }
 
 // Parses {"<wrapper>": {...}} and lets `fields` read it; the first problem comes back.
@@ -86,6 +102,7 @@ ApiPool* pool_of(ApiLoadBalancer& lb, std::string_view id) {
 ApiResult<std::string> create_loadbalancer(ApiState& s, std::string_view body, const OpContext& c) {
   ApiLoadBalancer lb;
   auto error = read_body(body, "loadbalancer", [&](FieldReader& r) {
+    read_requested_id(r, lb);
     read_loadbalancer(r, lb, Mode::kCreate);
     if (auto p = r.string("provider"); p && *p != "vigil") {
       r.fail(400, fmt::format("Provider '{}' is not enabled.", *p));
@@ -106,7 +123,7 @@ ApiResult<std::string> create_loadbalancer(ApiState& s, std::string_view body, c
   }
   lb.vip_subnet_id = local_subnet_id();
   lb.vip_network_id = local_network_id();
-  stamp_new(lb, c);
+  if (auto taken = stamp_new(lb, s, c)) return std::unexpected(*taken);
   s.loadbalancers.push_back(std::move(lb));
   return s.loadbalancers.back().id;
 }
@@ -118,6 +135,7 @@ ApiResult<std::string> create_listener(ApiState& s, std::string_view body, const
     r.require("loadbalancer_id");
     if (auto v = r.string("loadbalancer_id")) lb_id = *v;
     if (auto v = r.string("default_pool_id")) pool_id = *v;
+    read_requested_id(r, l);
     read_listener(r, l, Mode::kCreate);
   });
   if (error) return std::unexpected(*error);
@@ -126,7 +144,7 @@ ApiResult<std::string> create_listener(ApiState& s, std::string_view body, const
   if (!pool_id.empty() && pool_of(*lb, pool_id) == nullptr) return not_found("Pool", pool_id);
   l.default_pool_id = pool_id;
   if (auto conflict = port_conflict(s, *lb, l, c)) return std::unexpected(*conflict);
-  stamp_new(l, c);
+  if (auto taken = stamp_new(l, s, c)) return std::unexpected(*taken);
   lb->listeners.push_back(std::move(l));
   return lb->listeners.back().id;
 }
@@ -137,6 +155,7 @@ ApiResult<std::string> create_pool(ApiState& s, std::string_view body, const OpC
   auto error = read_body(body, "pool", [&](FieldReader& r) {
     if (auto v = r.string("loadbalancer_id")) lb_id = *v;
     if (auto v = r.string("listener_id")) listener_id = *v;
+    read_requested_id(r, p);
     read_pool(r, p, Mode::kCreate);
   });
   if (error) return std::unexpected(*error);
@@ -163,7 +182,7 @@ ApiResult<std::string> create_pool(ApiState& s, std::string_view body, const OpC
                      "Validation failure: Must provide at least one of: loadbalancer_id, "
                      "listener_id");
   }
-  stamp_new(p, c);
+  if (auto taken = stamp_new(p, s, c)) return std::unexpected(*taken);
   if (listener != nullptr) listener->default_pool_id = p.id;
   lb->pools.push_back(std::move(p));
   return lb->pools.back().id;
@@ -174,7 +193,10 @@ ApiResult<std::string> create_member(ApiState& s, std::string_view pool_id, std:
   auto found = s.find_pool(pool_id);
   if (!found) return not_found("Pool", pool_id, &c);
   ApiMember m;
-  auto error = read_body(body, "member", [&](FieldReader& r) { read_member(r, m, Mode::kCreate); });
+  auto error = read_body(body, "member", [&](FieldReader& r) {
+    read_requested_id(r, m);
+    read_member(r, m, Mode::kCreate);
+  });
   if (error) return std::unexpected(*error);
   for (const ApiMember& other : found.item->members) {
     if (other.address == m.address && other.protocol_port == m.protocol_port) {
@@ -183,7 +205,7 @@ ApiResult<std::string> create_member(ApiState& s, std::string_view pool_id, std:
                                         m.address, m.protocol_port));
     }
   }
-  stamp_new(m, c);
+  if (auto taken = stamp_new(m, s, c)) return std::unexpected(*taken);
   found.item->members.push_back(std::move(m));
   return found.item->members.back().id;
 }
@@ -195,13 +217,14 @@ ApiResult<std::string> create_healthmonitor(ApiState& s, std::string_view body,
   auto error = read_body(body, "healthmonitor", [&](FieldReader& r) {
     r.require("pool_id");
     if (auto v = r.string("pool_id")) pool_id = *v;
+    read_requested_id(r, hm);
     read_healthmonitor(r, hm, Mode::kCreate);
   });
   if (error) return std::unexpected(*error);
   auto found = s.find_pool(pool_id);
   if (!found) return not_found("Pool", pool_id, &c);
   if (found.item->healthmonitor) return api_error(409, "This pool already has a health monitor");
-  stamp_new(hm, c);
+  if (auto taken = stamp_new(hm, s, c)) return std::unexpected(*taken);
   found.item->healthmonitor = std::move(hm);
   return found.item->healthmonitor->id;
 }

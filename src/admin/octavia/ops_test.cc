@@ -341,5 +341,40 @@ TEST_F(ApiOpsTest, DeletesCascadeAsOctaviaDoes) {
   EXPECT_EQ(delete_listener(s_, l).error().status, 404);
 }
 
+// vigil's Octavia provider driver creates each object with Octavia's id; without one, vigil picks.
+TEST_F(ApiOpsTest, CreatesKeepARequestedIdOnce) {
+  const std::string lb_id = "5f0c7f38-7a7e-4d2b-9a55-0e6a3c1d2b01";
+  auto created = create_loadbalancer(
+      s_, fmt::format(R"({{"loadbalancer": {{"id": "{}", "name": "k8s"}}}})", lb_id), context());
+  ASSERT_TRUE(created) << created.error().message;
+  EXPECT_EQ(*created, lb_id);
+  const std::string member_id = "5f0c7f38-7a7e-4d2b-9a55-0e6a3c1d2b02";
+  const std::string pool_id = pool(listener(lb_id));
+  auto m = create_member(s_, pool_id,
+                         fmt::format(R"({{"member": {{"id": "{}", "address": "127.0.0.1",
+                                                     "protocol_port": 6443}}}})",
+                                     member_id),
+                         context());
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ(*m, member_id);
+  EXPECT_NE(member(pool_id, 6444), member_id);  // no id asked: a new one
+
+  // An id already in use, of whatever kind, is a conflict; a malformed one is a 400.
+  auto again = create_healthmonitor(
+      s_,
+      fmt::format(R"({{"healthmonitor": {{"id": "{}", "pool_id": "{}", "type": "TCP",
+                         "delay": 5, "timeout": 10, "max_retries": 4}}}})",
+                  lb_id, pool_id),
+      context());
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().status, 409);
+  EXPECT_EQ(again.error().message, fmt::format("An object with id {} already exists", lb_id));
+  auto malformed =
+      create_loadbalancer(s_, R"({"loadbalancer": {"id": "lb-1", "name": "k8s"}})", context());
+  ASSERT_FALSE(malformed);
+  EXPECT_EQ(malformed.error().status, 400);
+  EXPECT_EQ(s_.loadbalancers.size(), 1u);
+}
+
 }  // namespace
 }  // namespace vigil::admin

@@ -1,0 +1,121 @@
+"""A small client of vigil's admin API: its Octavia v2 subset (/v2/lbaas/...) and /v1/status.
+
+One instance per caller and thread (a requests.Session is not meant to be shared between
+threads). Every call is bounded by [vigil] request_timeout.
+"""
+import requests
+
+# The Octavia wrapper of each kind of object, and the collection it lives in.
+COLLECTIONS = {
+    "loadbalancer": "loadbalancers",
+    "listener": "listeners",
+    "pool": "pools",
+    "healthmonitor": "healthmonitors",
+}
+
+
+class VigilError(Exception):
+    """vigil refused a request (`status` is its HTTP status) or could not be reached (None)."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _reason(error):
+    """The innermost cause of a connection failure ("Connection refused"), not urllib3's story."""
+    for _ in range(10):
+        if isinstance(error, OSError) and error.strerror:
+            return error.strerror
+        if isinstance(error, requests.Timeout):
+            return "timed out"
+        nested = getattr(error, "reason", None) or error.__cause__ or error.__context__
+        if nested is None and error.args and isinstance(error.args[0], BaseException):
+            nested = error.args[0]
+        if not isinstance(nested, BaseException):
+            break
+        error = nested
+    return str(error)
+
+
+class VigilClient:
+    def __init__(self, endpoint, token_file, timeout):
+        self.endpoint = endpoint.rstrip("/")
+        self.token_file = token_file
+        self.timeout = timeout
+        self.session = requests.Session()
+        # vigil's admin API is on the host or the cloud's management network: never through a
+        # proxy from the environment.
+        self.session.trust_env = False
+
+    @classmethod
+    def from_conf(cls, conf):
+        return cls(conf.endpoint, conf.token_file, conf.request_timeout)
+
+    def _token(self):
+        try:
+            with open(self.token_file, encoding="utf-8") as f:
+                return f.read().strip()
+        except OSError as e:
+            raise VigilError(None, f"cannot read vigil's token file {self.token_file}: "
+                                   f"{e.strerror}") from e
+
+    def request(self, method, path, body=None):
+        """Returns the answer's JSON (None when empty); raises VigilError otherwise."""
+        url = self.endpoint + path
+        try:
+            r = self.session.request(method, url, json=body, timeout=self.timeout,
+                                     headers={"X-Auth-Token": self._token()})
+        except requests.RequestException as e:
+            raise VigilError(None, f"cannot reach vigil at {self.endpoint}: {_reason(e)}") from e
+        if r.status_code >= 400:
+            try:
+                fault = r.json().get("faultstring") or r.text
+            except ValueError:
+                fault = r.text.strip() or r.reason
+            raise VigilError(r.status_code, f"vigil answered {r.status_code} to {method} {path}: "
+                                            f"{fault}")
+        return r.json() if r.content else None
+
+    @staticmethod
+    def path(kind, object_id=None, pool_id=None):
+        if kind == "member":
+            base = f"/v2/lbaas/pools/{pool_id}/members"
+        else:
+            base = f"/v2/lbaas/{COLLECTIONS[kind]}"
+        return base if object_id is None else f"{base}/{object_id}"
+
+    def create(self, kind, fields, pool_id=None):
+        return self.request("POST", self.path(kind, pool_id=pool_id), {kind: fields})[kind]
+
+    def update(self, kind, object_id, fields, pool_id=None):
+        return self.request("PUT", self.path(kind, object_id, pool_id), {kind: fields})[kind]
+
+    def delete(self, kind, object_id, pool_id=None, cascade=False):
+        """Deletes; an object vigil does not have is already deleted."""
+        path = self.path(kind, object_id, pool_id) + ("?cascade=true" if cascade else "")
+        try:
+            self.request("DELETE", path)
+        except VigilError as e:
+            if e.status != 404:
+                raise
+
+    def get(self, kind, object_id, pool_id=None):
+        """The object, or None when vigil does not have it."""
+        try:
+            return self.request("GET", self.path(kind, object_id, pool_id))[kind]
+        except VigilError as e:
+            if e.status == 404:
+                return None
+            raise
+
+    def members(self, pool_id):
+        return self.request("GET", self.path("member", pool_id=pool_id))["members"]
+
+    def status(self):
+        """vigil's /v1/status: every load balancer with its statuses."""
+        return self.request("GET", "/v1/status")
+
+    def listener_stats(self, listener_id):
+        return self.request("GET", f"/v2/lbaas/listeners/{listener_id}/stats")["stats"]

@@ -1,0 +1,38 @@
+"""The [vigil] section of octavia.conf: where the vigil daemon's admin API is and how to reach it.
+
+Registered on import by the driver (in octavia-api) and by the provider agent (in
+octavia-driver-agent); `list_opts` is for oslo-config-generator.
+"""
+from oslo_config import cfg
+
+GROUP = "vigil"
+
+OPTS = [
+    cfg.URIOpt("endpoint", default="http://127.0.0.1:8404", schemes=["http", "https"],
+               help="Base URL of the vigil daemon's admin API (its admin.listen)."),
+    cfg.StrOpt("token_file", default="/etc/vigil/token",
+               help="File holding vigil's admin token (its admin.token_file); read at every "
+                    "request, so a rotated token is picked up."),
+    cfg.FloatOpt("request_timeout", default=10.0, min=0.1,
+                 help="Seconds to wait for one answer of vigil's admin API."),
+    cfg.IntOpt("status_interval", default=5, min=1,
+               help="Seconds between two polls of vigil's statuses and statistics by the "
+                    "provider agent (octavia-driver-agent, enabled_provider_agents = vigil)."),
+    cfg.IntOpt("resync_polls", default=12, min=1,
+               help="Every this many polls the agent writes every operating status and "
+                    "statistic again, changed or not, so Octavia's database heals from a lost "
+                    "update."),
+    cfg.IntOpt("commit_timeout", default=60, min=1,
+               help="Seconds the driver waits for Octavia's API to commit a new object before "
+                    "it gives up creating it in vigil (the API rolled the request back)."),
+]
+
+
+def register(conf=cfg.CONF):
+    """Registers the options (once) and returns the [vigil] group."""
+    conf.register_opts(OPTS, group=GROUP)
+    return conf.vigil
+
+
+def list_opts():
+    return [(GROUP, OPTS)]

@@ -1,0 +1,189 @@
+"""Applies Octavia's changes to vigil and reports their provisioning status back.
+
+Octavia's API calls a provider driver inside its database transaction and commits after the
+driver returns, so the driver must not report a status before that commit (the driver agent would
+update a row nobody can see yet). The driver therefore only queues a Change; one thread per
+octavia-api process takes them in order: for a create it first waits until the new object is
+visible through the driver agent (committed; never visible means the API rolled back, and vigil
+is left alone), then it calls vigil and reports the object ACTIVE (DELETED for a delete, ERROR
+with vigil's reason in the log when vigil refused or could not be reached) and its parents, which
+Octavia's API moved to PENDING_UPDATE, ACTIVE again. Octavia itself keeps two changes of one load
+balancer from overlapping: it refuses them while the load balancer is PENDING_*.
+"""
+import dataclasses
+import queue
+import threading
+import time
+from typing import Callable, Optional
+
+from octavia_lib.api.drivers import driver_lib
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from vigil_octavia.client import VigilClient, VigilError
+
+LOG = logging.getLogger(__name__)
+
+ACTIVE, DELETED, ERROR = "ACTIVE", "DELETED", "ERROR"
+# The driver library's collection of each kind, in the status update Octavia's agent takes.
+STATUS_KEYS = {"loadbalancer": "loadbalancers", "listener": "listeners", "pool": "pools",
+               "member": "members", "healthmonitor": "healthmonitors"}
+
+
+@dataclasses.dataclass
+class Change:
+    kind: str  # "loadbalancer", "listener", "pool", "member", "healthmonitor"
+    object_id: str
+    action: str  # "create", "update", "delete"
+    # Calls vigil; returns vigil's object (its operating_status is reported) or None.
+    apply: Callable[[VigilClient], Optional[dict]]
+    # Parents known from Octavia's objects: {"loadbalancers": {...}, "listeners": ..., "pools": ...}
+    parents: dict = dataclasses.field(default_factory=dict)
+    # A pool whose listeners and load balancers vigil knows (for pools, members and monitors).
+    pool_id: Optional[str] = None
+    # Objects a delete takes with it (a cascade, a pool's members): reported DELETED too.
+    children: dict = dataclasses.field(default_factory=dict)
+    # For a batch: the other objects changed, with their final provisioning status.
+    also: dict = dataclasses.field(default_factory=dict)
+
+
+def driver_library():
+    """The driver agent's client, on the sockets octavia.conf names."""
+    agent = cfg.CONF.driver_agent
+    return driver_lib.DriverLibrary(status_socket=agent.status_socket_path,
+                                    stats_socket=agent.stats_socket_path,
+                                    get_socket=agent.get_socket_path)
+
+
+def _getter(lib, kind):
+    return {"loadbalancer": lib.get_loadbalancer, "listener": lib.get_listener,
+            "pool": lib.get_pool, "member": lib.get_member,
+            "healthmonitor": lib.get_healthmonitor}[kind]
+
+
+def wait_committed(lib, kind, object_id, timeout):
+    """True once Octavia's database shows the object; False after `timeout` seconds."""
+    get = _getter(lib, kind)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if get(object_id) is not None:
+                return True
+        except Exception as e:  # the agent busy (SQLite locked) or restarting: ask again
+            LOG.info("vigil: cannot look up %s %s in Octavia yet: %s", kind, object_id, e)
+        time.sleep(0.1)
+    return False
+
+
+def pool_lineage(client, pool_id):
+    """The pool and the listeners and load balancers that vigil says use it."""
+    found = {"pools": {pool_id}}
+    try:
+        p = client.get("pool", pool_id)
+    except VigilError as e:
+        p, error = None, e.message
+    else:
+        error = None
+    if error is not None:
+        LOG.warning("vigil: cannot read pool %s to find its parents: %s", pool_id, error)
+    if p is not None:
+        found["listeners"] = {x["id"] for x in p.get("listeners", [])}
+        found["loadbalancers"] = {x["id"] for x in p.get("loadbalancers", [])}
+    return found
+
+
+def status_update(change, outcome, vigil_object, parents):
+    """The driver library's status update for a Change that ended as `outcome`."""
+    update = {key: [] for key in STATUS_KEYS.values()}
+    own = {"id": change.object_id, "provisioning_status": outcome}
+    if outcome != DELETED and vigil_object and vigil_object.get("operating_status"):
+        own["operating_status"] = vigil_object["operating_status"]
+    update[STATUS_KEYS[change.kind]].append(own)
+    for key, ids in change.also.items():
+        for object_id, status in ids.items():
+            update[key].append({"id": object_id, "provisioning_status": status})
+    for key, ids in change.children.items():
+        update[key].extend({"id": i, "provisioning_status": DELETED} for i in sorted(ids))
+    reported = {(key, item["id"]) for key, items in update.items() for item in items}
+    for key, ids in parents.items():
+        update[key].extend({"id": i, "provisioning_status": ACTIVE} for i in sorted(ids)
+                           if (key, i) not in reported)
+    return {key: items for key, items in update.items() if items}
+
+
+def _merge(*dicts):
+    out = {}
+    for d in dicts:
+        for key, ids in d.items():
+            out.setdefault(key, set()).update(i for i in ids if i)
+    return out
+
+
+class Worker:
+    """The one thread of this process that runs Changes, in the order they were submitted."""
+
+    _lock = threading.Lock()
+    _instance = None
+
+    @classmethod
+    def get(cls, conf):
+        with cls._lock:
+            if cls._instance is None:
+                cls._instance = cls(conf)
+            return cls._instance
+
+    def __init__(self, conf):
+        self.conf = conf
+        self.queue = queue.Queue()
+        self.lib = None
+        self.thread = threading.Thread(target=self._run, name="vigil-provisioning", daemon=True)
+        self.thread.start()
+
+    def submit(self, change):
+        self.queue.put(change)
+
+    def _run(self):
+        client = VigilClient.from_conf(self.conf)
+        while True:
+            change = self.queue.get()
+            try:
+                if self.lib is None:
+                    self.lib = driver_library()
+                self.process(change, client)
+            except Exception:  # the thread must outlive any one change
+                LOG.exception("vigil: %s %s %s failed", change.action, change.kind,
+                              change.object_id)
+
+    def process(self, change, client):
+        if change.action == "create" and not wait_committed(
+                self.lib, change.kind, change.object_id, self.conf.commit_timeout):
+            LOG.warning("vigil: %s %s never appeared in Octavia's database (the API rolled "
+                        "back?): not created in vigil", change.kind, change.object_id)
+            return
+        lineage = {}
+        if change.pool_id and change.action == "delete":
+            lineage = pool_lineage(client, change.pool_id)  # before the pool is gone
+        outcome = DELETED if change.action == "delete" else ACTIVE
+        vigil_object, error = None, None
+        try:
+            vigil_object = change.apply(client)
+        except VigilError as e:
+            outcome, error = ERROR, e.message
+        if error is not None:  # logged outside the except: oslo.log would append the exception
+            LOG.error("vigil: %s of %s %s failed, now ERROR: %s", change.action, change.kind,
+                      change.object_id, error)
+        if change.pool_id and change.action != "delete":
+            lineage = pool_lineage(client, change.pool_id)
+        parents = _merge(change.parents, lineage)
+        self.report(status_update(change, outcome, vigil_object, parents))
+
+    def report(self, update, attempts=5):
+        for attempt in range(1, attempts + 1):
+            try:
+                self.lib.update_loadbalancer_status(update)
+                return
+            except Exception as e:  # UpdateStatusError and socket errors alike
+                LOG.warning("vigil: status update %s refused (attempt %d of %d): %s", update,
+                            attempt, attempts, e)
+                time.sleep(attempt)
+        LOG.error("vigil: gave up reporting %s to Octavia", update)
