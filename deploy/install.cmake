@@ -13,8 +13,17 @@ install(FILES ${PROJECT_SOURCE_DIR}/deploy/bash-completion/vigil
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/vigil.yaml DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+# The pair's and the fleet's configs, as docs/ha.md and the system tests use them.
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/keepalived/keepalived.conf
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/keepalived)
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/bird/vigil-node.conf
+              ${PROJECT_SOURCE_DIR}/deploy/bird/router.conf
+              ${PROJECT_SOURCE_DIR}/deploy/bird/vigil-bgp-health.service
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/bird)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/bird/vigil-bgp-health
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/bird)
 
-# Man pages: vigil(1) from `vigil --help` (help2man), vigil.yaml(5) from the key tables, so
+# Man pages: vigil(1) from `vigil --help-all` (help2man: every verb), vigil.yaml(5) from the key tables, so
 # neither drifts from what the binary does. Running the binary at build time is skipped for
 # sanitizer builds, whose runtime would add its own output.
 find_program(HELP2MAN help2man)
@@ -24,7 +33,8 @@ if(HELP2MAN AND GZIP AND NOT VIGIL_SANITIZE)
   add_custom_command(
     OUTPUT ${man}/vigil.1.gz
     COMMAND ${CMAKE_COMMAND} -E make_directory ${man}
-    COMMAND ${HELP2MAN} --no-info --no-discard-stderr
+    COMMAND ${HELP2MAN} --no-info --no-discard-stderr --help-option=--help-all
+            --version-string=${PROJECT_VERSION}
             --include=${PROJECT_SOURCE_DIR}/deploy/man/vigil.h2m
             --section=1 --output=${man}/vigil.1
             $<TARGET_FILE:vigil>

@@ -54,7 +54,8 @@ for n in 1 2 3; do
   echo "master-0$n on 127.0.0.1:${ports[-1]}"
 done
 
-head -c 24 /dev/urandom | base64 >"$work/token"
+od -An -N24 -tx1 /dev/urandom | tr -d ' \n' >"$work/token"  # hex: URL- and form-safe
+chmod 600 "$work/token"
 cat >"$work/vigil.yaml" <<YAML
 admin: {listen: "127.0.0.1:0", token_file: $work/token}
 listeners:

@@ -23,3 +23,5 @@ run() {  # TARGET SEED_DIR...
 run build/fuzz/src/config/fuzz_config_yaml ../../tests/fuzz/seeds/yaml
 run build/fuzz/src/config/fuzz_config_haproxy ../../src/config/haproxy/testdata
 run build/fuzz/src/admin/fuzz_admin_api ../../tests/fuzz/seeds/api
+run build/fuzz/src/net/fuzz_proxy_header ../../tests/fuzz/seeds/proxy_header
+run build/fuzz/src/base/fuzz_duration ../../tests/fuzz/seeds/duration

@@ -51,4 +51,16 @@ bool token_matches(std::string_view expected, std::string_view presented) {
   return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
+Access access_of(std::string_view write_token, std::string_view read_token,
+                 std::string_view presented) {
+  const bool write = token_matches(write_token, presented);
+  const bool read = token_matches(read_token, presented);
+  if (write) return Access::kWrite;
+  return read ? Access::kRead : Access::kNone;
+}
+
+Access required_access(std::string_view method) {
+  return method == "GET" || method == "HEAD" ? Access::kRead : Access::kWrite;
+}
+
 }  // namespace vigil::admin

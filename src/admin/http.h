@@ -10,12 +10,14 @@
 #include <utility>
 #include <vector>
 
+#include "admin/session_query.h"
 #include "base/error.h"
 #include "model/config.h"
 #include "model/status_tree.h"
 
 namespace vigil::admin {
 
+class LoginSessions;
 class ObjectStore;
 
 struct Request {
@@ -24,6 +26,11 @@ struct Request {
   std::string_view x_auth_token;
   std::string_view authorization;
   std::string_view body;  // POST and PUT
+  // What the status page's browser sends (login cookie, cross-site guards).
+  std::string_view cookie;
+  std::string_view host;
+  std::string_view origin;
+  std::string_view sec_fetch_site;
 };
 
 struct Response {
@@ -31,6 +38,10 @@ struct Response {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  // beyond Content-Type
+  // Set by a route that answers later (it asks the workers): the server calls it with the
+  // function that sends the real response, which it must call once, on the control thread.
+  // The other fields are then unused.
+  std::function<void(std::function<void(Response)>)> later;
 };
 
 // Every load balancer the daemon runs: the config file's first, then those of the API.
@@ -44,8 +55,9 @@ using ApplyFn = std::function<Result<void>(const std::vector<model::Config>& api
 // Why vigil does not serve now ("a worker's event loop has not answered for 2400 ms"), or
 // nullopt while it does: what /healthz and /readyz report first.
 using ServingFn = std::function<std::optional<std::string>()>;
-// Re-reads the config file and applies it (POST /v1/reload, like SIGHUP).
-using ReloadFn = std::function<Result<void>()>;
+// Re-reads the config file and applies it (POST /v1/reload, like SIGHUP); on success, the
+// warnings about what a reload cannot change ("admin.listen changed: it takes a restart").
+using ReloadFn = std::function<Result<std::vector<std::string>>()>;
 // POST /v1/upgrade: starts the new process; its pid, or why it could not start.
 using UpgradeFn = std::function<Result<int>()>;
 // Sets (or, with none, clears) an operator's override of the member `member_id` (any member, the
@@ -56,8 +68,9 @@ using OverrideFn = std::function<Result<void>(
     const std::string& member_id, std::optional<model::AdminOverride> next, std::string_view by)>;
 
 struct RouteContext {
-  std::string_view token;    // empty: no token configured, every authenticated route answers 401
-  const ViewsSource& views;  // called only by routes that show state, never for /healthz
+  std::string_view token;       // empty: no token configured, every authenticated route answers 401
+  std::string_view read_token;  // admin.read_token_file: GETs only; empty: none
+  const ViewsSource& views;     // called only by routes that show state, never for /healthz
   model::WallTime now;
   ObjectStore* store = nullptr;              // null: the Octavia API cannot create objects (405)
   const ApplyFn* apply = nullptr;            // required with a store
@@ -66,6 +79,9 @@ struct RouteContext {
   const ServingFn* serving = nullptr;        // null: serving (tests of other routes)
   const std::function<bool()>* stopping = nullptr;  // true: /healthz answers 503
   const UpgradeFn* upgrade = nullptr;               // null: POST /v1/upgrade answers 405
+  const ListSessionsFn* list_sessions = nullptr;    // null: /v1/sessions answers 405
+  const KillSessionsFn* kill_sessions = nullptr;
+  LoginSessions* logins = nullptr;  // null: the page's login form is not offered (404)
 };
 
 // Octavia's error shape: {"faultstring": message}.

@@ -65,19 +65,25 @@ Response member_answer(const FoundMember& f, model::WallTime now) {
   return r;
 }
 
-std::optional<Response> put(const Request& request, const FoundMember& f, const RouteContext& ctx) {
+std::optional<Response> change(const FoundMember& f, std::optional<model::AdminState> state,
+                               std::optional<int> weight, const std::string& by,
+                               const RouteContext& ctx) {
   if (ctx.set_override == nullptr || !*ctx.set_override) {
     return fault(405, "this vigil cannot change members at run time");
   }
-  auto req = parse_override_request(request.body);
-  if (!req) return fault(400, req.error().message);
-  auto next =
-      model::next_override(f.member->admin_override, req->state, req->weight, ctx.now, req->by);
-  if (auto done = (*ctx.set_override)(f.member->id, next, req->by); !done) {
-    log::error("admin API: {} {}: {}", request.method, request.target, done.error().message);
+  auto next = model::next_override(f.member->admin_override, state, weight, ctx.now, by);
+  if (auto done = (*ctx.set_override)(f.member->id, next, by); !done) {
+    log::error("admin API: member {} of pool {}: {}", f.member->config.name, f.pool->config.name,
+               done.error().message);
     return fault(500, done.error().message);
   }
   return std::nullopt;
+}
+
+std::optional<Response> put(const Request& request, const FoundMember& f, const RouteContext& ctx) {
+  auto req = parse_override_request(request.body);
+  if (!req) return fault(400, req.error().message);
+  return change(f, req->state, req->weight, req->by, ctx);
 }
 
 }  // namespace
@@ -107,6 +113,11 @@ std::variant<FoundMember, Response> find_member(const std::vector<LoadBalancerVi
                                   pool_key, member_key, joined(ids)));
   }
   return f;
+}
+
+std::optional<Response> set_member_state(const FoundMember& f, model::AdminState state,
+                                         std::string_view by, const RouteContext& ctx) {
+  return change(f, state, std::nullopt, std::string(by), ctx);
 }
 
 std::optional<Response> route_member_admin(const Request& request, const Target& target,

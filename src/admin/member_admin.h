@@ -31,4 +31,9 @@ std::variant<FoundMember, Response> find_member(const std::vector<model::LoadBal
                                                 std::string_view pool_key,
                                                 std::string_view member_key);
 
+// Sets the member's state as `vigil member drain|maint|ready` does (its weight override stays):
+// what the status page's buttons do. The answer to give instead when it cannot (405, 500).
+std::optional<Response> set_member_state(const FoundMember& f, model::AdminState state,
+                                         std::string_view by, const RouteContext& ctx);
+
 }  // namespace vigil::admin

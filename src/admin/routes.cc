@@ -1,16 +1,22 @@
 #include "admin/routes.h"
 
+#include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
 #include "admin/auth.h"
+#include "admin/cookie.h"
+#include "admin/login_sessions.h"
 #include "admin/member_admin.h"
 #include "admin/metrics.h"
 #include "admin/octavia/local_network.h"
 #include "admin/octavia/reads.h"
 #include "admin/octavia/views.h"
 #include "admin/octavia/writes.h"
+#include "admin/page_routes.h"
+#include "admin/page_style.h"
 #include "admin/readiness.h"
+#include "admin/sessions.h"
 #include "admin/status_json.h"
 #include "admin/status_page.h"
 #include "admin/target.h"
@@ -34,13 +40,50 @@ Response text(int status, std::string content_type, std::string body) {
   return r;
 }
 
-// The browser page cannot send a header, so `/` alone also takes `?token=`.
-std::optional<Response> check_token(const Request& request, const Target& target,
-                                    std::string_view token) {
-  std::string presented(presented_token(request.x_auth_token, request.authorization));
-  if (presented.empty() && target.segments.empty()) presented = target.param("token").value_or("");
-  if (token.empty()) return fault(401, "no admin token configured (admin.token_file)");
-  if (!token_matches(token, presented)) return fault(401, "Authentication required");
+// Who asks: a token in a header (tools), else the status page's sign-in cookie (browsers).
+struct Caller {
+  Access access = Access::kNone;
+  bool presented_token = false;
+  const LoginSessions::Session* session = nullptr;
+};
+
+Caller caller_of(const Request& request, const RouteContext& ctx) {
+  const std::string_view presented = presented_token(request.x_auth_token, request.authorization);
+  if (!presented.empty()) {
+    return {.access = access_of(ctx.token, ctx.read_token, presented), .presented_token = true};
+  }
+  if (ctx.logins == nullptr) return {};
+  const auto* session = ctx.logins->find(cookie_value(request.cookie, kSessionCookie), ctx.now);
+  if (session == nullptr) return {};
+  return {.access = session->access, .session = session};
+}
+
+std::optional<Response> check_access(const Request& request, const Target& target,
+                                     const Caller& caller, const RouteContext& ctx) {
+  if (ctx.token.empty() && ctx.read_token.empty()) {
+    return fault(401, "no admin token configured (admin.token_file)");
+  }
+  const Access needed = required_access(request.method);
+  // A cookie is sent by the browser on its own: it may only read. The page's buttons post
+  // to /page/member, which checks the form's CSRF token.
+  if (caller.session != nullptr && needed == Access::kWrite) {
+    return fault(401,
+                 "Authentication required: the status page's sign-in only reads; changes take "
+                 "the token in X-Auth-Token or Authorization: Bearer");
+  }
+  if (caller.access == Access::kNone) {
+    // A browser opening the page is shown the sign-in form.
+    if (!caller.presented_token && target.segments.empty() && ctx.logins != nullptr &&
+        needed == Access::kRead) {
+      return see_other("/login");
+    }
+    return fault(401, "Authentication required");
+  }
+  if (needed == Access::kWrite && caller.access != Access::kWrite) {
+    return fault(403,
+                 "Forbidden: the read-only token (admin.read_token_file) cannot change anything; "
+                 "use the token of admin.token_file");
+  }
   return std::nullopt;
 }
 
@@ -50,7 +93,8 @@ std::string joined_path(const Segments& segments) {
   return out.empty() ? "/" : out;
 }
 
-Response authenticated(const Request& request, const Target& target, const RouteContext& ctx) {
+Response authenticated(const Request& request, const Target& target, const RouteContext& ctx,
+                       const Caller& caller) {
   const Segments& s = target.segments;
   const bool get = request.method == "GET";
   const bool v2 = s.size() >= 2 && (s[0] == "v2" || s[0] == "v2.0");
@@ -68,10 +112,15 @@ Response authenticated(const Request& request, const Target& target, const Route
   }
   if (s.empty()) {
     if (!get) return method_not_allowed();
-    Response r = text(200, "text/html; charset=utf-8", status_page(views(), ctx.now));
+    // Buttons need a form that can prove it is ours: only a signed-in session has a CSRF token.
+    const PageUser user{
+        .access = caller.access,
+        .signed_in = caller.session != nullptr,
+        .csrf = caller.session != nullptr ? caller.session->csrf : std::string_view{}};
+    Response r = text(200, "text/html; charset=utf-8", status_page(views(), ctx.now, user));
     // The page has no scripts and no external assets; the policy keeps it that way.
-    r.headers.emplace_back("Content-Security-Policy",
-                           "default-src 'none'; style-src 'unsafe-inline'");
+    r.headers.emplace_back("Content-Security-Policy", std::string(kPageContentSecurityPolicy));
+    r.headers.emplace_back("X-Frame-Options", "DENY");
     r.headers.emplace_back("Cache-Control", "no-store");
     return r;
   }
@@ -81,8 +130,12 @@ Response authenticated(const Request& request, const Target& target, const Route
   }
   if (s == Segments{"v1", "reload"}) {
     if (request.method != "POST" || ctx.reload == nullptr) return method_not_allowed();
-    if (auto reloaded = (*ctx.reload)(); !reloaded) return fault(409, reloaded.error().message);
-    return text(200, "application/json", "{\"reloaded\": true}");
+    auto reloaded = (*ctx.reload)();
+    if (!reloaded) return fault(409, reloaded.error().message);
+    boost::json::array warnings(reloaded->begin(), reloaded->end());
+    return text(200, "application/json",
+                boost::json::serialize(
+                    boost::json::object{{"reloaded", true}, {"warnings", std::move(warnings)}}));
   }
   if (s == Segments{"v1", "upgrade"}) {
     if (request.method != "POST" || ctx.upgrade == nullptr) return method_not_allowed();
@@ -92,6 +145,7 @@ Response authenticated(const Request& request, const Target& target, const Route
                 "{\"upgrading\": true, \"pid\": " + std::to_string(*pid) + "}");
   }
   if (auto r = route_member_admin(request, target, ctx)) return *r;
+  if (auto r = route_sessions(request, target, ctx)) return *r;
   if (s == Segments{"metrics"}) {
     if (!get) return method_not_allowed();
     return text(200, "text/plain; version=0.0.4; charset=utf-8", metrics_text(views(), ctx.now));
@@ -117,8 +171,11 @@ Response route(const Request& request, const RouteContext& ctx) {
     if (target.segments[0] == "healthz" || problem) return healthz(problem);
     return readyz(merged_views(ctx.views(), ctx.store));
   }
-  if (auto denied = check_token(request, target, ctx.token)) return *denied;
-  return authenticated(request, target, ctx);
+  // The sign-in form and the page's buttons check what they need themselves.
+  if (auto page = route_page(request, target, ctx)) return *page;
+  const Caller caller = caller_of(request, ctx);
+  if (auto denied = check_access(request, target, caller, ctx)) return *denied;
+  return authenticated(request, target, ctx, caller);
 }
 
 }  // namespace vigil::admin

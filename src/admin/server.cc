@@ -23,6 +23,7 @@
 #include <utility>
 
 #include "admin/limits.h"
+#include "admin/login_sessions.h"
 #include "admin/routes.h"
 #include "admin/text.h"
 #include "base/log.h"
@@ -114,6 +115,7 @@ struct ServerState {
   std::map<uint64_t, Entry> sessions;  // by id: the oldest first
   std::map<asio::ip::address, size_t> per_address;
   uint64_t next_session = 0;
+  LoginSessions logins;         // the status page's signed-in browsers
   bool refusing = false;        // at a cap with nothing to evict; logged once per episode
   bool evicting = false;        // likewise
   bool accept_failing = false;  // likewise
@@ -203,24 +205,39 @@ class Session : public std::enable_shared_from_this<Session> {
         .x_auth_token = req["X-Auth-Token"],
         .authorization = req[http::field::authorization],
         .body = req.body(),
+        .cookie = req[http::field::cookie],
+        .host = req[http::field::host],
+        .origin = req[http::field::origin],
+        .sec_fetch_site = req["Sec-Fetch-Site"],
     };
     Response response;
     try {
       const Options& o = server_->options;
-      response = route(request, RouteContext{.token = o.token,
-                                             .views = server_->view,
-                                             .now = std::chrono::system_clock::now(),
-                                             .store = o.store,
-                                             .apply = &o.apply,
-                                             .reload = o.reload ? &o.reload : nullptr,
-                                             .set_override = &o.set_override,
-                                             .serving = o.serving ? &o.serving : nullptr,
-                                             .stopping = o.stopping ? &o.stopping : nullptr,
-                                             .upgrade = o.upgrade ? &o.upgrade : nullptr});
+      response = route(request,
+                       RouteContext{.token = o.token,
+                                    .read_token = o.read_token,
+                                    .views = server_->view,
+                                    .now = std::chrono::system_clock::now(),
+                                    .store = o.store,
+                                    .apply = &o.apply,
+                                    .reload = o.reload ? &o.reload : nullptr,
+                                    .set_override = &o.set_override,
+                                    .serving = o.serving ? &o.serving : nullptr,
+                                    .stopping = o.stopping ? &o.stopping : nullptr,
+                                    .upgrade = o.upgrade ? &o.upgrade : nullptr,
+                                    .list_sessions = o.list_sessions ? &o.list_sessions : nullptr,
+                                    .kill_sessions = o.kill_sessions ? &o.kill_sessions : nullptr,
+                                    .logins = &server_->logins});
     } catch (const std::exception& e) {
       log::error("admin API: {} {} failed: {}", std::string_view(request.method),
                  std::string_view(request.target), e.what());
       response = fault(500, "internal error; see vigil's log");
+    }
+    if (response.later) {
+      auto later = std::move(response.later);
+      later([self = shared_from_this(), keep_alive = req.keep_alive(), version = req.version()](
+                Response r) { self->send(std::move(r), keep_alive, version, false); });
+      return;
     }
     send(std::move(response), req.keep_alive(), req.version(), false);
   }
@@ -417,7 +434,15 @@ int AdminServer::listening_fd() const {
   return state_->acceptor.is_open() ? state_->acceptor.native_handle() : -1;
 }
 
-void AdminServer::set_token(std::string token) { state_->options.token = std::move(token); }
+void AdminServer::set_token(std::string token) {
+  if (token != state_->options.token) state_->logins.clear();
+  state_->options.token = std::move(token);
+}
+
+void AdminServer::set_read_token(std::string token) {
+  if (token != state_->options.read_token) state_->logins.clear();
+  state_->options.read_token = std::move(token);
+}
 
 size_t AdminServer::connections() const { return state_->sessions.size(); }
 

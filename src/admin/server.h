@@ -21,6 +21,7 @@ namespace vigil::admin {
 struct Options {
   std::string listen = "127.0.0.1:8404";  // "addr:port", "[::1]:port"; port 0 = kernel picks
   std::string token;                      // empty: every authenticated route answers 401
+  std::string read_token;                 // admin.read_token_file: GETs only; empty: none
   // Limits; tests shorten them.
   std::chrono::milliseconds idle_timeout{60'000};  // a connection idle this long is closed
   // A connection that has not sent a whole request head this long after it opened (or after
@@ -46,6 +47,9 @@ struct Options {
   std::function<bool()> stopping;
   // POST /v1/upgrade; empty: not offered.
   UpgradeFn upgrade;
+  // GET /v1/sessions and POST /v1/sessions/kill; empty: not offered.
+  ListSessionsFn list_sessions;
+  KillSessionsFn kill_sessions;
   // A listening socket to serve on instead of binding `listen` (an upgrade hands it over);
   // start() owns it from then on. -1: bind.
   int inherited_fd = -1;
@@ -68,8 +72,10 @@ class AdminServer {
   std::string bound() const;
   // The listening socket, -1 when not listening: what an upgrade hands to the new process.
   int listening_fd() const;
-  void set_token(std::string token);  // on reload; applies to the next request
-  size_t connections() const;         // open now; tests wait on it
+  // On reload; applies to the next request. A changed token signs out the page's sessions.
+  void set_token(std::string token);
+  void set_read_token(std::string token);
+  size_t connections() const;  // open now; tests wait on it
   // Closes the listener and every open connection. Pending handlers finish on `io` later.
   void stop();
 

@@ -32,6 +32,7 @@ struct Reply {
   int status = 0;  // 0: the connection ended without an answer
   std::string body;
   std::string content_type;
+  std::string set_cookie;
   std::string error;
 };
 
@@ -79,6 +80,7 @@ class ServerTest : public ::testing::Test {
                 reply.status = static_cast<int>(parser.get().result_int());
                 reply.body = parser.get().body();
                 reply.content_type = std::string(parser.get()[http::field::content_type]);
+                reply.set_cookie = std::string(parser.get()[http::field::set_cookie]);
               }
               done = true;
             });
@@ -176,9 +178,27 @@ TEST_F(ServerTest, MetricsAndPage) {
   const Reply metrics = get("/metrics");
   EXPECT_EQ(metrics.status, 200);
   EXPECT_EQ(metrics.content_type, "text/plain; version=0.0.4; charset=utf-8");
-  const Reply page = get("/?token=secret", "");
+  const Reply page = get("/");
   EXPECT_EQ(page.status, 200);
   EXPECT_NE(page.body.find("<html"), std::string::npos);
+}
+
+TEST_F(ServerTest, SignsInWithTheFormAndACookieAndOutAgain) {
+  EXPECT_EQ(get("/", "").status, 303);
+  const std::string form = "token=secret";
+  const Reply in = send_raw(
+      "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: http://127.0.0.1\r\n"
+      "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: " +
+      std::to_string(form.size()) + "\r\n\r\n" + form);
+  ASSERT_EQ(in.status, 303) << in.body;
+  ASSERT_TRUE(in.set_cookie.starts_with("vigil_session=")) << in.set_cookie;
+  const std::string cookie = "Cookie: " + in.set_cookie.substr(0, in.set_cookie.find(';'));
+  const Reply page = get("/", cookie + "\r\n");
+  EXPECT_EQ(page.status, 200);
+  EXPECT_NE(page.body.find("signed in with the read-write token"), std::string::npos);
+  // A rotated token signs every browser out.
+  server_->set_token("rotated");
+  EXPECT_EQ(get("/", cookie + "\r\n").status, 303);
 }
 
 TEST_F(ServerTest, TooLargeBodyIs413) {

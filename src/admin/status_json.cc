@@ -97,6 +97,7 @@ json::object listener_json(const model::ListenerView& l) {
       {"bind_address", l.config.bind_address},
       {"protocol_port", l.config.port},
       {"bound", l.bound},
+      {"bind_error", l.bind_error},
       {"default_pool_id", l.default_pool_id},
       {"pool", l.config.pool},
       {"max_connections", l.config.max_connections},

@@ -2,33 +2,34 @@
 
 #include <fmt/format.h>
 
+#include "admin/page_style.h"
 #include "admin/text.h"
 #include "model/config.h"
 
 namespace vigil::admin {
 namespace {
 
-constexpr std::string_view kHead = R"(<!DOCTYPE html>
+std::string head(std::string_view title) {
+  return fmt::format(R"(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="refresh" content="5">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>vigil: {}</title>
-<style>
-body {{ font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; }}
-table {{ border-collapse: collapse; margin-bottom: 1.5em; }}
-th, td {{ border: 1px solid #ccc; padding: 3px 8px; text-align: left; vertical-align: top; }}
-th {{ background: #f3f3f3; }}
-.st {{ font-weight: bold; padding: 1px 6px; border-radius: 3px; color: #fff; }}
-.ONLINE {{ background: #2e7d32; }} .DEGRADED {{ background: #ef6c00; }}
-.ERROR {{ background: #c62828; }} .DRAINING {{ background: #1565c0; }}
-.OFFLINE, .NO_MONITOR {{ background: #757575; }}
-.muted {{ color: #777; }}
-</style></head><body>
-)";
+<style>{}</style></head><body>
+)",
+                     html_escape(title), kPageStyle);
+}
 
-std::string badge(model::OperatingStatus s) {
-  const std::string_view name = model::to_string(s);
-  return fmt::format(R"(<span class="st {}">{}</span>)", name, name);
+std::string header(const PageUser& user) {
+  std::string out = "<header><span class=\"brand\">vigil</span>";
+  if (user.signed_in) {
+    out += fmt::format(
+        R"(<span class="who" id="who">signed in with the {} token</span>)"
+        R"(<form method="post" action="/logout"><input type="hidden" name="csrf" value="{}">)"
+        R"(<button type="submit" id="logout">Sign out</button></form>)",
+        user.access == Access::kWrite ? "read-write" : "read-only", html_escape(user.csrf));
+  }
+  return out + "</header>\n<main>\n";
 }
 
 std::string cell(std::string_view text) { return "<td>" + html_escape(text) + "</td>"; }
@@ -43,39 +44,13 @@ std::string monitor_text(const model::PoolView& p) {
   return out;
 }
 
-std::string member_row(const model::PoolView& p, const model::MemberView& m, model::WallTime now) {
-  std::string reason = m.last_check ? model::describe(*m.last_check) : "not checked yet";
-  if (!m.config.enabled) reason = "disabled";
-  // The operator's word comes first: it is why the member is out, whatever its checks say.
-  if (m.admin_override) reason = override_text(*m.admin_override, now) + "; " + reason;
-  std::string since = is_set(m.state_since) ? short_age(seconds_between(m.state_since, now)) : "-";
-  std::string failures;
-  if (p.config.health_monitor && m.consecutive_failures > 0) {
-    // Failures go on counting after the member is down; "11/3" would read as a bug.
-    const int threshold = p.config.health_monitor->unhealthy_threshold;
-    failures = m.consecutive_failures <= threshold
-                   ? fmt::format(" ({}/{} failures)", m.consecutive_failures, threshold)
-                   : fmt::format(" ({} failures)", m.consecutive_failures);
-  }
-  return "<tr>" + cell(m.config.name) + cell(host_port(m.config.address, m.config.port)) + "<td>" +
-         badge(m.operating_status) + "</td>" + cell(health_name(m.health)) +
-         cell(m.in_rotation ? "yes" : "no") + cell(reason + failures) + cell(since) +
-         cell(std::to_string(m.active_connections)) + cell(std::to_string(m.total_connections)) +
-         cell(std::to_string(m.connect_failures)) + "</tr>\n";
-}
-
-std::string pool_section(const model::PoolView& p, model::WallTime now) {
+std::string pool_section(const model::PoolView& p, model::WallTime now, const PageUser& user) {
   std::string out = fmt::format(
       "<h2>pool {} {}</h2>\n<p class=\"muted\">{}, {}{}</p>\n", html_escape(p.config.name),
-      badge(p.operating_status), html_escape(model::to_string(p.config.algorithm)),
+      status_badge(p.operating_status), html_escape(model::to_string(p.config.algorithm)),
       html_escape(monitor_text(p)),
       p.fail_open_active ? ", <b>fail-open: routing to the members that take connections</b>" : "");
-  out +=
-      "<table><tr><th>member</th><th>address</th><th>status</th><th>health</th>"
-      "<th>in rotation</th><th>last check</th><th>in state</th><th>active</th><th>total</th>"
-      "<th>connect failures</th></tr>\n";
-  for (const model::MemberView& m : p.members) out += member_row(p, m, now);
-  return out + "</table>\n";
+  return out + members_table(p, now, user);
 }
 
 std::string listeners_section(const model::LoadBalancerView& lb) {
@@ -87,7 +62,7 @@ std::string listeners_section(const model::LoadBalancerView& lb) {
     const std::string bound =
         l.bound.empty() ? host_port(l.config.bind_address, l.config.port) : l.bound;
     out += "<tr>" + cell(l.config.name) + cell(bound) + cell(l.config.pool) + "<td>" +
-           badge(l.operating_status) + "</td>" + cell(std::to_string(l.active_connections)) +
+           status_badge(l.operating_status) + "</td>" + cell(std::to_string(l.active_connections)) +
            cell(std::to_string(l.total_connections)) + "</tr>\n";
   }
   return out + "</table>\n";
@@ -104,6 +79,11 @@ std::string transitions_section(const model::LoadBalancerView& lb) {
 }
 
 }  // namespace
+
+std::string status_badge(model::OperatingStatus s) {
+  const std::string_view name = model::to_string(s);
+  return fmt::format(R"(<span class="st {}">{}</span>)", name, name);
+}
 
 std::string html_escape(std::string_view text) {
   std::string out;
@@ -132,25 +112,27 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
-std::string status_page(const std::vector<model::LoadBalancerView>& lbs, model::WallTime now) {
-  std::string out = fmt::format(kHead, html_escape(lbs.empty() ? "vigil" : lbs.front().name));
+std::string status_page(const std::vector<model::LoadBalancerView>& lbs, model::WallTime now,
+                        const PageUser& user) {
+  std::string out = head(lbs.empty() ? "vigil" : lbs.front().name) + header(user);
   for (const model::LoadBalancerView& lb : lbs) {
     const std::string origin = lb.source_file.empty() ? "created through the API" : lb.source_file;
     out += fmt::format(
         "<h1>{} {}</h1>\n<p class=\"muted\">{} &middot; started {} &middot; "
         "shown {} (UTC), refreshing every 5 s</p>\n",
-        html_escape(lb.name.empty() ? lb.id : lb.name), badge(lb.operating_status),
+        html_escape(lb.name.empty() ? lb.id : lb.name), status_badge(lb.operating_status),
         html_escape(origin), is_set(lb.started_at) ? iso8601_utc(lb.started_at) : "-",
         iso8601_utc(now));
     out += listeners_section(lb);
-    for (const model::PoolView& p : lb.pools) out += pool_section(p, now);
+    for (const model::PoolView& p : lb.pools) out += pool_section(p, now, user);
     out += transitions_section(lb);
   }
-  return out + "</body></html>\n";
+  return out + "</main></body></html>\n";
 }
 
-std::string status_page(const model::LoadBalancerView& lb, model::WallTime now) {
-  return status_page(std::vector<model::LoadBalancerView>{lb}, now);
+std::string status_page(const model::LoadBalancerView& lb, model::WallTime now,
+                        const PageUser& user) {
+  return status_page(std::vector<model::LoadBalancerView>{lb}, now, user);
 }
 
 }  // namespace vigil::admin

@@ -19,6 +19,8 @@ constexpr Unit kUnits[] = {
     {"m", std::chrono::minutes(1)},       {"h", std::chrono::hours(1)},
 };
 
+constexpr double kLargest = 1e18;  // nanoseconds
+
 }  // namespace
 
 Result<Duration> parse_duration(std::string_view text) {
@@ -54,8 +56,10 @@ Result<Duration> parse_duration(std::string_view text) {
                   "\": a unit is required (ns, us, ms, s, m or h), like 500ms or 5s");
     }
     text.remove_prefix(unit->suffix.size());
+    // The bound is on the sum, not on each part: "5000000h5000000h..." must not wrap around to
+    // a few seconds. 1e18 ns (31 years) is far above every limit the config sets.
     const double nanos = value * static_cast<double>(unit->size.count());
-    if (!std::isfinite(nanos) || nanos > 1e18) {
+    if (!std::isfinite(nanos) || nanos > kLargest - static_cast<double>(total.count())) {
       return fail("invalid duration \"" + original + "\": too large");
     }
     total += Duration(static_cast<Duration::rep>(std::llround(nanos)));

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace vigil {
 namespace {
 
@@ -32,6 +34,18 @@ TEST(ParseDuration, RejectsWhatCouldBeMisread) {
     EXPECT_FALSE(got.has_value()) << "accepted \"" << bad << "\"";
   }
   EXPECT_NE(parse_duration("5").error().message.find("unit is required"), std::string::npos);
+}
+
+TEST(ParseDuration, ASumOfPartsThatWouldOverflowIsTooLarge) {
+  // Each part alone is allowed (just under 1e18 ns); ten of them would wrap a 64-bit count of
+  // nanoseconds around to a small or negative value.
+  std::string many;
+  for (int i = 0; i < 10; ++i) many += "277777h";
+  ASSERT_TRUE(parse_duration("277777h").has_value());
+  const auto got = parse_duration(many);
+  ASSERT_FALSE(got.has_value()) << format_duration(*got);
+  EXPECT_NE(got.error().message.find("too large"), std::string::npos);
+  EXPECT_FALSE(parse_duration("277777h277777h277777h277777h").has_value());
 }
 
 TEST(FormatDuration, PrintsTheShortestExactForm) {

@@ -11,6 +11,7 @@ namespace vigil {
 
 struct Error {
   std::string message;
+  int code = 0;  // the errno behind it, where one tells a caller what to do next (EADDRINUSE)
 };
 
 template <typename T>

@@ -1,10 +1,16 @@
 #include "base/file.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
+#include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <random>
 
 namespace vigil {
 namespace {
@@ -12,6 +18,13 @@ namespace {
 std::string why(const std::string& what, const std::string& path) {
   return what + " " + path + ": " + std::strerror(errno);
 }
+
+std::string directory_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+}
+
+FsyncFn g_fsync = nullptr;  // set_fsync_for_tests()
 
 }  // namespace
 
@@ -46,9 +59,23 @@ Result<std::string> read_secret_file(const std::string& path) {
 }
 
 Result<void> write_file_atomic(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return fail(why("cannot create", tmp));
+  // 64 random bits: a name planted ahead is found with EEXIST, and another is drawn.
+  std::random_device random;
+  for (int attempt = 0;; ++attempt) {
+    const uint64_t suffix = (uint64_t{random()} << 32) | random();
+    const std::string tmp = fmt::format("{}.tmp.{}.{:016x}", path, ::getpid(), suffix);
+    auto written = write_file_atomic_via(path, tmp, content);
+    if (written || written.error().code != EEXIST || attempt == 3) return written;
+  }
+}
+
+Result<void> write_file_atomic_via(const std::string& path, const std::string& tmp,
+                                   const std::string& content) {
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    const int err = errno;
+    return std::unexpected(Error{.message = why("cannot create", tmp), .code = err});
+  }
   size_t off = 0;
   while (off < content.size()) {
     const ssize_t n = ::write(fd, content.data() + off, content.size() - off);
@@ -61,8 +88,12 @@ Result<void> write_file_atomic(const std::string& path, const std::string& conte
     }
     off += static_cast<size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    auto err = why("cannot sync", tmp);
+  // Closed whether or not the sync worked: the descriptor is not leaked on a failing disk.
+  const bool synced = (g_fsync != nullptr ? g_fsync(fd) : ::fsync(fd)) == 0;
+  const std::string sync_error = synced ? "" : why("cannot sync", tmp);
+  const bool closed = ::close(fd) == 0;
+  if (!synced || !closed) {
+    auto err = synced ? why("cannot close", tmp) : sync_error;
     ::unlink(tmp.c_str());
     return fail(err);
   }
@@ -71,15 +102,36 @@ Result<void> write_file_atomic(const std::string& path, const std::string& conte
     ::unlink(tmp.c_str());
     return fail(err);
   }
-  const auto slash = path.rfind('/');
-  const std::string dir =
-      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const int dfd = ::open(directory_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     ::fsync(dfd);
     ::close(dfd);
   }
   return {};
 }
+
+size_t remove_stale_temporaries(const std::string& path) {
+  const auto slash = path.rfind('/');
+  const std::string prefix = (slash == std::string::npos ? path : path.substr(slash + 1)) + ".tmp.";
+  std::error_code ec;
+  size_t removed = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(directory_of(path), ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with(prefix)) continue;
+    // `<pid>.<random>` (or `<pid>` from before the random part): kept while that pid runs, as
+    // during an upgrade, when the old process still writes.
+    const std::string_view rest = std::string_view(name).substr(prefix.size());
+    int pid = 0;
+    const bool parsed =
+        std::from_chars(rest.data(), rest.data() + rest.size(), pid).ec == std::errc();
+    const bool running = parsed && pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
+    if (running) continue;
+    // unlink, not remove_all: a symlink goes, never what it points to.
+    if (::unlink(entry.path().c_str()) == 0) ++removed;
+  }
+  return removed;
+}
+
+void set_fsync_for_tests(FsyncFn fsync) { g_fsync = fsync; }
 
 }  // namespace vigil

@@ -15,7 +15,20 @@ Result<std::string> read_file(const std::string& path);
 Result<std::string> read_secret_file(const std::string& path);
 
 // Writes to a temporary file beside `path`, fsyncs it, renames it over `path` and fsyncs the
-// directory, so a reader sees the old content or the new, never a torn file.
+// directory, so a reader sees the old content or the new, never a torn file. The temporary,
+// `path.tmp.<pid>.<random>`, is created anew (O_EXCL, O_NOFOLLOW): a file or symlink planted
+// under a name that can be guessed is never written through.
 Result<void> write_file_atomic(const std::string& path, const std::string& content);
+// The same with the temporary's name given: fails when anything is already there.
+Result<void> write_file_atomic_via(const std::string& path, const std::string& tmp,
+                                   const std::string& content);
+
+// Removes the temporaries that write_file_atomic(path) left when its process died between
+// creating and renaming them: those whose pid no longer runs. Returns how many it removed.
+size_t remove_stale_temporaries(const std::string& path);
+
+// Test seam: the fsync write_file_atomic calls (nullptr: ::fsync). Not for production code.
+using FsyncFn = int (*)(int fd);
+void set_fsync_for_tests(FsyncFn fsync);
 
 }  // namespace vigil

@@ -1,9 +1,14 @@
 #include "base/file.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 namespace vigil {
 namespace {
@@ -26,6 +31,74 @@ TEST_F(FileTest, AtomicWriteReplacesAndLeavesNoTemporary) {
   int files = 0;
   for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(dir_)) ++files;
   EXPECT_EQ(files, 1);
+}
+
+TEST_F(FileTest, APlantedSymlinkAtTheTemporaryIsNeverFollowed) {
+  const std::string path = dir_ + "/state.json";
+  const std::string victim = dir_ + "/victim";
+  ASSERT_TRUE(write_file_atomic(victim, "precious"));
+  ASSERT_TRUE(write_file_atomic(path, "old"));
+  const std::string tmp = path + ".tmp.1234.planted";
+  std::filesystem::create_symlink(victim, tmp);
+  const auto written = write_file_atomic_via(path, tmp, "new");
+  ASSERT_FALSE(written);
+  EXPECT_NE(written.error().message.find("cannot create " + tmp), std::string::npos);
+  EXPECT_EQ(*read_file(victim), "precious");
+  EXPECT_EQ(*read_file(path), "old");
+  EXPECT_TRUE(std::filesystem::is_symlink(tmp));
+  // The old name (`.tmp.<pid>`) planted too: the random name misses it, and the write goes on.
+  std::filesystem::create_symlink(victim, path + ".tmp." + std::to_string(::getpid()));
+  ASSERT_TRUE(write_file_atomic(path, "new"));
+  EXPECT_EQ(*read_file(path), "new");
+  EXPECT_EQ(*read_file(victim), "precious");
+}
+
+size_t open_descriptors() {
+  size_t n = 0;
+  for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+  return n;
+}
+
+TEST_F(FileTest, AFailingFsyncLeaksNoDescriptorAndLeavesNoTemporary) {
+  const std::string path = dir_ + "/state.json";
+  ASSERT_TRUE(write_file_atomic(path, "old"));
+  set_fsync_for_tests([](int) {
+    errno = EIO;
+    return -1;
+  });
+  const size_t before = open_descriptors();
+  for (int i = 0; i < 20; ++i) {
+    const auto written = write_file_atomic(path, "new");
+    ASSERT_FALSE(written);
+    EXPECT_NE(written.error().message.find("cannot sync"), std::string::npos);
+  }
+  set_fsync_for_tests(nullptr);
+  EXPECT_EQ(open_descriptors(), before);
+  EXPECT_EQ(*read_file(path), "old");
+  int files = 0;
+  for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(dir_)) ++files;
+  EXPECT_EQ(files, 1);
+}
+
+TEST_F(FileTest, StaleTemporariesOfDeadProcessesAreRemoved) {
+  const std::string path = dir_ + "/state.json";
+  ASSERT_TRUE(write_file_atomic(dir_ + "/victim", "precious"));
+  // Above the kernel's pid_max (4194304 at most): no such process can run.
+  ASSERT_TRUE(write_file_atomic(dir_ + "/state.json.tmp.999999999.0123456789abcdef", "torn"));
+  ASSERT_TRUE(write_file_atomic(dir_ + "/state.json.tmp.999999998", "torn, old name"));
+  std::filesystem::create_symlink(dir_ + "/victim", dir_ + "/state.json.tmp.999999997.x");
+  const std::string mine = dir_ + "/state.json.tmp." + std::to_string(::getpid()) + ".a";
+  ASSERT_TRUE(write_file_atomic(mine, "a running process's"));
+  ASSERT_TRUE(write_file_atomic(dir_ + "/other.json.tmp.999999999.b", "another file's"));
+
+  EXPECT_EQ(remove_stale_temporaries(path), 3u);
+  std::vector<std::string> left;
+  for (auto& e : std::filesystem::directory_iterator(dir_)) left.push_back(e.path().filename());
+  std::ranges::sort(left);
+  EXPECT_EQ(left, (std::vector<std::string>{"other.json.tmp.999999999.b",
+                                            "state.json.tmp." + std::to_string(::getpid()) + ".a",
+                                            "victim"}));
+  EXPECT_EQ(*read_file(dir_ + "/victim"), "precious");
 }
 
 TEST_F(FileTest, ErrorsNameThePath) {

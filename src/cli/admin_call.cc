@@ -56,9 +56,13 @@ Called<std::string> answer(const ClientOptions& options, Result<HttpReply> reply
 }  // namespace
 
 Called<std::string> fetch_status(const ClientOptions& options) {
+  return get_json(options, "/v1/status");
+}
+
+Called<std::string> get_json(const ClientOptions& options, std::string_view path) {
   auto url = parse_admin_url(options.admin_url);
   if (!url) return std::unexpected(Failure{2, url.error().message});
-  return answer(options, http_get(*url, "/v1/status", options.token, kTimeout));
+  return answer(options, http_get(*url, path, options.token, kTimeout));
 }
 
 Called<std::string> put_json(const ClientOptions& options, std::string_view path,

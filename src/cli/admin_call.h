@@ -16,6 +16,8 @@ using Called = std::expected<T, Failure>;
 
 // The body of GET /v1/status.
 Called<std::string> fetch_status(const ClientOptions& options);
+// The body of a 200 answer to GET `path` (with its query).
+Called<std::string> get_json(const ClientOptions& options, std::string_view path);
 // The body of a 200 answer to PUT `path` with `json_body`.
 Called<std::string> put_json(const ClientOptions& options, std::string_view path,
                              std::string_view json_body);

@@ -12,8 +12,10 @@
 #include "admin/sample_view_test.h"
 #include "admin/server.h"
 #include "admin/status_json.h"
+#include "cli/check_code.h"
 #include "cli/client.h"
 #include "cli/commands.h"
+#include "cli/printable.h"
 #include "cli/table.h"
 
 namespace vigil::cli {
@@ -165,6 +167,178 @@ TEST(MembersTable, ShowsAnOverrideInTheReason) {
   EXPECT_NE(table->find("| drain, set 12s ago by CLI; HTTP 200 "), std::string::npos) << *table;
 }
 
+TEST(MembersTable, ShowsTheLastChecksCodeAndDuration) {
+  auto table = format_members_table(rendered(), std::nullopt);
+  ASSERT_TRUE(table) << table.error().message;
+  EXPECT_NE(table->find("| check "), std::string::npos) << *table;
+  EXPECT_NE(table->find("| duration "), std::string::npos) << *table;
+  // master-01 passed its HTTPS check with a 200 in 3 ms; master-02 was refused in 1 ms.
+  EXPECT_NE(table->find("| L7OK 200 | 3.0ms    |"), std::string::npos) << *table;
+  EXPECT_NE(table->find("| L4CON    | 1.0ms    | connection refused |"), std::string::npos)
+      << *table;
+  // The member of the pool without a monitor was never checked.
+  EXPECT_NE(table->find("| -        | -        | no health monitor "), std::string::npos) << *table;
+  auto literal = format_members_table(kLiteral, "routers");
+  ASSERT_TRUE(literal);
+  EXPECT_NE(literal->find("| L4TOUT | -        | timeout |"), std::string::npos) << *literal;
+}
+
+struct CodeCase {
+  const char* description;
+  const char* monitor;
+  const char* check;  // the member's "check" object
+  const char* expected;
+};
+
+TEST(CheckCode, NamesTheLayerLikeHaproxy) {
+  const CodeCase cases[] = {
+      {.description = "TCP pass",
+       .monitor = "TCP",
+       .check = R"({"result":"ok"})",
+       .expected = "L4OK"},
+      {.description = "TLS pass",
+       .monitor = "TLS-HELLO",
+       .check = R"({"result":"ok"})",
+       .expected = "L6OK"},
+      {.description = "HTTPS pass",
+       .monitor = "HTTPS",
+       .check = R"({"result":"ok","http_code":204})",
+       .expected = "L7OK 204"},
+      {.description = "refused",
+       .monitor = "HTTPS",
+       .check = R"({"result":"refused"})",
+       .expected = "L4CON"},
+      {.description = "unreachable",
+       .monitor = "HTTP",
+       .check = R"({"result":"network_error"})",
+       .expected = "L4CON"},
+      {.description = "TCP timeout",
+       .monitor = "TCP",
+       .check = R"({"result":"timeout"})",
+       .expected = "L4TOUT"},
+      {.description = "HTTPS timeout: any layer",
+       .monitor = "HTTPS",
+       .check = R"({"result":"timeout"})",
+       .expected = "TOUT"},
+      {.description = "handshake",
+       .monitor = "HTTPS",
+       .check = R"({"result":"tls_failed"})",
+       .expected = "L6RSP"},
+      {.description = "status",
+       .monitor = "HTTPS",
+       .check = R"({"result":"bad_status","http_code":500})",
+       .expected = "L7STS 500"},
+      {.description = "not HTTP",
+       .monitor = "HTTP",
+       .check = R"({"result":"bad_response"})",
+       .expected = "L7RSP"},
+      {.description = "DNS",
+       .monitor = "TCP",
+       .check = R"({"result":"resolve_failed"})",
+       .expected = "DNS"},
+      {.description = "local",
+       .monitor = "TCP",
+       .check = R"({"result":"local_error"})",
+       .expected = "SOCKERR"},
+      {.description = "a newer daemon's result",
+       .monitor = "TCP",
+       .check = R"({"result":"quantum"})",
+       .expected = "-"},
+  };
+  for (const CodeCase& c : cases) {
+    EXPECT_EQ(check_code(c.monitor, json::parse(c.check).as_object()), c.expected) << c.description;
+  }
+  EXPECT_EQ(check_duration(0.42), "0.4ms");
+  EXPECT_EQ(check_duration(12.4), "12ms");
+  EXPECT_EQ(check_duration(2000), "2.0s");
+}
+
+TEST(Printable, EscapesWhatWouldDriveATerminal) {
+  EXPECT_EQ(printable("master-01 é ü 日本"), "master-01 é ü 日本");
+  EXPECT_EQ(printable("\x1b[2J\x1b]0;owned\x07"), "\\x1b[2J\\x1b]0;owned\\x07");
+  EXPECT_EQ(printable("a\nb\tc\rd\x7f"), "a\\nb\\tc\\rd\\x7f");
+  EXPECT_EQ(printable("\xc2\x9b"
+                      "31m"),
+            "\\u009b31m");  // C1 CSI, in UTF-8
+  EXPECT_EQ(printable("\x9b"
+                      "31m"),
+            "\\x9b31m");  // the same, as a lone byte
+  EXPECT_EQ(printable("abc\xe2\x80\xae"
+                      "cba"),
+            "abc\\u202ecba");  // right-to-left override
+  EXPECT_EQ(printable("\xc0\xaf\xed\xa0\x80"), "\\xc0\\xaf\\xed\\xa0\\x80");  // overlong, surrogate
+  EXPECT_EQ(printable(std::string("a\0b", 3)), "a\\x00b");
+}
+
+TEST(Table, EscapesControlCharactersInEveryCell) {
+  const std::string table = render_table({"name", "reason"}, {{"\x1b[31mred", "bad\nline"}});
+  EXPECT_EQ(table.find('\x1b'), std::string::npos) << table;
+  EXPECT_NE(table.find("| \\x1b[31mred | bad\\nline |"), std::string::npos) << table;
+}
+
+TEST(MembersTable, EscapesNamesCreatedThroughTheApi) {
+  std::string doc(kLiteral);
+  doc.replace(doc.find("\"router-a\""), 10, "\"router-\\u001b[5ma\"");
+  auto table = format_members_table(doc, std::nullopt);
+  ASSERT_TRUE(table) << table.error().message;
+  EXPECT_EQ(table->find('\x1b'), std::string::npos) << *table;
+  EXPECT_NE(table->find("router-\\x1b[5ma"), std::string::npos) << *table;
+  auto tree = format_status_tree(doc);
+  ASSERT_TRUE(tree);
+  EXPECT_EQ(tree->find('\x1b'), std::string::npos) << *tree;
+}
+
+constexpr std::string_view kSessions = R"({"sessions":[
+  {"id":"s1","listener":"api","pool":"masters","member":"master-01","client":"10.0.0.5:51234",
+   "member_address":"10.0.0.11:6443","age_seconds":12.5,"bytes_in":123,"bytes_out":456},
+  {"id":"s2","listener":"api","pool":"masters","member":"master-02","client":"[fd00::7]:40000",
+   "member_address":"10.0.0.12:6443","age_seconds":3725.0,"bytes_in":0,"bytes_out":1048576}],
+  "total":2,"truncated":false})";
+
+TEST(Sessions, TableHasOneRowPerSession) {
+  auto table = format_sessions_table(kSessions);
+  ASSERT_TRUE(table) << table.error().message;
+  EXPECT_EQ(*table,
+            "+-----------------+----------+---------+-----------+----------------+------+"
+            "----------+-----------+\n"
+            "| client          | listener | pool    | member    | member_address | age  |"
+            " bytes_in | bytes_out |\n"
+            "+-----------------+----------+---------+-----------+----------------+------+"
+            "----------+-----------+\n"
+            "| 10.0.0.5:51234  | api      | masters | master-01 | 10.0.0.11:6443 | 12s  |"
+            "      123 |       456 |\n"
+            "| [fd00::7]:40000 | api      | masters | master-02 | 10.0.0.12:6443 | 1h2m |"
+            "        0 |   1048576 |\n"
+            "+-----------------+----------+---------+-----------+----------------+------+"
+            "----------+-----------+\n"
+            "2 sessions\n");
+}
+
+TEST(Sessions, SaysWhenTheListIsTruncated) {
+  auto table = format_sessions_table(
+      R"({"sessions":[{"client":"10.0.0.5:1","member":"m"}],"total":5000,"truncated":true})");
+  ASSERT_TRUE(table) << table.error().message;
+  EXPECT_TRUE(table->ends_with("1 of 5000 sessions shown (vigil truncated the list)\n")) << *table;
+  auto none = format_sessions_table(R"({"sessions":[],"total":0,"truncated":false})");
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->ends_with("0 sessions\n")) << *none;
+  EXPECT_FALSE(format_sessions_table("[]"));
+  EXPECT_FALSE(format_sessions_table("{\"pools\": []}"));
+}
+
+TEST(Sessions, JsonIsTheDocument) {
+  auto text = format_sessions_json(kSessions);
+  ASSERT_TRUE(text) << text.error().message;
+  EXPECT_EQ(json::parse(*text), json::parse(kSessions));
+}
+
+TEST(Sessions, FiltersArePercentEncoded) {
+  EXPECT_EQ(sessions_path("", ""), "/v1/sessions");
+  EXPECT_EQ(sessions_path("masters", ""), "/v1/sessions?pool=masters");
+  EXPECT_EQ(sessions_path("", "master-01"), "/v1/sessions?member=master-01");
+  EXPECT_EQ(sessions_path("a b&c", "m=1/é"), "/v1/sessions?pool=a%20b%26c&member=m%3D1%2F%C3%A9");
+}
+
 TEST(StatusTree, DrawsEveryObject) {
   auto tree = format_status_tree(rendered());
   ASSERT_TRUE(tree) << tree.error().message;
@@ -245,12 +419,16 @@ TEST(RunMembers, ClosedPortIsExit2WithAHint) {
   EXPECT_EQ(run_status({.admin_url = "https://x"}, false, out, err2), 2);
 }
 
-// The real server on a thread of its own, since the client blocks.
+// The real server on a thread of its own, since the client blocks. Its reload answers what
+// `reload_result_` holds.
 class EndToEnd : public ::testing::Test {
  protected:
   void SetUp() override {
     server_ = std::make_unique<admin::AdminServer>(
-        io_, admin::Options{.listen = "127.0.0.1:0", .token = "secret"},
+        io_,
+        admin::Options{.listen = "127.0.0.1:0",
+                       .token = "secret",
+                       .reload = [this]() -> Result<void> { return reload_result_; }},
         [] { return std::vector{admin::testing::sample_view()}; });
     ASSERT_TRUE(server_->start());
     url_ = "http://" + server_->bound();
@@ -264,7 +442,33 @@ class EndToEnd : public ::testing::Test {
   std::unique_ptr<admin::AdminServer> server_;
   std::thread thread_;
   std::string url_;
+  Result<void> reload_result_;  // set before the client calls, read on the server's thread
 };
+
+TEST_F(EndToEnd, ReloadReportsAppliedOrTheFilesErrors) {
+  std::ostringstream out, err;
+  EXPECT_EQ(run_reload({.admin_url = url_, .token = "secret"}, out, err), 0) << err.str();
+  EXPECT_EQ(out.str(), "reloaded: the new configuration is applied\n");
+  reload_result_ = fail(
+      "/etc/vigil/vigil.yaml has errors; the running configuration stays\n"
+      "/etc/vigil/vigil.yaml:12: error: unknown key \"intervall\"\n"
+      "/etc/vigil/vigil.yaml:30: error: port must be 1..65535");
+  std::ostringstream out2, err2;
+  EXPECT_EQ(run_reload({.admin_url = url_, .token = "secret"}, out2, err2), 1);
+  EXPECT_EQ(out2.str(), "");
+  EXPECT_EQ(err2.str(),
+            "vigil reload: refused: /etc/vigil/vigil.yaml has errors; the running configuration "
+            "stays\n"
+            "  /etc/vigil/vigil.yaml:12: error: unknown key \"intervall\"\n"
+            "  /etc/vigil/vigil.yaml:30: error: port must be 1..65535\n");
+  std::ostringstream out3, err3;
+  EXPECT_EQ(run_reload({.admin_url = url_, .token = "wrong"}, out3, err3), 1);
+  EXPECT_NE(err3.str().find("refused the token"), std::string::npos) << err3.str();
+  std::ostringstream out4, err4;
+  EXPECT_EQ(
+      run_reload({.admin_url = "http://127.0.0.1:" + std::to_string(closed_port())}, out4, err4),
+      2);
+}
 
 TEST_F(EndToEnd, MembersStatusAndABadToken) {
   std::ostringstream out, err;

@@ -1,6 +1,6 @@
 // vigil's client commands (`vigil members`, `vigil status`, `vigil member
-// drain|maint|ready|weight`): they ask a running daemon's admin API over HTTP and print the answer.
-// Blocking; called from main() on the CLI's only thread.
+// drain|maint|ready|weight`, `vigil sessions`, `vigil reload`): they ask a running daemon's admin
+// API over HTTP and print the answer. Blocking; called from main() on the CLI's only thread.
 #pragma once
 
 #include <chrono>
@@ -35,6 +35,25 @@ std::string health_line(int status, std::string_view body);
 // `vigil upgrade`: the daemon starts the binary now on disk, hands it its sockets and, once it
 // is ready, stops gracefully. Exit codes as run_status; the outcome is in the daemon's log.
 int run_upgrade(const ClientOptions& options, std::ostream& out, std::ostream& err);
+
+// `vigil reload`: POST /v1/reload, which answers once the daemon applied or refused the file.
+// Exit codes: 0 applied; 1 refused (its config errors, file:line, go to `err`) or another error
+// answer; 2 the daemon cannot be reached or the URL is unusable.
+int run_reload(const ClientOptions& options, std::ostream& out, std::ostream& err);
+
+// `vigil sessions [--pool P] [--member M] [--json]`: GET /v1/sessions, as a table or the
+// document. `vigil sessions kill --member M [--pool P]`: POST /v1/sessions/kill. Empty strings
+// are filters not given. Exit codes as run_status.
+int run_sessions(const ClientOptions& options, const std::string& pool, const std::string& member,
+                 bool json, std::ostream& out, std::ostream& err);
+int run_sessions_kill(const ClientOptions& options, const std::string& pool,
+                      const std::string& member, std::ostream& out, std::ostream& err);
+// "/v1/sessions?pool=masters&member=master-01", each value percent-encoded.
+std::string sessions_path(const std::string& pool, const std::string& member);
+// The sessions table (client, listener, pool, member, member_address, age, bytes_in, bytes_out;
+// bytes_in flow from the client to the member) and a count line; the document, indented.
+Result<std::string> format_sessions_table(std::string_view sessions_json);
+Result<std::string> format_sessions_json(std::string_view sessions_json);
 
 // What to tell the user, and the exit code, when a command fails.
 struct Failure {

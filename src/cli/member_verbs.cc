@@ -10,6 +10,7 @@
 
 #include "cli/admin_call.h"
 #include "cli/commands.h"
+#include "cli/printable.h"
 #include "cli/status_doc.h"
 
 namespace vigil::cli {
@@ -161,7 +162,7 @@ int run_member(const ClientOptions& options, const MemberCommand& command, std::
   }
   auto ref = find_member_ref(*status, command.target);
   if (!ref) {
-    err << "vigil member " << command.verb << ": " << ref.error().message << "\n";
+    err << "vigil member " << command.verb << ": " << printable(ref.error().message) << "\n";
     return ref.error().exit_code;
   }
   const std::string path =
@@ -171,7 +172,7 @@ int run_member(const ClientOptions& options, const MemberCommand& command, std::
     err << answer.error().message << "\n";
     return answer.error().exit_code;
   }
-  out << summary(*ref, *answer) << "\n" << std::flush;
+  out << printable(summary(*ref, *answer)) << "\n" << std::flush;
   if (command.wait) return wait_drained(options, *ref, *command.wait, out, err);
   return 0;
 }

@@ -3,6 +3,7 @@
 
 #include <boost/json/serialize.hpp>
 
+#include "cli/check_code.h"
 #include "cli/commands.h"
 #include "cli/status_doc.h"
 #include "cli/table.h"
@@ -77,6 +78,16 @@ std::string reason(const PoolMember& pm, std::optional<int64_t> now) {
   return override_reason(*o, now) + "; " + check_reason(pm);
 }
 
+// The last check's code and duration; "-" when there was none.
+std::pair<std::string, std::string> last_check(const PoolMember& pm) {
+  const json::object* check = child(*pm.member, "check");
+  if (check == nullptr) return {"-", "-"};
+  const json::object* hm = child(*pm.pool, "health_monitor");
+  const json::value* ms = check->if_contains("duration_ms");
+  return {check_code(hm ? str(*hm, "type") : "", *check),
+          ms && ms->is_number() ? check_duration(ms->to_number<double>()) : "-"};
+}
+
 std::string since(const json::object& m) {
   if (str(m, "state_since").empty()) return "-";
   return short_age(num(m, "state_seconds"));
@@ -94,13 +105,14 @@ Result<std::string> format_members_table(std::string_view status_json,
   std::vector<std::vector<std::string>> rows;
   for (const PoolMember& pm : *members) {
     const json::object& m = *pm.member;
+    auto [code, duration] = last_check(pm);
     rows.push_back({str(*pm.pool, "name"), str(m, "name"), str(m, "address"),
                     str(m, "protocol_port"), str(m, "weight"), str(m, "operating_status"),
-                    str(m, "health"), flag(m, "in_rotation") ? "yes" : "no", reason(pm, now),
-                    since(m)});
+                    str(m, "health"), flag(m, "in_rotation") ? "yes" : "no", std::move(code),
+                    std::move(duration), reason(pm, now), since(m)});
   }
   return render_table({"pool", "name", "address", "protocol_port", "weight", "operating_status",
-                       "health", "in_rotation", "reason", "since"},
+                       "health", "in_rotation", "check", "duration", "reason", "since"},
                       rows);
 }
 

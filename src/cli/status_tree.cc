@@ -5,12 +5,16 @@
 #include <boost/json/serialize.hpp>
 
 #include "cli/commands.h"
+#include "cli/printable.h"
 #include "cli/status_doc.h"
 
 namespace vigil::cli {
 namespace {
 
 namespace json = boost::json;
+
+// Names and reasons can come from the API: never raw to the terminal.
+std::string shown(const json::object& o, std::string_view key) { return printable(str(o, key)); }
 
 const json::object* find_pool(const json::object& doc, const std::string& id) {
   for (const json::value& p : list(doc, "pools")) {
@@ -23,9 +27,9 @@ std::string pool_line(const json::object& p) {
   std::string monitor = "no monitor";
   if (const json::object* hm = child(p, "health_monitor")) {
     monitor = str(*hm, "type");
-    if (monitor == "HTTP" || monitor == "HTTPS") monitor += " " + str(*hm, "path");
+    if (monitor == "HTTP" || monitor == "HTTPS") monitor += " " + shown(*hm, "path");
   }
-  return fmt::format("pool {} {} {} ({}){}", str(p, "name"), str(p, "algorithm"), monitor,
+  return fmt::format("pool {} {} {} ({}){}", shown(p, "name"), str(p, "algorithm"), monitor,
                      str(p, "operating_status"),
                      flag(p, "fail_open_active") ? " fail-open: routing to every member" : "");
 }
@@ -34,7 +38,7 @@ std::string pool_line(const json::object& p) {
 std::string member_detail(const json::object& p, const json::object& m) {
   const std::string status = str(m, "operating_status");
   const json::object* check = child(m, "check");
-  const std::string why = check ? str(*check, "reason") : "";
+  const std::string why = check ? shown(*check, "reason") : "";
   const std::string age =
       str(m, "state_since").empty() ? "" : " for " + short_age(num(m, "state_seconds"));
   const json::object* hm = child(p, "health_monitor");
@@ -68,7 +72,7 @@ void add_members(const json::object& p, const std::string& indent, std::string& 
     const json::object& m = members[i].as_object();
     const std::string detail = member_detail(p, m);
     out += fmt::format("{}{} {} {} {}{}\n", indent, i + 1 == members.size() ? "└─" : "├─",
-                       str(m, "name"), host_port(str(m, "address"), num(m, "protocol_port")),
+                       shown(m, "name"), host_port(shown(m, "address"), num(m, "protocol_port")),
                        str(m, "operating_status"), detail.empty() ? "" : "  " + detail);
   }
 }
@@ -117,7 +121,7 @@ namespace {
 // One load balancer's tree.
 std::string tree_of(const json::object& doc) {
   const json::object* lb = child(doc, "loadbalancer");
-  std::string out = fmt::format("loadbalancer {} ({})\n", lb ? str(*lb, "name") : "?",
+  std::string out = fmt::format("loadbalancer {} ({})\n", lb ? shown(*lb, "name") : "?",
                                 lb ? str(*lb, "operating_status") : "?");
   // Listeners with their pool first, then the pools no listener uses.
   std::vector<std::pair<std::string, const json::object*>> top;
@@ -139,7 +143,7 @@ std::string tree_of(const json::object& doc) {
       add_members(o, indent, out);
       continue;
     }
-    out += fmt::format("{}listener {} {} ({})\n", branch, str(o, "name"), listener_address(o),
+    out += fmt::format("{}listener {} {} ({})\n", branch, shown(o, "name"), listener_address(o),
                        str(o, "operating_status"));
     if (const json::object* p = find_pool(doc, str(o, "default_pool_id"))) {
       out += indent + "└─ " + pool_line(*p) + "\n";

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "cli/printable.h"
+
 namespace vigil::cli {
 namespace {
 
@@ -45,8 +47,15 @@ std::string line(const std::vector<std::string>& cells, const std::vector<Column
 
 }  // namespace
 
-std::string render_table(const std::vector<std::string>& headers,
-                         const std::vector<std::vector<std::string>>& rows) {
+std::string render_table(const std::vector<std::string>& raw_headers,
+                         const std::vector<std::vector<std::string>>& raw_rows) {
+  std::vector<std::string> headers;
+  for (const std::string& h : raw_headers) headers.push_back(printable(h));
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& raw : raw_rows) {
+    std::vector<std::string>& row = rows.emplace_back();
+    for (const std::string& cell : raw) row.push_back(printable(cell));
+  }
   std::vector<Column> columns;
   for (const std::string& h : headers) columns.push_back({display_width(h), !rows.empty()});
   for (const auto& row : rows) {

@@ -7,8 +7,9 @@
 
 namespace vigil::cli {
 
-// Widths count UTF-8 code points, so names with accents stay aligned. Requires: every row has
-// as many cells as `headers`.
+// Widths count UTF-8 code points, so names with accents stay aligned. Every cell goes through
+// printable(): names and reasons from the API never reach the terminal with control characters.
+// Requires: every row has as many cells as `headers`.
 std::string render_table(const std::vector<std::string>& headers,
                          const std::vector<std::vector<std::string>>& rows);
 

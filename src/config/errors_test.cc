@@ -93,6 +93,11 @@ TEST(Errors, ValuesOfTheWrongKindOrRange) {
        .yaml = "pools: [{name: p, health_monitor: {type: TCP, timeout: 48h}}]\n",
        .line = 1,
        .message = "health_monitor.timeout: 48h is too long"},
+      {.description = "duration whose parts add up past what fits",
+       .yaml = "pools:\n- name: p\n  health_monitor:\n    type: TCP\n"
+               "    interval: 277777h277777h277777h277777h277777h277777h277777h277777h277777h\n",
+       .line = 5,
+       .message = "health_monitor.interval: invalid duration \"277777h277777h"},
       {.description = "member port 0",
        .yaml = "pools: [{name: p, members: [{name: m, address: a, port: 0}]}]\n",
        .line = 1,

@@ -78,7 +78,10 @@ the configuration the systemd unit runs
 an example to start from
 .TP
 .I /etc/vigil/token
-the admin token (mode 0600)
+the read-write admin token (mode 0600)
+.TP
+.I /etc/vigil/read-token
+the read-only admin token: metrics, status, the status page (mode 0600)
 .TP
 .I /var/lib/vigil/state.json
 objects created through the admin API

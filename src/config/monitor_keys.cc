@@ -155,6 +155,12 @@ constexpr KeySpec<MonitorDraft> kMonitorKeys[] = {
      "rotation for a failed connect. false: every check connects afresh, as HAProxy's do.",
      [](YamlReader& r, const Field& f, MonitorDraft& m) { r.set_bool(f, m.reuse_connection); },
      false, kHttpMonitors},
+    {"send_proxy", "bool", "false",
+     "Every check starts with a PROXY protocol header, as HAProxy's check-send-proxy: v2's "
+     "LOCAL command when the member's `proxy_protocol` is v2, else v1's `PROXY UNKNOWN`; the "
+     "member takes the check's own addresses. For members that refuse connections without a "
+     "header (NGINX `proxy_protocol`, routers with ROUTER_USE_PROXY_PROTOCOL).",
+     [](YamlReader& r, const Field& f, MonitorDraft& m) { r.set_bool(f, m.send_proxy); }},
 };
 
 constexpr KeySpec<TlsCheck> kTlsKeys[] = {

@@ -5,6 +5,7 @@
 
 #include "config/address.h"
 #include "config/suggest.h"
+#include "net/cidr.h"
 
 namespace vigil::config {
 namespace {
@@ -75,6 +76,30 @@ void check_binds(const model::Config& config, std::vector<Diagnostic>& out) {
   }
 }
 
+// Also for configs that did not come from YAML (haproxy.cfg, the API), whose sources were not
+// read through the key table.
+void check_accept_proxy(const model::Config& config, std::vector<Diagnostic>& out) {
+  for (const model::Listener& l : config.listeners) {
+    for (const std::string& source : l.trusted_sources) {
+      if (auto cidr = net::Cidr::parse(source); !cidr) {
+        out.push_back(make_error(
+            l.where, "listener \"" + l.name + "\": trusted_sources: " + cidr.error().message));
+      }
+    }
+    if (l.accept_proxy && l.trusted_sources.empty()) {
+      out.push_back(make_error(
+          l.where, "listener \"" + l.name +
+                       "\": accept_proxy needs trusted_sources, the upstream load balancers' "
+                       "addresses (CIDRs): a PROXY header from anyone else is refused"));
+    }
+    if (!l.accept_proxy && !l.trusted_sources.empty()) {
+      out.push_back(make_warning(l.where, "listener \"" + l.name +
+                                              "\": trusted_sources has no effect without "
+                                              "accept_proxy: true"));
+    }
+  }
+}
+
 }  // namespace
 
 void validate(const model::Config& config, std::vector<Diagnostic>& out) {
@@ -85,6 +110,7 @@ void validate(const model::Config& config, std::vector<Diagnostic>& out) {
   }
   check_pool_references(config, out);
   check_binds(config, out);
+  check_accept_proxy(config, out);
 }
 
 }  // namespace vigil::config

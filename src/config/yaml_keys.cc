@@ -7,6 +7,7 @@
 #include "config/address.h"
 #include "config/haproxy_names.h"
 #include "config/suggest.h"
+#include "net/cidr.h"
 
 namespace vigil::config {
 namespace {
@@ -80,6 +81,44 @@ void read_replay(YamlReader& r, const Field& f, PoolDraft& p) {
                       did_you_mean(*text, model::names_of(model::spellings<model::Replay>())));
 }
 
+// "off, v1 or v2"
+constexpr model::NameList kProxyProtocolChoices =
+    model::name_list<model::ProxyProtocol>(", ", " or ");
+constexpr model::NameList kProxyProtocolDocs = model::name_list<model::ProxyProtocol>(" | ", " | ");
+
+std::optional<model::ProxyProtocol> read_proxy_protocol(YamlReader& r, const Field& f) {
+  auto text = r.scalar(f, kProxyProtocolChoices);
+  if (!text) return std::nullopt;
+  if (auto version = model::parse<model::ProxyProtocol>(*text)) return version;
+  // `proxy_protocol: false` (or no) says off as well as `off` does.
+  if (*text == "false" || *text == "no") return model::ProxyProtocol::kOff;
+  r.error(f.line,
+          f.path() + ": unknown PROXY protocol version " + YamlReader::describe(f.value) +
+              "; use " + std::string(kProxyProtocolChoices.view()) +
+              did_you_mean(*text, model::names_of(model::spellings<model::ProxyProtocol>())));
+  return std::nullopt;
+}
+
+void read_trusted_sources(YamlReader& r, const Field& f, Listener& l) {
+  if (!r.expect_list(f, "a list of networks (CIDR), like [10.0.0.0/8, \"::1\"]")) return;
+  for (const YAML::Node& item : f.value) {
+    const int line = YamlReader::line_of(item, f.line);
+    if (!item.IsScalar()) {
+      r.error(line, f.path() + ": expected a network (CIDR), got " + YamlReader::describe(item));
+      continue;
+    }
+    auto cidr = net::Cidr::parse(item.Scalar());
+    if (!cidr) {
+      r.error(line, f.path() + ": " + cidr.error().message);
+      continue;
+    }
+    l.trusted_sources.push_back(item.Scalar());
+  }
+  if (f.value.size() == 0) {
+    r.error(f.line, f.path() + ": empty; name the upstream load balancers' addresses");
+  }
+}
+
 template <typename T>
 void read_list(YamlReader& r, const Field& f, const Section<T>& section, std::vector<T>& out) {
   if (!r.expect_list(f, "a list of " + std::string(section.name) + "s")) return;
@@ -130,9 +169,16 @@ constexpr KeySpec<Admin> kAdminKeys[] = {
      "token is set and the network is trusted.",
      read_admin_listen},
     {"token_file", "path", "",
-     "File holding the API token, required by every mutating call and by the Octavia API; "
-     "without it the API and CLI refuse such requests.",
+     "File holding the read-write API token: accepted by every route, and required by every "
+     "call that changes state; without it the API and CLI refuse such calls. See "
+     "docs/api.md, Authentication.",
      [](YamlReader& r, const Field& f, Admin& a) { r.set_string(f, a.token_file); }},
+    {"read_token_file", "path", "",
+     "File holding a read-only token: accepted for every GET (`/metrics`, `/v1/status`, the "
+     "status page, the Octavia API's reads, `vigil members`/`status`) and refused with 403 for "
+     "anything that changes state. For Prometheus and people who only watch; must differ from "
+     "the token of `token_file`.",
+     [](YamlReader& r, const Field& f, Admin& a) { r.set_string(f, a.read_token_file); }},
     {"state_file", "path", "",
      "Where objects created through the API, and members' runtime overrides (`vigil member "
      "drain`, ...; see docs/operations.md), are kept (written atomically).",
@@ -149,7 +195,8 @@ constexpr KeySpec<Listener> kListenerKeys[] = {
     {"pool", "name", "", "The pool (defined in this file) that gets the connections.",
      [](YamlReader& r, const Field& f, Listener& l) { r.set_name(f, l.pool); }, true},
     {"max_connections", "integer 1..10000000", "50000",
-     "Connections held at once; further ones wait in the kernel's accept queue.",
+     "Connections held at once; one more is closed at once (a quick retry beats a hang) and "
+     "counted in `vigil_listener_rejected_connections_total`.",
      [](YamlReader& r, const Field& f, Listener& l) {
        r.set_int(f, l.max_connections, 1, 10'000'000);
      }},
@@ -169,6 +216,25 @@ constexpr KeySpec<Listener> kListenerKeys[] = {
      "Bind the address even when this host does not hold it yet (IP_FREEBIND): the standby of "
      "a keepalived pair listens on the virtual address before VRRP moves it here (docs/ha.md).",
      [](YamlReader& r, const Field& f, Listener& l) { r.set_bool(f, l.freebind); }},
+    {"accept_proxy", "bool", "false",
+     "Every connection starts with a PROXY protocol header (v1 or v2, told apart by its first "
+     "bytes) from an upstream load balancer (HAProxy's accept-proxy): the client address it "
+     "carries is the one vigil logs, hashes for `source_ip` and passes on with "
+     "`proxy_protocol`. Needs `trusted_sources`. A connection from elsewhere, a malformed "
+     "header, or none within `proxy_header_timeout`, is closed (logged at most every 10 s).",
+     [](YamlReader& r, const Field& f, Listener& l) { r.set_bool(f, l.accept_proxy); }},
+    {"trusted_sources", "list of CIDRs", "",
+     "The addresses allowed to send a PROXY header (`10.0.0.0/24`, `\"fd00::5\"`): the "
+     "upstream load balancers. Required with `accept_proxy`, without a default: a default of "
+     "anywhere would let any client claim any address, and one of loopback would refuse every "
+     "real upstream; an IPv4 network also matches its hosts' IPv4-mapped IPv6 addresses.",
+     read_trusted_sources},
+    {"proxy_header_timeout", "duration", "3s",
+     "With `accept_proxy`: a connection whose complete PROXY header has not arrived this long "
+     "after it was accepted is closed; an upstream load balancer sends it at once.",
+     [](YamlReader& r, const Field& f, Listener& l) {
+       r.set_duration(f, l.proxy_header_timeout, kMaxCheckDuration);
+     }},
 };
 
 constexpr KeySpec<PoolDraft> kPoolKeys[] = {
@@ -224,6 +290,16 @@ constexpr KeySpec<PoolDraft> kPoolKeys[] = {
      "handshake; `always` for any protocol (only when a repeated request is harmless); "
      "`never`: the member is still reported, the session is not moved.",
      read_replay},
+    {"proxy_protocol", kProxyProtocolDocs, model::to_string(model::ProxyProtocol::kOff),
+     "Write a PROXY protocol header (HAProxy's send-proxy and send-proxy-v2) to the member "
+     "before the client's first byte, on every connection (replays and hedges too), carrying "
+     "the client's address (or the one `accept_proxy` learned) and vigil's listener address: "
+     "for members that must see clients' real addresses (OpenShift routers with "
+     "ROUTER_USE_PROXY_PROTOCOL, NGINX `proxy_protocol`). A member's own `proxy_protocol` "
+     "overrides it. The members must expect it: to one that does not, the header is garbage.",
+     [](YamlReader& r, const Field& f, PoolDraft& p) {
+       if (auto v = read_proxy_protocol(r, f)) p.proxy_protocol = *v;
+     }},
     {"shutdown_sessions_on_down", "bool", "true",
      "Close the sessions of a member marked ERROR because it stopped answering, so long-lived "
      "clients (watches) reconnect through a healthy member at once. A member that still answers "
@@ -251,7 +327,9 @@ constexpr KeySpec<Member> kMemberKeys[] = {
     {"name", "name", "", "Unique within the pool.",
      [](YamlReader& r, const Field& f, Member& m) { r.set_name(f, m.name); }, true},
     {"address", "IP address or host name", "",
-     "Where the member listens; a host name is resolved when the config is loaded.",
+     "Where the member listens. A host name is looked up off the control thread when the member is "
+     "added; until it resolves the member is ERROR (\"DNS: ...\") and gets no traffic, and a "
+     "failed name is asked again every 5 s.",
      [](YamlReader& r, const Field& f, Member& m) { read_host(r, f, m.address); }, true},
     {"port", "integer 1..65535", "", "The member's port.",
      [](YamlReader& r, const Field& f, Member& m) { r.set_int(f, m.port, 1, 65535); }, true},
@@ -268,6 +346,11 @@ constexpr KeySpec<Member> kMemberKeys[] = {
     {"monitor_port", "integer 1..65535", "port",
      "Port the health checks go to, when not the member's port.",
      [](YamlReader& r, const Field& f, Member& m) { r.set_int(f, m.monitor_port, 1, 65535); }},
+    {"proxy_protocol", kProxyProtocolDocs, "the pool's",
+     "This member's PROXY protocol header, when it differs from the pool's `proxy_protocol`.",
+     [](YamlReader& r, const Field& f, Member& m) {
+       if (auto v = read_proxy_protocol(r, f)) m.proxy_protocol = *v;
+     }},
 };
 
 }  // namespace

@@ -1,26 +1,24 @@
 // Applying a configuration to the running daemon: at start-up, on reload and on API writes. New
 // listeners are bound before anything changes, so a bind error leaves the running configuration
-// as it was. Members that stay keep their health and sessions.
+// as it was; only at start-up is a port taken by another process no error (rebind.cc retries it).
+// Members that stay keep their health and sessions.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 
 #include "admin/octavia/object_store.h"
 #include "admin/server.h"
 #include "base/log.h"
+#include "daemon/binding.h"
 #include "daemon/control_plane.h"
 #include "daemon/fd_budget.h"
 #include "health/checker.h"
 #include "model/ids.h"
+#include "net/cidr.h"
 #include "net/socket.h"
 
 namespace vigil::daemon {
-
-struct ControlPlane::Binding {
-  std::string listener_id;
-  std::vector<net::Fd> fds;  // one per worker
-  std::string bound;
-};
 
 namespace {
 
@@ -76,15 +74,15 @@ Result<void> check_binds(const std::vector<model::Config>& lbs) {
   return {};
 }
 
-MemberRuntime new_member(const model::Member& m, const std::string& pool_name) {
+// A host name is looked up by the resolver thread (names.cc), never here on the control thread:
+// a dead DNS server must not stall /healthz and the checks.
+MemberRuntime new_member(const model::Member& m) {
   MemberRuntime r{.id = m.id, .config = m};
   r.state_since = std::chrono::system_clock::now();
-  auto addresses = net::resolve(m.address, m.port);
-  if (addresses) {
-    r.address = addresses->front();
+  if (auto literal = net::SocketAddress::from_ip(m.address, m.port)) {
+    r.address = *literal;
   } else {
-    r.resolve_error = addresses.error().message;
-    log::warn("pool {} member {}: {}; it gets no traffic", pool_name, m.name, r.resolve_error);
+    r.resolve_error = fmt::format("DNS: no answer yet for \"{}\"", m.address);
   }
   return r;
 }
@@ -103,6 +101,24 @@ FdNeeds fd_needs(const std::unordered_map<std::string, ListenerRuntime>& listene
   return n;
 }
 
+// HAProxy's check-send-proxy: the server's own PROXY version, v1 when it sends none.
+model::ProxyProtocol check_proxy_header(const PoolRuntime& p, const MemberRuntime& m) {
+  if (!p.config.health_monitor || !p.config.health_monitor->send_proxy) {
+    return model::ProxyProtocol::kOff;
+  }
+  const model::ProxyProtocol traffic = m.config.proxy_protocol.value_or(p.config.proxy_protocol);
+  return traffic == model::ProxyProtocol::kOff ? model::ProxyProtocol::kV1 : traffic;
+}
+
+// Validated when the config was loaded: a source that does not parse cannot be here.
+std::vector<net::Cidr> trusted_sources(const model::Listener& l) {
+  std::vector<net::Cidr> out;
+  for (const std::string& s : l.trusted_sources) {
+    if (auto cidr = net::Cidr::parse(s)) out.push_back(*cidr);
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<void> ControlPlane::apply(std::vector<model::Config> lbs) {
@@ -110,8 +126,11 @@ Result<void> ControlPlane::apply(std::vector<model::Config> lbs) {
   if (stopping()) return fail("vigil is stopping; the configuration can no longer change");
   for (auto& lb : lbs) assign_ids(lb);
   if (auto ok = check_binds(lbs); !ok) return ok;
-  auto bindings = bind_changed(lbs);
+  // At start-up a port taken by another process must not keep the other listeners down; later,
+  // the operator who asked for the change hears of it at once and nothing changes.
+  auto bindings = bind_changed(lbs, /*retry_taken=*/!started_);
   if (!bindings) return std::unexpected(bindings.error());
+  started_ = true;
 
   adopt_pools(lbs);
   adopt_listeners(lbs, *bindings);
@@ -126,34 +145,50 @@ Result<void> ControlPlane::apply(std::vector<model::Config> lbs) {
   drop_stale_overrides();
   push_to_workers(*bindings);
   update_checks();
+  schedule_rebind();
+  resolve_names();
   return {};
 }
 
+Result<ControlPlane::Binding> ControlPlane::bind_listener(const model::Listener& l) {
+  const std::string host = l.bind_address.empty() ? "::" : l.bind_address;
+  auto address = net::SocketAddress::from_ip(host, l.port);
+  if (!address) return fail(fmt::format("listener {}: {}", l.name, address.error().message));
+  Binding b{.listener_id = l.id};
+  for (int w = 0; w < worker_count_; ++w) {
+    auto fd = listening_socket(l, *address, w);
+    if (!fd) {
+      return std::unexpected(
+          Error{.message = fmt::format("listener {}: {}", l.name, fd.error().message),
+                .code = fd.error().code});
+    }
+    if (w == 0) {
+      // With port 0 the kernel picked one; the other workers' sockets join it.
+      *address = *net::local_address(fd->get());
+      b.bound = address->to_string();
+    }
+    b.fds.push_back(std::move(*fd));
+  }
+  return b;
+}
+
 Result<std::vector<ControlPlane::Binding>> ControlPlane::bind_changed(
-    const std::vector<model::Config>& lbs) {
+    const std::vector<model::Config>& lbs, bool retry_taken) {
   std::vector<Binding> out;
   for (const auto& lb : lbs) {
     for (const auto& l : lb.listeners) {
       auto it = listeners_.find(l.id);
       if (it != listeners_.end() && it->second.config.bind_address == l.bind_address &&
           it->second.config.port == l.port) {
-        continue;  // keeps its sockets
+        continue;  // keeps its sockets, or its place in rebind.cc's retries
       }
-      const std::string host = l.bind_address.empty() ? "::" : l.bind_address;
-      auto address = net::SocketAddress::from_ip(host, l.port);
-      if (!address) return fail(fmt::format("listener {}: {}", l.name, address.error().message));
-      Binding b{.listener_id = l.id};
-      for (int w = 0; w < worker_count_; ++w) {
-        auto fd = listening_socket(l, *address, w);
-        if (!fd) return fail(fmt::format("listener {}: {}", l.name, fd.error().message));
-        if (w == 0) {
-          // With port 0 the kernel picked one; the other workers' sockets join it.
-          *address = *net::local_address(fd->get());
-          b.bound = address->to_string();
-        }
-        b.fds.push_back(std::move(*fd));
+      auto b = bind_listener(l);
+      if (!b && retry_taken && b.error().code == EADDRINUSE) {
+        out.push_back({.listener_id = l.id, .error = b.error().message});
+        continue;
       }
-      out.push_back(std::move(b));
+      if (!b) return std::unexpected(b.error());
+      out.push_back(std::move(*b));
     }
   }
   return out;
@@ -184,7 +219,8 @@ void ControlPlane::adopt_pools(const std::vector<model::Config>& lbs) {
         auto old = std::ranges::find(rt->members, m.id, &MemberRuntime::id);
         if (old == rt->members.end() || old->config.address != m.address ||
             old->config.port != m.port) {
-          members.push_back(new_member(m, p.name));
+          members.push_back(new_member(m));
+          resume_health(members.back(), p);
           continue;
         }
         MemberRuntime kept = std::move(*old);
@@ -254,9 +290,15 @@ void ControlPlane::adopt_listeners(const std::vector<model::Config>& lbs,
         if (p.name == l.pool) rt.pool_id = p.id;
       }
       for (const Binding& b : bindings) {
-        if (b.listener_id == l.id) {
-          rt.bound = b.bound;
+        if (b.listener_id != l.id) continue;
+        rt.bound = b.bound;
+        rt.bind_error = b.error;
+        if (b.error.empty()) {
           log::info("listener {} on {} -> pool {}", l.name, rt.bound, l.pool);
+        } else {
+          ++rt.bind_failures;
+          log::error("{}; the other listeners serve, and this one is bound once the port is free",
+                     b.error);
         }
       }
       next[l.id] = std::move(rt);
@@ -290,9 +332,13 @@ void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
             .max_connections = budget.effective(l.config.max_connections, needs.max_connections),
             .idle_timeout = l.config.idle_timeout,
             .client_dead_peer = net::dead_peer_options(l.config.dead_peer_timeout),
+            .accept_proxy = l.config.accept_proxy,
+            .trusted_sources = trusted_sources(l.config),
+            .proxy_header_timeout = l.config.proxy_header_timeout,
             .stats = l.stats};
         for (Binding& b : bindings) {
-          if (b.listener_id == id) s.fd = std::move(b.fds[static_cast<size_t>(w)]);
+          if (b.listener_id == id && b.error.empty())
+            s.fd = std::move(b.fds[static_cast<size_t>(w)]);
         }
         l.worker_fds.resize(static_cast<size_t>(worker_count_), -1);
         if (s.fd.valid()) l.worker_fds[static_cast<size_t>(w)] = s.fd.get();
@@ -318,7 +364,9 @@ void ControlPlane::update_checks() {
                            .monitor = *p.config.health_monitor,
                            .address = m.config.monitor_address.empty() ? m.config.address
                                                                        : m.config.monitor_address,
-                           .port = m.config.monitor_port ? m.config.monitor_port : m.config.port});
+                           .port = m.config.monitor_port ? m.config.monitor_port : m.config.port,
+                           .proxy_header = check_proxy_header(p, m),
+                           .resumed = resumed_check(m, p.config)});
         checked_.emplace_back(&p, i);
       }
     }

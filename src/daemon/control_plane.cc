@@ -14,6 +14,7 @@
 #include "base/file.h"
 #include "base/log.h"
 #include "config/loader.h"
+#include "daemon/announced_reload.h"
 #include "health/checker.h"
 #include "net/socket.h"
 
@@ -31,16 +32,35 @@ const net::DeadPeerOptions kSuspectProbe{.keepalive_idle = std::chrono::seconds(
 
 model::WallTime wall_now() { return std::chrono::system_clock::now(); }
 
+// The admin socket is bound once and the state file read once, at start-up: a reload that
+// changes them says so instead of ignoring them in silence.
+std::vector<std::string> restart_only_changes(const model::Admin& running,
+                                              const model::Admin& next) {
+  std::vector<std::string> out;
+  auto changed = [&](std::string_view key, const std::string& was, const std::string& now) {
+    if (was == now) return;
+    out.push_back(
+        fmt::format("{} changed from \"{}\" to \"{}\": it takes a restart; still using \"{}\"", key,
+                    was, now, was));
+  };
+  changed("admin.listen", running.listen, next.listen);
+  changed("admin.state_file", running.state_file, next.state_file);
+  return out;
+}
+
 }  // namespace
 
 ControlPlane::ControlPlane(boost::asio::io_context& io, ServeOptions options,
-                           model::Config file_config, std::string token)
+                           model::Config file_config, admin::AdminTokens tokens)
     : io_(io),
       options_(std::move(options)),
-      token_(std::move(token)),
+      tokens_(std::move(tokens)),
       started_at_(wall_now()),
       ramp_(timer_source_.create_timer([this] { reweigh_all(); })),
-      liveness_(timer_source_.create_timer([this] { liveness_tick(); })) {
+      liveness_(timer_source_.create_timer([this] { liveness_tick(); })),
+      rebind_(timer_source_.create_timer([this] { rebind_tick(); })),
+      names_retry_(timer_source_.create_timer([this] { resolve_names(); })) {
+  token_files_ = file_config.admin;
   lbs_.push_back({.config = std::move(file_config)});
 }
 
@@ -58,10 +78,13 @@ Result<void> ControlPlane::start() {
     log::info("upgrade: taking over from pid {} with {} inherited sockets", ::getppid(),
               inherited_.size());
   }
+  take_handed_over_health();
   auto store = admin::ObjectStore::load(file.admin.state_file);
   if (!store) return std::unexpected(store.error());
   store_ = std::make_unique<admin::ObjectStore>(std::move(*store));
 
+  resolver_ = std::make_unique<net::Resolver>(
+      [this](std::function<void()> answer) { boost::asio::post(io_, std::move(answer)); });
   checker_ = std::make_unique<health::HealthChecker>(
       io_, clock_, timer_source_, [this](const health::Event& e) { on_check(e); });
   for (int w = 0; w < worker_count_; ++w) {
@@ -75,7 +98,9 @@ Result<void> ControlPlane::start() {
   std::vector<model::Config> initial{file};
   for (model::Config& c : store_->configs()) initial.push_back(std::move(c));
   lbs_.clear();
-  if (auto applied = apply(std::move(initial)); !applied) return applied;
+  const auto applied = apply(std::move(initial));
+  carried_.clear();  // applied to the members it named; a reload must not bring it back
+  if (!applied) return applied;
   workers_answered_at_ = clock_.now();
   liveness_tick();
   std::optional<net::Fd> admin_socket = inherited_.take(upgrade::kAdminSocket, 0);
@@ -86,16 +111,30 @@ Result<void> ControlPlane::start() {
         io_,
         admin::Options{
             .listen = file.admin.listen,
-            .token = token_,
+            .token = tokens_.write,
+            .read_token = tokens_.read,
             .store = store_.get(),
             .apply = [this](const std::vector<model::Config>& api) { return apply_api(api); },
-            .reload = [this] { return reload(); },
+            .reload = [this] { return announced_reload(*this); },
             .set_override =
                 [this](const std::string& id, std::optional<model::AdminOverride> next,
                        std::string_view by) { return set_override(id, std::move(next), by); },
-            .serving = [this] { return serving_problem(); },
+            // Not the watchdog's answer: a restart does not free a port another process holds.
+            .serving =
+                [this] {
+                  return serving_problem().or_else([this] { return unbound_listeners(); });
+                },
             .stopping = [this] { return stopping(); },
             .upgrade = [this] { return upgrade(); },
+            .list_sessions =
+                [this](std::optional<std::vector<std::string>> ids, size_t limit,
+                       std::function<void(Result<admin::SessionTable>)> done) {
+                  list_sessions(std::move(ids), limit, std::move(done));
+                },
+            .kill_sessions =
+                [this](std::vector<std::string> ids, std::function<void(Result<size_t>)> done) {
+                  kill_sessions(ids, std::move(done));
+                },
             .inherited_fd = admin_socket ? admin_socket->get() : -1},
         [this] { return views(); });
     if (admin_socket) admin_socket->release();  // the server owns it from start() on
@@ -114,6 +153,9 @@ size_t ControlPlane::stop() {
   if (admin_) admin_->stop();
   ramp_->cancel();
   liveness_->cancel();
+  rebind_->cancel();
+  names_retry_->cancel();
+  resolver_.reset();  // answers still under way are dropped
   size_t cut = 0;
   for (auto& w : workers_) {
     w->stop();  // closes listeners and sessions, joins
@@ -122,7 +164,7 @@ size_t ControlPlane::stop() {
   return cut;
 }
 
-Result<void> ControlPlane::reload() {
+Result<std::vector<std::string>> ControlPlane::reload() {
   if (stopping()) return fail("vigil is stopping; the configuration can no longer change");
   // Failed until it gets through: each refusal below returns early.
   last_reload_at_ = wall_now();
@@ -134,28 +176,45 @@ Result<void> ControlPlane::reload() {
   if (!loaded.ok()) {
     log::error("reload refused: {} has errors; the running configuration stays",
                options_.config_path);
-    return fail(options_.config_path + " has errors (see the log, or run vigil check)");
+    // One line per error, for `vigil reload` (and so `systemctl reload`) to show.
+    std::string why = options_.config_path + " has errors; the running configuration stays";
+    for (const auto& d : loaded.diagnostics) {
+      if (d.is_error()) why += "\n" + d.to_string();
+    }
+    return fail(why);
   }
   model::Config file = std::move(*loaded.config);
   if (!options_.token_file.empty()) file.admin.token_file = options_.token_file;
-  const std::string token_file = file.admin.token_file;
+  const model::Admin admin = file.admin;
+  const std::vector<std::string> warnings =
+      restart_only_changes(lbs_.front().config.admin, file.admin);
+  // What runs stays what the picture says: the admin socket and the state file in use.
+  file.admin.listen = lbs_.front().config.admin.listen;
+  file.admin.state_file = lbs_.front().config.admin.state_file;
   std::vector<model::Config> next{std::move(file)};
   for (size_t i = 1; i < lbs_.size(); ++i) next.push_back(lbs_[i].config);
   if (auto applied = apply(std::move(next)); !applied) {
     log::error("reload refused: {}; the running configuration stays", applied.error().message);
-    return applied;
+    return std::unexpected(applied.error());
   }
-  if (!token_file.empty() && admin_) {
-    // A rotated token takes effect with the reload; an unreadable one keeps the old.
-    if (auto token = read_secret_file(token_file)) {
-      admin_->set_token(*token);
+  if (admin_) {
+    // A rotated token takes effect with the reload; an unreadable one keeps the old ones. A file
+    // named for the first time has its permissions checked, as at start.
+    const bool new_files = admin.token_file != token_files_.token_file ||
+                           admin.read_token_file != token_files_.read_token_file;
+    if (auto tokens = admin::read_admin_tokens(admin, new_files)) {
+      tokens_ = std::move(*tokens);
+      token_files_ = admin;
+      admin_->set_token(tokens_.write);
+      admin_->set_read_token(tokens_.read);
     } else {
-      log::error("reload: admin.token_file: {}; keeping the previous token", token.error().message);
+      log::error("reload: {}; keeping the previous tokens", tokens.error().message);
     }
   }
+  for (const std::string& w : warnings) log::warn("reload: {}", w);
   log::info("reloaded {}", options_.config_path);
   last_reload_ok_ = true;
-  return {};
+  return warnings;
 }
 
 Result<void> ControlPlane::apply_api(std::vector<model::Config> api_load_balancers) {
@@ -169,9 +228,16 @@ Result<void> ControlPlane::set_override(const std::string& member_id,
                                         std::string_view by) {
   auto it = index_.find(member_id);
   if (it == index_.end()) return fail("no member with id " + member_id);
-  if (auto saved = store_->set_override(member_id, next); !saved) return saved;
   PoolRuntime& pool = *it->second.first;
   const size_t i = it->second.second;
+  // Back to the file's own weight, and ready: nothing is left to override, whichever way it was
+  // asked (vigil member weight, PUT .../admin, Octavia member set --weight); a later edit of the
+  // file's weight then takes effect.
+  if (next && next->state == model::AdminState::kReady &&
+      next->weight == pool.members[i].config.weight) {
+    next.reset();
+  }
+  if (auto saved = store_->set_override(member_id, next); !saved) return saved;
   log::info("pool {} member {}: admin {} by {}", pool.config.name, pool.members[i].config.name,
             next ? model::describe(*next) : "ready (override cleared)", by);
   if (carry_out(pool, apply_override(pool, i, std::move(next), by, context()))) publish();

@@ -15,15 +15,19 @@
 #include <unordered_map>
 #include <vector>
 
+#include "admin/session_query.h"
+#include "admin/token_files.h"
 #include "base/asio_timer.h"
 #include "base/clock.h"
 #include "base/error.h"
 #include "base/string_map.h"
+#include "daemon/health_handover.h"
 #include "daemon/pool_state.h"
 #include "daemon/runtime.h"
 #include "daemon/upgrade.h"
 #include "model/config.h"
 #include "model/status_tree.h"
+#include "net/resolver.h"
 #include "proxy/worker.h"
 
 namespace boost::asio {
@@ -49,9 +53,9 @@ struct ServeOptions {
 
 class ControlPlane {
  public:
-  // `file_config` is the config file's load balancer; `token` the admin token it names.
+  // `file_config` is the config file's load balancer; `tokens` the admin tokens it names.
   ControlPlane(boost::asio::io_context& io, ServeOptions options, model::Config file_config,
-               std::string token);
+               admin::AdminTokens tokens);
   ~ControlPlane();
   ControlPlane(const ControlPlane&) = delete;
   ControlPlane& operator=(const ControlPlane&) = delete;
@@ -82,8 +86,9 @@ class ControlPlane {
   // state and sessions; removed members' sessions drain; removed listeners stop accepting.
   Result<void> apply(std::vector<model::Config> load_balancers);
   // Re-reads the config file and applies it with the API's objects; on any error the running
-  // configuration stays and the error is returned (and logged).
-  Result<void> reload();
+  // configuration stays and the error is returned (and logged). On success, warnings (logged
+  // too) about changes only a restart carries out: admin.listen, admin.state_file.
+  Result<std::vector<std::string>> reload();
   // Applies new API objects next to the file's load balancer.
   Result<void> apply_api(std::vector<model::Config> api_load_balancers);
 
@@ -91,6 +96,14 @@ class ControlPlane {
   // carried out (transition log, sessions closed for maint, new snapshot).
   Result<void> set_override(const std::string& member_id, std::optional<model::AdminOverride> next,
                             std::string_view by);
+
+  // GET /v1/sessions and POST /v1/sessions/kill (sessions.cc): each worker is asked through its
+  // mailbox and `done` runs on the control thread once all have answered, or with an error once
+  // one has not within a bound. Members are named by id; unknown ids are skipped.
+  void list_sessions(std::optional<std::vector<std::string>> member_ids, size_t limit,
+                     std::function<void(Result<admin::SessionTable>)> done);
+  void kill_sessions(const std::vector<std::string>& member_ids,
+                     std::function<void(Result<size_t>)> done);
 
   // Any thread: a worker's connect to a member failed.
   void on_connect_failure(proxy::ConnectFailure failure);
@@ -128,8 +141,29 @@ class ControlPlane {
   void upgrade_ready();
   void upgrade_failed(const std::string& why);
   void abandon_upgrade();  // stop() while a new process starts: it is stopped too
+  // The health handover (health_handover.h; upgrade_control.cc): what this process hands on,
+  // and, in the new one, what it takes: the inherited state is applied to the members of the
+  // first apply() and then dropped.
+  Result<net::Fd> health_to_hand_over() const;
+  void take_handed_over_health();
+  void resume_health(MemberRuntime& m, const model::Pool& pool) const;
+  std::optional<health::Target::Resumed> resumed_check(const MemberRuntime& m,
+                                                       const model::Pool& pool) const;
 
-  Result<std::vector<Binding>> bind_changed(const std::vector<model::Config>& lbs);
+  Result<Binding> bind_listener(const model::Listener& l);
+  Result<std::vector<Binding>> bind_changed(const std::vector<model::Config>& lbs,
+                                            bool retry_taken);
+  // Listeners whose port was taken at start-up are bound again and again, with a growing pause,
+  // until they are (rebind.cc).
+  void schedule_rebind();
+  void rebind_tick();
+  // Members given by host name are looked up off the control thread (names.cc); the answer is
+  // applied like any other change. Failed names are asked again every few seconds.
+  void resolve_names();
+  void on_resolved(const std::string& member_id, const std::string& host, uint16_t port,
+                   Result<std::vector<net::SocketAddress>> addresses);
+  // The listeners not bound, with why: "listener api: cannot bind ...: Address already in use".
+  std::optional<std::string> unbound_listeners() const;
   void adopt_pools(const std::vector<model::Config>& lbs);
   void adopt_overrides(PoolRuntime& pool) const;
   void drop_stale_overrides();
@@ -152,7 +186,8 @@ class ControlPlane {
 
   boost::asio::io_context& io_;
   ServeOptions options_;
-  std::string token_;
+  admin::AdminTokens tokens_;
+  model::Admin token_files_;  // the files tokens_ came from (reload checks new ones)
   model::WallTime started_at_;
   bool last_reload_ok_ = true;  // of the last reload(); none yet: true
   model::WallTime last_reload_at_{};
@@ -174,6 +209,11 @@ class ControlPlane {
   std::unique_ptr<admin::AdminServer> admin_;
   std::unique_ptr<Timer> ramp_;  // re-weighs members in slow start
   std::unique_ptr<Timer> liveness_;
+  std::unique_ptr<Timer> rebind_;
+  std::unique_ptr<net::Resolver> resolver_;
+  std::unique_ptr<Timer> names_retry_;
+  Duration rebind_pause_{};          // before the next attempt; zero: no attempt failed yet
+  bool started_ = false;             // the first apply() is done
   TimePoint workers_answered_at_{};  // when the last ping that every worker answered was sent
   TimePoint ping_sent_at_{};
   std::deque<model::Transition> transitions_;
@@ -184,6 +224,7 @@ class ControlPlane {
   bool stopped_ = false;
   std::unique_ptr<GracefulStop> graceful_;  // set by begin_graceful_stop()
   upgrade::Inherited inherited_;            // sockets from the process this one replaces
+  std::unordered_map<std::string, CarriedHealth> carried_;  // by member id; during start() only
   Result<upgrade::Command> command_ = fail("not started");  // what an upgrade runs
   std::shared_ptr<Upgrade> upgrade_;                        // while a new process starts
 };

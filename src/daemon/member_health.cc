@@ -17,6 +17,7 @@ CheckEffects record_check(MemberRuntime& m, const health::Event& e, TimePoint no
     return effects;
   }
   m.checks.record(e.result.duration, e.result.ok());
+  m.history.record_check(wall, e.result.duration, e.result.ok());
   m.last_check = e.result;
   m.last_check_at = wall;
   if (e.previous == model::Health::kDown && e.health == model::Health::kUp) m.recovered_at = now;

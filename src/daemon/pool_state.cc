@@ -62,6 +62,8 @@ void update_member(PoolRuntime& pool, size_t i, const PoolContext& at, bool fres
   m.draining = draining_of(pool, m);
   m.status = member_status_of(pool, m);
   if (m.status == before || fresh) return;
+  // The first verdict on a member is no flap: it had no status of its own before.
+  if (!m.first_check || !admin.empty()) m.history.record_transition(at.wall, before, m.state_since);
   m.state_since = at.wall;
   ++m.checks.transitions;
   out.transitions.push_back(
@@ -139,11 +141,13 @@ std::shared_ptr<proxy::PoolSnapshot> snapshot_of(PoolRuntime& pool, const Rotati
     m.in_rotation = true;
     const int weight = ramped_weight(weight_of(m), pool.config.slow_start, m.recovered_at, now);
     ramping |= weight < weight_of(m) * kWeightScale;
-    next->candidates.push_back({.member_id = m.id,
-                                .name = m.config.name,
-                                .address = *m.address,
-                                .weight = weight,
-                                .stats = m.stats});
+    next->candidates.push_back(
+        {.member_id = m.id,
+         .name = m.config.name,
+         .address = *m.address,
+         .weight = weight,
+         .proxy_protocol = m.config.proxy_protocol.value_or(pool.config.proxy_protocol),
+         .stats = m.stats});
   }
   return next;
 }

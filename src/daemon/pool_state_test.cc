@@ -120,6 +120,25 @@ TEST(PoolState, ATransitionSaysWhatChangedAndWhatIsLeft) {
   EXPECT_EQ(pool.members[0].checks.transitions, before + 1) << "counted once per change";
 }
 
+TEST(PoolState, TheHistoryCountsFlapsAndDowntimeButNotTheFirstVerdict) {
+  PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1"), member("b", "10.0.0.2")});
+  bring_up(pool);
+  const auto wall = [](auto after) {
+    return PoolContext{.now = kStart, .wall = kWall + after, .next_version = 1};
+  };
+  apply_check(pool, 0, result({.outcome = Outcome::kRefused}, Health::kUp, Health::kDown, 0, 3),
+              wall(10min));
+  apply_check(pool, 0, pass(Health::kDown), wall(12min));
+  const model::HourView hour = model::last_hour(pool.members[0].history, pool.members[0].status,
+                                                pool.members[0].state_since, kWall + 20min);
+  EXPECT_EQ(hour.transitions, 2) << "down and up again; coming up at start is no flap";
+  EXPECT_EQ(hour.down_ms, 2 * 60'000);
+  EXPECT_EQ(model::last_hour(pool.members[1].history, pool.members[1].status,
+                             pool.members[1].state_since, kWall + 20min)
+                .transitions,
+            0);
+}
+
 TEST(PoolState, GoingDownClosesSessionsOnlyWhenTheCheckGotNoAnswer) {
   struct Case {
     const char* description;
@@ -435,6 +454,11 @@ TEST(PoolState, AnyConfigChangeWorkersSeeMakesANewSnapshot) {
        .change = [](PoolRuntime& p) { p.config.algorithm = model::Algorithm::kLeastConnections; }},
       {.description = "a member's weight",
        .change = [](PoolRuntime& p) { p.members[0].config.weight = 3; }},
+      {.description = "proxy_protocol",
+       .change = [](PoolRuntime& p) { p.config.proxy_protocol = model::ProxyProtocol::kV2; }},
+      {.description = "a member's proxy_protocol",
+       .change =
+           [](PoolRuntime& p) { p.members[0].config.proxy_protocol = model::ProxyProtocol::kV1; }},
       {.description = "a member's name (workers log it)",
        .change = [](PoolRuntime& p) { p.members[0].config.name = "a-renamed"; }},
       {.description = "a member made anew: workers count and close sessions by its stats",
@@ -449,6 +473,21 @@ TEST(PoolState, AnyConfigChangeWorkersSeeMakesANewSnapshot) {
     const PoolChanges changes = recompute(pool, at(kStart, old_version + 1));
     EXPECT_NE(changes.snapshot, nullptr) << c.description;
     EXPECT_EQ(pool.snapshot->version, old_version + 1) << c.description;
+  }
+}
+
+TEST(PoolState, AMembersProxyProtocolOverridesThePools) {
+  model::Pool config = monitored();
+  config.proxy_protocol = model::ProxyProtocol::kV2;
+  model::Member b = member("b", "10.0.0.2");
+  b.proxy_protocol = model::ProxyProtocol::kOff;
+  PoolRuntime pool = pool_of(config, {member("a", "10.0.0.1"), b});
+  bring_up(pool);
+  ASSERT_EQ(pool.snapshot->candidates.size(), 2u);
+  for (const proxy::Backend& b : pool.snapshot->candidates) {
+    EXPECT_EQ(b.proxy_protocol,
+              b.name == "a" ? model::ProxyProtocol::kV2 : model::ProxyProtocol::kOff)
+        << b.name;
   }
 }
 

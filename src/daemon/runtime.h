@@ -12,6 +12,7 @@
 #include "model/check_result.h"
 #include "model/check_stats.h"
 #include "model/config.h"
+#include "model/member_history.h"
 #include "model/status.h"
 #include "model/status_tree.h"
 #include "net/address.h"
@@ -25,8 +26,9 @@ struct MemberRuntime {
   model::Member config;
   // An operator's drain, maint or weight; kept across apply() and in admin.state_file.
   std::optional<model::AdminOverride> admin_override;
-  std::optional<net::SocketAddress> address;  // resolved at load; none: cannot resolve
-  std::string resolve_error;
+  std::optional<net::SocketAddress> address;  // none: its name is not resolved (yet)
+  std::string resolve_error;                  // "DNS: ..." while `address` is none
+  bool resolving = false;                     // a lookup of its name is under way (names.cc)
   model::Health health = model::Health::kUnchecked;
   bool first_check = false;  // the last result was the member's first
   int successes = 0;         // consecutive
@@ -42,6 +44,7 @@ struct MemberRuntime {
   bool in_rotation = false;
   std::shared_ptr<proxy::BackendStats> stats = std::make_shared<proxy::BackendStats>();
   model::CheckStats checks;
+  model::MemberHistory history;  // the last hour, for the status page
 };
 
 struct PoolRuntime {
@@ -61,7 +64,9 @@ struct ListenerRuntime {
   std::string lb_id;
   std::string pool_id;
   model::Listener config;
-  std::string bound;  // "address:port" actually bound
+  std::string bound;           // "address:port" actually bound; empty while bind_error says why not
+  std::string bind_error;      // its port was taken at start-up; retried (rebind.cc)
+  uint64_t bind_failures = 0;  // attempts to bind that failed, since it was configured
   // The workers' listening sockets by worker index (the workers own them; -1: none): what an
   // upgrade hands to the new process.
   std::vector<int> worker_fds;

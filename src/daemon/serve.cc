@@ -6,9 +6,11 @@
 #include <boost/asio/steady_timer.hpp>
 #include <csignal>
 
+#include "admin/token_files.h"
 #include "base/file.h"
 #include "base/log.h"
 #include "config/loader.h"
+#include "daemon/announced_reload.h"
 #include "daemon/control_plane.h"
 #include "daemon/fd_budget.h"
 #include "daemon/service_notify.h"
@@ -34,12 +36,7 @@ void wait_for_signals(boost::asio::signal_set& signals, ControlPlane& control,
       log::warn("SIGHUP: not reloading; vigil is stopping");
     } else if (signo == SIGHUP) {
       log::info("SIGHUP: reloading");
-      service::reloading();
-      // reload() logs its own errors; the running configuration stays on error.
-      const auto reloaded = control.reload();
-      service::ready(reloaded ? "serving; reloaded"
-                              : "serving the previous configuration; reload refused: " +
-                                    reloaded.error().message);
+      [[maybe_unused]] auto reloaded = announced_reload(control);
     } else if (const Duration grace = control.shutdown_grace();
                signo == SIGTERM && !control.stopping() && grace > Duration::zero()) {
       const auto grace_s = std::chrono::duration_cast<std::chrono::seconds>(grace).count();
@@ -113,14 +110,10 @@ int serve(const ServeOptions& options) {
   }
   model::Config config = std::move(*loaded.config);
   if (!options.token_file.empty()) config.admin.token_file = options.token_file;
-  std::string token;
-  if (!config.admin.token_file.empty()) {
-    auto t = read_secret_file(config.admin.token_file);
-    if (!t) {
-      log::error("admin.token_file: {}", t.error().message);
-      return 1;
-    }
-    token = std::move(*t);
+  auto tokens = admin::read_admin_tokens(config.admin, /*warn=*/true);
+  if (!tokens) {
+    log::error("{}", tokens.error().message);
+    return 1;
   }
   // Before the budget is computed from it (fd_budget.h), as HAProxy does.
   raise_fd_limit();
@@ -128,7 +121,7 @@ int serve(const ServeOptions& options) {
             config.listeners.size(), config.pools.size(), count_members(config));
 
   boost::asio::io_context io;
-  ControlPlane control(io, options, std::move(config), std::move(token));
+  ControlPlane control(io, options, std::move(config), std::move(*tokens));
   if (auto started = control.start(); !started) {
     log::error("{}", started.error().message);
     return 1;

@@ -21,6 +21,8 @@ inline constexpr const char* kInheritEnv = "VIGIL_INHERIT_FDS";
 // The write end of the pipe the new process writes "ready\n" to once it serves.
 inline constexpr const char* kReadyFdEnv = "VIGIL_UPGRADE_READY_FD";
 inline constexpr std::string_view kAdminSocket = "admin";
+// The members' health state (health_handover.h), a memfd, as listener kHealthState, worker 0.
+inline constexpr std::string_view kHealthState = "health";
 
 struct PassedFd {
   std::string listener_id;

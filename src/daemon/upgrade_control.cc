@@ -78,6 +78,14 @@ Result<int> ControlPlane::upgrade() {
     fds.push_back(
         {.listener_id = std::string(upgrade::kAdminSocket), .fd = admin_->listening_fd()});
   }
+  // Open until the child has it: the memfd closes here when this returns.
+  auto health = health_to_hand_over();
+  if (health) {
+    fds.push_back({.listener_id = std::string(upgrade::kHealthState), .fd = health->get()});
+  } else {
+    log::warn("upgrade: {}; the new process checks every member from scratch",
+              health.error().message);
+  }
   auto child = upgrade::spawn(*command_, fds);
   if (!child) {
     log::error("upgrade failed: {}; this process keeps serving", child.error().message);

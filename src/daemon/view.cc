@@ -30,11 +30,14 @@ model::MemberView member_view(const PoolRuntime& p, const MemberRuntime& m) {
       .connect_failures = m.stats->connect_failures.load(std::memory_order_relaxed),
       .bytes_in = m.stats->bytes_in.load(std::memory_order_relaxed),
       .bytes_out = m.stats->bytes_out.load(std::memory_order_relaxed),
-      .checks = m.checks};
+      .checks = m.checks,
+      .history = m.history};
   if (!m.address && !m.last_check) {
     mv.last_check =
         model::CheckResult{.outcome = model::Outcome::kResolveFailed, .detail = m.resolve_error};
   }
+  // No address, no traffic: whatever its checks say, it is not serving.
+  if (!m.address && m.config.enabled) mv.operating_status = model::OperatingStatus::kError;
   return mv;
 }
 
@@ -74,7 +77,11 @@ std::vector<model::LoadBalancerView> ControlPlane::views() const {
           .default_pool_id = has_pool ? pool->second->id : "",
           .config = l.config,
           .bound = l.bound,
-          .operating_status = has_pool ? pool->second->status : model::OperatingStatus::kOffline,
+          .bind_error = l.bind_error,
+          .bind_errors = l.bind_failures,
+          .operating_status = !l.bind_error.empty() ? model::OperatingStatus::kError
+                              : has_pool            ? pool->second->status
+                                                    : model::OperatingStatus::kOffline,
       };
       listener_counters(*l.stats, lv);
       listener_statuses.push_back(lv.operating_status);

@@ -17,7 +17,8 @@ namespace {
 constexpr Duration kWakeupQuantum = std::chrono::milliseconds(2);
 
 bool same_target(const Target& a, const Target& b) {
-  return a.address == b.address && a.port == b.port && model::same_checks(a.monitor, b.monitor);
+  return a.address == b.address && a.port == b.port && a.proxy_header == b.proxy_header &&
+         model::same_checks(a.monitor, b.monitor);
 }
 
 bool reuses_connections(const model::HealthMonitor& m) {
@@ -80,13 +81,17 @@ void HealthChecker::set_targets(std::vector<Target> targets) {
     it = members_.erase(it);
   }
   for (auto& [id, t] : wanted) {
-    const uint32_t slot = scheduler_.add(id, timing_of(t.monitor));
+    std::optional<TimePoint> first;
+    if (t.resumed) first = clock_.now() + t.resumed->first_check_in;
+    const uint32_t slot = scheduler_.add(id, timing_of(t.monitor), first);
     const Duration refresh = draw_max_age(rng_);
     Threshold threshold(t.monitor.healthy_threshold, t.monitor.unhealthy_threshold);
+    if (t.resumed) threshold.resume(t.resumed->health, t.resumed->successes, t.resumed->failures);
     auto probe_target = std::make_shared<const ProbeTarget>(ProbeTarget{
         .monitor = t.monitor,
         .address = t.address,
         .port = t.port,
+        .proxy_header = t.proxy_header,
         .resumption = t.monitor.type == model::MonitorType::kHttps
                           ? std::make_shared<TlsResumption>(refresh)
                           : nullptr,

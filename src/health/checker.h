@@ -36,6 +36,19 @@ struct Target {
   model::HealthMonitor monitor;
   std::string address;  // the member's monitor_address when set, else its address
   uint16_t port = 0;    // the member's monitor_port when set, else its port
+  // The PROXY header each check starts with (health_monitor.send_proxy); off: none.
+  model::ProxyProtocol proxy_header = model::ProxyProtocol::kOff;
+  // A member new to this checker that another process checked until now (an upgrade): its
+  // threshold starts from that state and its first check waits `first_check_in` instead of
+  // running at once. Ignored for members the checker has already; not part of the target's
+  // identity.
+  struct Resumed {
+    model::Health health = model::Health::kUnchecked;
+    int successes = 0;
+    int failures = 0;
+    Duration first_check_in{};
+  };
+  std::optional<Resumed> resumed;
 };
 
 // One completed check of one member, after its threshold recorded it.

@@ -9,12 +9,14 @@
 #include <algorithm>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
 #include <cerrno>
 #include <string>
 
 #include "health/probe_op.h"
 #include "health/tcp_checks.h"
 #include "health/tls_resumption.h"
+#include "net/proxy_header.h"
 
 namespace vigil::health {
 
@@ -42,7 +44,8 @@ ProbeHandle Prober::start(const std::shared_ptr<const ProbeTarget>& shared_targe
                           ProbeCallback done) {
   const ProbeTarget& target = *shared_target;
   const MonitorType type = target.monitor.type;
-  if (type == MonitorType::kTcp && tcp_) {
+  // The fast path for TCP checks only connects: a PROXY header needs the full probe.
+  if (type == MonitorType::kTcp && tcp_ && target.proxy_header == model::ProxyProtocol::kOff) {
     std::string_view host = target.address;
     if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
       host = host.substr(1, host.size() - 2);
@@ -213,6 +216,24 @@ void ProbeOp::on_connected(const error_code& ec) {
     return finish(refused ? Outcome::kRefused : Outcome::kNetworkError, ec.message());
   }
   opened_ = clock_.now();
+  if (target_.proxy_header != model::ProxyProtocol::kOff) {
+    std::array<char, net::kMaxProxyHeaderOut> out{};
+    const auto version = target_.proxy_header == model::ProxyProtocol::kV1 ? net::ProxyVersion::kV1
+                                                                           : net::ProxyVersion::kV2;
+    proxy_header_.assign(out.data(), net::encode_proxy_header(version, nullptr, nullptr, out));
+    // Always on the plain socket: the header comes before TLS, as HAProxy sends it.
+    asio::async_write(socket(), asio::buffer(proxy_header_),
+                      [self = shared_from_this()](const error_code& e, size_t) {
+                        if (!self->running()) return;
+                        if (e) return self->finish(Outcome::kNetworkError, e.message());
+                        self->on_ready();
+                      });
+    return;
+  }
+  on_ready();
+}
+
+void ProbeOp::on_ready() {
   switch (target_.monitor.type) {
     case MonitorType::kTcp:
       return finish(Outcome::kOk, "");

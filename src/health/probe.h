@@ -27,6 +27,9 @@ struct ProbeTarget {
   model::HealthMonitor monitor;
   std::string address;  // an IP literal (v4, v6) or a host name, resolved at every attempt
   uint16_t port = 0;
+  // A PROXY header written first on every new connection (v1 UNKNOWN or v2 LOCAL: the check's
+  // own addresses, as HAProxy's check-send-proxy); off: none.
+  model::ProxyProtocol proxy_header = model::ProxyProtocol::kOff;
   // HTTPS: where checks of this target keep their TLS session for the next one; null: every
   // check makes a full handshake.
   std::shared_ptr<TlsResumption> resumption;

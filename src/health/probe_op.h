@@ -51,6 +51,8 @@ class ProbeOp : public RunningProbe, public std::enable_shared_from_this<ProbeOp
   bool retry_on_new_connection();
   void on_resolved(const error_code& ec, const tcp::resolver::results_type& endpoints);
   void on_connected(const error_code& ec);
+  // The connection is made (and its PROXY header, when the target wants one, sent).
+  void on_ready();
   void on_handshake(const error_code& ec);
   // http_probe.cc
   void send_request();
@@ -97,6 +99,7 @@ class ProbeOp : public RunningProbe, public std::enable_shared_from_this<ProbeOp
   uint64_t kept_epoch_ = 0;
 
   std::string request_;
+  std::string proxy_header_;  // what on_connected() writes first, when the target asks for it
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::response_parser<boost::beast::http::buffer_body>> parser_;
   std::string body_;

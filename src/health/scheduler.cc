@@ -64,7 +64,8 @@ bool Scheduler::current(const Entry& e) const {
   return !m.running && m.start_seq == e.seq;
 }
 
-uint32_t Scheduler::add(const std::string& id, const Timing& timing) {
+uint32_t Scheduler::add(const std::string& id, const Timing& timing,
+                        std::optional<TimePoint> first) {
   uint32_t slot = 0;
   if (auto it = index_.find(id); it != index_.end()) {
     slot = it->second;  // restarts the member in place
@@ -78,6 +79,10 @@ uint32_t Scheduler::add(const std::string& id, const Timing& timing) {
     index_.emplace(id, slot);
   }
   slots_[slot] = Member{.id = id, .timing = timing};
+  if (first) {
+    plan_start(slot, std::max(clock_.now(), *first));
+    return slot;
+  }
   // Due now, unless the member added before it is due less than its spacing ago (or later).
   TimePoint at = clock_.now();
   if (next_first_check_) at = std::max(at, *next_first_check_);

@@ -9,7 +9,8 @@
 //     milliseconds, while ten thousand members spread their first checks over a second instead
 //     of opening ten thousand sockets at once and staying bunched after, and five hundred HTTPS
 //     members make their handshakes one after another instead of all at once, each slowed by
-//     all the others past its timeout.
+//     all the others past its timeout. A member added with its first check's time (an upgrade
+//     carrying on the old process's schedule) waits for it instead, unspaced.
 //  2. The next check starts at `previous start + period * (1 + u)`, u uniform in [-0.1, +0.1)
 //     (model::kCheckJitterPercent) and drawn afresh for every check, so members added together
 //     drift apart. The period is `fast_interval` while the member is transitioning (unchecked, or
@@ -63,7 +64,10 @@ class Scheduler {
   // Adds a member, due at once, and returns its slot: the number that names it in Due and
   // completed() until it is removed (then a member added later may get it). Adding an id that
   // exists restarts it, in the same slot.
-  uint32_t add(const std::string& id, const Timing& timing);
+  // `first`: the first check waits until then instead (an upgrade carries on another
+  // process's schedule), and is not spaced from the others.
+  uint32_t add(const std::string& id, const Timing& timing,
+               std::optional<TimePoint> first = std::nullopt);
   void remove(std::string_view id);
   // New timings take effect from the next start; an idle member whose new period ends sooner
   // than its current plan is moved earlier (never later: a shorter interval should act now).

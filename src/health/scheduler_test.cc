@@ -72,6 +72,21 @@ TEST_F(SchedulerTest, FirstChecksRunAtOnceSpacedApart) {
   EXPECT_EQ(sched_.next_wakeup(), clock_.now());
 }
 
+// An upgrade's new process carries on the old one's schedule: the first check waits.
+TEST_F(SchedulerTest, AFirstCheckGivenATimeWaitsForIt) {
+  const TimePoint t0 = clock_.now();
+  sched_.add("carried", kTiming, t0 + 3s);
+  sched_.add("new", kTiming);
+  EXPECT_EQ(take_due(t0).start, (Strings{"new"})) << "not spaced behind the carried one";
+  sched_.completed("new", t0, false);  // next due after 4.5 s at the soonest
+  EXPECT_EQ(sched_.next_wakeup(), t0 + 3s);
+  EXPECT_TRUE(take_due(t0 + 3s - 1ms).start.empty());
+  EXPECT_EQ(take_due(t0 + 3s).start, (Strings{"carried"}));
+  // A time already past is due at once.
+  sched_.add("late", kTiming, t0 - 1s);
+  EXPECT_EQ(sched_.next_wakeup(), t0);
+}
+
 TEST_F(SchedulerTest, TlsFirstChecksAreSpacedAMillisecondApart) {
   Timing tls = kTiming;
   tls.first_check_spacing = kTlsFirstCheckSpacing;

@@ -9,6 +9,12 @@ using model::Health;
 Threshold::Threshold(int healthy_threshold, int unhealthy_threshold)
     : rise_(std::max(1, healthy_threshold)), fall_(std::max(1, unhealthy_threshold)) {}
 
+void Threshold::resume(Health health, int successes, int failures) {
+  health_ = health;
+  successes_ = std::max(0, successes);
+  failures_ = std::max(0, failures);
+}
+
 bool Threshold::record(bool ok) {
   if (ok) {
     ++successes_;

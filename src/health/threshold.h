@@ -16,6 +16,9 @@ class Threshold {
   // once (there is no history to smooth at start-up); afterwards kUp needs `unhealthy_threshold`
   // consecutive failures to go kDown and kDown needs `healthy_threshold` consecutive successes.
   bool record(bool ok);
+  // Takes over another process's state (an upgrade): its health and counters, as if this
+  // threshold had recorded the results itself.
+  void resume(model::Health health, int successes, int failures);
 
   model::Health health() const { return health_; }
   int consecutive_successes() const { return successes_; }

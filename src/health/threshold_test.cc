@@ -103,5 +103,22 @@ TEST(ThresholdTest, CountsAndTransitioning) {
   EXPECT_FALSE(t.transitioning());
 }
 
+// An upgrade hands a member's state over: the new threshold goes on where the old one was, so
+// one passing check does not bring a down member back (nor one failure take an up one down).
+TEST(ThresholdTest, ResumedStateKeepsTheThresholds) {
+  Threshold down(2, 3);
+  down.resume(Health::kDown, 0, 5);
+  EXPECT_FALSE(down.record(true)) << "one success of two";
+  EXPECT_EQ(down.health(), Health::kDown);
+  EXPECT_TRUE(down.record(true));
+  EXPECT_EQ(down.health(), Health::kUp);
+
+  Threshold going_down(2, 3);
+  going_down.resume(Health::kUp, 0, 2);
+  EXPECT_TRUE(going_down.transitioning());
+  EXPECT_TRUE(going_down.record(false)) << "the third failure in a row";
+  EXPECT_EQ(going_down.health(), Health::kDown);
+}
+
 }  // namespace
 }  // namespace vigil::health

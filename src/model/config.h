@@ -34,6 +34,9 @@ enum class Replay : uint8_t {
   kAlways,  // whatever was kept: the operator knows a repeat is harmless
   kNever,   // never; a member silent past first_byte_timeout is still reported
 };
+// Whether vigil writes a PROXY protocol header (HAProxy's send-proxy, send-proxy-v2) to a member
+// before the client's first byte, and which version.
+enum class ProxyProtocol : uint8_t { kOff, kV1, kV2 };
 
 // vigil's names (YAML, `vigil check`, the status page, logs), in the order messages list them.
 inline constexpr Spelling<Algorithm> kAlgorithmNames[] = {
@@ -53,6 +56,11 @@ inline constexpr Spelling<Replay> kReplayNames[] = {
     {Replay::kAlways, "always"},
     {Replay::kNever, "never"},
 };
+inline constexpr Spelling<ProxyProtocol> kProxyProtocolNames[] = {
+    {ProxyProtocol::kOff, "off"},
+    {ProxyProtocol::kV1, "v1"},
+    {ProxyProtocol::kV2, "v2"},
+};
 
 template <>
 constexpr std::span<const Spelling<Algorithm>> spellings<Algorithm>() {
@@ -66,9 +74,16 @@ template <>
 constexpr std::span<const Spelling<Replay>> spellings<Replay>() {
   return kReplayNames;
 }
+template <>
+constexpr std::span<const Spelling<ProxyProtocol>> spellings<ProxyProtocol>() {
+  return kProxyProtocolNames;
+}
 constexpr std::string_view to_string(Algorithm a) { return name_in(spellings<Algorithm>(), a); }
 constexpr std::string_view to_string(MonitorType t) { return name_in(spellings<MonitorType>(), t); }
 constexpr std::string_view to_string(Replay r) { return name_in(spellings<Replay>(), r); }
+constexpr std::string_view to_string(ProxyProtocol p) {
+  return name_in(spellings<ProxyProtocol>(), p);
+}
 
 // The check sends an HTTP request (and reads its answer).
 constexpr bool uses_http(MonitorType t) {
@@ -110,6 +125,9 @@ struct HealthMonitor {
   // reuse_connection); a fresh connection is still made at least every minute and after any
   // failure (health/kept_connection.h).
   bool reuse_connection = true;
+  // Checks start with a PROXY header, as HAProxy's check-send-proxy: v2 LOCAL, or v1 UNKNOWN
+  // (the member's own proxy_protocol version; v1 when it has none).
+  bool send_proxy = false;
   SourceLocation where;
 };
 
@@ -121,8 +139,9 @@ struct Member {
   int weight = 1;  // 0..256; 0 drains
   bool backup = false;
   bool enabled = true;
-  std::string monitor_address;  // empty: address
-  uint16_t monitor_port = 0;    // 0: port
+  std::string monitor_address;                  // empty: address
+  uint16_t monitor_port = 0;                    // 0: port
+  std::optional<ProxyProtocol> proxy_protocol;  // none: the pool's
   SourceLocation where;
 };
 
@@ -141,7 +160,8 @@ struct Pool {
   // is reported like a failed connect and the session moves on as `replay` allows; 0 disables.
   Duration first_byte_timeout = 1s;
   Replay replay = Replay::kTls;
-  std::optional<HealthMonitor> health_monitor;  // none: members are NO_MONITOR
+  ProxyProtocol proxy_protocol = ProxyProtocol::kOff;  // members may say otherwise
+  std::optional<HealthMonitor> health_monitor;         // none: members are NO_MONITOR
   std::vector<Member> members;
   SourceLocation where;
 };
@@ -158,12 +178,19 @@ struct Listener {
   // Bind even when this host does not hold bind_address (yet): the standby of a keepalived pair
   // listens on the virtual address before VRRP moves it here (IP_FREEBIND).
   bool freebind = false;
+  // Connections start with a PROXY header (v1 or v2) from an upstream load balancer, whose
+  // client address vigil then uses as the client's. Only from trusted_sources (CIDRs; required
+  // with accept_proxy), and complete within proxy_header_timeout; otherwise closed.
+  bool accept_proxy = false;
+  std::vector<std::string> trusted_sources;
+  Duration proxy_header_timeout = 3s;
   SourceLocation where;
 };
 
 struct Admin {
   std::string listen = "127.0.0.1:8404";
   std::string token_file;
+  std::string read_token_file;  // a token for GETs only (metrics, status, the page)
   std::string state_file;
 };
 

@@ -28,6 +28,7 @@ TEST(Spelling, EveryValueRoundTrips) {
   expect_round_trip<Algorithm>(3);
   expect_round_trip<MonitorType>(4);
   expect_round_trip<Replay>(3);
+  expect_round_trip<ProxyProtocol>(3);
   expect_round_trip<OperatingStatus>(6);
   expect_round_trip<Outcome>(9);
 }

@@ -13,6 +13,7 @@
 #include "model/check_result.h"
 #include "model/check_stats.h"
 #include "model/config.h"
+#include "model/member_history.h"
 #include "model/status.h"
 
 namespace vigil::model {
@@ -36,6 +37,7 @@ struct MemberView {
   uint64_t bytes_in = 0;          // member -> client
   uint64_t bytes_out = 0;         // client -> member
   CheckStats checks;              // durations, failures, transitions, local failures
+  MemberHistory history;          // the last hour by the minute, for the status page
 };
 
 struct PoolView {
@@ -66,7 +68,9 @@ struct ListenerView {
   std::string load_balancer_id;
   std::string default_pool_id;
   Listener config;
-  std::string bound;  // "address:port" actually bound, e.g. with port 0 in tests
+  std::string bound;         // "address:port" actually bound, e.g. with port 0 in tests
+  std::string bind_error;    // not bound (operating_status ERROR): why; retried
+  uint64_t bind_errors = 0;  // failed attempts to bind
   OperatingStatus operating_status = OperatingStatus::kOnline;
   uint64_t active_connections = 0;
   uint64_t total_connections = 0;

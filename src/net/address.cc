@@ -48,6 +48,24 @@ SocketAddress SocketAddress::from_sockaddr(const sockaddr* sa, socklen_t len) {
   return out;
 }
 
+SocketAddress SocketAddress::from_ip_bytes(std::string_view bytes, uint16_t port) {
+  SocketAddress out;
+  if (bytes.size() == sizeof(in_addr)) {
+    auto* v4 = reinterpret_cast<sockaddr_in*>(&out.storage_);
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons(port);
+    std::memcpy(&v4->sin_addr, bytes.data(), bytes.size());
+    out.size_ = sizeof(sockaddr_in);
+  } else if (bytes.size() == sizeof(in6_addr)) {
+    auto* v6 = reinterpret_cast<sockaddr_in6*>(&out.storage_);
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(port);
+    std::memcpy(&v6->sin6_addr, bytes.data(), bytes.size());
+    out.size_ = sizeof(sockaddr_in6);
+  }
+  return out;
+}
+
 uint16_t SocketAddress::port() const {
   if (family() == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in*>(&storage_)->sin_port);
   if (family() == AF_INET6)

@@ -21,6 +21,8 @@ class SocketAddress {
   // An IP literal ("10.0.0.1", "::1", "fe80::1%eth0") and a port; no name lookup.
   static Result<SocketAddress> from_ip(std::string_view ip, uint16_t port);
   static SocketAddress from_sockaddr(const sockaddr* sa, socklen_t len);
+  // From ip_bytes()'s form: 4 bytes IPv4, 16 IPv6; anything else gives an empty address.
+  static SocketAddress from_ip_bytes(std::string_view bytes, uint16_t port);
 
   const sockaddr* sockaddr_ptr() const { return reinterpret_cast<const sockaddr*>(&storage_); }
   socklen_t size() const { return size_; }

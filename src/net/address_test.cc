@@ -59,5 +59,13 @@ TEST(Resolve, LiteralsNeedNoLookup) {
   EXPECT_FALSE(resolve("no-such-host.invalid", 1));
 }
 
+TEST(SocketAddress, FromIpBytesRoundTrips) {
+  for (const char* ip : {"192.0.2.7", "2001:db8::7"}) {
+    const SocketAddress a = *SocketAddress::from_ip(ip, 4242);
+    EXPECT_EQ(SocketAddress::from_ip_bytes(a.ip_bytes(), 4242), a) << ip;
+  }
+  EXPECT_EQ(SocketAddress::from_ip_bytes("abc", 1).size(), 0u);
+}
+
 }  // namespace
 }  // namespace vigil::net

@@ -32,7 +32,9 @@ Result<Fd> listen_tcp(const SocketAddress& address, const ListenOptions& options
     }
   }
   if (::bind(fd.get(), address.sockaddr_ptr(), address.size()) != 0) {
-    return fail("cannot bind " + address.to_string() + ": " + errno_string(errno));
+    const int err = errno;
+    return std::unexpected(Error{
+        .message = "cannot bind " + address.to_string() + ": " + errno_string(err), .code = err});
   }
   if (::listen(fd.get(), options.backlog) != 0) {
     return fail("cannot listen on " + address.to_string() + ": " + errno_string(errno));

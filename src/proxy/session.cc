@@ -13,6 +13,11 @@ namespace {
 
 constexpr uint32_t kEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
 
+uint32_t clock_ms(TimePoint t) {
+  return static_cast<uint32_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count());
+}
+
 }  // namespace
 
 Session::Session(SessionHost& host, uint64_t id, net::Fd client,
@@ -27,10 +32,16 @@ Session::Session(SessionHost& host, uint64_t id, net::Fd client,
   const std::string_view ip = client_address.ip_bytes();
   client_ip_size_ = static_cast<uint8_t>(std::min(ip.size(), client_ip_.size()));
   std::copy_n(ip.data(), client_ip_size_, client_ip_.data());
+  client_port_ = client_address.port();
   client_.fd = std::move(client);
   last_activity_ = host_.now();
+  started_ms_ = clock_ms(last_activity_);
   listener_.stats->active.fetch_add(1, std::memory_order_relaxed);
   listener_.stats->total.fetch_add(1, std::memory_order_relaxed);
+}
+
+Duration Session::age(TimePoint now) const {
+  return std::chrono::milliseconds(static_cast<uint32_t>(clock_ms(now) - started_ms_));
 }
 
 Session::~Session() {
@@ -50,6 +61,10 @@ void Session::on_event(Side& side, uint32_t events) {
   if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) side.hup = true;
   if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR)) side.writable = true;
 
+  if (state_ == State::kReadingHeader) {
+    if (&side == &client_) read_proxy_header();
+    return;
+  }
   if (state_ == State::kConnecting) {
     for (Attempt& a : attempts_) {
       if (&side == &a.side && a.active() && side.writable) on_connect_event(a);
@@ -166,6 +181,10 @@ bool Session::pump(Side& src, Side& dst, Flow& flow, std::atomic<uint64_t>* byte
 }
 
 void Session::on_timer(TimePoint now) {
+  if (state_ == State::kReadingHeader) {
+    if (now >= phase_deadline_) refuse_proxy_header("no complete PROXY header in time");
+    return;
+  }
   if (state_ == State::kConnecting) {
     on_connect_timer(now);
     return;

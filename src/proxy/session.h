@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/clock.h"
 #include "net/address.h"
+#include "net/cidr.h"
 #include "net/fd.h"
 #include "net/socket.h"
 #include "proxy/balancer.h"
@@ -50,6 +52,9 @@ struct ListenerRuntime {
   int max_connections = 0;
   Duration idle_timeout{};
   net::DeadPeerOptions client_dead_peer;
+  bool accept_proxy = false;
+  std::vector<net::Cidr> trusted_sources;
+  Duration proxy_header_timeout{};
   std::shared_ptr<ListenerStats> stats;
 };
 
@@ -69,6 +74,10 @@ class SessionHost {
                               const std::string& reason, bool silent) = 0;
   // No socket could be made for a backend (out of descriptors): no member is to blame.
   virtual void out_of_descriptors(const std::string& listener, const std::string& reason) = 0;
+  // A connection to an accept_proxy listener was closed for want of a good PROXY header; the
+  // host says so, with a bound on how often.
+  virtual void proxy_header_refused(const std::string& listener, const net::SocketAddress& peer,
+                                    std::string_view reason) = 0;
   virtual void session_closed(Session& s) = 0;
 };
 
@@ -90,6 +99,10 @@ class Session {
   void close();
 
   uint64_t id() const { return id_; }
+  // The client's address: the connection's peer, or the one its PROXY header carried.
+  net::SocketAddress client_address() const {
+    return net::SocketAddress::from_ip_bytes({client_ip_.data(), client_ip_size_}, client_port_);
+  }
   bool closed() const { return state_ == State::kClosed; }
   bool established() const { return state_ == State::kPumping; }
   // The control thread takes this session's member down (its sessions closed so that clients
@@ -103,9 +116,15 @@ class Session {
   // Applies `options` to the backend leg now (established sessions only), replacing the ones
   // that were still to come.
   void set_backend_dead_peer(const net::DeadPeerOptions& options);
+  // For listings (GET /v1/sessions): read on the worker's thread, never on the hot path.
+  const std::shared_ptr<BackendStats>& member_stats() const { return backend_stats_; }
+  const std::string& listener_name() const { return listener_.name; }
+  int client_fd() const { return client_.fd.get(); }
+  Duration age(TimePoint now) const;
 
  private:
-  enum class State { kConnecting, kPumping, kClosed };
+  // kReadingHeader only on accept_proxy listeners: until the client's PROXY header is in.
+  enum class State { kReadingHeader, kConnecting, kPumping, kClosed };
 
   // One connect in flight. Two exist at once only while a slow connect is hedged.
   struct Attempt {
@@ -118,6 +137,7 @@ class Session {
   };
 
   // session_connect.cc
+  void connect_first();
   bool start_attempt(Attempt& a, bool hedge = false);
   void attempt_failed(Attempt& a, const std::string& reason, bool silent);
   void attempt_connected(Attempt& a);
@@ -139,6 +159,11 @@ class Session {
     // so that they can be sent again: the first flight, until the member answers.
     bool keep = false;
   };
+
+  // session_proxy_header.cc
+  void read_proxy_header();
+  void refuse_proxy_header(std::string_view reason);
+  bool send_proxy_header(const Side& member, model::ProxyProtocol version);
 
   // session_replay.cc
   void watch_first_flight();
@@ -165,6 +190,10 @@ class Session {
   const std::shared_ptr<const ListenerRuntime> listener_ptr_;
   const ListenerRuntime& listener_;
   State state_ = State::kConnecting;
+  // When the session began, in milliseconds of the steady clock modulo 2^32: it fits the
+  // padding after state_ (a session costs no byte more), and age() is right for any session
+  // younger than 49 days, however long the process has run.
+  uint32_t started_ms_ = 0;
   Side client_;
   std::array<Attempt, 2> attempts_;
   Side* backend_ = nullptr;  // the attempt that connected first
@@ -174,6 +203,7 @@ class Session {
   // cost every idle session 128 bytes.
   std::array<char, 16> client_ip_{};
   uint8_t client_ip_size_ = 0;
+  uint16_t client_port_ = 0;  // for the PROXY header vigil sends
   // The backend leg's dead-peer options wait until the session is a second old (on_timer): a
   // short session would never use them, and five setsockopt() calls were a tenth of what a
   // one-request connection costs. Keepalive probes start seconds later anyway.
@@ -188,7 +218,8 @@ class Session {
   std::array<uint32_t, kMaxTried> tried_{};  // NOLINT: indices into pool_->candidates
   int tried_count_ = 0;
   int attempts_made_ = 0;
-  // While connecting: when to hedge. While awaiting the member's first byte: when it is overdue
+  // While reading the client's PROXY header: when it is overdue. While connecting: when to
+  // hedge. While awaiting the member's first byte: when it is overdue
   // (first_byte_timeout after the client's first bytes went out to it). Zero: neither.
   TimePoint phase_deadline_{};
 

@@ -15,6 +15,18 @@ void Session::start() {
     close();
     return;
   }
+  if (listener_.accept_proxy) {
+    // The member is picked once the header says who the client is (source_ip hashes on it).
+    state_ = State::kReadingHeader;
+    phase_deadline_ = host_.now() + listener_.proxy_header_timeout;
+    host_.schedule(id_, phase_deadline_);
+    read_proxy_header();  // it may be here already
+    return;
+  }
+  connect_first();
+}
+
+void Session::connect_first() {
   watch_first_flight();
   if (!start_attempt(attempts_[0])) {
     give_up();
@@ -105,6 +117,13 @@ void Session::attempt_failed(Attempt& a, const std::string& reason, bool silent)
 }
 
 void Session::attempt_connected(Attempt& a) {
+  // Each new connection to a member gets its own header, replays and hedges too; the client's
+  // bytes (kept ones included) follow it.
+  const model::ProxyProtocol proxy = pool_->candidates[a.candidate].proxy_protocol;
+  if (proxy != model::ProxyProtocol::kOff && !send_proxy_header(a.side, proxy)) {
+    attempt_failed(a, "reset before the PROXY header could be sent", false);
+    return;
+  }
   Attempt& loser = other(a);
   if (loser.active()) {
     // The loser was the first attempt only if it was still pending when the hedge started: a

@@ -24,6 +24,8 @@ struct Backend {
   std::string name;  // for logs
   net::SocketAddress address;
   int weight = 1;  // > 0: members with weight 0 are never candidates
+  // A PROXY header before the client's first byte on every connection to it (member over pool).
+  model::ProxyProtocol proxy_protocol = model::ProxyProtocol::kOff;
   // Compared by identity, and it must be: workers count a member's sessions in it and close them
   // by it. A member made anew (its address rewritten, even to one that resolves the same) has a
   // new one, and a snapshot still carrying the old would count where nobody reads.

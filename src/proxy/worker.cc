@@ -52,6 +52,9 @@ void Worker::Loop::set_listeners(std::vector<ListenSocket> listeners) {
                         .max_connections = ls.max_connections,
                         .idle_timeout = ls.idle_timeout,
                         .client_dead_peer = ls.client_dead_peer,
+                        .accept_proxy = ls.accept_proxy,
+                        .trusted_sources = ls.trusted_sources,
+                        .proxy_header_timeout = ls.proxy_header_timeout,
                         .stats = ls.stats});
     std::unique_ptr<Listening> l;
     if (!ls.fd.valid()) {

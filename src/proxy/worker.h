@@ -10,8 +10,10 @@
 #include <thread>
 #include <vector>
 
+#include "net/cidr.h"
 #include "net/fd.h"
 #include "net/socket.h"
+#include "proxy/session_info.h"
 #include "proxy/snapshot.h"
 
 namespace vigil::proxy {
@@ -24,6 +26,10 @@ struct ListenSocket {
   int max_connections = 50000;
   Duration idle_timeout = std::chrono::hours(1);
   net::DeadPeerOptions client_dead_peer;
+  // Connections start with a PROXY header from one of trusted_sources (model::Listener).
+  bool accept_proxy = false;
+  std::vector<net::Cidr> trusted_sources;
+  Duration proxy_header_timeout = std::chrono::seconds(3);
   std::shared_ptr<ListenerStats> stats;  // shared by the workers that serve this listener
 };
 
@@ -58,6 +64,10 @@ class Worker {
   // RST. Tightens keepalive on their backend legs so that the kernel finds out in seconds.
   void probe_member_sessions(std::shared_ptr<const BackendStats> member,
                              net::DeadPeerOptions probe);
+  // Any thread. Lists this worker's established sessions to `members` (all of them when null),
+  // at most `limit` of them (worker_sessions.cc); `done` then runs on the worker thread.
+  void list_sessions(std::shared_ptr<const std::vector<const BackendStats*>> members, size_t limit,
+                     std::function<void(SessionListing)> done);
   // Any thread. `answered` runs on the worker thread once its loop has got this far through its
   // mailbox: the watchdog's proof that the loop still turns.
   void ping(std::function<void()> answered);

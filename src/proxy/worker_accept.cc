@@ -11,6 +11,16 @@
 #include "proxy/worker_loop.h"
 
 namespace vigil::proxy {
+namespace {
+
+bool trusted(const ListenerRuntime& runtime, const net::SocketAddress& peer) {
+  for (const net::Cidr& cidr : runtime.trusted_sources) {
+    if (cidr.contains(peer)) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 size_t Worker::Loop::stop_accepting() {
   accepting_ = false;
@@ -54,11 +64,15 @@ void Worker::Loop::accept_from(Listening& l) {
       runtime.stats->no_backend.fetch_add(1, std::memory_order_relaxed);
       continue;  // cannot happen by contract (a listener names a live pool); never crash on it
     }
+    const net::SocketAddress peer =
+        net::SocketAddress::from_sockaddr(reinterpret_cast<sockaddr*>(&ss), len);
+    if (runtime.accept_proxy && !trusted(runtime, peer)) {
+      proxy_header_refused(runtime.name, peer, "not in trusted_sources");
+      continue;  // its header, whatever it says, is not to be believed
+    }
     hedge_tokens_ = std::min(kHedgeBurst, hedge_tokens_ + 0.1);
     const uint64_t id = next_session_id_++;
-    auto session = std::make_unique<Session>(
-        *this, id, std::move(client),
-        net::SocketAddress::from_sockaddr(reinterpret_cast<sockaddr*>(&ss), len), l.runtime);
+    auto session = std::make_unique<Session>(*this, id, std::move(client), peer, l.runtime);
     Session& s = *session;
     sessions_.emplace(id, std::move(session));
     s.start();
@@ -79,6 +93,19 @@ void Worker::Loop::out_of_descriptors(const std::string& listener, const std::st
     fd_failures_ = 0;
   }
   pause_accepting();
+}
+
+void Worker::Loop::proxy_header_refused(const std::string& listener, const net::SocketAddress& peer,
+                                        std::string_view reason) {
+  constexpr auto kRefusalLogEvery = std::chrono::seconds(10);
+  ++proxy_refusals_;
+  if (proxy_warned_at_ != TimePoint{} && now_ - proxy_warned_at_ < kRefusalLogEvery) return;
+  log::warn(
+      "worker {}: listener {}: closed a connection from {}: {} (accept_proxy; {} closed "
+      "for their PROXY header since the last such line, this one included)",
+      index_, listener, peer.to_string(), reason, proxy_refusals_);
+  proxy_warned_at_ = now_;
+  proxy_refusals_ = 0;
 }
 
 void Worker::Loop::pause_accepting() {

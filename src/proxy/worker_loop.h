@@ -46,8 +46,11 @@ class Worker::Loop final : public SessionHost {
                       bool silent) override;
   size_t close_member_sessions(const BackendStats* member);
   void probe_member_sessions(const BackendStats* member, const net::DeadPeerOptions& probe);
+  SessionListing list_sessions(const std::vector<const BackendStats*>* members, size_t limit) const;
   void session_closed(Session& s) override { finished_.push_back(s.id()); }
   void out_of_descriptors(const std::string& listener, const std::string& reason) override;
+  void proxy_header_refused(const std::string& listener, const net::SocketAddress& peer,
+                            std::string_view reason) override;
 
  private:
   struct Listening : Handler {
@@ -102,6 +105,11 @@ class Worker::Loop final : public SessionHost {
   TimePoint resume_at_{};
   TimePoint fd_warned_at_{};
   uint64_t fd_failures_ = 0;
+  // Connections refused for their PROXY header (or its absence): one line at most every
+  // kRefusalLogEvery per worker, with the count of those not told, as a flood of bad clients
+  // must not become a flood of log lines.
+  TimePoint proxy_warned_at_{};
+  uint64_t proxy_refusals_ = 0;
 
   std::mutex mailbox_mutex_;  // guards mailbox_ only; never held on the connection path
   std::vector<std::function<void(Loop&)>> mailbox_;

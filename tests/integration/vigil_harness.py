@@ -72,6 +72,7 @@ class Vigil:
     def __init__(self, tmp_path, config_text, extra_args=(), env=None):
         self.dir = Path(tmp_path)
         (self.dir / "token").write_text(TOKEN + "\n")
+        (self.dir / "token").chmod(0o600)  # as the package makes it: vigil warns otherwise
         self.config = self.dir / "vigil.yaml"
         self.config.write_text(config_text.replace("@TOKEN_FILE@", str(self.dir / "token")))
         self.ready = self.dir / "vigil.ready"

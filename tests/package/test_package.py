@@ -43,15 +43,20 @@ def test_files_user_and_token(installed):
     assert run("/usr/bin/vigil", "--version").stdout.startswith("vigil ")
     for path in ("/usr/lib/systemd/system/vigil.service", "/usr/share/man/man1/vigil.1.gz",
                  "/usr/share/man/man5/vigil.yaml.5.gz", "/usr/share/bash-completion/completions/vigil",
-                 "/usr/share/doc/vigil/LICENSE", "/etc/vigil/vigil.yaml.example"):
+                 "/usr/share/doc/vigil/LICENSE", "/etc/vigil/vigil.yaml.example",
+                 "/usr/share/doc/vigil/examples/keepalived/keepalived.conf",
+                 "/usr/share/doc/vigil/examples/bird/vigil-node.conf",
+                 "/usr/share/doc/vigil/examples/bird/router.conf",
+                 "/usr/share/doc/vigil/examples/bird/vigil-bgp-health"):
         assert Path(path).is_file(), path
     user = pwd.getpwnam("vigil")
     assert user.pw_uid < 1000 and user.pw_shell in ("/usr/sbin/nologin", "/bin/false")
-    token = Path("/etc/vigil/token")
-    st = token.stat()
-    assert stat.S_IMODE(st.st_mode) == 0o600 and st.st_uid == user.pw_uid
-    text = token.read_text().strip()
-    assert len(text) == 64 and all(c in "0123456789abcdef" for c in text)  # URL-safe as it is
+    for token in (Path("/etc/vigil/token"), Path("/etc/vigil/read-token")):
+        st = token.stat()
+        assert stat.S_IMODE(st.st_mode) == 0o600 and st.st_uid == user.pw_uid, token
+        text = token.read_text().strip()
+        assert len(text) == 64 and all(c in "0123456789abcdef" for c in text)  # URL-safe as it is
+    assert Path("/etc/vigil/token").read_text() != Path("/etc/vigil/read-token").read_text()
     assert Path("/var/lib/vigil").stat().st_uid == user.pw_uid
     # Not serving until the admin writes a config: the unit's condition is not met.
     assert not Path("/etc/vigil/vigil.yaml").exists()
@@ -111,6 +116,6 @@ def test_purge_removes_what_the_package_made():
     result = run("dpkg", "-i", DEB, check=False)
     assert result.returncode == 0, result.stderr
     assert run("dpkg", "--purge", "vigil", check=False).returncode == 0
-    for path in ("/usr/bin/vigil", "/etc/vigil/token", "/var/lib/vigil",
+    for path in ("/usr/bin/vigil", "/etc/vigil/token", "/etc/vigil/read-token", "/var/lib/vigil",
                  "/usr/lib/systemd/system/vigil.service"):
         assert not Path(path).exists(), path

@@ -14,13 +14,18 @@ from __future__ import annotations
 
 import dataclasses
 import http.client
+import json
+import os
 import shutil
+import signal
+import socket
 import subprocess
+import threading
 import time
 from pathlib import Path
 
-from netns_harness import (MASTERS, TOKEN, VIGIL, Master, NetNS, insecure_tls, read_ready_file,
-                           require_netns, wait_for)
+from netns_harness import (MASTERS, REQUEST_TIMEOUT, TOKEN, VIGIL, WATCH_PATH, Master, NetNS, insecure_tls,
+                           read_ready_file, require_netns, wait_for)
 
 SUBNET_PREFIX = 24
 VIP = "10.99.0.100"
@@ -70,6 +75,7 @@ def keepalived_conf(node, vigil=VIGIL):
 global_defs {{
   router_id {node}
   script_user root
+  vrrp_version 3  # advertisements every 0.4 s need VRRPv3 (v2 counts whole seconds)
 }}
 
 vrrp_script chk_vigil {{
@@ -86,7 +92,7 @@ vrrp_instance VI_API {{
   interface eth0
   virtual_router_id {ROUTER_ID}
   priority {PRIORITY[node]}
-  advert_int 1
+  advert_int 0.4  # a silent master is replaced after 3 x 0.4 s + skew, 1.3-1.5 s
   unicast_src_ip {me}
   unicast_peer {{
     {peer}
@@ -100,6 +106,16 @@ vrrp_instance VI_API {{
   }}
 }}
 """
+
+
+def documented_keepalived_conf():
+    """keepalived_conf() with docs/ha.md's placeholders: what the docs must show."""
+    text = keepalived_conf("lb-a", vigil="/usr/bin/vigil")
+    for value, placeholder in ((f"{VIP}/{SUBNET_PREFIX}", "VIP/PREFIX"), (NODES["lb-a"], "SELF"),
+                               (NODES["lb-b"], "PEER"), ("router_id lb-a", "router_id NODE_NAME"),
+                               ("eth0", "IFACE")):
+        text = text.replace(value, placeholder)
+    return text
 
 
 class Node:
@@ -140,6 +156,34 @@ class Node:
         r = subprocess.run(["ip", "-n", self.ns.name, "-4", "-o", "addr", "show", "dev", "eth0"],
                            capture_output=True, text=True, timeout=5)
         return f" {VIP}/" in r.stdout
+
+    def mac(self):
+        r = subprocess.run(["ip", "-n", self.ns.name, "-j", "link", "show", "eth0"], capture_output=True,
+                           text=True, timeout=5)
+        return json.loads(r.stdout)[0]["address"]
+
+    def freeze(self):
+        """The node hangs as a whole: no frame leaves or enters eth0 (ARP included: a frozen
+        kernel answers none) and every process in the namespace is stopped."""
+        self.ns.iptables("-I", "INPUT", "-i", "eth0", "-j", "DROP")
+        self.ns.iptables("-I", "OUTPUT", "-o", "eth0", "-j", "DROP")
+        self.ns.run(["ip", "link", "set", "eth0", "arp", "off"])
+        for _ in range(2):   # twice: a child forked while the first pass ran is stopped too
+            for pid in self.ns.pids():
+                try:
+                    os.kill(pid, signal.SIGSTOP)
+                except ProcessLookupError:
+                    pass
+
+    def resume(self):
+        for pid in self.ns.pids():
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        self.ns.iptables("-D", "INPUT", "-i", "eth0", "-j", "DROP")
+        self.ns.iptables("-D", "OUTPUT", "-o", "eth0", "-j", "DROP")
+        self.ns.run(["ip", "link", "set", "eth0", "arp", "on"])
 
     def log(self, what):
         return (self.dir / f"{what}.log").read_text(errors="replace")
@@ -187,6 +231,172 @@ def tls_get_via_vip(timeout=2.0):
         return Attempt(start, time.monotonic(), False, None, f"{type(e).__name__}: {e}")
     finally:
         conn.close()
+
+
+def client_neighbor(client_ns):
+    """The MAC address the client's ARP table has for the VIP (None without an entry)."""
+    r = subprocess.run(["ip", "-n", client_ns.name, "-j", "neigh", "show", VIP], capture_output=True,
+                       text=True, timeout=5)
+    entries = json.loads(r.stdout or "[]")
+    return entries[0].get("lladdr") if entries else None
+
+
+class Pair:
+    """The switch, both nodes and the client namespace; start() brings vigil and keepalived up."""
+
+    def __init__(self, workdir):
+        self.switch = make_switch()
+        self.spaces = [self.switch]
+        self.nodes = []
+        try:
+            for name in NODES:
+                self.nodes.append(Node(name, self.switch, workdir))
+                self.spaces.append(self.nodes[-1].ns)
+            self.client_ns = NetNS(prefix="vigil-pair-client")
+            self.spaces.append(self.client_ns)
+            plug(self.switch, self.client_ns, "sw-client", f"{CLIENT}/{SUBNET_PREFIX}")
+        except BaseException:
+            self.destroy()
+            raise
+
+    def start(self):
+        """Returns the node that holds the address once keepalived has elected one."""
+        for n in self.nodes:
+            n.start_vigil()
+        for n in self.nodes:
+            wait_for(lambda: n.health()[0] == 0, 15, what=f"{n.name}: vigil health ready")
+        for n in self.nodes:
+            n.start_keepalived()
+        return wait_holder(self.nodes, 20, "one node holding the address")
+
+    def other(self, node):
+        return next(n for n in self.nodes if n is not node)
+
+    def print_logs(self):
+        for n in self.nodes:
+            for what in ("keepalived", "vigil"):
+                try:
+                    print(f"--- {n.name} {what}.log (tail)\n" + "".join(n.log(what).splitlines(True)[-25:]))
+                except FileNotFoundError:
+                    pass
+
+    def destroy(self):
+        for n in self.nodes:
+            stop(n.keepalived)
+        for ns in reversed(self.spaces):
+            ns.destroy()
+
+
+class Client:
+    """A new TLS connection through the VIP every PERIOD, from the client namespace."""
+
+    PERIOD = 0.2
+
+    def __init__(self, ns):
+        self.attempts = []
+        self.stop = threading.Event()
+        self.thread = ns.thread(self.run, "pair-client")
+
+    def run(self):
+        nxt = time.monotonic()
+        while not self.stop.is_set():
+            self.attempts.append(tls_get_via_vip())
+            nxt = max(nxt + self.PERIOD, time.monotonic())
+            self.stop.wait(max(0.0, nxt - time.monotonic()))
+
+
+def measure(client, label, fault_at, moved_at, end):
+    """Prints and returns (seconds until the move, failed, in flight at the fault, started
+    during the move) for the client's connections around one fault."""
+    window = [a for a in client.attempts if a.end >= fault_at and a.start <= end]
+    failed = [a for a in window if not a.ok]
+    in_flight = [a for a in window if a.start < fault_at < a.end]
+    during_move = [a for a in window if fault_at <= a.start <= moved_at]
+    moved = moved_at - fault_at
+    print(f"{label:<28} moved after {moved:.2f}s  connections={len(window)} failed={len(failed)} "
+          f"(in flight at fault {len(in_flight)}, started during the move {len(during_move)})  "
+          f"longest stall {longest_stall(client, fault_at - 1.0, end):.2f}s")
+    for a in failed[:3]:
+        print(f"    failed at {a.start - fault_at:+.2f}s: {a.error}")
+    return moved, failed, in_flight, during_move
+
+
+def longest_stall(client, start, end):
+    """The longest time between two successful connections ending within [start, end]."""
+    ok_ends = sorted(a.end for a in client.attempts if a.ok and start <= a.end <= end)
+    return max((b - a for a, b in zip(ok_ends, ok_ends[1:])), default=float("nan"))
+
+
+class VipWatch:
+    """A watch (`GET /api/v1/nodes?watch=true`) through the VIP that reconnects at once when its
+    stream ends or fails; it keeps the time of every event. With `keepalive` its socket sends TCP
+    keepalive probes after 1 s of silence, every second: the client's own dead-peer detection,
+    which is all that can end a watch on a node that froze (the frozen node sends nothing, and
+    the new holder knows nothing of the connection until the client sends a packet)."""
+
+    def __init__(self, ns, keepalive):
+        self.keepalive = keepalive
+        self.events = []     # monotonic times
+        self.ends = []       # (time, why a stream ended or a connect failed)
+        self.stop = threading.Event()
+        self.thread = ns.thread(self.run, "pair-watch")
+        self._conn = None
+
+    def open(self):
+        conn = http.client.HTTPSConnection(VIP, PORT, timeout=REQUEST_TIMEOUT, context=insecure_tls())
+        conn.connect()
+        if self.keepalive:
+            s = conn.sock
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE, 1)
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL, 1)
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPCNT, 5)
+        conn.request("GET", WATCH_PATH)
+        r = conn.getresponse()
+        if r.status != 200:
+            conn.close()
+            raise RuntimeError(f"HTTP {r.status}")
+        conn.sock.settimeout(60)   # longer than the scenario: only the network ends a stream
+        return conn, r
+
+    def run(self):
+        while not self.stop.is_set():
+            try:
+                conn, r = self.open()
+            except Exception as e:  # noqa: BLE001 - a failed connect is a data point
+                self.ends.append((time.monotonic(), f"connect: {type(e).__name__}: {e}"))
+                self.stop.wait(0.05)
+                continue
+            self._conn = conn
+            try:
+                while not self.stop.is_set():
+                    line = r.readline()
+                    if not line:
+                        self.ends.append((time.monotonic(), "EOF"))
+                        break
+                    if line.strip():
+                        self.events.append(time.monotonic())
+            except Exception as e:  # noqa: BLE001
+                self.ends.append((time.monotonic(), f"{type(e).__name__}: {e}"))
+            conn.close()
+
+    def interrupt(self):
+        """Stops the watch, also when it waits on a silent stream."""
+        self.stop.set()
+        conn = self._conn
+        if conn is not None and conn.sock is not None:
+            try:
+                conn.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def longest_silence(self, start, end):
+        """The longest time without an event within [start, end]."""
+        inside = [start] + [t for t in self.events if start < t < end] + [end]
+        return max(b - a for a, b in zip(inside, inside[1:]))
+
+    def first_event_after(self, t):
+        return next((e for e in self.events if e > t), None)
 
 
 def wait_holder(nodes, timeout, what):

@@ -53,6 +53,19 @@ void tcp_only(FieldReader& r, std::string& out, Mode mode) {
   }
 }
 
+// TCP, PROXY or PROXYV2; anything else is refused as tcp_only() refuses it.
+void pool_protocol(FieldReader& r, std::string& out, Mode mode) {
+  if (mode == Mode::kCreate) r.require("protocol");
+  if (auto v = r.string("protocol")) {
+    if (!model::value_in<model::ProxyProtocol>(kOctaviaPoolProtocols, *v)) {
+      r.fail(400, fmt::format("vigil is a TCP load balancer: pool protocol {} is not supported "
+                              "(TCP, PROXY and PROXYV2 are)",
+                              *v));
+    }
+    out = *v;
+  }
+}
+
 void tls_fields_unsupported(FieldReader& r, std::string_view what) {
   const std::string why = fmt::format("vigil passes TLS through to the {} untouched", what);
   for (std::string_view key :
@@ -175,6 +188,7 @@ void read_loadbalancer(FieldReader& r, ApiLoadBalancer& out, Mode mode) {
   if (auto v = ip_field(r, "vip_address")) out.vip_address = *v;
   if (auto v = r.string("vip_subnet_id")) out.vip_subnet_id = *v;
   if (auto v = r.string("vip_network_id")) out.vip_network_id = *v;
+  if (auto v = r.one_of("topology", kOctaviaTopologies)) out.topology = *v;
   r.unsupported("vip_port_id", "vigil binds vip_address on this host; it has no ports");
   r.unsupported("additional_vips", "a vigil load balancer has one VIP");
   r.unsupported("vip_sg_ids", "vigil has no security groups");
@@ -226,7 +240,7 @@ void read_listener(FieldReader& r, ApiListener& out, Mode mode) {
 void read_pool(FieldReader& r, ApiPool& out, Mode mode) {
   read_common(r, out, mode, true);
   if (mode == Mode::kCreate) {
-    tcp_only(r, out.protocol, mode);
+    pool_protocol(r, out.protocol, mode);
     r.require("lb_algorithm");
     r.unsupported("healthmonitor", "create the health monitor with its own request");
     r.unsupported("members", "create members with their own requests");

@@ -116,6 +116,7 @@ json::object loadbalancer(const model::LoadBalancerView& lb) {
       {"provider", "vigil"},
       {"flavor_id", nullptr},
       {"availability_zone", nullptr},
+      {"topology", kOctaviaSingle},  // a file's load balancer; the API's say their own
   };
   add_common(o, lb);
   return o;
@@ -156,7 +157,7 @@ json::object pool(const model::LoadBalancerView& lb, const model::PoolView& p) {
       {"id", p.id},
       {"name", p.config.name},
       {"operating_status", octavia_name(p.operating_status)},
-      {"protocol", kOctaviaTcp},
+      {"protocol", octavia_pool_protocol(p.config.proxy_protocol)},
       {"lb_algorithm", octavia_name(p.config.algorithm)},
       {"session_persistence", nullptr},
       {"healthmonitor_id", id_or_null(p.health_monitor_id)},

@@ -25,8 +25,19 @@ inline constexpr model::Spelling<model::MonitorType> kOctaviaMonitorTypes[] = {
     {model::MonitorType::kHttps, "HTTPS"},
 };
 
-// The only protocol of listeners and pools vigil accepts (it balances TCP).
+// The only protocol of listeners vigil accepts (it balances TCP).
 inline constexpr std::string_view kOctaviaTcp = "TCP";
+// A load balancer's topology. vigil is one daemon per node either way: ACTIVE_STANDBY records that
+// the operator runs it as a keepalived pair (docs/ha.md), and is reported back, not acted on.
+inline constexpr std::string_view kOctaviaSingle = "SINGLE";
+inline constexpr std::string_view kOctaviaTopologies[] = {kOctaviaSingle, "ACTIVE_STANDBY"};
+// A pool's protocol: TCP, or TCP with a PROXY header to the members (Octavia's PROXY is v1,
+// PROXYV2 is v2).
+inline constexpr model::Spelling<model::ProxyProtocol> kOctaviaPoolProtocols[] = {
+    {model::ProxyProtocol::kOff, "TCP"},
+    {model::ProxyProtocol::kV1, "PROXY"},
+    {model::ProxyProtocol::kV2, "PROXYV2"},
+};
 // Every object's provisioning_status: vigil applies a change before it answers the request.
 inline constexpr std::string_view kOctaviaActive = "ACTIVE";
 
@@ -35,6 +46,9 @@ constexpr std::string_view octavia_name(model::Algorithm a) {
 }
 constexpr std::string_view octavia_name(model::MonitorType t) {
   return model::name_in<model::MonitorType>(kOctaviaMonitorTypes, t);
+}
+constexpr std::string_view octavia_pool_protocol(model::ProxyProtocol p) {
+  return model::name_in<model::ProxyProtocol>(kOctaviaPoolProtocols, p);
 }
 // Octavia's operating statuses are the model's own names (model/status.h).
 constexpr std::string_view octavia_name(model::OperatingStatus s) { return model::to_string(s); }

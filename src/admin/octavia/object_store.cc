@@ -20,6 +20,11 @@ Result<ObjectStore> ObjectStore::load(const std::string& state_file) {
         "memory only and will not survive a restart");
     return store;
   }
+  // A process killed between creating its temporary and renaming it left the temporary behind.
+  if (const size_t stale = remove_stale_temporaries(state_file); stale > 0) {
+    log::info("{}: removed {} temporary files left by processes that died while writing",
+              state_file, stale);
+  }
   struct stat st {};
   if (::stat(state_file.c_str(), &st) != 0 && errno == ENOENT) return store;
   auto text = read_file(state_file);

@@ -91,6 +91,7 @@ struct ApiLoadBalancer : ApiCommon {
   std::string vip_address;  // an address of this host; listeners bind it
   std::string vip_subnet_id;
   std::string vip_network_id;
+  std::string topology{kOctaviaSingle};  // one of kOctaviaTopologies
   std::vector<ApiListener> listeners;
   std::vector<ApiPool> pools;
 };

@@ -65,6 +65,7 @@ TEST_F(ApiOpsTest, DefaultsAsOctaviaGivesThem) {
   EXPECT_EQ(lb.vip_address, "127.0.0.1");
   EXPECT_EQ(lb.vip_subnet_id, local_subnet_id());
   EXPECT_TRUE(lb.admin_state_up);
+  EXPECT_EQ(lb.topology, "SINGLE");
   EXPECT_EQ(lb.created_at, "2024-05-01T12:00:00");
   const std::string m_id = member(pool(listener(lb_id)));
   const ApiListener& l = s_.loadbalancers[0].listeners.at(0);
@@ -265,17 +266,24 @@ TEST_F(ApiOpsTest, MemberPoolAndLoadBalancerRequestsAreValidated) {
                     context()),
         400, "session_persistence is not supported by vigil");
   check(create_pool(s_,
-                    fmt::format(R"({{"pool": {{"loadbalancer_id": "{}", "protocol": "PROXY",
+                    fmt::format(R"({{"pool": {{"loadbalancer_id": "{}", "protocol": "UDP",
                         "lb_algorithm": "ROUND_ROBIN"}}}})",
                                 lb_id),
                     context()),
-        400, "protocol PROXY is not supported");
+        400, "pool protocol UDP is not supported (TCP, PROXY and PROXYV2 are)");
   check(create_loadbalancer(s_, R"({"loadbalancer": {"vip_address": "192.0.2.1"}})", context()),
         400, "vip_address 192.0.2.1 is not an address of this host");
   check(create_loadbalancer(s_, R"({"loadbalancer": {"vip_subnet_id": "x"}})", context()), 400,
         "Subnet x not found.");
   check(create_loadbalancer(s_, R"({"loadbalancer": {"provider": "amphora"}})", context()), 400,
         "Provider 'amphora' is not enabled.");
+  check(create_loadbalancer(s_, R"({"loadbalancer": {"topology": "ACTIVE_ACTIVE"}})", context()),
+        400,
+        "Invalid input for field/attribute topology. Value: 'ACTIVE_ACTIVE'. Value should be one "
+        "of: SINGLE, ACTIVE_STANDBY");
+  ASSERT_TRUE(
+      create_loadbalancer(s_, R"({"loadbalancer": {"topology": "ACTIVE_STANDBY"}})", context()));
+  EXPECT_EQ(s_.loadbalancers.back().topology, "ACTIVE_STANDBY");
   EXPECT_TRUE(create_loadbalancer(s_,
                                   R"({"loadbalancer": {"vip_address": "127.0.0.2",
       "vip_subnet_id": ")" + local_subnet_id() +

@@ -45,6 +45,8 @@ model::Pool pool_of(const ApiPool& p, const ApiLoadBalancer& lb, Purpose purpose
   out.id = p.id;
   out.name = p.id;
   out.algorithm = algorithm(p.lb_algorithm);
+  out.proxy_protocol = model::value_in<model::ProxyProtocol>(kOctaviaPoolProtocols, p.protocol)
+                           .value_or(model::ProxyProtocol::kOff);
   // Octavia sets the connect timeout on the listener; vigil on the pool it connects for.
   for (const ApiListener& l : lb.listeners) {
     if (l.default_pool_id == p.id && l.timeout_member_connect.value_or(0) > 0) {

@@ -100,6 +100,7 @@ json::object lb_json(const ApiLoadBalancer& lb) {
   o["vip_address"] = lb.vip_address;
   o["vip_subnet_id"] = lb.vip_subnet_id;
   o["vip_network_id"] = lb.vip_network_id;
+  o["topology"] = lb.topology;
   json::array listeners, pools;
   for (const ApiListener& l : lb.listeners) listeners.push_back(listener_json(l));
   for (const ApiPool& p : lb.pools) pools.push_back(pool_json(p));

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 
@@ -28,7 +29,8 @@ ApiState sample_state() {
                     .new_id = [&] { return fmt::format("00000000-0000-4000-8000-{:012}", ++ids); },
                     .is_local_address = is_local_address};
   const std::string lb = *create_loadbalancer(s, R"({"loadbalancer": {"name": "k8s",
-      "description": "masters", "project_id": "p1", "tags": ["a", "b"]}})",
+      "description": "masters", "project_id": "p1", "tags": ["a", "b"],
+      "topology": "ACTIVE_STANDBY"}})",
                                               c);
   const std::string l = *create_listener(s,
                                          fmt::format(R"({{"listener": {{"loadbalancer_id":
@@ -85,6 +87,7 @@ TEST_F(StoreFileTest, RoundTripKeepsEveryField) {
   EXPECT_EQ(hm.http_version, 1.1);
   EXPECT_EQ(back->loadbalancers[0].listeners[0].timeout_client_data, 600000);
   EXPECT_EQ(back->loadbalancers[0].tags, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(back->loadbalancers[0].topology, "ACTIVE_STANDBY");
 }
 
 // Operators' overrides of members (file members too) survive a restart, keyed by member id.
@@ -136,13 +139,25 @@ TEST_F(StoreFileTest, CommitWritesTheFileAndLoadReadsIt) {
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
 }
 
+TEST_F(StoreFileTest, LoadRemovesTemporariesLeftByADeadProcess) {
+  ASSERT_TRUE(ObjectStore::load(path())->commit(sample_state()));
+  // pid 999999999 is above any pid_max: a process killed between create and rename.
+  ASSERT_TRUE(write_file_atomic(path() + ".tmp.999999999.0123456789abcdef", "{\"torn"));
+  ASSERT_TRUE(ObjectStore::load(path()));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
 TEST_F(StoreFileTest, AFailedWriteKeepsTheStateAndTheOldFile) {
   auto store = ObjectStore::load(path());
   ASSERT_TRUE(store->commit(ApiState{}));
   const std::string before = *read_file(path());
-  // A directory where write_file_atomic puts its temporary file: open() fails, even for root.
-  fs::create_directory(path() + ".tmp." + std::to_string(::getpid()));
+  // A disk that fails the sync (base/file.h's seam): fails even for root.
+  set_fsync_for_tests([](int) {
+    errno = EIO;
+    return -1;
+  });
   auto failed = store->commit(sample_state());
+  set_fsync_for_tests(nullptr);
   ASSERT_FALSE(failed);
   EXPECT_NE(failed.error().message.find("cannot save the API objects"), std::string::npos);
   EXPECT_TRUE(store->state().loadbalancers.empty());
@@ -224,6 +239,38 @@ TEST(StoreConfig, ApiObjectsBecomeConfigsNamedByTheirIds) {
   EXPECT_FALSE(p.members[1].enabled);
   EXPECT_TRUE(p.members[1].backup);
   EXPECT_EQ(p.members[1].weight, 0);
+}
+
+TEST(StoreConfig, PoolProtocolsProxyAndProxyV2SendTheHeader) {
+  const std::pair<const char*, model::ProxyProtocol> cases[] = {
+      {"TCP", model::ProxyProtocol::kOff},
+      {"PROXY", model::ProxyProtocol::kV1},
+      {"PROXYV2", model::ProxyProtocol::kV2},
+  };
+  for (const auto& [protocol, expected] : cases) {
+    ApiState s = sample_state();
+    const OpContext c{.now = "2024-05-01T12:00:00",
+                      .new_id = [] { return std::string("00000000-0000-4000-8000-000000000099"); },
+                      .is_local_address = is_local_address};
+    auto p = create_pool(s,
+                         fmt::format(R"({{"pool": {{"loadbalancer_id": "{}", "protocol": "{}",
+      "lb_algorithm": "ROUND_ROBIN"}}}})",
+                                     s.loadbalancers[0].id, protocol),
+                         c);
+    ASSERT_TRUE(p) << protocol;
+    const model::Config config = config_of(s.loadbalancers[0]);
+    ASSERT_EQ(config.pools.size(), 2u);
+    EXPECT_EQ(config.pools[1].proxy_protocol, expected) << protocol;
+  }
+  ApiState s = sample_state();
+  const OpContext c{.now = "2024-05-01T12:00:00",
+                    .new_id = [] { return std::string("00000000-0000-4000-8000-000000000099"); },
+                    .is_local_address = is_local_address};
+  EXPECT_FALSE(create_pool(s,
+                           fmt::format(R"({{"pool": {{"loadbalancer_id": "{}", "protocol": "UDP",
+      "lb_algorithm": "ROUND_ROBIN"}}}})",
+                                       s.loadbalancers[0].id),
+                           c));
 }
 
 TEST(StoreConfig, DisabledObjectsAreNotRun) {

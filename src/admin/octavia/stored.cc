@@ -34,6 +34,7 @@ void stored_loadbalancer(json::object& o, const ApiLoadBalancer& lb) {
   o["vip_subnet_id"] = lb.vip_subnet_id;
   o["vip_network_id"] = lb.vip_network_id;
   o["vip_port_id"] = nullptr;
+  o["topology"] = lb.topology;
 }
 
 void stored_listener(json::object& o, const ApiListener& l) {

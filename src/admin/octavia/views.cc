@@ -95,6 +95,8 @@ model::LoadBalancerView api_view(const ApiLoadBalancer& lb, const model::LoadBal
     } else if (ll != nullptr) {
       lv.operating_status = ll->operating_status;
       lv.bound = ll->bound;
+      lv.bind_error = ll->bind_error;
+      lv.bind_errors = ll->bind_errors;
       lv.active_connections = ll->active_connections;
       lv.total_connections = ll->total_connections;
       lv.counters = ll->counters;

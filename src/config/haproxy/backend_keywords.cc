@@ -43,6 +43,17 @@ void set_threshold(Parser& p, const ParamUse& u, SP& s) {
   (s.*Member).set(*n, u.line);
 }
 
+template <model::ProxyProtocol Version>
+void set_send_proxy(Parser&, const ParamUse& u, SP& s) {
+  s.send_proxy.set(Version, u.line);
+}
+
+void server_send_proxy_v2_ssl(Parser& p, const ParamUse& u, SP& s) {
+  p.warning(u.line, "`" + u.text() +
+                        "`: vigil sends PROXY v2 without the SSL TLVs (it does not terminate TLS)");
+  s.send_proxy.set(model::ProxyProtocol::kV2, u.line);
+}
+
 void server_verify(Parser& p, const ParamUse& u, SP& s) {
   const std::string word = lower(u.values[0]);
   if (word == "none") {
@@ -99,8 +110,7 @@ constexpr std::string_view kSslTrafficOnly =
     "applies to re-encrypted traffic (`ssl`), which vigil does not do; for checks use check-sni";
 constexpr std::string_view kAgent = "vigil has no agent checks";
 constexpr std::string_view kProxyProtocol =
-    "vigil does not send the PROXY protocol header: a server that requires it refuses vigil's "
-    "connections";
+    "vigil sends the PROXY header with the client's and the listener's addresses only";
 constexpr std::string_view kPassive =
     "vigil's passive health: a refused or timed-out connect takes the member out at once and "
     "triggers a check";
@@ -189,15 +199,29 @@ constexpr ParamKeyword<SP> kServerKeywords[] = {
     {"ssl-reuse", 0, kIgnored, kTlsVersions},
     {"no-ssl-reuse", 0, kIgnored, kTlsVersions},
     {"allow-0rtt", 0, kIgnored, kTlsVersions},
-    {"send-proxy", 0, kIgnored, kProxyProtocol},
-    {"send-proxy-v2", 0, kIgnored, kProxyProtocol},
-    {"send-proxy-v2-ssl", 0, kIgnored, kProxyProtocol},
-    {"send-proxy-v2-ssl-cn", 0, kIgnored, kProxyProtocol},
+    {"send-proxy", 0, kMapped,
+     "The member's `proxy_protocol: v1`; its checks send one too unless it has `port` or `addr` "
+     "(as in HAProxy).",
+     set_send_proxy<model::ProxyProtocol::kV1>},
+    {"send-proxy-v2", 0, kMapped,
+     "The member's `proxy_protocol: v2`; its checks send one too unless it has `port` or `addr` "
+     "(as in HAProxy).",
+     set_send_proxy<model::ProxyProtocol::kV2>},
+    {"send-proxy-v2-ssl", 0, kMapped, "As send-proxy-v2, with a warning: no SSL TLVs.",
+     server_send_proxy_v2_ssl},
+    {"send-proxy-v2-ssl-cn", 0, kMapped, "As send-proxy-v2, with a warning: no SSL TLVs.",
+     server_send_proxy_v2_ssl},
     {"proxy-v2-options", 1, kIgnored, kProxyProtocol},
     {"set-proxy-v2-tlv-fmt*", 1, kIgnored, kProxyProtocol},
-    {"no-send-proxy", 0, kAccepted, "vigil never sends the PROXY protocol header"},
-    {"no-send-proxy-v2", 0, kAccepted, "vigil never sends the PROXY protocol header"},
-    {"check-send-proxy", 0, kIgnored, kProxyProtocol},
+    {"no-send-proxy", 0, kMapped, "Undoes `send-proxy` (the member's `proxy_protocol: off`).",
+     set_send_proxy<model::ProxyProtocol::kOff>},
+    {"no-send-proxy-v2", 0, kMapped, "Undoes `send-proxy-v2` (`proxy_protocol: off`).",
+     set_send_proxy<model::ProxyProtocol::kOff>},
+    {"check-send-proxy", 0, kMapped,
+     "The monitor's `send_proxy: true`. vigil has one monitor per pool: when some checked "
+     "servers send it and others do not, every check sends it, with a warning at each server "
+     "that differs.",
+     set_true<&SP::check_send_proxy>},
     {"agent-check", 0, kIgnored, kAgent},
     {"no-agent-check", 0, kAccepted, kAgent},
     {"agent-addr", 1, kIgnored, kAgent},

@@ -212,6 +212,7 @@ class Builder {
       m.enabled = !s.params.disabled.value && !b.disabled.value;
       if (s.params.addr) m.monitor_address = s.params.addr.value;
       if (s.params.port) m.monitor_port = static_cast<uint16_t>(s.params.port.value);
+      if (s.params.send_proxy) m.proxy_protocol = s.params.send_proxy.value;
       m.where = at(s.line);
       if (m.backup && ++backups == 2 && !b.allbackups.value) {
         p_.warning(s.line, "server " + quote(s.name) +
@@ -227,7 +228,30 @@ class Builder {
     }
     pool.slow_start = slow_start(b);
     pool.health_monitor = build_monitor(p_, b, pool);
+    if (pool.health_monitor) pool.health_monitor->send_proxy = checks_send_proxy(b);
     return pool;
+  }
+
+  // HAProxy's checks send the PROXY header with check-send-proxy, and by default when the
+  // server sends it to its traffic and has neither `port` nor `addr`. vigil's monitor is the
+  // pool's: when any checked server's checks send it, all do, with a warning at the others.
+  bool checks_send_proxy(const ProxyDraft& b) {
+    const auto sends = [](const ServerDraft& s) {
+      const bool traffic = s.params.send_proxy.value != model::ProxyProtocol::kOff;
+      return s.params.check_send_proxy.value || (traffic && !s.params.port && !s.params.addr);
+    };
+    const ServerDraft* first = nullptr;
+    for (const ServerDraft& s : b.servers) {
+      if (s.params.check.value && sends(s) && first == nullptr) first = &s;
+    }
+    if (first == nullptr) return false;
+    for (const ServerDraft& s : b.servers) {
+      if (!s.params.check.value || sends(s)) continue;
+      p_.warning(s.line, "server " + quote(s.name) + "'s checks send no PROXY header, but server " +
+                             quote(first->name) + "'s do (line " + std::to_string(first->line) +
+                             "): vigil's checks of every member of the pool send it");
+    }
+    return true;
   }
 
   // HAProxy ramps each server up over its own slowstart, vigil every member of a pool over the

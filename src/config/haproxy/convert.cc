@@ -100,6 +100,15 @@ void write_listener(Writer& w, const model::Listener& l) {
   if (l.dead_peer_timeout != d.dead_peer_timeout) {
     w.line(4, "dead_peer_timeout", duration(l.dead_peer_timeout));
   }
+  if (l.accept_proxy) w.line(4, "accept_proxy", "true");
+  if (!l.trusted_sources.empty()) {
+    std::string list;
+    for (const std::string& s : l.trusted_sources) list += (list.empty() ? "" : ", ") + quoted(s);
+    w.line(4, "trusted_sources", "[" + list + "]");
+  }
+  if (l.proxy_header_timeout != d.proxy_header_timeout) {
+    w.line(4, "proxy_header_timeout", duration(l.proxy_header_timeout));
+  }
 }
 
 void write_monitor(Writer& w, const model::HealthMonitor& m) {
@@ -129,6 +138,7 @@ void write_monitor(Writer& w, const model::HealthMonitor& m) {
   if (http && !m.bearer_token_file.empty()) {
     w.line(6, "bearer_token_file", scalar(m.bearer_token_file));
   }
+  if (m.send_proxy) w.line(6, "send_proxy", "true");
 }
 
 std::string member_text(const model::Member& m) {
@@ -139,6 +149,9 @@ std::string member_text(const model::Member& m) {
   if (!m.enabled) out += ", enabled: false";
   if (!m.monitor_address.empty()) out += ", monitor_address: " + scalar(m.monitor_address);
   if (m.monitor_port != 0) out += ", monitor_port: " + std::to_string(m.monitor_port);
+  if (m.proxy_protocol) {
+    out += ", proxy_protocol: " + std::string(model::to_string(*m.proxy_protocol));
+  }
   return out + "}";
 }
 
@@ -158,6 +171,9 @@ void write_pool(Writer& w, const model::Pool& p) {
     w.line(4, "first_byte_timeout", duration(p.first_byte_timeout));
   }
   if (p.replay != d.replay) w.line(4, "replay", std::string(model::to_string(p.replay)));
+  if (p.proxy_protocol != d.proxy_protocol) {
+    w.line(4, "proxy_protocol", std::string(model::to_string(p.proxy_protocol)));
+  }
   if (p.shutdown_sessions_on_down != d.shutdown_sessions_on_down) {
     w.line(4, "shutdown_sessions_on_down", boolean(p.shutdown_sessions_on_down));
   }

@@ -49,6 +49,8 @@ struct ServerParams {
   Lined<std::string> ca_file, check_sni, verifyhost, addr, crt;
   Lined<Duration> inter, fastinter, downinter, slowstart;
   Lined<int> rise, fall, weight, port;
+  Lined<model::ProxyProtocol> send_proxy;  // send-proxy, send-proxy-v2, no-send-proxy
+  Lined<bool> check_send_proxy;
 
   // Each parameter `over` sets replaces this one's.
   void overlay(const ServerParams& over);

@@ -59,7 +59,9 @@ constexpr ParamKeyword<BindDraft> kBindKeywords[] = {
     {"allow-0rtt", 0, kIgnored, kBindTls},
     {"ktls", 1, kIgnored, kBindTls},
     {"accept-proxy", 0, kIgnored,
-     "vigil does not read the PROXY protocol header: it would reach the servers as data"},
+     "HAProxy believes a header from anyone; vigil's `accept_proxy` needs `trusted_sources`, "
+     "which haproxy.cfg cannot say, so the header would reach the servers as data: convert the "
+     "config and set both in the YAML"},
     {"accept-netscaler-cip", 1, kIgnored,
      "vigil does not read NetScaler headers: they would reach the servers as data"},
     {"transparent", 0, kMapped,

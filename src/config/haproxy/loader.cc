@@ -66,6 +66,8 @@ void ServerParams::overlay(const ServerParams& o) {
   take(fastinter, o.fastinter);
   take(downinter, o.downinter);
   take(slowstart, o.slowstart);
+  take(send_proxy, o.send_proxy);
+  take(check_send_proxy, o.check_send_proxy);
   take(rise, o.rise);
   take(fall, o.fall);
   take(weight, o.weight);

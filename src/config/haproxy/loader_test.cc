@@ -815,7 +815,6 @@ backend b
       {22, "ignored: `cookie SERVERID insert indirect`"},
       {23, "ignored: `stick-table type ip size 1m expire 30m`"},
       {24, "ignored: server parameter `maxconn 100`: vigil has no per-server connection limits"},
-      {24, "ignored: server parameter `send-proxy`"},
       {24, "ignored: server parameter `cookie s1`"},
   };
   for (const auto& [line, text] : ignored) {

@@ -1,0 +1,145 @@
+#include "admin/page_routes.h"
+
+#include <variant>
+
+#include "admin/auth.h"
+#include "admin/cookie.h"
+#include "admin/login_page.h"
+#include "admin/login_sessions.h"
+#include "admin/member_admin.h"
+#include "admin/octavia/views.h"
+#include "admin/page_style.h"
+#include "admin/same_origin.h"
+#include "base/log.h"
+
+namespace vigil::admin {
+namespace {
+
+using Segments = std::vector<std::string>;
+
+Response html(int status, std::string body) {
+  Response r;
+  r.status = status;
+  r.content_type = "text/html; charset=utf-8";
+  r.body = std::move(body);
+  r.headers.emplace_back("Content-Security-Policy", std::string(kPageContentSecurityPolicy));
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
+
+Response post_only() {
+  Response r = fault(405, "Method not allowed: this path only answers POST (the page's forms)");
+  r.headers.emplace_back("Allow", "POST");
+  return r;
+}
+
+// A form's fields: the body is application/x-www-form-urlencoded, a query string's syntax.
+Target form_fields(std::string_view body) { return parse_target("/?" + std::string(body)); }
+
+std::optional<Response> refused_cross_site(const Request& request) {
+  auto why = cross_site_refusal(
+      {.host = request.host, .origin = request.origin, .sec_fetch_site = request.sec_fetch_site});
+  if (!why) return std::nullopt;
+  log::warn("admin API: {} {} refused: {}", request.method, request.target, *why);
+  return fault(403, *why);
+}
+
+const LoginSessions::Session* session_of(const Request& request, const RouteContext& ctx,
+                                         std::string_view* id = nullptr) {
+  const std::string_view value = cookie_value(request.cookie, kSessionCookie);
+  if (id != nullptr) *id = value;
+  return ctx.logins->find(value, ctx.now);
+}
+
+Response login(const Request& request, const RouteContext& ctx) {
+  if (request.method == "GET") {
+    // Signed in already: the page itself.
+    if (session_of(request, ctx) != nullptr) return see_other("/");
+    return html(200, login_page(""));
+  }
+  if (request.method != "POST") {
+    Response r = fault(405, "Method not allowed: /login answers GET and POST");
+    r.headers.emplace_back("Allow", "GET, POST");
+    return r;
+  }
+  if (auto refused = refused_cross_site(request)) return *refused;
+  if (ctx.token.empty() && ctx.read_token.empty()) {
+    return html(401, login_page("no admin token is configured (admin.token_file)"));
+  }
+  const std::string token = form_fields(request.body).param("token").value_or("");
+  const Access access = access_of(ctx.token, ctx.read_token, token);
+  if (access == Access::kNone) {
+    log::info("admin API: status page sign-in refused: wrong token");
+    return html(401, login_page("wrong token"));
+  }
+  const LoginSessions::Login made = ctx.logins->create(access, ctx.now);
+  Response r = see_other("/");
+  r.headers.emplace_back(
+      "Set-Cookie",
+      session_set_cookie(made.id, std::chrono::seconds(LoginSessions::kLifetime).count()));
+  return r;
+}
+
+Response logout(const Request& request, const RouteContext& ctx) {
+  if (request.method != "POST") return post_only();
+  if (auto refused = refused_cross_site(request)) return *refused;
+  std::string_view id;
+  if (const auto* session = session_of(request, ctx, &id)) {
+    if (!csrf_matches(*session, form_fields(request.body).param("csrf").value_or(""))) {
+      return fault(403, "the form's CSRF token does not match: reload the page");
+    }
+    ctx.logins->end(id);
+  }
+  Response r = see_other("/login");
+  r.headers.emplace_back("Set-Cookie", session_set_cookie("", 0));
+  return r;
+}
+
+// A drain/ready button: what `vigil member drain|ready` does, for a session of the write token.
+Response member_button(const Request& request, const RouteContext& ctx) {
+  if (request.method != "POST") return post_only();
+  if (auto refused = refused_cross_site(request)) return *refused;
+  const LoginSessions::Session* session = session_of(request, ctx);
+  if (session == nullptr) return fault(401, "Authentication required: sign in at /login");
+  const Target form = form_fields(request.body);
+  if (!csrf_matches(*session, form.param("csrf").value_or(""))) {
+    return fault(403, "the form's CSRF token does not match: reload the page");
+  }
+  if (session->access != Access::kWrite) {
+    return fault(403, "Forbidden: signed in with the read-only token (admin.read_token_file)");
+  }
+  const std::optional<model::AdminState> state =
+      model::parse<model::AdminState>(form.param("state").value_or(""));
+  if (!state) return fault(400, "state must be drain, maint or ready");
+  const std::vector<model::LoadBalancerView> lbs = merged_views(ctx.views(), ctx.store);
+  auto found = find_member(lbs, form.param("pool").value_or(""), form.param("member").value_or(""));
+  if (auto* r = std::get_if<Response>(&found)) return *r;
+  if (auto failed = set_member_state(std::get<FoundMember>(found), *state, "status page", ctx)) {
+    return *failed;
+  }
+  return see_other("/");
+}
+
+}  // namespace
+
+Response see_other(std::string location) {
+  Response r;
+  r.status = 303;
+  r.content_type = "text/plain; charset=utf-8";
+  r.body = "see " + location + "\n";
+  r.headers.emplace_back("Location", std::move(location));
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
+
+std::optional<Response> route_page(const Request& request, const Target& target,
+                                   const RouteContext& ctx) {
+  if (ctx.logins == nullptr) return std::nullopt;
+  const Segments& s = target.segments;
+  if (s == Segments{"login"}) return login(request, ctx);
+  if (s == Segments{"logout"}) return logout(request, ctx);
+  if (s == Segments{"page", "member"}) return member_button(request, ctx);
+  return std::nullopt;
+}
+
+}  // namespace vigil::admin

@@ -1,0 +1,20 @@
+// ControlPlane::Binding: the sockets bound for one listener, one per worker, on their way to the
+// workers (apply.cc binds them, rebind.cc retries a port that was taken). Control thread only.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "daemon/control_plane.h"
+#include "net/fd.h"
+
+namespace vigil::daemon {
+
+struct ControlPlane::Binding {
+  std::string listener_id;
+  std::vector<net::Fd> fds;  // one per worker
+  std::string bound;
+  std::string error;  // not bound: the port is taken (start-up only); rebind.cc retries
+};
+
+}  // namespace vigil::daemon

@@ -1,0 +1,71 @@
+// Listeners whose port another process held at start-up: vigil serves the others and binds these
+// as soon as the port is free, trying again after a pause that doubles up to kLongestPause (an
+// operator freeing the port waits at most that long; a port held for hours costs one bind every
+// few seconds). Until then the listener is ERROR and /healthz says it is not bound.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "base/log.h"
+#include "daemon/binding.h"
+#include "daemon/control_plane.h"
+
+namespace vigil::daemon {
+namespace {
+
+constexpr Duration kFirstPause = std::chrono::milliseconds(250);
+constexpr Duration kLongestPause = std::chrono::seconds(5);
+
+}  // namespace
+
+void ControlPlane::schedule_rebind() {
+  const bool waiting = std::ranges::any_of(
+      listeners_, [](const auto& entry) { return !entry.second.bind_error.empty(); });
+  if (!waiting || stopping()) {
+    rebind_->cancel();
+    rebind_pause_ = Duration::zero();
+    return;
+  }
+  if (rebind_->armed()) return;
+  rebind_pause_ =
+      rebind_pause_ == Duration::zero() ? kFirstPause : std::min(rebind_pause_ * 2, kLongestPause);
+  rebind_->arm(clock_.now() + rebind_pause_);
+}
+
+void ControlPlane::rebind_tick() {
+  if (stopping()) return;
+  std::vector<Binding> bound;
+  for (auto& [id, l] : listeners_) {
+    if (l.bind_error.empty()) continue;
+    auto b = bind_listener(l.config);
+    if (!b) {
+      // Logged once, when it first failed; the count tells how long it has waited.
+      ++l.bind_failures;
+      l.bind_error = b.error().message;
+      continue;
+    }
+    log::info("listener {} on {} -> pool {}: bound, its port is free now ({} failed attempts)",
+              l.config.name, b->bound, l.config.pool, l.bind_failures);
+    l.bound = b->bound;
+    l.bind_error.clear();
+    bound.push_back(std::move(*b));
+  }
+  if (!bound.empty()) push_to_workers(bound);
+  schedule_rebind();
+}
+
+std::optional<std::string> ControlPlane::unbound_listeners() const {
+  std::string out;
+  for (const LoadBalancerRuntime& lb : lbs_) {
+    for (const std::string& id : lb.listener_ids) {
+      const ListenerRuntime& l = listeners_.at(id);
+      if (l.bind_error.empty()) continue;
+      if (!out.empty()) out += "; ";
+      out += l.bind_error;
+    }
+  }
+  if (out.empty()) return std::nullopt;
+  return fmt::format("not bound: {} (retrying)", out);
+}
+
+}  // namespace vigil::daemon

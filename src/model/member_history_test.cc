@@ -1,0 +1,110 @@
+// MemberHistory and last_hour(): minutes kept, cleared and forgotten; down periods spread over
+// the minutes they covered; times are passed in, nothing sleeps.
+#include "model/member_history.h"
+
+#include <gtest/gtest.h>
+
+namespace vigil::model {
+namespace {
+
+using namespace std::chrono_literals;
+
+// 2024-05-01T12:00:00Z, the start of a minute.
+const WallTime kT0 = WallTime(std::chrono::seconds(1714564800));
+
+TEST(MemberHistory, KeepsEachMinutesChecks) {
+  MemberHistory h;
+  h.record_check(kT0 + 1s, 3ms, true);
+  h.record_check(kT0 + 20s, 9ms, false);
+  h.record_check(kT0 + 61s, 2ms, true);
+  const MinuteSample first = h.minute(kT0 + 61s, 1);
+  EXPECT_EQ(first.checks, 2);
+  EXPECT_EQ(first.failures, 1);
+  EXPECT_FLOAT_EQ(first.max_ms, 9);
+  EXPECT_FLOAT_EQ(first.sum_ms, 12);
+  EXPECT_EQ(h.minute(kT0 + 61s, 0).checks, 1);
+  EXPECT_EQ(h.since(), kT0 + 1s);
+}
+
+TEST(MemberHistory, ForgetsWhatIsOlderThanAnHourAndClearsSkippedMinutes) {
+  MemberHistory h;
+  h.record_check(kT0, 5ms, true);
+  h.record_check(kT0 + 30min, 7ms, true);
+  EXPECT_EQ(h.minute(kT0 + 30min, 30).checks, 1);
+  // 61 minutes later the slot of kT0 has been reused: nothing of it remains.
+  h.record_check(kT0 + 61min, 1ms, true);
+  EXPECT_EQ(h.minute(kT0 + 61min, 61).checks, 0);
+  EXPECT_EQ(h.minute(kT0 + 61min, 31).checks, 1);
+  // A minute skipped (no check in it) reads empty, not as the old sample of its slot.
+  EXPECT_EQ(h.minute(kT0 + 61min, 60).checks, 0);
+  h.record_check(kT0 + 200min, 1ms, true);
+  for (int ago = 1; ago < MemberHistory::kMinutes; ++ago) {
+    EXPECT_EQ(h.minute(kT0 + 200min, ago), MinuteSample{}) << ago;
+  }
+}
+
+TEST(MemberHistory, AClockSteppedBackCountsInTheNewestMinute) {
+  MemberHistory h;
+  h.record_check(kT0 + 10min, 1ms, true);
+  h.record_check(kT0 + 5min, 1ms, false);
+  EXPECT_EQ(h.minute(kT0 + 10min, 0).checks, 2);
+  EXPECT_EQ(h.minute(kT0 + 10min, 5).checks, 0);
+}
+
+TEST(MemberHistory, SpreadsAnEndedDownPeriodOverItsMinutes) {
+  MemberHistory h;
+  h.record_transition(kT0 + 30s, OperatingStatus::kOnline, kT0);
+  h.record_transition(kT0 + 150s, OperatingStatus::kError, kT0 + 30s);  // down 2 minutes
+  EXPECT_EQ(h.minute(kT0 + 150s, 2).down_ms, 30'000);
+  EXPECT_EQ(h.minute(kT0 + 150s, 1).down_ms, 60'000);
+  EXPECT_EQ(h.minute(kT0 + 150s, 0).down_ms, 30'000);
+  EXPECT_EQ(h.minute(kT0 + 150s, 2).transitions, 1);
+  EXPECT_EQ(h.minute(kT0 + 150s, 0).transitions, 1);
+}
+
+TEST(LastHour, CountsFlapsAndDowntimeIncludingTheRunningDownPeriod) {
+  MemberHistory h;
+  h.record_check(kT0, 2ms, true);
+  h.record_transition(kT0 + 10min, OperatingStatus::kOnline, kT0);
+  h.record_transition(kT0 + 11min, OperatingStatus::kError, kT0 + 10min);
+  h.record_transition(kT0 + 20min, OperatingStatus::kOnline, kT0 + 11min);
+  h.record_check(kT0 + 20min, 40ms, false);
+  // Down since 20min, still down at 25min30s: 1 min closed + 5.5 min running.
+  const HourView v = last_hour(h, OperatingStatus::kError, kT0 + 20min, kT0 + 25min + 30s);
+  EXPECT_EQ(v.transitions, 3);
+  EXPECT_EQ(v.down_ms, 60'000 + 330'000);
+  EXPECT_FLOAT_EQ(v.max_ms, 40);
+  const MinuteView& current = v.minutes.back();
+  EXPECT_TRUE(current.known);
+  EXPECT_EQ(current.length_ms, 30'000);
+  EXPECT_EQ(current.down_ms, 30'000);
+  // Before the first record nothing is known.
+  EXPECT_FALSE(v.minutes.front().known);
+  EXPECT_TRUE(v.minutes[static_cast<size_t>(MemberHistory::kMinutes - 26)].known);
+}
+
+TEST(LastHour, ADownPeriodOlderThanTheHourCountsOnlyItsLastHour) {
+  MemberHistory h;
+  h.record_check(kT0, 1ms, false);
+  // The hour is the 59 minutes before now's and what has passed of now's.
+  const HourView v = last_hour(h, OperatingStatus::kError, kT0, kT0 + 3h + 30s);
+  EXPECT_EQ(v.down_ms, 59LL * 60'000 + 30'000);
+  EXPECT_EQ(v.transitions, 0);
+}
+
+TEST(LastHour, TheFirstMinuteCountsFromTheFirstRecord) {
+  MemberHistory h;
+  h.record_check(kT0 + 40s, 1ms, false);
+  const HourView v = last_hour(h, OperatingStatus::kError, kT0 + 40s, kT0 + 50s);
+  EXPECT_EQ(v.minutes.back().length_ms, 10'000);
+  EXPECT_EQ(v.minutes.back().down_ms, 10'000) << "down all the time it was watched";
+}
+
+TEST(LastHour, NothingRecordedIsAllUnknown) {
+  const HourView v = last_hour({}, OperatingStatus::kOnline, kT0, kT0 + 1h);
+  for (const MinuteView& m : v.minutes) EXPECT_FALSE(m.known);
+  EXPECT_EQ(v.down_ms, 0);
+}
+
+}  // namespace
+}  // namespace vigil::model

@@ -1,0 +1,87 @@
+// A worker's session listing on real loopback sockets: what it says of each established
+// session, the member filter and the limit. Every wait is bounded.
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+
+#include <future>
+
+#include "proxy/test_support.h"
+#include "proxy/worker.h"
+
+namespace vigil::proxy {
+namespace {
+
+using namespace std::chrono_literals;
+using namespace test_support;
+
+SessionListing listing(Worker& w, std::shared_ptr<const std::vector<const BackendStats*>> members,
+                       size_t limit = 100) {
+  std::promise<SessionListing> answer;
+  w.list_sessions(std::move(members), limit,
+                  [&](SessionListing l) { answer.set_value(std::move(l)); });
+  auto f = answer.get_future();
+  EXPECT_EQ(f.wait_for(5s), std::future_status::ready);
+  return f.get();
+}
+
+// Sends `up` bytes and reads them back from the echoing member.
+void echo(int fd, size_t up) {
+  const std::string bytes(up, 'x');
+  ASSERT_EQ(::send(fd, bytes.data(), bytes.size(), 0), static_cast<ssize_t>(up));
+  std::string back(up, '\0');
+  size_t got = 0;
+  while (got < up) {
+    const ssize_t n = ::recv(fd, back.data() + got, up - got, 0);
+    ASSERT_GT(n, 0);
+    got += static_cast<size_t>(n);
+  }
+}
+
+TEST(WorkerSessions, ListsAnEstablishedSessionWithItsAddressesAndBytes) {
+  Member a;
+  Proxy proxy({a.address()});
+  net::Fd client = connect_blocking(proxy.address());
+  echo(client.get(), 5);
+  echo(client.get(), 7);
+  SessionListing l;
+  // The worker counts a pass's bytes just after they went out.
+  ASSERT_TRUE(eventually([&] {
+    l = listing(proxy.worker(), nullptr);
+    return l.sessions.size() == 1 && l.sessions[0].bytes_out == 12;
+  }));
+  EXPECT_EQ(l.total, 1u);
+  const SessionInfo& s = l.sessions[0];
+  EXPECT_EQ(s.listener, "l");
+  EXPECT_EQ(s.member.get(), proxy.pool().candidates[0].stats.get());
+  EXPECT_EQ(s.client, net::local_address(client.get())->to_string());
+  EXPECT_EQ(s.member_address, a.address().to_string());
+  EXPECT_EQ(s.bytes_in, 12u);
+  EXPECT_GE(s.age, Duration::zero());
+}
+
+TEST(WorkerSessions, TheMemberFilterAndTheLimitAreKept) {
+  Member a;
+  Member b;
+  Proxy proxy({a.address(), b.address()});
+  std::vector<net::Fd> clients;
+  for (int i = 0; i < 4; ++i) {
+    clients.push_back(connect_blocking(proxy.address()));
+    echo(clients.back().get(), 1);
+  }
+  const BackendStats* first = proxy.pool().candidates[0].stats.get();
+  auto only_first = std::make_shared<const std::vector<const BackendStats*>>(
+      std::vector<const BackendStats*>{first});
+  const SessionListing to_first = listing(proxy.worker(), only_first);
+  EXPECT_EQ(to_first.total, 2u) << "round robin put two of four on each member";
+  for (const SessionInfo& s : to_first.sessions) EXPECT_EQ(s.member.get(), first);
+
+  const SessionListing capped = listing(proxy.worker(), nullptr, 3);
+  EXPECT_EQ(capped.total, 4u);
+  EXPECT_EQ(capped.sessions.size(), 3u);
+
+  auto nobody = std::make_shared<const std::vector<const BackendStats*>>();
+  EXPECT_EQ(listing(proxy.worker(), nobody).total, 0u);
+}
+
+}  // namespace
+}  // namespace vigil::proxy

@@ -1,0 +1,126 @@
+"""Established sessions of a running vigil: GET /v1/sessions lists them (client, member, age,
+bytes each way) with pool and member filters, and POST /v1/sessions/kill closes a member's.
+Two workers, two echo members; every wait is bounded."""
+import json
+import socket
+import urllib.request
+
+from vigil_harness import TOKEN, EchoServer, Vigil, wait_for
+
+CONFIG = """
+admin:
+  listen: 127.0.0.1:0
+  token_file: @TOKEN_FILE@
+workers: 2
+listeners:
+  - {{name: api, bind: "127.0.0.1:0", pool: masters}}
+pools:
+  - name: masters
+    algorithm: least_connections
+    health_monitor: {{type: TCP, interval: 1s, timeout: 500ms}}
+    members:
+      - {{name: master-01, address: 127.0.0.1, port: {p1}}}
+      - {{name: master-02, address: 127.0.0.1, port: {p2}}}
+"""
+
+
+def post(vigil, path, body):
+    req = urllib.request.Request(f"http://{vigil.admin}{path}", data=json.dumps(body).encode(),
+                                 method="POST", headers={"X-Auth-Token": TOKEN})
+    try:
+        with urllib.request.urlopen(req, timeout=5) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def sessions(vigil, query=""):
+    code, body = vigil.get("/v1/sessions" + query)
+    assert code == 200, body
+    return json.loads(body)
+
+
+def hold(vigil, payload):
+    s = socket.create_connection(vigil.listener("api"), timeout=5)
+    s.sendall(payload)
+    got = b""
+    while len(got) < len(payload):
+        data = s.recv(65536)
+        assert data, "closed before the echo"
+        got += data
+    return s
+
+
+def closed_by_peer(s):
+    try:
+        return s.recv(100) == b""
+    except ConnectionResetError:
+        return True
+
+
+def start(tmp_path, cleanup):
+    b1, b2 = EchoServer(), EchoServer()
+    cleanup(b1)
+    cleanup(b2)
+    vigil = Vigil(tmp_path, CONFIG.format(p1=b1.port, p2=b2.port))
+    cleanup(vigil)
+    vigil.wait_member("master-01", "ONLINE")
+    vigil.wait_member("master-02", "ONLINE")
+    return vigil, b1, b2
+
+
+def test_sessions_are_listed_filtered_and_killed(tmp_path, cleanup):
+    vigil, b1, b2 = start(tmp_path, cleanup)
+    held = [hold(vigil, b"x" * (100 + i)) for i in range(4)]
+    by_client = {"%s:%d" % s.getsockname(): s for s in held}
+
+    # The kernel counts a session's bytes as they are acknowledged: poll until all are in.
+    listed = wait_for(lambda: (l := sessions(vigil)) and l["total"] == 4 and
+                      all(r["bytes_out"] == r["bytes_in"] > 0 for r in l["sessions"]) and l,
+                      timeout=5, what="four sessions with their bytes")
+    assert listed["truncated"] is False
+    members = {"master-01": f"127.0.0.1:{b1.port}", "master-02": f"127.0.0.1:{b2.port}"}
+    for row in listed["sessions"]:
+        assert row["listener"] == "api" and row["pool"] == "masters"
+        assert row["member_address"] == members[row["member"]]
+        sent = len(b"x") * (100 + held.index(by_client[row["client"]]))
+        assert row["bytes_in"] == sent and row["bytes_out"] == sent
+        assert 0 <= row["age_seconds"] < 60
+    assert len({r["id"] for r in listed["sessions"]}) == 4
+    # least_connections spreads four sessions two and two.
+    on_first = [r for r in listed["sessions"] if r["member"] == "master-01"]
+    assert len(on_first) == 2
+
+    only = sessions(vigil, "?pool=masters&member=master-01")
+    assert only["total"] == 2 and {r["id"] for r in only["sessions"]} == {r["id"] for r in on_first}
+    assert sessions(vigil, "?member=master-02")["total"] == 2
+    assert sessions(vigil, "?pool=masters")["total"] == 4
+    code, body = vigil.get("/v1/sessions?member=nope")
+    assert code == 404 and "nope" in body
+    code, body = vigil.get("/v1/sessions?pool=nope")
+    assert code == 404 and "nope" in body
+
+    assert post(vigil, "/v1/sessions/kill", {"pool": "masters", "member": "master-01"}) == \
+        (200, {"killed": 2})
+    for row in on_first:
+        assert closed_by_peer(by_client[row["client"]])
+    left = sessions(vigil)
+    assert left["total"] == 2 and all(r["member"] == "master-02" for r in left["sessions"])
+    # The other sessions pass bytes as before.
+    for row in left["sessions"]:
+        s = by_client[row["client"]]
+        s.sendall(b"still")
+        assert s.recv(100) == b"still"
+
+    code, body = post(vigil, "/v1/sessions/kill", {"pool": "masters"})
+    assert code == 400 and "member" in body["faultstring"]
+    assert post(vigil, "/v1/sessions/kill", {"member": "nope"})[0] == 404
+    assert "closed 2 sessions of member master-01" in vigil.log_text()
+    for s in held:
+        s.close()
+
+
+def test_listing_needs_the_token(tmp_path, cleanup):
+    vigil, _, _ = start(tmp_path, cleanup)
+    assert vigil.get("/v1/sessions", token=None)[0] == 401
+    assert vigil.get("/v1/sessions", token="wrong")[0] == 401

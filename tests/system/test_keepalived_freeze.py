@@ -1,0 +1,138 @@
+"""A keepalived pair (pair_harness.py) whose active node freezes: every process on it stopped,
+no frame in or out of its eth0, as a hung or paused machine. Then it resumes. Run twice: the
+frozen node has the higher VRRP priority (on resume it takes the address back) or the lower one
+(the new holder keeps it). A client opens a
+new TLS connection through the address every 200 ms; two watches stream through it, one with TCP
+keepalive (1 s) on its socket and one without.
+
+Asserted: the standby holds the address within MOVE_BOUND; no connection fails but those in
+flight at the fault or started before the address moved; the keepalive watch streams again within
+WATCH_BOUND; after the resume exactly one node holds the address, the client's ARP entry names
+that node's MAC address within CONVERGE_BOUND, every connection after that succeeds, and the
+watch without keepalive (stuck on the frozen node until then) streams again within CONVERGE_BOUND
+when the resumed node took the address back (VRRP: it has the higher priority), and is reported
+as still silent otherwise.
+"""
+import time
+from pathlib import Path
+
+import pytest
+
+from netns_harness import missing_prerequisites, sleep_until, wait_for
+from pair_harness import KEEPALIVED, PRIORITY, Client, Pair, VipWatch, client_neighbor, longest_stall, measure, \
+    stop
+
+pytestmark = [
+    pytest.mark.skipif(missing_prerequisites() is not None, reason=missing_prerequisites() or ""),
+    pytest.mark.skipif(not Path(KEEPALIVED).exists(),
+                       reason="keepalived is not installed (scripts/setup.sh --tests)"),
+]
+
+MOVE_BOUND = 2.0       # seconds: the issue's target
+WATCH_BOUND = 5.0      # the issue's target, for a client that detects a dead peer itself
+CONVERGE_BOUND = 3.0   # after the resume: one holder, the client's ARP entry on it
+FROZEN = 6.0           # the node stays frozen this long
+AFTER = 4.0            # the clients run on this long after the resume
+
+
+def make_holder(pair, active, want):
+    """Moves the address to `want` (keepalived restarted on the holder; nopreempt keeps it)."""
+    if active is want:
+        return
+    backups = active.log("keepalived").count("Entering BACKUP STATE")
+    stop(active.keepalived)
+    wait_for(lambda: want.holds_vip() and not active.holds_vip(), 10, what=f"{want.name} holding the address")
+    active.start_keepalived()
+    wait_for(lambda: active.log("keepalived").count("Entering BACKUP STATE") > backups, 15,
+             what=f"{active.name} back to BACKUP")
+
+
+@pytest.mark.parametrize("priority", ["higher", "lower"])
+def test_keepalived_freeze(tmp_path, priority):
+    """`priority`: the frozen node's, against the other's. On resume the node with the higher
+    priority keeps the address: the frozen one takes it back, or the new holder keeps it."""
+    pair = Pair(tmp_path)
+    client = watches = None
+    try:
+        active = pair.start()
+        want = max(pair.nodes, key=lambda n: PRIORITY[n.name] * (1 if priority == "higher" else -1))
+        make_holder(pair, active, want)
+        active, standby = want, pair.other(want)
+        print(f"\n{active.name} holds the address; vigil health there: {active.health()[1]}")
+        client = Client(pair.client_ns)
+        watches = {"keepalive 1s": VipWatch(pair.client_ns, keepalive=True),
+                   "no keepalive": VipWatch(pair.client_ns, keepalive=False)}
+        client.thread.start()
+        for w in watches.values():
+            w.thread.start()
+        wait_for(lambda: sum(a.ok for a in client.attempts) >= 3 and all(len(w.events) >= 2 for w in watches.values()),
+                 15, what="the client and both watches through the VIP")
+
+        fault_at = time.monotonic()
+        active.freeze()
+        wait_for(standby.holds_vip, 10, interval=0.02, what=f"{standby.name} holding the address")
+        moved_at = time.monotonic()
+        sleep_until(fault_at + FROZEN)
+        frozen = measure(client, f"freeze {active.name}", fault_at, moved_at, time.monotonic())
+        watch_gap = {k: w.longest_silence(fault_at - 1.0, time.monotonic()) for k, w in watches.items()}
+        print("    watch gap while frozen: " + ", ".join(f"{k} {v:.2f}s" for k, v in watch_gap.items()))
+
+        resumed_at = time.monotonic()
+        active.resume()
+        macs = {n.name: n.mac() for n in pair.nodes}
+
+        def converged():
+            holders = [n for n in pair.nodes if n.holds_vip()]
+            if len(holders) == 1 and client_neighbor(pair.client_ns) == macs[holders[0].name]:
+                return holders[0]
+            return None
+        holder = wait_for(converged, 10, interval=0.02, what="one holder and the client's ARP entry on it")
+        converged_at = time.monotonic()
+        sleep_until(converged_at + AFTER)
+        end = time.monotonic()
+        client.stop.set()
+        for w in watches.values():
+            w.interrupt()
+        after = [a for a in client.attempts if a.start >= resumed_at and a.end <= end]
+        failed_after = [a for a in after if not a.ok]
+        stuck_back = watches["no keepalive"].first_event_after(resumed_at)
+        print(f"resume {active.name}: {holder.name} holds the address, the client's ARP entry on it after "
+              f"{converged_at - resumed_at:.2f}s; connections after the resume {len(after)}, failed "
+              f"{len(failed_after)}, longest stall {longest_stall(client, resumed_at, end):.2f}s; watch without "
+              f"keepalive streaming again {(stuck_back - resumed_at) if stuck_back else float('nan'):.2f}s "
+              f"after the resume")
+        for a in failed_after[:3]:
+            print(f"    failed at {a.start - resumed_at:+.2f}s after the resume: {a.error}")
+
+        problems = []
+        moved, failed, in_flight, during_move = frozen
+        if moved > MOVE_BOUND:
+            problems.append(f"freeze: the address moved after {moved:.2f}s (bound {MOVE_BOUND}s)")
+        if len(failed) > len(in_flight) + len(during_move):
+            problems.append(f"freeze: {len(failed)} failed connections, more than the {len(in_flight)} in "
+                            f"flight and {len(during_move)} started during the move")
+        if watch_gap["keepalive 1s"] > WATCH_BOUND:
+            problems.append(f"freeze: the keepalive watch was silent {watch_gap['keepalive 1s']:.2f}s "
+                            f"(bound {WATCH_BOUND}s)")
+        if converged_at - resumed_at > CONVERGE_BOUND:
+            problems.append(f"resume: one holder and the client's ARP entry on it after "
+                            f"{converged_at - resumed_at:.2f}s (bound {CONVERGE_BOUND}s)")
+        if [a for a in failed_after if a.start >= converged_at]:
+            problems.append("resume: connections failed after the client's ARP entry was on the holder")
+        # The watch without keepalive: when the resumed node took the address back, its session
+        # there is valid again and streams at once. When the other node kept it, that session is
+        # dead for good (the old node can no longer send from an address it does not hold; the
+        # new holder has never heard of it): only the client's own timeout ends it.
+        if holder is active and (stuck_back is None or stuck_back - resumed_at > CONVERGE_BOUND):
+            problems.append("resume: the watch without keepalive did not stream again within "
+                            f"{CONVERGE_BOUND}s on the node that took the address back")
+        assert not problems, "\n".join(problems)
+    except BaseException:
+        pair.print_logs()
+        raise
+    finally:
+        if client is not None:
+            client.stop.set()
+        for w in (watches or {}).values():
+            w.interrupt()
+        pair.destroy()
