@@ -70,9 +70,12 @@ def test_refusals_happen_before_anything_is_queued(queued):
     with pytest.raises(exceptions.UnsupportedOptionError):
         d.pool_create(dm.Pool(pool_id=POOL, protocol="HTTP", loadbalancer_id="lb"))
     assert queued == []
-    d.validate_flavor({})  # an empty flavor is fine
+    d.validate_flavor({})  # an empty flavor is fine, and the topology
+    d.validate_flavor({"loadbalancer_topology": "ACTIVE_STANDBY"})
     with pytest.raises(exceptions.UnsupportedOptionError):
-        d.validate_flavor({"loadbalancer_topology": "ACTIVE_STANDBY"})
+        d.validate_flavor({"compute_flavor": "m1.small"})
+    with pytest.raises(exceptions.UnsupportedOptionError):
+        d.validate_flavor({"loadbalancer_topology": "ACTIVE_ACTIVE"})
 
 
 def test_a_batch_vigil_refuses_leaves_what_it_did_not_get_to_in_error(queued):

@@ -19,6 +19,9 @@ def test_creates_keep_octavias_ids_and_leave_unset_fields_to_vigil():
                                                   vip_address="127.0.0.1", description=None,
                                                   project_id="p1", listeners=[], pools=[]))
     assert body == {"id": LB, "name": "k8s", "vip_address": "127.0.0.1", "project_id": "p1"}
+    body = translate.loadbalancer(dm.LoadBalancer(
+        loadbalancer_id=LB, flavor={"loadbalancer_topology": "ACTIVE_STANDBY"}))
+    assert body == {"id": LB, "topology": "ACTIVE_STANDBY"}  # a flavor's topology
     body = translate.member(dm.Member(member_id=M, pool_id=POOL, address="10.0.0.11",
                                       protocol_port=6443, weight=1, monitor_port=None))
     assert body == {"id": M, "address": "10.0.0.11", "protocol_port": 6443, "weight": 1}

@@ -196,14 +196,13 @@ class VigilProviderDriver(provider_base.ProviderDriver):
     def l7rule_update(self, old_l7rule, new_l7rule):
         translate.refuse(f"{translate.TCP_ONLY}: L7 rules are not supported")
 
-    # Flavors and availability zones: vigil has none; an empty one is fine.
+    # Flavors: only the topology. Availability zones: vigil has none; an empty one is fine.
 
     def get_supported_flavor_metadata(self):
-        return {}
+        return dict(translate.FLAVOR_METADATA)
 
     def validate_flavor(self, flavor_metadata):
-        if flavor_metadata:
-            translate.refuse(f"vigil takes no flavor options (got {sorted(flavor_metadata)})")
+        translate.flavor(flavor_metadata)
 
     def get_supported_availability_zone_metadata(self):
         return {}

@@ -63,15 +63,37 @@ def _refuse_set(obj, what, attrs):
             refuse(f"{TCP_ONLY}: {what} {attr} is not supported")
 
 
+TOPOLOGIES = ("SINGLE", "ACTIVE_STANDBY")
+FLAVOR_METADATA = {
+    "loadbalancer_topology": "SINGLE or ACTIVE_STANDBY: the topology vigil reports for the load "
+                             "balancer (ACTIVE_STANDBY for a keepalived pair of vigil hosts)",
+}
+
+
+def flavor(metadata):
+    """The vigil fields of a flavor's metadata; refuses keys and values vigil does not take."""
+    unknown = sorted(set(metadata or {}) - FLAVOR_METADATA.keys())
+    if unknown:
+        refuse(f"vigil takes no flavor option {', '.join(unknown)} (only "
+               f"{', '.join(FLAVOR_METADATA)})")
+    topology = (metadata or {}).get("loadbalancer_topology")
+    if topology is None:
+        return {}
+    if topology not in TOPOLOGIES:
+        refuse(f"loadbalancer_topology {topology} is not one of {', '.join(TOPOLOGIES)}")
+    return {"topology": topology}
+
+
 def loadbalancer(lb, updating=False):
-    _refuse_set(lb, "load balancer", ("flavor", "availability_zone", "additional_vips",
+    _refuse_set(lb, "load balancer", ("availability_zone", "additional_vips",
                                       "vip_qos_policy_id"))
     if value(lb, "listeners") or value(lb, "pools"):
         refuse("vigil creates a load balancer's listeners and pools one by one: create the "
                "load balancer first, then each listener, pool, member and health monitor")
     if updating:
         return _fields(lb, LB_UPDATE, True)
-    return dict(_fields(lb, LB_CREATE, False), id=lb.loadbalancer_id)
+    return dict(_fields(lb, LB_CREATE, False), id=lb.loadbalancer_id,
+                **flavor(value(lb, "flavor")))
 
 
 def listener(ln, updating=False):
