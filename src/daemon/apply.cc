@@ -112,6 +112,7 @@ Result<void> ControlPlane::apply(std::vector<model::Config> lbs) {
   if (auto ok = check_binds(lbs); !ok) return ok;
   auto bindings = bind_changed(lbs);
   if (!bindings) return std::unexpected(bindings.error());
+  drain_connection_logs();  // while the members its records name are all still known
 
   adopt_pools(lbs);
   adopt_listeners(lbs, *bindings);
@@ -126,6 +127,8 @@ Result<void> ControlPlane::apply(std::vector<model::Config> lbs) {
   drop_stale_overrides();
   push_to_workers(*bindings);
   update_checks();
+  set_log_format(lbs_.front().config.log.format);
+  schedule_connection_log();
   return {};
 }
 
@@ -290,7 +293,8 @@ void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
             .max_connections = budget.effective(l.config.max_connections, needs.max_connections),
             .idle_timeout = l.config.idle_timeout,
             .client_dead_peer = net::dead_peer_options(l.config.dead_peer_timeout),
-            .stats = l.stats};
+            .stats = l.stats,
+            .log_connections = l.config.log_connections};
         for (Binding& b : bindings) {
           if (b.listener_id == id) s.fd = std::move(b.fds[static_cast<size_t>(w)]);
         }

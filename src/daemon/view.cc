@@ -7,6 +7,7 @@
 
 #include "admin/server.h"
 #include "daemon/control_plane.h"
+#include "daemon/disruption.h"
 
 namespace vigil::daemon {
 namespace {
@@ -30,7 +31,9 @@ model::MemberView member_view(const PoolRuntime& p, const MemberRuntime& m) {
       .connect_failures = m.stats->connect_failures.load(std::memory_order_relaxed),
       .bytes_in = m.stats->bytes_in.load(std::memory_order_relaxed),
       .bytes_out = m.stats->bytes_out.load(std::memory_order_relaxed),
-      .checks = m.checks};
+      .checks = m.checks,
+      .disruption = m.stats->disruption(),
+      .last_disruption = last_disruption(m)};
   if (!m.address && !m.last_check) {
     mv.last_check =
         model::CheckResult{.outcome = model::Outcome::kResolveFailed, .detail = m.resolve_error};

@@ -34,6 +34,8 @@ enum class Replay : uint8_t {
   kAlways,  // whatever was kept: the operator knows a repeat is harmless
   kNever,   // never; a member silent past first_byte_timeout is still reported
 };
+// How log lines are written (`log.format`): a line of text, or one JSON object a line.
+enum class LogFormat : uint8_t { kText, kJson };
 
 // vigil's names (YAML, `vigil check`, the status page, logs), in the order messages list them.
 inline constexpr Spelling<Algorithm> kAlgorithmNames[] = {
@@ -53,6 +55,10 @@ inline constexpr Spelling<Replay> kReplayNames[] = {
     {Replay::kAlways, "always"},
     {Replay::kNever, "never"},
 };
+inline constexpr Spelling<LogFormat> kLogFormatNames[] = {
+    {LogFormat::kText, "text"},
+    {LogFormat::kJson, "json"},
+};
 
 template <>
 constexpr std::span<const Spelling<Algorithm>> spellings<Algorithm>() {
@@ -68,7 +74,12 @@ constexpr std::span<const Spelling<Replay>> spellings<Replay>() {
 }
 constexpr std::string_view to_string(Algorithm a) { return name_in(spellings<Algorithm>(), a); }
 constexpr std::string_view to_string(MonitorType t) { return name_in(spellings<MonitorType>(), t); }
+template <>
+constexpr std::span<const Spelling<LogFormat>> spellings<LogFormat>() {
+  return kLogFormatNames;
+}
 constexpr std::string_view to_string(Replay r) { return name_in(spellings<Replay>(), r); }
+constexpr std::string_view to_string(LogFormat f) { return name_in(spellings<LogFormat>(), f); }
 
 // The check sends an HTTP request (and reads its answer).
 constexpr bool uses_http(MonitorType t) {
@@ -158,7 +169,13 @@ struct Listener {
   // Bind even when this host does not hold bind_address (yet): the standby of a keepalived pair
   // listens on the virtual address before VRRP moves it here (IP_FREEBIND).
   bool freebind = false;
+  // One line per session end (client, member, times, bytes, how it ended): proxy/connection_log.h.
+  bool log_connections = false;
   SourceLocation where;
+};
+
+struct Log {
+  LogFormat format = LogFormat::kText;
 };
 
 struct Admin {
@@ -177,6 +194,7 @@ struct Config {
   std::string source_file;
   std::string name;  // the load balancer's name; defaults to the file's stem
   Admin admin;
+  Log log;
   int workers = 0;  // 0: one per core
   // SIGTERM: how long established sessions may go on after the listeners close; 0: cut at once.
   Duration shutdown_grace = 30s;

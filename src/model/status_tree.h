@@ -13,6 +13,7 @@
 #include "model/check_result.h"
 #include "model/check_stats.h"
 #include "model/config.h"
+#include "model/disruption.h"
 #include "model/status.h"
 
 namespace vigil::model {
@@ -36,6 +37,8 @@ struct MemberView {
   uint64_t bytes_in = 0;          // member -> client
   uint64_t bytes_out = 0;         // client -> member
   CheckStats checks;              // durations, failures, transitions, local failures
+  DisruptionCounts disruption;    // what its faults cost clients, since the process started
+  std::optional<Disruption> last_disruption;  // its last time out of service; none yet
 };
 
 struct PoolView {

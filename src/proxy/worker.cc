@@ -14,11 +14,13 @@
 namespace vigil::proxy {
 
 Worker::Loop::Loop(int index, std::vector<ListenSocket> listeners,
-                   std::vector<PoolSnapshotPtr> pools, WorkerCallbacks callbacks)
+                   std::vector<PoolSnapshotPtr> pools, WorkerCallbacks callbacks,
+                   ConnectionRing& connection_log)
     : index_(index),
       epoll_(::epoll_create1(EPOLL_CLOEXEC)),
       wake_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
-      callbacks_(std::move(callbacks)) {
+      callbacks_(std::move(callbacks)),
+      connection_log_(connection_log) {
   if (!epoll_.valid() || !wake_.valid()) {
     log::error("worker {}: cannot create epoll/eventfd: {}", index_, net::errno_string(errno));
     std::abort();
@@ -52,7 +54,8 @@ void Worker::Loop::set_listeners(std::vector<ListenSocket> listeners) {
                         .max_connections = ls.max_connections,
                         .idle_timeout = ls.idle_timeout,
                         .client_dead_peer = ls.client_dead_peer,
-                        .stats = ls.stats});
+                        .stats = ls.stats,
+                        .log_connections = ls.log_connections});
     std::unique_ptr<Listening> l;
     if (!ls.fd.valid()) {
       auto old = listeners_.find(id);
@@ -202,7 +205,7 @@ void Worker::Loop::run() {
   }
   listeners_.clear();
   cut_at_stop_ = sessions_.size();
-  for (auto& [id, s] : sessions_) s->close();
+  for (auto& [id, s] : sessions_) s->close_for(SessionEnd::kStopped);
   idle_waiters_.clear();  // they answer a graceful stop that this stop overrides
   reap();
 }
@@ -210,7 +213,7 @@ void Worker::Loop::run() {
 Worker::Worker(int index, std::vector<ListenSocket> listeners, std::vector<PoolSnapshotPtr> pools,
                WorkerCallbacks callbacks)
     : loop_(std::make_unique<Loop>(index, std::move(listeners), std::move(pools),
-                                   std::move(callbacks))) {}
+                                   std::move(callbacks), *connection_log_)) {}
 
 Worker::~Worker() { stop(); }
 
