@@ -67,13 +67,14 @@ void ConnectionLogWriter::learn(const std::vector<const PoolRuntime*>& pools) {
 void ConnectionLogWriter::write(std::span<const proxy::ConnectionRecord> records,
                                 TimePoint steady_now,
                                 std::chrono::system_clock::time_point wall_now) const {
+  const bool json = log::format() == log::Format::kJson;
   for (const proxy::ConnectionRecord& r : records) {
     const auto it = members_.find(r.member_serial);
     const auto accepted_at =
         wall_now -
         std::chrono::duration_cast<std::chrono::system_clock::duration>(steady_now - r.accepted);
     proxy::ConnectionLine line =
-        proxy::connection_line(r, it == members_.end() ? nullptr : &it->second, accepted_at);
+        proxy::connection_line(r, it == members_.end() ? nullptr : &it->second, accepted_at, json);
     log::event(log::Level::kInfo, "connection", line.text, line.fields);
   }
 }

@@ -66,6 +66,7 @@ std::vector<model::LoadBalancerView> ControlPlane::views() const {
                               .started_at = started_at_,
                               .last_reload_ok = last_reload_ok_,
                               .last_reload_at = last_reload_at_};
+    for (const auto& w : workers_) v.connection_log_dropped += w->connection_log().dropped();
     std::vector<model::OperatingStatus> listener_statuses;
     for (const std::string& id : lb.listener_ids) {
       const ListenerRuntime& l = listeners_.at(id);

@@ -93,6 +93,9 @@ struct LoadBalancerView {
   // The last reload of the config file (SIGHUP or POST /v1/reload); none yet: unset and true.
   bool last_reload_ok = true;
   WallTime last_reload_at{};
+  // Connection-log records the workers' full rings dropped (proxy/connection_log.h), all
+  // listeners; process-wide, so the file's load balancer carries it.
+  uint64_t connection_log_dropped = 0;
   std::vector<ListenerView> listeners;
   std::vector<PoolView> pools;
   std::vector<Transition> recent_transitions;  // newest last, bounded

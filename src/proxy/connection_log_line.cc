@@ -14,7 +14,7 @@ int64_t millis(Duration d) {
 }  // namespace
 
 ConnectionLine connection_line(const ConnectionRecord& r, const MemberName* member,
-                               std::chrono::system_clock::time_point accepted_at) {
+                               std::chrono::system_clock::time_point accepted_at, bool fields) {
   const bool connected = r.connected != TimePoint{};
   const std::string client = r.client();
   ConnectionLine out;
@@ -33,6 +33,7 @@ ConnectionLine connection_line(const ConnectionRecord& r, const MemberName* memb
                           millis(r.ended - r.accepted), r.bytes_in, r.bytes_out, to_string(r.end));
   if (r.retries > 0) out.text += fmt::format(" retries {}", r.retries);
   if (r.replayed) out.text += " replayed";
+  if (!fields) return out;
 
   boost::json::object& f = out.fields;
   f["listener"] = r.listener_name();

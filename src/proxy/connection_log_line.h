@@ -26,8 +26,10 @@ struct ConnectionLine {
 };
 
 // `member`: null when the record names none (no member reached) or one no longer known.
-// `accepted_at`: the wall-clock time of r.accepted.
+// `accepted_at`: the wall-clock time of r.accepted. `fields`: false leaves them empty (a text
+// log does not need them, and they are most of the cost).
 ConnectionLine connection_line(const ConnectionRecord& r, const MemberName* member,
-                               std::chrono::system_clock::time_point accepted_at);
+                               std::chrono::system_clock::time_point accepted_at,
+                               bool fields = true);
 
 }  // namespace vigil::proxy

@@ -59,6 +59,8 @@ TEST(ConnectionLine, NoMemberReachedAndAMovedSession) {
   EXPECT_TRUE(line.fields.at("member").is_null());
   EXPECT_TRUE(line.fields.at("connect_ms").is_null());
   EXPECT_EQ(line.fields.at("retries"), 3);
+  EXPECT_TRUE(connection_line(r, nullptr, kAccepted, /*fields=*/false).fields.empty())
+      << "a text log builds no JSON";
 }
 
 }  // namespace
