@@ -1,6 +1,7 @@
 """A member that stops answering under sessions: the disruption it caused is counted, in the
 transition's log lines, in /metrics and in /v1/status (vigil members --json)."""
 import http.client
+import json
 import re
 import signal
 import ssl
@@ -111,6 +112,11 @@ def test_a_frozen_members_disruption_is_counted(tmp_path, cleanup):
     assert last["status"] == "ERROR" and last["ongoing"] is True, last
     assert (last["sessions_closed"], last["replays"], last["failed_sessions"]) == (closed, replayed, 0)
     assert vigil.members()["master-02"]["last_disruption"] is None
+    listed = vigil.cli("members", "--json")
+    assert listed.returncode == 0, listed.stderr
+    by_name = {m["name"]: m for m in json.loads(listed.stdout)}
+    assert by_name["master-01"]["last_disruption"]["sessions_closed"] == closed, by_name
+    assert by_name["master-02"]["last_disruption"] is None, by_name
 
     # Its sessions were closed, not left hanging: the next request on one fails at once.
     for conn, by in held:
