@@ -16,7 +16,9 @@ measures, interleaved over several rounds (round 1: every target, round 2: every
              memory per connection
 
 Targets: direct, vigil, haproxy (its defaults), haproxy-tuned, nginx (stream) and, on request,
-floor (floor.c, compiled here with cc: a bare epoll forwarder, the kernel's share of each figure).
+floor (floor.c, compiled here with cc: a bare epoll forwarder, the kernel's share of each figure)
+and vigil-connlog (vigil with `log_connections: true` on every listener: the connection log's
+cost, against vigil in the same run; its lines go to the log file of the run).
 
 CPU time is utime+stime from /proc/PID/stat of the LB process (all threads; for nginx the master
 plus its workers), read before and after each measurement. It prints, per metric, the median,
@@ -55,8 +57,10 @@ DEFAULT_VIGIL = os.path.join(REPO, "build", "release", "src", "daemon", "vigil")
 NGINX_STREAM_MODULE = "/usr/lib/nginx/modules/ngx_stream_module.so"
 HOLDER_LIFETIME_S = 24 * 3600
 MAXPIPES = 256  # haproxy-tuned: pipes for splicing
-ALL_TARGETS = ["direct", "vigil", "haproxy", "haproxy-tuned", "nginx", "floor"]
-DEFAULT_TARGETS = ALL_TARGETS[:-1]  # floor on request: it answers "how much is the kernel's?"
+ALL_TARGETS = ["direct", "vigil", "haproxy", "haproxy-tuned", "nginx", "floor", "vigil-connlog"]
+# floor and vigil-connlog on request: they answer "how much is the kernel's?" and "what does the
+# connection log cost?"
+DEFAULT_TARGETS = ALL_TARGETS[:-2]
 
 # (key, title, unit, higher_is_better, lb_only): lb_only metrics have no value for direct.
 METRICS = [
@@ -388,18 +392,20 @@ class Floor(Target):
 
 class Vigil(Target):
     name = "vigil"
+    log_connections = False
 
     def start(self):
         binary = self.args.vigil
         if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
             raise RuntimeError(f"no vigil binary at {binary} (cmake --preset release && "
                                "cmake --build --preset release --target vigil)")
-        d = os.path.join(self.tmp, "vigil" + self.instance)
+        d = os.path.join(self.tmp, self.name + self.instance)
         os.makedirs(d)
         back = self._backend_ports()
         lines = ['admin: {listen: "127.0.0.1:0"}', f"workers: {self.args.workers}", "listeners:"]
         for k in ("bulk", "http", "idle"):
-            lines.append(f'  - {{name: {k}, bind: "{HOST}:0", pool: {k}}}')
+            log = ", log_connections: true" if self.log_connections else ""
+            lines.append(f'  - {{name: {k}, bind: "{HOST}:0", pool: {k}{log}}}')
         lines.append("pools:")
         for k in ("bulk", "http", "idle"):
             lines += [f"  - name: {k}", "    health_monitor: none", "    members:",
@@ -408,7 +414,7 @@ class Vigil(Target):
         with open(conf, "w") as f:
             f.write("\n".join(lines) + "\n")
         ready = os.path.join(d, "ready.json")
-        self.proc = self.procs.spawn("vigil" + self.instance, [binary, "serve", "-c", conf, "--ready-file", ready])
+        self.proc = self.procs.spawn(self.name + self.instance, [binary, "serve", "-c", conf, "--ready-file", ready])
         if not wait_until(lambda: os.path.exists(ready) or self.proc.poll() is not None, 15):
             raise RuntimeError(f"no ready file within 15 s:\n{tail(self.proc.logpath)}")
         if self.proc.poll() is not None:
@@ -424,8 +430,14 @@ class Vigil(Target):
         self._wait_listening()
 
 
+class VigilConnectionLog(Vigil):
+    name = "vigil-connlog"
+    log_connections = True
+
+
 TARGET_CLASSES = {"direct": Direct, "vigil": Vigil, "haproxy": HAProxy,
-                  "haproxy-tuned": HAProxyTuned, "nginx": Nginx, "floor": Floor}
+                  "haproxy-tuned": HAProxyTuned, "nginx": Nginx, "floor": Floor,
+                  "vigil-connlog": VigilConnectionLog}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -648,7 +660,7 @@ def parse_args(argv):
     p.add_argument("--duration", type=int, default=3, help="seconds per iperf3/hey/wrk run (default 3)")
     p.add_argument("--idle", type=int, default=10000, help="idle connections held (default 10000; 0 skips)")
     p.add_argument("--targets", default=",".join(DEFAULT_TARGETS),
-                   help=f"comma-separated, from {','.join(ALL_TARGETS)} (default all but floor)")
+                   help=f"comma-separated, from {','.join(ALL_TARGETS)} (default all but floor and vigil-connlog)")
     p.add_argument("--workers", type=int, default=1,
                    help="vigil workers = haproxy nbthread = nginx worker_processes (default 1)")
     p.add_argument("--concurrency", type=int, default=32, help="connections of hey and wrk (default 32)")

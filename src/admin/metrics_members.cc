@@ -192,6 +192,7 @@ void member_families(Writer& w, const Lbs& lbs, const std::vector<std::string>& 
                      model::WallTime now) {
   status(w, lbs, labels, now);
   traffic(w, lbs, labels);
+  disruption_families(w, lbs, labels);
   check_results(w, lbs, labels);
   check_durations(w, lbs, labels);
 }

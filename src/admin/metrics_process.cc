@@ -62,6 +62,10 @@ void process_families(Writer& w, const Lbs& lbs) {
     w.family("vigil_config_last_reload_timestamp_seconds", "gauge",
              "When the config file was last loaded or a reload of it was tried, in unix seconds.");
     w.sample("vigil_config_last_reload_timestamp_seconds", seconds(at));
+    w.family("vigil_connection_log_dropped_total", "counter",
+             "Connection-log records dropped because a worker's ring was full (the log could not "
+             "keep up).");
+    w.sample("vigil_connection_log_dropped_total", file->connection_log_dropped);
   }
 }
 

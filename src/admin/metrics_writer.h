@@ -76,6 +76,8 @@ const std::vector<std::string>& status_labels();
 std::vector<std::string> member_label_sets(const Lbs& lbs);
 void member_families(Writer& w, const Lbs& lbs, const std::vector<std::string>& labels,
                      model::WallTime now);
+// vigil_member_sessions_closed_total and the other disruption counters (metrics_disruption.cc).
+void disruption_families(Writer& w, const Lbs& lbs, const std::vector<std::string>& labels);
 
 // Bytes the render will take at most, reserved once: every member's label set times the lines
 // it appears on, plus room for the listeners, pools and process families.

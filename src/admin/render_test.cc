@@ -139,12 +139,23 @@ TEST(StatusJson, CarriesEveryField) {
                   "consecutive_failures",
                   "active_connections",
                   "total_connections",
-                  "connect_failures"});
+                  "connect_failures",
+                  "last_disruption"});
   EXPECT_EQ(m.at("health"), "down");
   EXPECT_EQ(m.at("in_rotation"), false);
   EXPECT_EQ(m.at("state_seconds"), 12);
   EXPECT_EQ(m.at("check").at("reason"), "connection refused");
   EXPECT_EQ(m.at("check").at("result"), "refused");
+  const json::value& d = m.at("last_disruption");
+  EXPECT_EQ(d.at("status"), "ERROR");
+  EXPECT_EQ(d.at("ongoing"), true);
+  EXPECT_EQ(d.at("sessions_closed"), 3);
+  EXPECT_EQ(d.at("retries"), 1);
+  EXPECT_EQ(d.at("hedges"), 0);
+  EXPECT_EQ(d.at("replays"), 2);
+  EXPECT_EQ(d.at("failed_sessions"), 0);
+  EXPECT_TRUE(doc.at("pools").at(0).at("members").at(0).at("last_disruption").is_null())
+      << "never out of service";
   EXPECT_EQ(doc.at("pools").at(0).at("health_monitor").at("unhealthy_threshold"), 3);
   EXPECT_TRUE(doc.at("pools").at(1).at("health_monitor").is_null());
   EXPECT_TRUE(doc.at("pools").at(1).at("members").at(0).at("check").is_null());
@@ -224,6 +235,16 @@ TEST(Metrics, EveryLineIsACommentOrASampleOfADeclaredFamily) {
   EXPECT_NE(
       text.find("vigil_member_check_failures_total{lb=\"vigil\",pool=\"masters\"," + m02 + "} 1\n"),
       std::string::npos);
+  for (const auto& [family, value] : {std::pair{"vigil_member_sessions_closed_total", 3},
+                                      {"vigil_member_retries_total", 1},
+                                      {"vigil_member_hedges_total", 0},
+                                      {"vigil_member_replays_total", 2},
+                                      {"vigil_member_failed_sessions_total", 0}}) {
+    EXPECT_NE(text.find(std::string(family) + "{lb=\"vigil\",pool=\"masters\"," + m02 + "} " +
+                        std::to_string(value) + "\n"),
+              std::string::npos)
+        << family;
+  }
   EXPECT_NE(text.find("vigil_listener_sent_bytes_total{lb=\"vigil\",listener=\"api\","
                       "listener_id=\"" +
                       view.listeners.at(0).id + "\"} 654321\n"),

@@ -71,6 +71,11 @@ inline model::LoadBalancerView sample_view() {
   down.consecutive_failures = 3;
   down.active_connections = 0;
   down.connect_failures = 2;
+  down.disruption = {.sessions_closed = 3, .retries = 1, .replays = 2};
+  down.last_disruption = model::Disruption{.status = model::OperatingStatus::kError,
+                                           .at = kNow - 12s,
+                                           .counts = down.disruption,
+                                           .ongoing = true};
 
   model::ListenerView api;
   api.id = model::listener_id("vigil", "api");

@@ -213,21 +213,21 @@ class Session : public std::enable_shared_from_this<Session> {
     Response response;
     try {
       const Options& o = server_->options;
-      response = route(request,
-                       RouteContext{.token = o.token,
-                                    .read_token = o.read_token,
-                                    .views = server_->view,
-                                    .now = std::chrono::system_clock::now(),
-                                    .store = o.store,
-                                    .apply = &o.apply,
-                                    .reload = o.reload ? &o.reload : nullptr,
-                                    .set_override = &o.set_override,
-                                    .serving = o.serving ? &o.serving : nullptr,
-                                    .stopping = o.stopping ? &o.stopping : nullptr,
-                                    .upgrade = o.upgrade ? &o.upgrade : nullptr,
-                                    .list_sessions = o.list_sessions ? &o.list_sessions : nullptr,
-                                    .kill_sessions = o.kill_sessions ? &o.kill_sessions : nullptr,
-                                    .logins = &server_->logins});
+      response =
+          route(request, RouteContext{.token = o.token,
+                                      .read_token = o.read_token,
+                                      .views = server_->view,
+                                      .now = std::chrono::system_clock::now(),
+                                      .store = o.store,
+                                      .apply = &o.apply,
+                                      .reload = o.reload ? &o.reload : nullptr,
+                                      .set_override = &o.set_override,
+                                      .serving = o.serving ? &o.serving : nullptr,
+                                      .stopping = o.stopping ? &o.stopping : nullptr,
+                                      .upgrade = o.upgrade ? &o.upgrade : nullptr,
+                                      .list_sessions = o.list_sessions ? &o.list_sessions : nullptr,
+                                      .kill_sessions = o.kill_sessions ? &o.kill_sessions : nullptr,
+                                      .logins = &server_->logins});
     } catch (const std::exception& e) {
       log::error("admin API: {} {} failed: {}", std::string_view(request.method),
                  std::string_view(request.target), e.what());

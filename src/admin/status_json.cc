@@ -36,6 +36,21 @@ json::value monitor_json(const model::PoolView& p) {
   };
 }
 
+// The member's last time out of service and what its clients saw; null before the first.
+json::value disruption_json(const std::optional<model::Disruption>& d) {
+  if (!d) return nullptr;
+  return json::object{
+      {"status", model::to_string(d->status)},
+      {"at", time_json(d->at)},
+      {"ongoing", d->ongoing},
+      {"sessions_closed", d->counts.sessions_closed},
+      {"retries", d->counts.retries},
+      {"hedges", d->counts.hedges},
+      {"replays", d->counts.replays},
+      {"failed_sessions", d->counts.failed_sessions},
+  };
+}
+
 }  // namespace
 
 json::object member_json(const model::MemberView& m, model::WallTime now) {
@@ -65,6 +80,7 @@ json::object member_json(const model::MemberView& m, model::WallTime now) {
       {"total_connections", m.total_connections},
       {"connect_failures", m.connect_failures},
       {"admin_override", override_json(m.admin_override)},
+      {"last_disruption", disruption_json(m.last_disruption)},
   };
 }
 

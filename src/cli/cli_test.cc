@@ -426,9 +426,10 @@ class EndToEnd : public ::testing::Test {
   void SetUp() override {
     server_ = std::make_unique<admin::AdminServer>(
         io_,
-        admin::Options{.listen = "127.0.0.1:0",
-                       .token = "secret",
-                       .reload = [this]() -> Result<void> { return reload_result_; }},
+        admin::Options{
+            .listen = "127.0.0.1:0",
+            .token = "secret",
+            .reload = [this]() -> Result<std::vector<std::string>> { return reload_result_; }},
         [] { return std::vector{admin::testing::sample_view()}; });
     ASSERT_TRUE(server_->start());
     url_ = "http://" + server_->bound();
@@ -442,7 +443,8 @@ class EndToEnd : public ::testing::Test {
   std::unique_ptr<admin::AdminServer> server_;
   std::thread thread_;
   std::string url_;
-  Result<void> reload_result_;  // set before the client calls, read on the server's thread
+  Result<std::vector<std::string>>
+      reload_result_;  // set before the client calls, read on the server's thread
 };
 
 TEST_F(EndToEnd, ReloadReportsAppliedOrTheFilesErrors) {

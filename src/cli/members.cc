@@ -138,10 +138,12 @@ Result<std::string> format_members_json(std::string_view status_json,
     o["pool_id"] = str(*pm.pool, "id");
     o["health"] = str(m, "health");
     o["in_rotation"] = flag(m, "in_rotation");
-    const json::value* admin = m.if_contains("admin_override");
-    o["admin_override"] = admin ? *admin : json::value();
-    const json::value* check = m.if_contains("check");
-    o["check"] = check ? *check : json::value();
+    // vigil's own objects, as /v1/status has them (null when absent): the runtime override, the
+    // last check, and what the member's last time out of service cost clients.
+    for (const char* field : {"admin_override", "check", "last_disruption"}) {
+      const json::value* v = m.if_contains(field);
+      o[field] = v ? *v : json::value();
+    }
     out += (out.size() == 1 ? "\n  " : ",\n  ") + json::serialize(o);
   }
   return out + (out.size() == 1 ? "]\n" : "\n]\n");

@@ -181,6 +181,8 @@ pools:
   EXPECT_EQ(l.max_connections, 50000);
   EXPECT_EQ(l.idle_timeout, 1h);
   EXPECT_FALSE(l.freebind);
+  EXPECT_FALSE(l.log_connections);
+  EXPECT_EQ(c.log.format, model::LogFormat::kText);
   const model::Pool& p = c.pools.at(0);
   EXPECT_EQ(p.algorithm, Algorithm::kRoundRobin);
   EXPECT_EQ(p.connect_timeout, 1s);
@@ -205,6 +207,23 @@ pools:
   EXPECT_TRUE(mem.enabled);
   EXPECT_EQ(mem.monitor_address, "");
   EXPECT_EQ(mem.monitor_port, 0);
+}
+
+TEST(LoadYaml, JsonLogAndAConnectionLog) {
+  const LoadResult r = load(R"(
+log: {format: json}
+listeners:
+  - {name: api, bind: ":6443", pool: masters, log_connections: true}
+  - {name: other, bind: ":6444", pool: masters}
+pools:
+  - name: masters
+    health_monitor: {type: TCP}
+    members: [{name: a, address: 10.0.0.1, port: 6443}]
+)");
+  ASSERT_TRUE(r.ok()) << all(r.diagnostics);
+  EXPECT_EQ(r.config->log.format, model::LogFormat::kJson);
+  EXPECT_TRUE(r.config->listeners.at(0).log_connections);
+  EXPECT_FALSE(r.config->listeners.at(1).log_connections);
 }
 
 TEST(LoadYaml, NameDefaultsToTheFileStem) {

@@ -119,6 +119,22 @@ void read_trusted_sources(YamlReader& r, const Field& f, Listener& l) {
   }
 }
 
+// "text or json"
+constexpr model::NameList kLogFormatChoices = model::name_list<model::LogFormat>(", ", " or ");
+constexpr model::NameList kLogFormatDocs = model::name_list<model::LogFormat>(" | ", " | ");
+
+void read_log_format(YamlReader& r, const Field& f, model::Log& l) {
+  auto text = r.scalar(f, kLogFormatChoices);
+  if (!text) return;
+  if (auto format = model::parse<model::LogFormat>(*text)) {
+    l.format = *format;
+    return;
+  }
+  r.error(f.line, f.path() + ": unknown log format " + YamlReader::describe(f.value) + "; use " +
+                      std::string(kLogFormatChoices.view()) +
+                      did_you_mean(*text, model::names_of(model::spellings<model::LogFormat>())));
+}
+
 template <typename T>
 void read_list(YamlReader& r, const Field& f, const Section<T>& section, std::vector<T>& out) {
   if (!r.expect_list(f, "a list of " + std::string(section.name) + "s")) return;
@@ -145,6 +161,10 @@ constexpr KeySpec<ConfigDraft> kTopKeys[] = {
     {"admin", "map", "", "The admin API, /metrics and the status page; see `admin`.",
      [](YamlReader& r, const Field& f, ConfigDraft& c) {
        r.read_map(f.value, f.line, admin_section(), c.admin);
+     }},
+    {"log", "map", "", "How vigil writes its log; see `log`.",
+     [](YamlReader& r, const Field& f, ConfigDraft& c) {
+       r.read_map(f.value, f.line, log_section(), c.log);
      }},
     {"workers", "integer 0..1024", "0", "Proxy worker threads; 0 starts one per CPU core.",
      [](YamlReader& r, const Field& f, ConfigDraft& c) { r.set_int(f, c.workers, 0, 1024); }},
@@ -183,6 +203,15 @@ constexpr KeySpec<Admin> kAdminKeys[] = {
      "Where objects created through the API, and members' runtime overrides (`vigil member "
      "drain`, ...; see docs/operations.md), are kept (written atomically).",
      [](YamlReader& r, const Field& f, Admin& a) { r.set_string(f, a.state_file); }},
+};
+
+constexpr KeySpec<model::Log> kLogKeys[] = {
+    {"format", kLogFormatDocs, model::to_string(model::LogFormat::kText),
+     "`text`: a line of text per event (after a UTC time and the level, or the journal's "
+     "priority prefix when stderr is the journal). `json`: one JSON object a line, with `time`, "
+     "`level`, `event` and `message`, and an event's own fields (`pool`, `member`, `reason`, "
+     "counts...); the journal's prefix stays. Takes effect at start and on reload.",
+     read_log_format},
 };
 
 constexpr KeySpec<Listener> kListenerKeys[] = {
@@ -235,6 +264,12 @@ constexpr KeySpec<Listener> kListenerKeys[] = {
      [](YamlReader& r, const Field& f, Listener& l) {
        r.set_duration(f, l.proxy_header_timeout, kMaxCheckDuration);
      }},
+    {"log_connections", "boolean", "false",
+     "Log one line per session as it ends (like HAProxy's `option tcplog`): client, listener, "
+     "member, connect time, duration, bytes each way and how it ended. Written by the control "
+     "thread from a bounded ring per worker, never on the forwarding path; when a ring is full, "
+     "records are dropped and counted (docs/operations.md).",
+     [](YamlReader& r, const Field& f, Listener& l) { r.set_bool(f, l.log_connections); }},
 };
 
 constexpr KeySpec<PoolDraft> kPoolKeys[] = {
@@ -362,6 +397,11 @@ const Section<ConfigDraft>& top_section() {
 
 const Section<Admin>& admin_section() {
   static constexpr Section<Admin> kSection{"admin", "admin", kAdminKeys};
+  return kSection;
+}
+
+const Section<model::Log>& log_section() {
+  static constexpr Section<model::Log> kSection{"log", "log", kLogKeys};
   return kSection;
 }
 

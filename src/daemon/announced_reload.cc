@@ -7,7 +7,7 @@
 
 namespace vigil::daemon {
 
-Result<void> announced_reload(ControlPlane& control) {
+Result<std::vector<std::string>> announced_reload(ControlPlane& control) {
   service::reloading();
   // reload() logs its own errors; the running configuration stays on error.
   auto reloaded = control.reload();

@@ -2,6 +2,9 @@
 // reload`, the unit's ExecReload=). Control thread only.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "base/error.h"
 
 namespace vigil::daemon {
@@ -9,7 +12,7 @@ namespace vigil::daemon {
 class ControlPlane;
 
 // RELOADING=1, the reload, then READY=1 with its result as STATUS= (its first line: a refusal's
-// message goes on with one line per config error). Returns the reload's result.
-Result<void> announced_reload(ControlPlane& control);
+// message goes on with one line per config error). Returns the reload's result: its warnings.
+Result<std::vector<std::string>> announced_reload(ControlPlane& control);
 
 }  // namespace vigil::daemon

@@ -131,6 +131,7 @@ Result<void> ControlPlane::apply(std::vector<model::Config> lbs) {
   auto bindings = bind_changed(lbs, /*retry_taken=*/!started_);
   if (!bindings) return std::unexpected(bindings.error());
   started_ = true;
+  drain_connection_logs();  // while the members its records name are all still known
 
   adopt_pools(lbs);
   adopt_listeners(lbs, *bindings);
@@ -147,6 +148,8 @@ Result<void> ControlPlane::apply(std::vector<model::Config> lbs) {
   update_checks();
   schedule_rebind();
   resolve_names();
+  set_log_format(lbs_.front().config.log.format);
+  schedule_connection_log();
   return {};
 }
 
@@ -335,7 +338,8 @@ void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
             .accept_proxy = l.config.accept_proxy,
             .trusted_sources = trusted_sources(l.config),
             .proxy_header_timeout = l.config.proxy_header_timeout,
-            .stats = l.stats};
+            .stats = l.stats,
+            .log_connections = l.config.log_connections};
         for (Binding& b : bindings) {
           if (b.listener_id == id && b.error.empty())
             s.fd = std::move(b.fds[static_cast<size_t>(w)]);

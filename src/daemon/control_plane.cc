@@ -59,7 +59,8 @@ ControlPlane::ControlPlane(boost::asio::io_context& io, ServeOptions options,
       ramp_(timer_source_.create_timer([this] { reweigh_all(); })),
       liveness_(timer_source_.create_timer([this] { liveness_tick(); })),
       rebind_(timer_source_.create_timer([this] { rebind_tick(); })),
-      names_retry_(timer_source_.create_timer([this] { resolve_names(); })) {
+      names_retry_(timer_source_.create_timer([this] { resolve_names(); })),
+      connection_log_(timer_source_.create_timer([this] { drain_connection_logs(); })) {
   token_files_ = file_config.admin;
   lbs_.push_back({.config = std::move(file_config)});
 }
@@ -156,11 +157,13 @@ size_t ControlPlane::stop() {
   rebind_->cancel();
   names_retry_->cancel();
   resolver_.reset();  // answers still under way are dropped
+  connection_log_->cancel();
   size_t cut = 0;
   for (auto& w : workers_) {
     w->stop();  // closes listeners and sessions, joins
     cut += w->sessions_cut_at_stop();
   }
+  drain_connection_logs();  // the sessions the stop cut
   return cut;
 }
 
@@ -350,31 +353,36 @@ void ControlPlane::publish() {
 // Closes the member's sessions on every worker so that their clients reconnect through a healthy
 // member; logs how many once every worker has answered.
 void ControlPlane::close_sessions(const PoolRuntime& pool, const MemberRuntime& m) {
+  // What the line needs, copied: by the time every worker answered, a reload may have removed
+  // the member. The counts are read then, so that they include what the close did.
   struct Tally {
-    size_t closed = 0;
     size_t pending = 0;
+    std::string pool, member, address;
+    model::OperatingStatus status;
+    std::shared_ptr<const proxy::BackendStats> stats;
+    model::DisruptionCounts since;
   };
-  auto tally = std::make_shared<Tally>(Tally{.pending = workers_.size()});
-  const std::string what = fmt::format("pool {} member {}", pool.config.name, m.config.name);
+  auto tally = std::make_shared<Tally>(
+      Tally{.pending = workers_.size(),
+            .pool = pool.config.name,
+            .member = m.config.name,
+            .address = m.address ? m.address->to_string() : m.config.address,
+            .status = m.status,
+            .stats = m.stats,
+            .since = m.counted_since});
   for (auto& w : workers_) {
-    w->close_member_sessions(m.stats, [this, tally, what](size_t n) {
-      boost::asio::post(io_, [tally, what, n] {
-        tally->closed += n;
-        if (--tally->pending == 0 && tally->closed > 0) {
-          log::info("{}: closed {} sessions so that their clients reconnect elsewhere", what,
-                    tally->closed);
-        }
+    w->close_member_sessions(m.stats, [this, tally](size_t) {
+      boost::asio::post(io_, [tally] {
+        if (--tally->pending > 0) return;
+        log_disruption(tally->pool, tally->member, tally->address, tally->status,
+                       tally->stats->disruption() - tally->since);
       });
     });
   }
 }
 
 void ControlPlane::record_transition(const PoolRuntime& pool, const MemberTransition& t) {
-  if (t.after == model::OperatingStatus::kError) {
-    log::warn("{}", t.line);
-  } else {
-    log::info("{}", t.line);
-  }
+  log_transition(pool, pool.members[t.member], t);
   transitions_.push_back({.at = pool.members[t.member].state_since,
                           .pool_id = pool.id,
                           .pool = pool.config.name,

@@ -21,6 +21,7 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "base/string_map.h"
+#include "daemon/event_log.h"
 #include "daemon/health_handover.h"
 #include "daemon/pool_state.h"
 #include "daemon/runtime.h"
@@ -183,6 +184,10 @@ class ControlPlane {
   void schedule_ramp(TimePoint at);
   void reweigh_all();    // the ramp's tick
   void liveness_tick();  // pings the workers every 500 ms (liveness.cc)
+  // Writes the connection log's records from the workers' rings (connection_log_drain.cc); runs
+  // every 200 ms while a listener logs its connections.
+  void drain_connection_logs();
+  void schedule_connection_log();
 
   boost::asio::io_context& io_;
   ServeOptions options_;
@@ -212,8 +217,12 @@ class ControlPlane {
   std::unique_ptr<Timer> rebind_;
   std::unique_ptr<net::Resolver> resolver_;
   std::unique_ptr<Timer> names_retry_;
-  Duration rebind_pause_{};          // before the next attempt; zero: no attempt failed yet
-  bool started_ = false;             // the first apply() is done
+  Duration rebind_pause_{};  // before the next attempt; zero: no attempt failed yet
+  bool started_ = false;     // the first apply() is done
+  std::unique_ptr<Timer> connection_log_;
+  ConnectionLogWriter connection_log_writer_;
+  uint64_t connection_log_dropped_ = 0;      // records the rings dropped, all workers
+  TimePoint connection_log_drop_said_at_{};  // the last warning about drops
   TimePoint workers_answered_at_{};  // when the last ping that every worker answered was sent
   TimePoint ping_sent_at_{};
   std::deque<model::Transition> transitions_;

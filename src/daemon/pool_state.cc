@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "daemon/disruption.h"
 #include "daemon/member_health.h"
 #include "daemon/rotation.h"
 #include "daemon/transition_log.h"
@@ -34,7 +35,7 @@ model::AdminState admin_state(const MemberRuntime& m) {
 
 // `admin`: the override change that caused the transition, for its line; empty for a check's.
 std::string line_of(const PoolRuntime& pool, const MemberRuntime& m, OperatingStatus before,
-                    std::string_view admin) {
+                    std::string_view admin, bool closing) {
   const auto& monitor = pool.config.health_monitor;
   return transition_line({
       .pool = pool.config.name,
@@ -51,6 +52,8 @@ std::string line_of(const PoolRuntime& pool, const MemberRuntime& m, OperatingSt
       .members_up = members_up(pool),
       .members_total = pool.members.size(),
       .admin = std::string(admin),
+      .disruption = in_service(m.status) ? std::nullopt : std::optional(disruption_counts(m)),
+      .closing = closing,
   });
 }
 
@@ -66,14 +69,19 @@ void update_member(PoolRuntime& pool, size_t i, const PoolContext& at, bool fres
   if (!m.first_check || !admin.empty()) m.history.record_transition(at.wall, before, m.state_since);
   m.state_since = at.wall;
   ++m.checks.transitions;
-  out.transitions.push_back(
-      {.member = i, .before = before, .after = m.status, .line = line_of(pool, m, before, admin)});
+  note_transition(m, before, at.wall);
   // A member that still answers its checks is alive and serving: its sessions finish (a
   // draining API server closes them itself).
-  if (m.status == OperatingStatus::kError && pool.config.shutdown_sessions_on_down &&
-      !answered(m.last_check)) {
-    out.closes.push_back({.member = i, .reason = CloseReason::kDown});
-  }
+  const bool close = m.status == OperatingStatus::kError && pool.config.shutdown_sessions_on_down &&
+                     !answered(m.last_check);
+  // Entering maintenance closes them too (apply_override).
+  const bool maint =
+      m.status == OperatingStatus::kOffline && admin_state(m) == model::AdminState::kMaint;
+  out.transitions.push_back({.member = i,
+                             .before = before,
+                             .after = m.status,
+                             .line = line_of(pool, m, before, admin, close || maint)});
+  if (close) out.closes.push_back({.member = i, .reason = CloseReason::kDown});
 }
 
 // Whether the member takes connections, as far as its last check shows: refused, or no answer at

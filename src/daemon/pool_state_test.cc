@@ -113,7 +113,7 @@ TEST(PoolState, ATransitionSaysWhatChangedAndWhatIsLeft) {
   EXPECT_EQ(t.after, OperatingStatus::kError);
   EXPECT_EQ(t.line,
             "pool masters member a 10.0.0.1:6443 DOWN: connection refused (3/3 failures, check "
-            "0ms) (was ONLINE); 1 of 2 members up");
+            "0ms) (was ONLINE); 1 of 2 members up; closing its sessions");
   EXPECT_EQ(pool.members[0].state_since, kWall);
   EXPECT_EQ(pool.status, OperatingStatus::kDegraded);
   const uint64_t before = pool.members[1].checks.transitions;
@@ -579,7 +579,7 @@ TEST(PoolState, AnOverrideTransitionNamesTheOverrideAndReadyRestores) {
   ASSERT_EQ(changes.transitions.size(), 1u);
   EXPECT_EQ(changes.transitions[0].line,
             "pool masters member a 10.0.0.1:6443 DRAINING: admin drain, set by CLI (was ONLINE); "
-            "1 of 2 members up");
+            "1 of 2 members up; 0 sessions closed, 0 retried, 0 hedged, 0 replayed, 0 failed");
   EXPECT_EQ(candidates(pool), std::vector<std::string>{"b"});
   // The override survives a recompute after a check result.
   apply_check(pool, 0, pass(Health::kUp, 9), at());

@@ -12,6 +12,7 @@
 #include "model/check_result.h"
 #include "model/check_stats.h"
 #include "model/config.h"
+#include "model/disruption.h"
 #include "model/member_history.h"
 #include "model/status.h"
 #include "model/status_tree.h"
@@ -45,6 +46,10 @@ struct MemberRuntime {
   std::shared_ptr<proxy::BackendStats> stats = std::make_shared<proxy::BackendStats>();
   model::CheckStats checks;
   model::MemberHistory history;  // the last hour, for the status page
+  // Its last time out of service (daemon/disruption.h), and stats->disruption() when it was last
+  // in service (or added): what came after is that time out's.
+  std::optional<model::Disruption> disruption;
+  model::DisruptionCounts counted_since;
 };
 
 struct PoolRuntime {

@@ -96,6 +96,7 @@ int serve(const ServeOptions& options) {
   // OpenSSL and Asio may write without it.
   std::signal(SIGPIPE, SIG_IGN);
   config::LoadResult loaded = config::load_file(options.config_path);
+  if (loaded.config) set_log_format(loaded.config->log.format);  // before the first line
   for (const auto& d : loaded.diagnostics) {
     if (d.severity == config::Diagnostic::Severity::kError) {
       log::error("{}", d.to_string());

@@ -6,21 +6,37 @@
 
 namespace vigil::daemon {
 
+namespace {
+
+std::string_view verb_of(model::OperatingStatus s) {
+  switch (s) {
+    case model::OperatingStatus::kOnline:
+      return "UP";
+    case model::OperatingStatus::kError:
+      return "DOWN";
+    default:
+      return model::to_string(s);
+  }
+}
+
+}  // namespace
+
+std::string disruption_text(const model::DisruptionCounts& c) {
+  return fmt::format("{} sessions closed, {} retried, {} hedged, {} replayed, {} failed",
+                     c.sessions_closed, c.retries, c.hedges, c.replays, c.failed_sessions);
+}
+
+std::string disruption_line(std::string_view pool, std::string_view member,
+                            std::string_view address, model::OperatingStatus status,
+                            const model::DisruptionCounts& c) {
+  return fmt::format("pool {} member {} {} {}, its sessions closed: {}", pool, member, address,
+                     verb_of(status), disruption_text(c));
+}
+
 std::string transition_line(const TransitionFacts& f) {
   using model::OperatingStatus;
-  std::string verb;
-  switch (f.after) {
-    case OperatingStatus::kOnline:
-      verb = "UP";
-      break;
-    case OperatingStatus::kError:
-      verb = "DOWN";
-      break;
-    default:
-      verb = std::string(model::to_string(f.after));
-      break;
-  }
-  std::string line = fmt::format("pool {} member {} {} {}", f.pool, f.member, f.address, verb);
+  std::string line =
+      fmt::format("pool {} member {} {} {}", f.pool, f.member, f.address, verb_of(f.after));
   if (!f.admin.empty()) {
     line += ": " + f.admin;
   } else if (f.check) {
@@ -40,6 +56,11 @@ std::string transition_line(const TransitionFacts& f) {
   }
   line += fmt::format(" (was {}); {} of {} members up", model::to_string(f.before), f.members_up,
                       f.members_total);
+  if (f.closing) {
+    line += "; closing its sessions";
+  } else if (f.disruption) {
+    line += "; " + disruption_text(*f.disruption);
+  }
   return line;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "model/check_result.h"
+#include "model/disruption.h"
 #include "model/status.h"
 
 namespace vigil::daemon {
@@ -27,8 +28,22 @@ struct TransitionFacts {
   size_t members_up = 0;
   size_t members_total = 0;
   std::string admin;  // an operator's override caused it: "admin drain, set by CLI"; says why
+  // Out of service: what its clients saw so far, unless `closing` (its sessions are being
+  // closed: disruption_line() tells the counts once that is done).
+  std::optional<model::DisruptionCounts> disruption;
+  bool closing = false;
 };
 
 std::string transition_line(const TransitionFacts& f);
+
+// "3 sessions closed, 0 retried, 0 hedged, 2 replayed, 0 failed"
+std::string disruption_text(const model::DisruptionCounts& c);
+
+// The line once a member's sessions are closed, e.g.
+//   pool masters member master-01 10.0.0.11:6443 DOWN, its sessions closed: 3 sessions closed,
+//   0 retried, 0 hedged, 2 replayed, 0 failed
+std::string disruption_line(std::string_view pool, std::string_view member,
+                            std::string_view address, model::OperatingStatus status,
+                            const model::DisruptionCounts& c);
 
 }  // namespace vigil::daemon

@@ -77,3 +77,37 @@ TEST(TransitionLine, FirstCheckSaysSo) {
 
 }  // namespace
 }  // namespace vigil::daemon
+
+namespace vigil::daemon {
+namespace {
+
+TEST(TransitionLine, OutOfServiceTellsWhatItsClientsSawSoFar) {
+  TransitionFacts f{
+      .pool = "p",
+      .member = "m",
+      .address = "127.0.0.1:1",
+      .before = model::OperatingStatus::kOnline,
+      .after = model::OperatingStatus::kDraining,
+      .members_up = 1,
+      .members_total = 2,
+      .admin = "admin drain, set by CLI",
+      .disruption = model::DisruptionCounts{.retries = 2, .hedges = 1, .replays = 3},
+  };
+  EXPECT_EQ(transition_line(f),
+            "pool p member m 127.0.0.1:1 DRAINING: admin drain, set by CLI (was ONLINE); 1 of 2 "
+            "members up; 0 sessions closed, 2 retried, 1 hedged, 3 replayed, 0 failed");
+  f.closing = true;  // the counts come with disruption_line() once the close is done
+  EXPECT_EQ(transition_line(f),
+            "pool p member m 127.0.0.1:1 DRAINING: admin drain, set by CLI (was ONLINE); 1 of 2 "
+            "members up; closing its sessions");
+}
+
+TEST(TransitionLine, TheDisruptionLineFollowsTheClose) {
+  EXPECT_EQ(disruption_line("masters", "master-01", "10.0.0.11:6443",
+                            model::OperatingStatus::kError, {.sessions_closed = 3, .replays = 2}),
+            "pool masters member master-01 10.0.0.11:6443 DOWN, its sessions closed: 3 sessions "
+            "closed, 0 retried, 0 hedged, 2 replayed, 0 failed");
+}
+
+}  // namespace
+}  // namespace vigil::daemon

@@ -7,6 +7,7 @@
 
 #include "admin/server.h"
 #include "daemon/control_plane.h"
+#include "daemon/disruption.h"
 
 namespace vigil::daemon {
 namespace {
@@ -31,7 +32,9 @@ model::MemberView member_view(const PoolRuntime& p, const MemberRuntime& m) {
       .bytes_in = m.stats->bytes_in.load(std::memory_order_relaxed),
       .bytes_out = m.stats->bytes_out.load(std::memory_order_relaxed),
       .checks = m.checks,
-      .history = m.history};
+      .history = m.history,
+      .disruption = m.stats->disruption(),
+      .last_disruption = last_disruption(m)};
   if (!m.address && !m.last_check) {
     mv.last_check =
         model::CheckResult{.outcome = model::Outcome::kResolveFailed, .detail = m.resolve_error};
@@ -66,6 +69,7 @@ std::vector<model::LoadBalancerView> ControlPlane::views() const {
                               .started_at = started_at_,
                               .last_reload_ok = last_reload_ok_,
                               .last_reload_at = last_reload_at_};
+    for (const auto& w : workers_) v.connection_log_dropped += w->connection_log().dropped();
     std::vector<model::OperatingStatus> listener_statuses;
     for (const std::string& id : lb.listener_ids) {
       const ListenerRuntime& l = listeners_.at(id);

@@ -37,6 +37,8 @@ enum class Replay : uint8_t {
 // Whether vigil writes a PROXY protocol header (HAProxy's send-proxy, send-proxy-v2) to a member
 // before the client's first byte, and which version.
 enum class ProxyProtocol : uint8_t { kOff, kV1, kV2 };
+// How log lines are written (`log.format`): a line of text, or one JSON object a line.
+enum class LogFormat : uint8_t { kText, kJson };
 
 // vigil's names (YAML, `vigil check`, the status page, logs), in the order messages list them.
 inline constexpr Spelling<Algorithm> kAlgorithmNames[] = {
@@ -61,6 +63,10 @@ inline constexpr Spelling<ProxyProtocol> kProxyProtocolNames[] = {
     {ProxyProtocol::kV1, "v1"},
     {ProxyProtocol::kV2, "v2"},
 };
+inline constexpr Spelling<LogFormat> kLogFormatNames[] = {
+    {LogFormat::kText, "text"},
+    {LogFormat::kJson, "json"},
+};
 
 template <>
 constexpr std::span<const Spelling<Algorithm>> spellings<Algorithm>() {
@@ -80,10 +86,15 @@ constexpr std::span<const Spelling<ProxyProtocol>> spellings<ProxyProtocol>() {
 }
 constexpr std::string_view to_string(Algorithm a) { return name_in(spellings<Algorithm>(), a); }
 constexpr std::string_view to_string(MonitorType t) { return name_in(spellings<MonitorType>(), t); }
+template <>
+constexpr std::span<const Spelling<LogFormat>> spellings<LogFormat>() {
+  return kLogFormatNames;
+}
 constexpr std::string_view to_string(Replay r) { return name_in(spellings<Replay>(), r); }
 constexpr std::string_view to_string(ProxyProtocol p) {
   return name_in(spellings<ProxyProtocol>(), p);
 }
+constexpr std::string_view to_string(LogFormat f) { return name_in(spellings<LogFormat>(), f); }
 
 // The check sends an HTTP request (and reads its answer).
 constexpr bool uses_http(MonitorType t) {
@@ -184,7 +195,13 @@ struct Listener {
   bool accept_proxy = false;
   std::vector<std::string> trusted_sources;
   Duration proxy_header_timeout = 3s;
+  // One line per session end (client, member, times, bytes, how it ended): proxy/connection_log.h.
+  bool log_connections = false;
   SourceLocation where;
+};
+
+struct Log {
+  LogFormat format = LogFormat::kText;
 };
 
 struct Admin {
@@ -204,6 +221,7 @@ struct Config {
   std::string source_file;
   std::string name;  // the load balancer's name; defaults to the file's stem
   Admin admin;
+  Log log;
   int workers = 0;  // 0: one per core
   // SIGTERM: how long established sessions may go on after the listeners close; 0: cut at once.
   Duration shutdown_grace = 30s;

@@ -13,6 +13,7 @@
 #include "model/check_result.h"
 #include "model/check_stats.h"
 #include "model/config.h"
+#include "model/disruption.h"
 #include "model/member_history.h"
 #include "model/status.h"
 
@@ -38,6 +39,8 @@ struct MemberView {
   uint64_t bytes_out = 0;         // client -> member
   CheckStats checks;              // durations, failures, transitions, local failures
   MemberHistory history;          // the last hour by the minute, for the status page
+  DisruptionCounts disruption;    // what its faults cost clients, since the process started
+  std::optional<Disruption> last_disruption;  // its last time out of service; none yet
 };
 
 struct PoolView {
@@ -94,6 +97,9 @@ struct LoadBalancerView {
   // The last reload of the config file (SIGHUP or POST /v1/reload); none yet: unset and true.
   bool last_reload_ok = true;
   WallTime last_reload_at{};
+  // Connection-log records the workers' full rings dropped (proxy/connection_log.h), all
+  // listeners; process-wide, so the file's load balancer carries it.
+  uint64_t connection_log_dropped = 0;
   std::vector<ListenerView> listeners;
   std::vector<PoolView> pools;
   std::vector<Transition> recent_transitions;  // newest last, bounded

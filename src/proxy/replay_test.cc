@@ -376,7 +376,10 @@ TEST(Replay, ZeroTimeoutLeavesTheSessionWaitingOnASilentMember) {
 
 TEST(Replay, SessionSizeStaysAsItWas) {
   std::printf("sizeof(Session) = %zu\n", sizeof(Session));
-  EXPECT_LE(sizeof(Session), 400u) << "392 before the first flight was kept";
+  // The connection log's own (bytes each way, accept and connect times) are 32 bytes; everything
+  // else it and the disruption counts need sits in what was padding.
+  EXPECT_LE(sizeof(Session), 424u) << "392 before the first flight was kept, 424 with the "
+                                      "connection log's bytes and times";
 }
 
 }  // namespace

@@ -36,6 +36,7 @@ Session::Session(SessionHost& host, uint64_t id, net::Fd client,
   client_.fd = std::move(client);
   last_activity_ = host_.now();
   started_ms_ = clock_ms(last_activity_);
+  accepted_at_ = last_activity_;
   listener_.stats->active.fetch_add(1, std::memory_order_relaxed);
   listener_.stats->total.fetch_add(1, std::memory_order_relaxed);
 }
@@ -143,6 +144,7 @@ bool Session::pump(Side& src, Side& dst, Flow& flow, std::atomic<uint64_t>* byte
           }
         }
       } else if (n == 0) {
+        note_eof(src);
         src.read_eof = true;
         progressed = true;
         // Not passed on to the client: after_pump() moves the session to another member.
@@ -200,6 +202,7 @@ void Session::on_timer(TimePoint now) {
   }
   const TimePoint idle_deadline = last_activity_ + listener_.idle_timeout;
   if (now >= idle_deadline) {
+    ending(SessionEnd::kIdleTimeout);
     close();
   } else {
     host_.schedule(id_, idle_deadline);
@@ -214,6 +217,18 @@ void Session::set_backend_dead_peer(const net::DeadPeerOptions& options) {
 
 void Session::close() {
   if (state_ == State::kClosed) return;
+  if (!end_set_) {
+    // Nobody named a cause: the legs tell it. A reset beats an orderly close.
+    if (client_.failed) {
+      ending(SessionEnd::kClientReset);
+    } else if (backend_ != nullptr && backend_->failed) {
+      ending(SessionEnd::kMemberReset);
+    } else if (backend_ != nullptr && backend_->read_eof && !client_.read_eof) {
+      ending(SessionEnd::kMemberClose);
+    } else {
+      ending(first_eof_member_ ? SessionEnd::kMemberClose : SessionEnd::kClientClose);
+    }
+  }
   release();
   host_.session_closed(*this);
 }

@@ -19,6 +19,7 @@
 #include "net/socket.h"
 #include "proxy/balancer.h"
 #include "proxy/buffer_pool.h"
+#include "proxy/connection_log.h"
 #include "proxy/pipe_pool.h"
 #include "proxy/snapshot.h"
 
@@ -56,6 +57,7 @@ struct ListenerRuntime {
   std::vector<net::Cidr> trusted_sources;
   Duration proxy_header_timeout{};
   std::shared_ptr<ListenerStats> stats;
+  bool log_connections = false;  // a ConnectionRecord per session end (connection_log.h)
 };
 
 // The services a session needs from its worker.
@@ -97,6 +99,11 @@ class Session {
   void on_event(Side& side, uint32_t events);
   void on_timer(TimePoint now);
   void close();
+  // Closes the session for a cause that its legs do not show (a stop, an operator's kill).
+  void close_for(SessionEnd why) {
+    ending(why);
+    close();
+  }
 
   uint64_t id() const { return id_; }
   // The client's address: the connection's peer, or the one its PROXY header carried.
@@ -113,6 +120,9 @@ class Session {
   // The connected member's counters, which also identify it; null before connecting.
   const BackendStats* member() const { return backend_stats_.get(); }
   int backend_fd() const { return backend_ ? backend_->fd.get() : -1; }
+  // What this session was, for the connection log: ended at `now`. After close() only.
+  ConnectionRecord record(TimePoint now) const;
+  bool logged() const { return listener_.log_connections; }
   // Applies `options` to the backend leg now (established sessions only), replacing the ones
   // that were still to come.
   void set_backend_dead_peer(const net::DeadPeerOptions& options);
@@ -143,7 +153,8 @@ class Session {
   void attempt_connected(Attempt& a);
   void on_connect_event(Attempt& a);
   void on_connect_timer(TimePoint now);
-  void give_up();
+  // `failed`: the member whose failure left the session without one (null: none was to blame).
+  void give_up(BackendStats* failed = nullptr);
   // Reports a member's failed connect (or first flight) to the host, counted on the listener too.
   void member_failed(const Backend& b, const std::string& reason, bool silent);
   void schedule_hedge();
@@ -199,11 +210,20 @@ class Session {
   Side* backend_ = nullptr;  // the attempt that connected first
   Flow up_;                  // client -> backend
   Flow down_;                // backend -> client
-  // The client's address bytes (4 or 16), kept only for source_ip picks: a whole sockaddr would
-  // cost every idle session 128 bytes.
+  // The client's address bytes (4 or 16), kept only for source_ip picks and the connection log:
+  // a whole sockaddr would cost every idle session 128 bytes.
   std::array<char, 16> client_ip_{};
   uint8_t client_ip_size_ = 0;
-  uint16_t client_port_ = 0;  // for the PROXY header vigil sends
+  // For the PROXY header vigil sends and the connection log, in what would be padding: the
+  // client's port, how the session ended (set where the cause is known, else inferred at
+  // close()), connects after the first.
+  uint16_t client_port_ = 0;
+  SessionEnd end_ = SessionEnd::kClientClose;
+  bool end_set_ : 1 = false;
+  bool first_eof_member_ : 1 = false;  // the member shut its side before the client did
+  bool replayed_ : 1 = false;
+  uint8_t retries_ : 4 = 0;  // capped at kMaxRetriesLogged
+  static constexpr uint8_t kMaxRetriesLogged = 15;
   // The backend leg's dead-peer options wait until the session is a second old (on_timer): a
   // short session would never use them, and five setsockopt() calls were a tenth of what a
   // one-request connection costs. Keepalive probes start seconds later anyway.
@@ -225,6 +245,24 @@ class Session {
 
   std::shared_ptr<BackendStats> backend_stats_;  // set once connected
   TimePoint last_activity_{};
+
+  // For the connection log and the disruption counts (a session closed with or without answers).
+  uint64_t bytes_up_ = 0;    // client -> members
+  uint64_t bytes_down_ = 0;  // members -> client
+  TimePoint accepted_at_{};
+  // When the last member connect that completed did, in microseconds after the accept plus one
+  // (0: none), capped: 4 bytes instead of a TimePoint's 8.
+  uint32_t connected_us_ = 0;
+  void note_eof(const Side& src) {
+    if (!client_.read_eof && (backend_ == nullptr || !backend_->read_eof)) {
+      first_eof_member_ = &src != &client_;
+    }
+  }
+  // Records why the session ends, unless a cause was set already.
+  void ending(SessionEnd why) {
+    if (!end_set_) end_ = why;
+    end_set_ = true;
+  }
 };
 
 }  // namespace vigil::proxy

@@ -5,6 +5,8 @@
 // with the same tried list and budget.
 #include <sys/epoll.h>
 
+#include <algorithm>
+
 #include "net/socket.h"
 #include "proxy/session.h"
 
@@ -67,6 +69,7 @@ bool Session::start_attempt(Attempt& a, bool hedge) {
     tried_[tried_count_++] = static_cast<uint32_t>(index);
     if (attempts_made_++ > 0 && !hedge) {
       listener_.stats->retried.fetch_add(1, std::memory_order_relaxed);
+      if (retries_ < kMaxRetriesLogged) ++retries_;
     }
     const Backend& b = pool_->candidates[index];
     auto connecting = net::connect_nonblocking(b.address);
@@ -111,9 +114,14 @@ void Session::on_connect_event(Attempt& a) {
 
 void Session::attempt_failed(Attempt& a, const std::string& reason, bool silent) {
   a.side.fd.reset();  // closing also removes it from epoll
+  // Held here: start_attempt() may move on to a newer snapshot without this member.
+  const std::shared_ptr<BackendStats> failed = pool_->candidates[a.candidate].stats;
   member_failed(pool_->candidates[a.candidate], reason, silent);
-  if (start_attempt(a)) return;
-  if (!other(a).active()) give_up();
+  if (start_attempt(a)) {
+    failed->retries.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  if (!other(a).active()) give_up(failed.get());
 }
 
 void Session::attempt_connected(Attempt& a) {
@@ -142,6 +150,8 @@ void Session::attempt_connected(Attempt& a) {
   backend_stats_ = b.stats;
   backend_stats_->active.fetch_add(1, std::memory_order_relaxed);
   backend_stats_->total.fetch_add(1, std::memory_order_relaxed);
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(host_.now() - accepted_at_);
+  connected_us_ = static_cast<uint32_t>(std::clamp<int64_t>(us.count() + 1, 1, UINT32_MAX));
   dead_peer_pending_ = true;
   if (!awaiting_first_byte_) pool_.reset();  // else kept to report the member or replay
   backend_->writable = true;
@@ -163,8 +173,15 @@ void Session::on_connect_timer(TimePoint now) {
     Attempt* idle = !attempts_[0].active()   ? &attempts_[0]
                     : !attempts_[1].active() ? &attempts_[1]
                                              : nullptr;
-    if (idle != nullptr && host_.take_hedge_token() && start_attempt(*idle, true)) {
-      listener_.stats->hedged.fetch_add(1, std::memory_order_relaxed);
+    if (idle != nullptr && host_.take_hedge_token()) {
+      // Taken first: a hedge that connects at once closes the slow attempt.
+      const Attempt& slow = other(*idle);
+      const std::shared_ptr<BackendStats> slow_member =
+          slow.active() ? pool_->candidates[slow.candidate].stats : nullptr;
+      if (start_attempt(*idle, true)) {
+        listener_.stats->hedged.fetch_add(1, std::memory_order_relaxed);
+        if (slow_member) slow_member->hedges.fetch_add(1, std::memory_order_relaxed);
+      }
     }
   }
   if (state_ != State::kConnecting) return;
@@ -181,8 +198,11 @@ void Session::member_failed(const Backend& b, const std::string& reason, bool si
 }
 
 // No member could be reached: the client sees its connection closed, never a hang.
-void Session::give_up() {
+void Session::give_up(BackendStats* failed) {
   listener_.stats->no_backend.fetch_add(1, std::memory_order_relaxed);
+  // After a member failed it, the client saw that member's fault; without one, only an empty pool.
+  if (failed != nullptr) failed->failed_sessions.fetch_add(1, std::memory_order_relaxed);
+  ending(SessionEnd::kNoMember);
   close();
 }
 

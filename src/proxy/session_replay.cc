@@ -79,11 +79,16 @@ bool Session::first_flight_failed(const std::string& reason, bool silent) {
 // Not reported: the control plane decided it (down, silent, maintenance) and knows already.
 bool Session::leave_member() {
   if (closed()) return false;
+  const std::shared_ptr<BackendStats> member = backend_stats_;  // a move resets backend_stats_
   if (awaiting_first_byte_) {
     Attempt& failed = backend_ == &attempts_[0].side ? attempts_[0] : attempts_[1];
     if (move_first_flight(failed, true) && !closed()) return false;  // on another member
   }
   if (closed()) return true;
+  // A client that had the member's answers reconnects; one that had none saw a failure.
+  (bytes_down_ > 0 ? member->sessions_closed : member->failed_sessions)
+      .fetch_add(1, std::memory_order_relaxed);
+  ending(SessionEnd::kMemberDown);
   close();
   return true;
 }
@@ -91,9 +96,12 @@ bool Session::leave_member() {
 // The session goes on without `failed`'s member: the kept flight to another one, or closed.
 bool Session::move_first_flight(Attempt& failed, bool silent) {
   const bool sent = phase_deadline_ != TimePoint{};
+  const std::shared_ptr<BackendStats> member = backend_stats_;  // failed's; reset below
+
   if (sent && !up_.keep) {  // kNever
     stop_watching_first_flight();
     if (silent) return false;
+    member->failed_sessions.fetch_add(1, std::memory_order_relaxed);
     close();
     return true;
   }
@@ -111,10 +119,16 @@ bool Session::move_first_flight(Attempt& failed, bool silent) {
   // The other slot: events later in this batch for the closed socket name the failed one, which
   // stays inactive.
   if (!start_attempt(other(failed))) {
-    give_up();
+    give_up(member.get());
     return true;
   }
-  if (sent) listener_.stats->replayed.fetch_add(1, std::memory_order_relaxed);
+  if (sent) {
+    listener_.stats->replayed.fetch_add(1, std::memory_order_relaxed);
+    member->replays.fetch_add(1, std::memory_order_relaxed);
+    replayed_ = true;
+  } else {
+    member->retries.fetch_add(1, std::memory_order_relaxed);
+  }
   schedule_hedge();
   return true;
 }

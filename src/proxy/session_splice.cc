@@ -22,6 +22,7 @@ bool Session::splice_pump(Side& src, Side& dst, Flow& flow, uint64_t& moved) {
         pipe.pending += static_cast<uint32_t>(n);
         progressed = true;
       } else if (n == 0) {
+        note_eof(src);
         src.read_eof = true;
         progressed = true;
       } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -53,6 +54,7 @@ bool Session::splice_pump(Side& src, Side& dst, Flow& flow, uint64_t& moved) {
 void Session::finish_pump(Side& src, Side& dst, Flow& flow, uint64_t moved,
                           std::atomic<uint64_t>* bytes) {
   if (moved > 0) {
+    (&flow == &up_ ? bytes_up_ : bytes_down_) += moved;
     bytes->fetch_add(moved, std::memory_order_relaxed);
     (&flow == &up_ ? listener_.stats->bytes_in : listener_.stats->bytes_out)
         .fetch_add(moved, std::memory_order_relaxed);

@@ -7,14 +7,40 @@
 #include <atomic>
 #include <cstdint>
 
+#include "model/disruption.h"
+
 namespace vigil::proxy {
 
 struct BackendStats {
+  // Names the member in connection-log records, which outlive any pointer to it; never reused.
+  const uint64_t serial = next_serial();
   std::atomic<uint64_t> active{0};
   std::atomic<uint64_t> total{0};
   std::atomic<uint64_t> connect_failures{0};
   std::atomic<uint64_t> bytes_in{0};   // backend -> client
   std::atomic<uint64_t> bytes_out{0};  // client -> backend
+  // What the member's faults cost its clients (model::DisruptionCounts says what each counts).
+  // Bumped only where a session leaves the member or fails because of it, never per byte.
+  std::atomic<uint64_t> sessions_closed{0};
+  std::atomic<uint64_t> retries{0};
+  std::atomic<uint64_t> hedges{0};
+  std::atomic<uint64_t> replays{0};
+  std::atomic<uint64_t> failed_sessions{0};
+
+  model::DisruptionCounts disruption() const {
+    constexpr auto r = std::memory_order_relaxed;
+    return {.sessions_closed = sessions_closed.load(r),
+            .retries = retries.load(r),
+            .hedges = hedges.load(r),
+            .replays = replays.load(r),
+            .failed_sessions = failed_sessions.load(r)};
+  }
+
+ private:
+  static uint64_t next_serial() {
+    static std::atomic<uint64_t> last{0};
+    return last.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
 };
 
 struct ListenerStats {

@@ -123,7 +123,7 @@ class Proxy {
               max_connections, idle_timeout) {}
   // `settings` gives the pool's settings; its name, members and version are set here.
   Proxy(std::vector<net::SocketAddress> members, PoolSnapshot settings, int max_connections = 1000,
-        Duration idle_timeout = 1h) {
+        Duration idle_timeout = 1h, bool log_connections = false) {
     auto pool = std::make_shared<PoolSnapshot>(std::move(settings));
     pool->name = "p";
     pool->version = 1;
@@ -146,7 +146,8 @@ class Proxy {
                          .pool_index = 0,
                          .max_connections = max_connections,
                          .idle_timeout = idle_timeout,
-                         .stats = stats_});
+                         .stats = stats_,
+                         .log_connections = log_connections});
     worker_ =
         std::make_unique<Worker>(0, std::move(listeners), std::vector<PoolSnapshotPtr>{pool_},
                                  WorkerCallbacks{.on_connect_failure = [this](ConnectFailure f) {

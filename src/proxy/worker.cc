@@ -14,11 +14,13 @@
 namespace vigil::proxy {
 
 Worker::Loop::Loop(int index, std::vector<ListenSocket> listeners,
-                   std::vector<PoolSnapshotPtr> pools, WorkerCallbacks callbacks)
+                   std::vector<PoolSnapshotPtr> pools, WorkerCallbacks callbacks,
+                   ConnectionRing& connection_log)
     : index_(index),
       epoll_(::epoll_create1(EPOLL_CLOEXEC)),
       wake_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
-      callbacks_(std::move(callbacks)) {
+      callbacks_(std::move(callbacks)),
+      connection_log_(connection_log) {
   if (!epoll_.valid() || !wake_.valid()) {
     log::error("worker {}: cannot create epoll/eventfd: {}", index_, net::errno_string(errno));
     std::abort();
@@ -55,7 +57,8 @@ void Worker::Loop::set_listeners(std::vector<ListenSocket> listeners) {
                         .accept_proxy = ls.accept_proxy,
                         .trusted_sources = ls.trusted_sources,
                         .proxy_header_timeout = ls.proxy_header_timeout,
-                        .stats = ls.stats});
+                        .stats = ls.stats,
+                        .log_connections = ls.log_connections});
     std::unique_ptr<Listening> l;
     if (!ls.fd.valid()) {
       auto old = listeners_.find(id);
@@ -205,7 +208,7 @@ void Worker::Loop::run() {
   }
   listeners_.clear();
   cut_at_stop_ = sessions_.size();
-  for (auto& [id, s] : sessions_) s->close();
+  for (auto& [id, s] : sessions_) s->close_for(SessionEnd::kStopped);
   idle_waiters_.clear();  // they answer a graceful stop that this stop overrides
   reap();
 }
@@ -213,7 +216,7 @@ void Worker::Loop::run() {
 Worker::Worker(int index, std::vector<ListenSocket> listeners, std::vector<PoolSnapshotPtr> pools,
                WorkerCallbacks callbacks)
     : loop_(std::make_unique<Loop>(index, std::move(listeners), std::move(pools),
-                                   std::move(callbacks))) {}
+                                   std::move(callbacks), *connection_log_)) {}
 
 Worker::~Worker() { stop(); }
 

@@ -13,6 +13,7 @@
 #include "net/cidr.h"
 #include "net/fd.h"
 #include "net/socket.h"
+#include "proxy/connection_log.h"
 #include "proxy/session_info.h"
 #include "proxy/snapshot.h"
 
@@ -31,6 +32,7 @@ struct ListenSocket {
   std::vector<net::Cidr> trusted_sources;
   Duration proxy_header_timeout = std::chrono::seconds(3);
   std::shared_ptr<ListenerStats> stats;  // shared by the workers that serve this listener
+  bool log_connections = false;
 };
 
 struct WorkerCallbacks {
@@ -80,6 +82,9 @@ class Worker {
   void when_idle(std::function<void()> idle);
   // Any thread. Closes the listeners and every session, then the thread ends; joins.
   void stop();
+  // The records of this worker's logged sessions that ended: the control thread is the one
+  // consumer (it drains them on a timer and writes the lines).
+  ConnectionRing& connection_log() { return *connection_log_; }
   // How many sessions stop() closed (cut rather than ended on their own). After stop() only.
   size_t sessions_cut_at_stop() const { return cut_at_stop_; }
 
@@ -87,6 +92,8 @@ class Worker {
   class Loop;
   void post(std::function<void(Loop&)> fn);
 
+  // Before loop_, which writes to it until the thread ends.
+  std::unique_ptr<ConnectionRing> connection_log_ = std::make_unique<ConnectionRing>();
   std::unique_ptr<Loop> loop_;
   std::thread thread_;
   size_t cut_at_stop_ = 0;  // written by the loop's thread before it ends; read after join

@@ -17,7 +17,7 @@ namespace vigil::proxy {
 class Worker::Loop final : public SessionHost {
  public:
   Loop(int index, std::vector<ListenSocket> listeners, std::vector<PoolSnapshotPtr> pools,
-       WorkerCallbacks callbacks);
+       WorkerCallbacks callbacks, ConnectionRing& connection_log);
   ~Loop() override;
 
   void run();
@@ -47,7 +47,10 @@ class Worker::Loop final : public SessionHost {
   size_t close_member_sessions(const BackendStats* member);
   void probe_member_sessions(const BackendStats* member, const net::DeadPeerOptions& probe);
   SessionListing list_sessions(const std::vector<const BackendStats*>* members, size_t limit) const;
-  void session_closed(Session& s) override { finished_.push_back(s.id()); }
+  void session_closed(Session& s) override {
+    finished_.push_back(s.id());
+    if (s.logged()) connection_log_.push(s.record(now_));
+  }
   void out_of_descriptors(const std::string& listener, const std::string& reason) override;
   void proxy_header_refused(const std::string& listener, const net::SocketAddress& peer,
                             std::string_view reason) override;
@@ -84,6 +87,7 @@ class Worker::Loop final : public SessionHost {
   std::vector<std::unique_ptr<Balancer>> balancers_;
   std::vector<uint64_t> balancer_versions_;
   WorkerCallbacks callbacks_;
+  ConnectionRing& connection_log_;
   BufferPool buffers_;
   PipePool pipes_;
   std::unordered_map<uint64_t, std::unique_ptr<Session>> sessions_;

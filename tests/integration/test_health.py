@@ -143,7 +143,8 @@ def test_sessions_of_a_member_that_stops_answering_are_closed(tmp_path, cleanup)
             except Exception:  # reset, broken pipe or RemoteDisconnected: closed either way
                 return True
         wait_for(closed, 10, what="the frozen member's session to be closed")
-        assert "closed 1 sessions" in vigil.log_text()
+        wait_for(lambda: "its sessions closed: 1 sessions closed" in vigil.log_text(), 5,
+                 what="the line that counts the sessions closed")
     finally:
         frozen.proc.send_signal(signal.SIGCONT)
         conn.close()
