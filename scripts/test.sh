@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine, checks the sources' formatting (clang-format), and runs every
 # test: unit tests (ctest) and integration tests (pytest against the real binaries on loopback) on
-# the dev build, the failover system tests (own network namespaces; root), the Debian package
+# the dev build, the system tests (own network namespaces; root), the Octavia provider driver
+# against the real Octavia 11, the Debian package
 # (built, installed and purged; root), the parsers' libFuzzer targets for a bounded time, then unit
 # and integration tests again under AddressSanitizer + UndefinedBehaviorSanitizer. Exits non-zero
 # on the first failing stage.
@@ -30,6 +31,8 @@ if [[ $(id -u) -eq 0 ]]; then
 else
   echo "system tests need root (ip netns, iptables): skipped" >&2
 fi
+echo "==> Octavia provider driver (the real Octavia 11 API and driver agent; dev)"
+VIGIL_BUILD=build/dev bash scripts/octavia_test.sh
 echo "==> Debian package (scripts/package.sh, then dpkg -i and --purge; root)"
 if [[ $(id -u) -eq 0 ]]; then
   deb=$(bash scripts/package.sh)
