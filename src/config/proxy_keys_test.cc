@@ -130,6 +130,18 @@ TEST(ProxyKeys, BadValuesNameTheirLine) {
   }
 }
 
+TEST(ProxyKeys, ABadSourceIsOneErrorAtItsLine) {
+  const LoadResult r = load(
+      "listeners:\n  - {name: l, bind: \":1\", pool: p, accept_proxy: true,\n"
+      "     trusted_sources: [10.0.0.0/33]}\n"
+      "pools:\n  - name: p\n    health_monitor: {type: TCP}\n"
+      "    members: [{name: a, address: 10.0.0.1, port: 1}]\n");
+  EXPECT_FALSE(r.ok());
+  EXPECT_TRUE(has_error(r, 3, "the prefix length must be 0..32")) << all(r.diagnostics);
+  EXPECT_EQ(all(r.diagnostics).find("needs trusted_sources"), std::string::npos)
+      << all(r.diagnostics);
+}
+
 TEST(ProxyKeys, TrustedSourcesWithoutAcceptProxyWarns) {
   const LoadResult r = load(
       "listeners:\n  - {name: l, bind: \":1\", pool: p, trusted_sources: [10.0.0.0/8]}\n"

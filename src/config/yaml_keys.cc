@@ -107,11 +107,10 @@ void read_trusted_sources(YamlReader& r, const Field& f, Listener& l) {
       r.error(line, f.path() + ": expected a network (CIDR), got " + YamlReader::describe(item));
       continue;
     }
-    auto cidr = net::Cidr::parse(item.Scalar());
-    if (!cidr) {
+    if (auto cidr = net::Cidr::parse(item.Scalar()); !cidr) {
       r.error(line, f.path() + ": " + cidr.error().message);
-      continue;
     }
+    // Kept even when bad, which is reported already: not as a missing list on top of it.
     l.trusted_sources.push_back(item.Scalar());
   }
   if (f.value.size() == 0) {
