@@ -11,58 +11,9 @@
 
 #include "base/log.h"
 #include "daemon/control_plane.h"
+#include "daemon/gathering.h"
 
 namespace vigil::daemon {
-namespace {
-
-// Longer than any loop turn of a serving worker: the liveness check calls 2 s silent.
-constexpr Duration kWorkersAnswerWithin = std::chrono::seconds(2);
-
-// The answers of `pending` workers: `done` runs once, with all of them, or with an error when
-// the deadline passes first. Control thread only.
-template <class Part>
-struct Gathering {
-  std::vector<Part> parts;
-  size_t pending = 0;
-  bool over = false;
-  std::unique_ptr<Timer> deadline;
-  std::function<void(Result<std::vector<Part>>)> done;
-
-  void add(Part p) {
-    if (over) return;
-    parts.push_back(std::move(p));
-    if (--pending == 0) finish(std::move(parts));
-  }
-  void finish(Result<std::vector<Part>> r) {
-    over = true;
-    if (deadline) deadline->cancel();
-    done(std::move(r));
-  }
-};
-
-template <class Part>
-std::shared_ptr<Gathering<Part>> gathering(size_t pending, TimerSource& timers, TimePoint by,
-                                           std::function<void(Result<std::vector<Part>>)> done) {
-  auto g = std::make_shared<Gathering<Part>>();
-  g->pending = pending;
-  g->done = std::move(done);
-  if (pending == 0) {
-    g->finish(std::vector<Part>{});
-    return g;
-  }
-  // Weak: the gathering owns its timer; the workers' answers keep it alive until they are in.
-  g->deadline = timers.create_timer([weak = std::weak_ptr<Gathering<Part>>(g)] {
-    auto self = weak.lock();
-    if (!self || self->over) return;
-    self->finish(fail(fmt::format(
-        "{} of the workers did not answer within {} ms", self->pending,
-        std::chrono::duration_cast<std::chrono::milliseconds>(kWorkersAnswerWithin).count())));
-  });
-  g->deadline->arm(by);
-  return g;
-}
-
-}  // namespace
 
 void ControlPlane::list_sessions(std::optional<std::vector<std::string>> member_ids, size_t limit,
                                  std::function<void(Result<admin::SessionTable>)> done) {
@@ -106,8 +57,7 @@ void ControlPlane::list_sessions(std::optional<std::vector<std::string>> member_
     if (table.rows.size() > limit) table.rows.resize(limit);
     done(std::move(table));
   };
-  auto g = gathering<proxy::SessionListing>(workers_.size(), timer_source_,
-                                            clock_.now() + kWorkersAnswerWithin, finish);
+  auto g = gathering<proxy::SessionListing>(workers_.size(), clock_, timer_source_, finish);
   for (auto& w : workers_) {
     w->list_sessions(filter, limit, [this, g](proxy::SessionListing l) {
       boost::asio::post(io_, [g, l = std::move(l)]() mutable { g->add(std::move(l)); });
@@ -132,8 +82,7 @@ void ControlPlane::kill_sessions(const std::vector<std::string>& member_ids,
     log::info("admin API: closed {} sessions of member {}", killed, what);
     done(killed);
   };
-  auto g = gathering<size_t>(workers_.size() * members.size(), timer_source_,
-                             clock_.now() + kWorkersAnswerWithin, finish);
+  auto g = gathering<size_t>(workers_.size() * members.size(), clock_, timer_source_, finish);
   for (const MemberRuntime* m : members) {
     for (auto& w : workers_) {
       w->close_member_sessions(
