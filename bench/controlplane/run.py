@@ -132,8 +132,9 @@ def scrape(admin, seconds):
 
     def loop():
         while not stop.is_set():
-            _, body, s = call(admin, "GET", "/metrics", timeout=120)
-            sizes.append(len(body))
+            status, body, s = call(admin, "GET", "/metrics", timeout=120)
+            if status == 200:  # a scrape that got no answer is not a size
+                sizes.append(len(body))
             times.append(s * 1000)
     t = threading.Thread(target=loop, daemon=True)
     t.start()
@@ -183,9 +184,9 @@ def main():
     for r in results:
         print(f"{r['name']:22} {r['n']:>6} {r.get('p50_ms', '-'):>8} {r.get('p99_ms', '-'):>8} "
               f"{r.get('max_ms', '-'):>8} {r.get('target_ms', '-'):>7} {r.get('over_target', '-'):>5}")
-    if sizes:
-        print(f"/metrics: {len(sizes)} scrapes, {max(sizes) / 1e6:.1f} MB, "
-              f"median {sorted(scrape_ms)[len(scrape_ms) // 2]:.0f} ms each")
+    if scrape_ms:
+        print(f"/metrics: {len(scrape_ms)} scrapes ({len(sizes)} answered), "
+              f"{max(sizes or [0]) / 1e6:.1f} MB, median {sorted(scrape_ms)[len(scrape_ms) // 2]:.0f} ms each")
     print(json.dumps({"members": args.members, "results": results,
                       "metrics_bytes": max(sizes) if sizes else 0}))
 
