@@ -217,11 +217,20 @@ void ControlPlane::adopt_pools(const std::vector<model::Config>& lbs) {
       rt->lb_name = lb.name;
       rt->config = p;
       rt->config.members.clear();
+      // By id, not by scan: a pool of 10,000 members is adopted on every API write.
+      StringMap<size_t> old_at;
+      old_at.reserve(rt->members.size());
+      for (size_t i = 0; i < rt->members.size(); ++i) old_at.emplace(rt->members[i].id, i);
       std::vector<MemberRuntime> members;
+      members.reserve(p.members.size());
       for (const auto& m : p.members) {
-        auto old = std::ranges::find(rt->members, m.id, &MemberRuntime::id);
-        if (old == rt->members.end() || old->config.address != m.address ||
-            old->config.port != m.port) {
+        const auto found = old_at.find(m.id);
+        MemberRuntime* old = nullptr;
+        if (found != old_at.end()) {
+          old = &rt->members[found->second];
+          old_at.erase(found);  // taken: a second member of that id is new
+        }
+        if (old == nullptr || old->config.address != m.address || old->config.port != m.port) {
           members.push_back(new_member(m));
           resume_health(members.back(), p);
           continue;

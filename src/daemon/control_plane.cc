@@ -278,7 +278,40 @@ void ControlPlane::on_check(const health::Event& e) {
   if (stopped_ || e.tag >= checked_.size()) return;
   const auto [pool_ptr, index] = checked_[e.tag];
   assert(index < pool_ptr->members.size() && pool_ptr->members[index].id == e.member_id);
-  if (carry_out(*pool_ptr, apply_check(*pool_ptr, index, e, context()))) publish();
+  const CheckRecorded recorded = record_check_of(*pool_ptr, index, e, context());
+  if (recorded.close_sessions) {
+    // Decided before the recomputation, and carried out before what it decides.
+    carry_out(*pool_ptr, {.closes = {{.member = index, .reason = CloseReason::kSilent}}});
+  }
+  if (recorded.recompute) recompute_soon(*pool_ptr);
+}
+
+// A pool's recompute walks all its members: once per result, a cold start's burst of first
+// results (one per member) would cost the square of the pool. Results that arrive together
+// (one turn of the loop: the completions one epoll_wait returned) are recomputed together.
+void ControlPlane::recompute_soon(const PoolRuntime& pool) {
+  if (std::ranges::find(to_recompute_, pool.id) == to_recompute_.end()) {
+    to_recompute_.push_back(pool.id);
+  }
+  if (recompute_posted_) return;
+  recompute_posted_ = true;
+  boost::asio::post(io_, [this] { recompute_pending(); });
+}
+
+void ControlPlane::recompute_pending() {
+  recompute_posted_ = false;
+  const std::vector<std::string> ids = std::move(to_recompute_);
+  to_recompute_.clear();
+  if (stopped_) return;
+  bool changed = false;
+  for (const std::string& id : ids) {
+    // A pool removed since needs nothing; one kept was recomputed by apply() already, and is
+    // again here, to no effect.
+    if (auto it = pools_.find(id); it != pools_.end()) {
+      changed |= carry_out(*it->second, recompute(*it->second, context()));
+    }
+  }
+  if (changed) publish();
 }
 
 PoolContext ControlPlane::context() const {

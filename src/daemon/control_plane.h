@@ -172,6 +172,8 @@ class ControlPlane {
   void push_to_workers(std::vector<Binding>& bindings);
   void update_checks();
   void on_check(const health::Event& event);
+  void recompute_soon(const PoolRuntime& pool);
+  void recompute_pending();
   void handle_connect_failure(const proxy::ConnectFailure& failure);
   PoolContext context() const;
   // Logs, closes sessions, arms the ramp and fills the pool's slot as pool_state decided. True
@@ -208,6 +210,8 @@ class ControlPlane {
   // Checked members by health::Target::tag (update_checks() numbers them): a result finds its
   // member without hashing its id, ten thousand times a second.
   std::vector<MemberRef> checked_;
+  std::vector<std::string> to_recompute_;  // pools whose check results await recompute_pending()
+  bool recompute_posted_ = false;
   std::vector<std::unique_ptr<proxy::Worker>> workers_;
   std::unique_ptr<health::HealthChecker> checker_;
   std::unique_ptr<admin::ObjectStore> store_;  // objects created through the API; before admin_

@@ -21,12 +21,13 @@ bool announces_shutdown(const model::CheckResult& check) {
                              [](const std::string& c) { return c.starts_with("[-]shutdown"); });
 }
 
-// Counted while recompute() walks the members, so each line tells the pool as that change left
-// it: members before the changed one have their new status, those after it still their old one.
+bool is_up(OperatingStatus s) {
+  return s == OperatingStatus::kOnline || s == OperatingStatus::kNoMonitor;
+}
+
 size_t members_up(const PoolRuntime& pool) {
-  return static_cast<size_t>(std::ranges::count_if(pool.members, [](const MemberRuntime& x) {
-    return x.status == OperatingStatus::kOnline || x.status == OperatingStatus::kNoMonitor;
-  }));
+  return static_cast<size_t>(
+      std::ranges::count_if(pool.members, [](const MemberRuntime& x) { return is_up(x.status); }));
 }
 
 model::AdminState admin_state(const MemberRuntime& m) {
@@ -34,8 +35,9 @@ model::AdminState admin_state(const MemberRuntime& m) {
 }
 
 // `admin`: the override change that caused the transition, for its line; empty for a check's.
+// `up`: the members up as this change left the pool.
 std::string line_of(const PoolRuntime& pool, const MemberRuntime& m, OperatingStatus before,
-                    std::string_view admin, bool closing) {
+                    std::string_view admin, bool closing, size_t up) {
   const auto& monitor = pool.config.health_monitor;
   return transition_line({
       .pool = pool.config.name,
@@ -49,7 +51,7 @@ std::string line_of(const PoolRuntime& pool, const MemberRuntime& m, OperatingSt
       .failures = m.failures,
       .healthy_threshold = monitor ? monitor->healthy_threshold : 0,
       .unhealthy_threshold = monitor ? monitor->unhealthy_threshold : 0,
-      .members_up = members_up(pool),
+      .members_up = up,
       .members_total = pool.members.size(),
       .admin = std::string(admin),
       .disruption = in_service(m.status) ? std::nullopt : std::optional(disruption_counts(m)),
@@ -57,13 +59,17 @@ std::string line_of(const PoolRuntime& pool, const MemberRuntime& m, OperatingSt
   });
 }
 
-// Sets the member's status; reports a change unless the pool is fresh.
+// Sets the member's status; reports a change unless the pool is fresh. `up` counts the members
+// up while recompute() walks them, so each line tells the pool as that change left it: members
+// before the changed one have their new status, those after it still their old one. Counting
+// them anew for each line would cost the square of the pool when a cold start changes them all.
 void update_member(PoolRuntime& pool, size_t i, const PoolContext& at, bool fresh,
-                   std::string_view admin, PoolChanges& out) {
+                   std::string_view admin, size_t& up, PoolChanges& out) {
   MemberRuntime& m = pool.members[i];
   const OperatingStatus before = m.status;
   m.draining = draining_of(pool, m);
   m.status = member_status_of(pool, m);
+  up = up - (is_up(before) ? 1 : 0) + (is_up(m.status) ? 1 : 0);
   if (m.status == before || fresh) return;
   // The first verdict on a member is no flap: it had no status of its own before.
   if (!m.first_check || !admin.empty()) m.history.record_transition(at.wall, before, m.state_since);
@@ -80,7 +86,7 @@ void update_member(PoolRuntime& pool, size_t i, const PoolContext& at, bool fres
   out.transitions.push_back({.member = i,
                              .before = before,
                              .after = m.status,
-                             .line = line_of(pool, m, before, admin, close || maint)});
+                             .line = line_of(pool, m, before, admin, close || maint, up)});
   if (close) out.closes.push_back({.member = i, .reason = CloseReason::kDown});
 }
 
@@ -192,8 +198,9 @@ PoolChanges recompute_for(PoolRuntime& pool, const PoolContext& at, bool fresh,
   std::vector<OperatingStatus> statuses;
   inputs.reserve(pool.members.size());
   statuses.reserve(pool.members.size());
+  size_t up = members_up(pool);
   for (size_t i = 0; i < pool.members.size(); ++i) {
-    update_member(pool, i, at, fresh, admin_member == i ? admin : std::string_view{}, out);
+    update_member(pool, i, at, fresh, admin_member == i ? admin : std::string_view{}, up, out);
     statuses.push_back(pool.members[i].status);
     inputs.push_back(rotation_input(pool, pool.members[i]));
   }
@@ -228,16 +235,21 @@ PoolChanges recompute(PoolRuntime& pool, const PoolContext& at, bool fresh) {
   return recompute_for(pool, at, fresh, std::nullopt, {});
 }
 
-PoolChanges apply_check(PoolRuntime& pool, size_t member, const health::Event& event,
-                        const PoolContext& at) {
+CheckRecorded record_check_of(PoolRuntime& pool, size_t member, const health::Event& event,
+                              const PoolContext& at) {
   MemberRuntime& m = pool.members[member];
   const CheckEffects effects =
       record_check(m, event, at.now, at.wall, pool.config.shutdown_sessions_on_down);
+  return {.recompute = event.changed || effects.passive_out_changed ||
+                       member_status_of(pool, m) != m.status || draining_of(pool, m) != m.draining,
+          .close_sessions = effects.close_sessions};
+}
+
+PoolChanges apply_check(PoolRuntime& pool, size_t member, const health::Event& event,
+                        const PoolContext& at) {
+  const CheckRecorded effects = record_check_of(pool, member, event, at);
   PoolChanges out;
-  if (event.changed || effects.passive_out_changed || member_status_of(pool, m) != m.status ||
-      draining_of(pool, m) != m.draining) {
-    out = recompute(pool, at);
-  }
+  if (effects.recompute) out = recompute(pool, at);
   if (effects.close_sessions) {
     // Decided before the recomputation, and carried out before what it decides.
     out.closes.insert(out.closes.begin(), {.member = member, .reason = CloseReason::kSilent});

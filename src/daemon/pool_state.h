@@ -78,6 +78,18 @@ int weight_of(const MemberRuntime& m);
 // `fresh`: the pool was just created; the statuses it starts with are no transitions.
 PoolChanges recompute(PoolRuntime& pool, const PoolContext& at, bool fresh = false);
 
+// What recording one check result calls for.
+struct CheckRecorded {
+  bool recompute = false;       // the pool's statuses or rotation may have changed
+  bool close_sessions = false;  // a silent suspect's check got no answer either (kSilent)
+};
+
+// Records a check result of `pool.members[member]` and nothing else: a caller that takes a burst
+// of results (a cold start: every member's first check at once) recomputes the pool once for all
+// of them. Requires: member < pool.members.size().
+CheckRecorded record_check_of(PoolRuntime& pool, size_t member, const health::Event& event,
+                              const PoolContext& at);
+
 // Records a check result of `pool.members[member]`, then recomputes the pool unless nothing but
 // the member's own record changed (the common case: thousands of results a second).
 // Requires: member < pool.members.size().

@@ -120,6 +120,27 @@ TEST(PoolState, ATransitionSaysWhatChangedAndWhatIsLeft) {
   EXPECT_EQ(pool.members[0].checks.transitions, before + 1) << "counted once per change";
 }
 
+TEST(PoolState, ResultsRecordedTogetherAreRecomputedOnceEachLineCountingAsTheWalkLeftIt) {
+  PoolRuntime pool = pool_of(
+      monitored(), {member("a", "10.0.0.1"), member("b", "10.0.0.2"), member("c", "10.0.0.3")});
+  bring_up(pool);
+  EXPECT_FALSE(record_check_of(pool, 2, pass(), at()).recompute) << "a result like the last";
+  const health::Event refused =
+      result({.outcome = Outcome::kRefused}, Health::kUp, Health::kDown, 0, 3);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_TRUE(record_check_of(pool, i, refused, at()).recompute);
+    EXPECT_EQ(pool.members[i].status, OperatingStatus::kOnline) << "recorded, not recomputed";
+  }
+  const PoolChanges changes = recompute(pool, at());
+  ASSERT_EQ(changes.transitions.size(), 2u);
+  EXPECT_TRUE(changes.transitions[0].line.ends_with("; 2 of 3 members up; closing its sessions"))
+      << changes.transitions[0].line;
+  EXPECT_TRUE(changes.transitions[1].line.ends_with("; 1 of 3 members up; closing its sessions"))
+      << changes.transitions[1].line;
+  EXPECT_EQ(closed(changes, CloseReason::kDown), (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(candidates(pool), (std::vector<std::string>{"c"}));
+}
+
 TEST(PoolState, TheHistoryCountsFlapsAndDowntimeButNotTheFirstVerdict) {
   PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1"), member("b", "10.0.0.2")});
   bring_up(pool);
