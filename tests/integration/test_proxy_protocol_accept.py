@@ -1,6 +1,7 @@
 """accept_proxy: vigil behind HAProxy's send-proxy-v2 uses the real client's address and passes
 it on to a v2 receiver; bad headers, slow headers and untrusted sources are refused, with a
 bounded number of log lines."""
+import re
 import socket
 import time
 import uuid
@@ -64,6 +65,17 @@ def test_a_header_of_a_claimed_address_is_passed_on(tmp_path, cleanup):
     wait_logged(rx, f"2001:db8::7 40001 {path}")
 
 
+def refused(vigil, listener):
+    """vigil_listener_proxy_refused_total of `listener` in /metrics, by reason."""
+    code, body = vigil.get("/metrics")
+    assert code == 200, body
+    out = {}
+    for m in re.finditer(r'^vigil_listener_proxy_refused_total\{([^}]*)\} (\d+)$', body, re.M):
+        if f'listener="{listener}"' in m.group(1):
+            out[re.search(r'reason="(\w+)"', m.group(1)).group(1)] = int(m.group(2))
+    return out
+
+
 def refused_lines(vigil):
     return [line for line in vigil.log_text().splitlines() if "closed a connection from" in line]
 
@@ -81,6 +93,8 @@ def test_bad_headers_are_refused_with_one_log_line(tmp_path, cleanup):
     assert "not a PROXY protocol header" in lines[0], lines
     # One worker, within 10 s: the other two are counted, not logged.
     assert len(lines) == 1, lines
+    # The log line names one; the counter has all three.
+    assert refused(vigil, "edge") == {"untrusted": 0, "invalid": 3, "timeout": 0}
     # Nothing reached the member but the checks (which ask for /healthz).
     assert not [line for line in rx.lines() if line.split()[-1] == "/"], rx.lines()
 
@@ -103,6 +117,7 @@ def test_a_slow_header_is_closed_after_the_timeout(tmp_path, cleanup):
     assert 0.4 <= elapsed < 4, elapsed
     wait_for(lambda: refused_lines(vigil), 5, what="the timeout's log line")
     assert "no complete PROXY header in time" in refused_lines(vigil)[0]
+    assert refused(vigil, "slow") == {"untrusted": 0, "invalid": 0, "timeout": 1}
 
 
 def test_an_untrusted_source_is_refused_whatever_it_claims(tmp_path, cleanup):
@@ -114,3 +129,4 @@ def test_an_untrusted_source_is_refused_whatever_it_claims(tmp_path, cleanup):
     wait_for(lambda: refused_lines(vigil), 5, what="the refusal's log line")
     assert "127.0.0.1" in refused_lines(vigil)[0] and "not in trusted_sources" in refused_lines(vigil)[0]
     assert not [line for line in rx.lines() if "198.51.100.7" in line], rx.lines()
+    assert refused(vigil, "edge") == {"untrusted": 1, "invalid": 0, "timeout": 0}
