@@ -1,6 +1,7 @@
 """accept_proxy: vigil behind HAProxy's send-proxy-v2 uses the real client's address and passes
 it on to a v2 receiver; bad headers, slow headers and untrusted sources are refused, with a
 bounded number of log lines."""
+import json
 import re
 import socket
 import time
@@ -63,6 +64,19 @@ def test_a_header_of_a_claimed_address_is_passed_on(tmp_path, cleanup):
             answer += data
     assert answer.startswith(b"HTTP/1.1 200"), answer
     wait_logged(rx, f"2001:db8::7 40001 {path}")
+
+
+def test_sessions_show_the_address_of_the_header(tmp_path, cleanup):
+    rx, vigil = start(tmp_path, cleanup)
+    with socket.create_connection(vigil.listener("edge"), timeout=5) as s:
+        # A request NGINX waits on: the session stays open while vigil is asked.
+        s.sendall(b"PROXY TCP4 198.51.100.9 192.0.2.1 40009 80\r\nGET /held HTTP/1.1\r\n")
+
+        def listed():
+            code, body = vigil.get("/v1/sessions")
+            assert code == 200, body
+            return [row["client"] for row in json.loads(body)["sessions"]]
+        wait_for(lambda: "198.51.100.9:40009" in listed(), 5, what="the session in /v1/sessions")
 
 
 def refused(vigil, listener):
