@@ -21,6 +21,7 @@ listeners:
     pool: routers
     accept_proxy: true
     trusted_sources: {trusted}
+    log_connections: true
 {extra_listener}
 pools:
   - name: routers
@@ -64,6 +65,9 @@ def test_a_header_of_a_claimed_address_is_passed_on(tmp_path, cleanup):
             answer += data
     assert answer.startswith(b"HTTP/1.1 200"), answer
     wait_logged(rx, f"2001:db8::7 40001 {path}")
+    # vigil's own connection log names the same client.
+    wait_for(lambda: "connection listener edge client [2001:db8::7]:40001 " in vigil.log_text(), 5,
+             what="the session's connection log line")
 
 
 def test_sessions_show_the_address_of_the_header(tmp_path, cleanup):
