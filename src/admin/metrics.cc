@@ -84,6 +84,18 @@ void listener_families(Writer& w, const Lbs& lbs) {
     w.family(c.name, c.type, c.help);
     each([&](const L& l, const std::string& s) { w.sample(c.name, s, "", c.value(l)); });
   }
+  // Only listeners with accept_proxy have these; the reasons are a fixed set.
+  constexpr std::string_view kRefused = "vigil_listener_proxy_refused_total";
+  w.family(kRefused, "counter",
+           "Client connections closed by accept_proxy: reason untrusted (not from "
+           "trusted_sources), invalid (malformed header) or timeout (no complete header within "
+           "proxy_header_timeout).");
+  each([&](const L& l, const std::string& s) {
+    if (!l.config.accept_proxy) return;
+    w.sample(kRefused, s, ",reason=\"untrusted\"", l.counters.proxy_untrusted);
+    w.sample(kRefused, s, ",reason=\"invalid\"", l.counters.proxy_invalid);
+    w.sample(kRefused, s, ",reason=\"timeout\"", l.counters.proxy_timeout);
+  });
   w.family("vigil_listener_status", "gauge",
            "Octavia operating status of the listener: 1 for the current status, else 0.");
   each([&](const L& l, const std::string& s) {

@@ -56,6 +56,9 @@ void listener_counters(const proxy::ListenerStats& s, model::ListenerView& lv) {
   lv.counters.hedged = s.hedged.load(r);
   lv.counters.replayed = s.replayed.load(r);
   lv.counters.connect_failures = s.connect_failures.load(r);
+  lv.counters.proxy_untrusted = s.proxy_untrusted.load(r);
+  lv.counters.proxy_invalid = s.proxy_invalid.load(r);
+  lv.counters.proxy_timeout = s.proxy_timeout.load(r);
 }
 
 }  // namespace

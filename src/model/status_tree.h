@@ -64,6 +64,10 @@ struct ListenerCounters {
   uint64_t hedged = 0;            // second connects because the first was slow
   uint64_t replayed = 0;          // first flights sent again to another member
   uint64_t connect_failures = 0;  // connects to members that failed, from this listener
+  // Closed by accept_proxy: untrusted source, malformed header, no header in time.
+  uint64_t proxy_untrusted = 0;
+  uint64_t proxy_invalid = 0;
+  uint64_t proxy_timeout = 0;
 };
 
 struct ListenerView {

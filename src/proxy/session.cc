@@ -184,7 +184,10 @@ bool Session::pump(Side& src, Side& dst, Flow& flow, std::atomic<uint64_t>* byte
 
 void Session::on_timer(TimePoint now) {
   if (state_ == State::kReadingHeader) {
-    if (now >= phase_deadline_) refuse_proxy_header("no complete PROXY header in time");
+    if (now >= phase_deadline_) {
+      listener_.stats->proxy_timeout.fetch_add(1, std::memory_order_relaxed);
+      refuse_proxy_header("no complete PROXY header in time");
+    }
     return;
   }
   if (state_ == State::kConnecting) {

@@ -34,6 +34,7 @@ void Session::read_proxy_header() {
   const net::ProxyHeader h = net::parse_proxy_header({buf.data(), static_cast<size_t>(n)});
   if (h.status == net::ProxyHeader::Status::kIncomplete) return;  // the next edge brings more
   if (h.status == net::ProxyHeader::Status::kInvalid) {
+    listener_.stats->proxy_invalid.fetch_add(1, std::memory_order_relaxed);
     refuse_proxy_header(h.error);
     return;
   }

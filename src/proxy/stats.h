@@ -54,7 +54,13 @@ struct ListenerStats {
   std::atomic<uint64_t> connect_failures{0};
   // Connects to another member after one failed (replays included); a hedge is not a retry.
   std::atomic<uint64_t> retried{0};
-  std::atomic<uint64_t> hedged{0};     // second connects started because the first was slow
+  std::atomic<uint64_t> hedged{0};  // second connects started because the first was slow
+  // Connections accept_proxy closed: from outside trusted_sources, with a malformed header, or
+  // without a complete one within proxy_header_timeout. Per reason, not per source: a label per
+  // client address would grow without bound; the log line names the address.
+  std::atomic<uint64_t> proxy_untrusted{0};
+  std::atomic<uint64_t> proxy_invalid{0};
+  std::atomic<uint64_t> proxy_timeout{0};
   std::atomic<uint64_t> bytes_in{0};   // client -> vigil
   std::atomic<uint64_t> bytes_out{0};  // vigil -> client
 };

@@ -67,6 +67,7 @@ void Worker::Loop::accept_from(Listening& l) {
     const net::SocketAddress peer =
         net::SocketAddress::from_sockaddr(reinterpret_cast<sockaddr*>(&ss), len);
     if (runtime.accept_proxy && !trusted(runtime, peer)) {
+      runtime.stats->proxy_untrusted.fetch_add(1, std::memory_order_relaxed);
       proxy_header_refused(runtime.name, peer, "not in trusted_sources");
       continue;  // its header, whatever it says, is not to be believed
     }

@@ -45,7 +45,8 @@ SessionListing Worker::Loop::list_sessions(const std::vector<const BackendStats*
     out.sessions.push_back({.id = id,
                             .listener = s->listener_name(),
                             .member = s->member_stats(),
-                            .client = peer_of(s->client_fd()),
+                            // With accept_proxy, the address its header carried.
+                            .client = s->client_address().to_string(),
                             .member_address = peer_of(s->backend_fd()),
                             .age = s->age(now_),
                             .bytes_in = in,

@@ -1,6 +1,8 @@
 """accept_proxy: vigil behind HAProxy's send-proxy-v2 uses the real client's address and passes
 it on to a v2 receiver; bad headers, slow headers and untrusted sources are refused, with a
 bounded number of log lines."""
+import json
+import re
 import socket
 import time
 import uuid
@@ -19,6 +21,7 @@ listeners:
     pool: routers
     accept_proxy: true
     trusted_sources: {trusted}
+    log_connections: true
 {extra_listener}
 pools:
   - name: routers
@@ -62,6 +65,33 @@ def test_a_header_of_a_claimed_address_is_passed_on(tmp_path, cleanup):
             answer += data
     assert answer.startswith(b"HTTP/1.1 200"), answer
     wait_logged(rx, f"2001:db8::7 40001 {path}")
+    # vigil's own connection log names the same client.
+    wait_for(lambda: "connection listener edge client [2001:db8::7]:40001 " in vigil.log_text(), 5,
+             what="the session's connection log line")
+
+
+def test_sessions_show_the_address_of_the_header(tmp_path, cleanup):
+    rx, vigil = start(tmp_path, cleanup)
+    with socket.create_connection(vigil.listener("edge"), timeout=5) as s:
+        # A request NGINX waits on: the session stays open while vigil is asked.
+        s.sendall(b"PROXY TCP4 198.51.100.9 192.0.2.1 40009 80\r\nGET /held HTTP/1.1\r\n")
+
+        def listed():
+            code, body = vigil.get("/v1/sessions")
+            assert code == 200, body
+            return [row["client"] for row in json.loads(body)["sessions"]]
+        wait_for(lambda: "198.51.100.9:40009" in listed(), 5, what="the session in /v1/sessions")
+
+
+def refused(vigil, listener):
+    """vigil_listener_proxy_refused_total of `listener` in /metrics, by reason."""
+    code, body = vigil.get("/metrics")
+    assert code == 200, body
+    out = {}
+    for m in re.finditer(r'^vigil_listener_proxy_refused_total\{([^}]*)\} (\d+)$', body, re.M):
+        if f'listener="{listener}"' in m.group(1):
+            out[re.search(r'reason="(\w+)"', m.group(1)).group(1)] = int(m.group(2))
+    return out
 
 
 def refused_lines(vigil):
@@ -81,6 +111,8 @@ def test_bad_headers_are_refused_with_one_log_line(tmp_path, cleanup):
     assert "not a PROXY protocol header" in lines[0], lines
     # One worker, within 10 s: the other two are counted, not logged.
     assert len(lines) == 1, lines
+    # The log line names one; the counter has all three.
+    assert refused(vigil, "edge") == {"untrusted": 0, "invalid": 3, "timeout": 0}
     # Nothing reached the member but the checks (which ask for /healthz).
     assert not [line for line in rx.lines() if line.split()[-1] == "/"], rx.lines()
 
@@ -103,6 +135,7 @@ def test_a_slow_header_is_closed_after_the_timeout(tmp_path, cleanup):
     assert 0.4 <= elapsed < 4, elapsed
     wait_for(lambda: refused_lines(vigil), 5, what="the timeout's log line")
     assert "no complete PROXY header in time" in refused_lines(vigil)[0]
+    assert refused(vigil, "slow") == {"untrusted": 0, "invalid": 0, "timeout": 1}
 
 
 def test_an_untrusted_source_is_refused_whatever_it_claims(tmp_path, cleanup):
@@ -114,3 +147,4 @@ def test_an_untrusted_source_is_refused_whatever_it_claims(tmp_path, cleanup):
     wait_for(lambda: refused_lines(vigil), 5, what="the refusal's log line")
     assert "127.0.0.1" in refused_lines(vigil)[0] and "not in trusted_sources" in refused_lines(vigil)[0]
     assert not [line for line in rx.lines() if "198.51.100.7" in line], rx.lines()
+    assert refused(vigil, "edge") == {"untrusted": 1, "invalid": 0, "timeout": 0}

@@ -321,6 +321,7 @@ class Builder {
         l.max_connections = f.maxconn.value;
       }
       l.freebind = b.transparent.value;
+      l.log_connections = f.tcplog.value;
       if (b.ssl) {
         p_.error(b.ssl.line,
                  "bind ... ssl: TLS termination is not supported: vigil passes TLS "

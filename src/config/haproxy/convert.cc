@@ -97,6 +97,7 @@ void write_listener(Writer& w, const model::Listener& l) {
   }
   if (l.idle_timeout != d.idle_timeout) w.line(4, "idle_timeout", duration(l.idle_timeout));
   if (l.freebind) w.line(4, "freebind", "true");
+  if (l.log_connections) w.line(4, "log_connections", "true");
   if (l.dead_peer_timeout != d.dead_peer_timeout) {
     w.line(4, "dead_peer_timeout", duration(l.dead_peer_timeout));
   }

@@ -120,6 +120,7 @@ struct ProxyDraft {
   ServerParams default_server;
   Lined<bool> disabled;
   Lined<bool> allbackups;
+  Lined<bool> tcplog;  // option tcplog: the listeners' log_connections
   Lined<std::string> default_backend;
   std::vector<Lined<std::string>> use_backends;
   std::vector<BindDraft> binds;

@@ -78,6 +78,8 @@ void proxy_allbackups(Parser&, const Directive& d, ProxyDraft& x) {
   x.allbackups.set(true, d.line());
 }
 
+void proxy_tcplog(Parser&, const Directive& d, ProxyDraft& x) { x.tcplog.set(true, d.line()); }
+
 void proxy_disabled(Parser&, const Directive& d, ProxyDraft& x) { x.disabled.set(true, d.line()); }
 void proxy_enabled(Parser&, const Directive& d, ProxyDraft& x) { x.disabled.set(false, d.line()); }
 
@@ -185,6 +187,11 @@ constexpr Keyword<ProxyDraft> kProxyKeywords[] = {
      "(each a warning).",
      proxy_disabled},
     {"enabled", kAllProxies, kMapped, "Undoes `disabled`.", proxy_enabled},
+    {"option tcplog", kAllProxies, kMapped,
+     "`log_connections: true` on the listeners of the frontend or listen (or of those that use "
+     "the defaults section); in a backend it does nothing, as in HAProxy, where the frontend "
+     "decides what is logged.",
+     proxy_tcplog},
     // What vigil already does.
     {"option redispatch", D | B | L, kAccepted,
      "vigil always retries a failed connect on another member"},
@@ -208,7 +215,6 @@ constexpr Keyword<ProxyDraft> kProxyKeywords[] = {
     {"log-tag", kAllProxies, kIgnored, kLogging},
     {"log-steps", kAllProxies, kIgnored, kLogging},
     {"error-log-format", kAllProxies, kIgnored, kLogging},
-    {"option tcplog", kAllProxies, kIgnored, kLogging},
     {"option httplog", kAllProxies, kIgnored, kHttpOnly},
     {"option httpslog", kAllProxies, kIgnored, kHttpOnly},
     {"option dontlognull", kAllProxies, kIgnored, kLogging},

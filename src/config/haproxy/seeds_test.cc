@@ -97,10 +97,7 @@ constexpr char kOctaviaPool[] = "7d5d4323-f382-4a85-a965-4fcedd8c77f2_199362ee-e
 TEST(HaproxySeeds, OpenShiftArticleWithoutProbe) {
   const LoadResult r = load_testdata("openshift-article-ssl-hello.cfg");
   ASSERT_TRUE(r.config);
-  expect_diagnostics(r, {{3, "ignored: `option tcplog`"},
-                         {8, "ignored: `option tcplog`"},
-                         {13, "ignored: `option tcplog`"},
-                         {18, "ignored: `option tcplog`"}});
+  expect_diagnostics(r, {});
   const model::Config& c = *r.config;
   EXPECT_EQ(c.name, "openshift-article-ssl-hello");
   ASSERT_EQ(c.listeners.size(), 4u);
@@ -108,7 +105,10 @@ TEST(HaproxySeeds, OpenShiftArticleWithoutProbe) {
   expect_listener(c.listeners[1], "Machine-config", "0.0.0.0", 22623, "config-22623");
   expect_listener(c.listeners[2], "Ingress-http", "0.0.0.0", 80, "http-80");
   expect_listener(c.listeners[3], "Ingress-https", "0.0.0.0", 443, "https-443");
-  for (const model::Listener& l : c.listeners) EXPECT_EQ(l.idle_timeout, 1h);
+  for (const model::Listener& l : c.listeners) {
+    EXPECT_EQ(l.idle_timeout, 1h);
+    EXPECT_TRUE(l.log_connections) << l.name;  // option tcplog in each section
+  }
   ASSERT_EQ(c.pools.size(), 4u);
   const std::vector<std::string> masters = {"master-01.test2.example.local",
                                             "master-02.test2.example.local",
@@ -135,10 +135,7 @@ TEST(HaproxySeeds, OpenShiftArticleWithoutProbe) {
 TEST(HaproxySeeds, OpenShiftArticleWithReadyzProbe) {
   const LoadResult r = load_testdata("openshift-article-readyz.cfg");
   ASSERT_TRUE(r.config);
-  expect_diagnostics(r, {{3, "ignored: `option tcplog`"},
-                         {8, "ignored: `option tcplog`"},
-                         {13, "ignored: `option tcplog`"},
-                         {18, "ignored: `option tcplog`"}});
+  expect_diagnostics(r, {});
   const model::Config& c = *r.config;
   ASSERT_EQ(c.listeners.size(), 4u);
   ASSERT_EQ(c.pools.size(), 4u);
@@ -248,7 +245,6 @@ TEST(HaproxySeeds, KubeadmHaGuide) {
                             {25, "ignored: `timeout queue 20s`"},
                             {27, "the idle_timeout of listener \"apiserver\" is 20s"},
                             {29, "ignored: `timeout http-keep-alive 10s`"},
-                            {38, "ignored: `option tcplog`"},
                             {45,
                              "ignored: `option httpchk GET /healthz`: replaced by `option "
                              "ssl-hello-chk` at line 48"},
@@ -287,7 +283,6 @@ TEST(HaproxySeeds, KubeadmHaGuideWithHttpCheckRules) {
                             {17, "ignored: `timeout queue 20s`"},
                             {19, "the idle_timeout of listener \"apiserver\" is 35s"},
                             {21, "ignored: `timeout http-keep-alive 10s`"},
-                            {27, "ignored: `option tcplog`"},
                         });
   const model::Pool& p = r.config->pools[0];
   EXPECT_EQ(p.name, "apiserverbackend");
@@ -320,10 +315,6 @@ TEST(HaproxySeeds, OpenShiftUpiFrontendsBackendsAndStats) {
                             {25, "ignored: listen \"stats\" only serves HAProxy's statistics"},
                             {28, "ignored: `stats enable`"},
                             {29, "ignored: `stats uri /`"},
-                            {35, "ignored: `option tcplog`"},
-                            {49, "ignored: `option tcplog`"},
-                            {63, "ignored: `option tcplog`"},
-                            {75, "ignored: `option tcplog`"},
                         });
   const model::Config& c = *r.config;
   ASSERT_EQ(c.listeners.size(), 4u);
