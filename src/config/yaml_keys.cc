@@ -3,6 +3,10 @@
 #include "config/yaml_keys.h"
 
 #include <cctype>
+#include <initializer_list>
+#include <optional>
+#include <string_view>
+#include <utility>
 
 #include "config/address.h"
 #include "config/haproxy_names.h"
@@ -69,16 +73,26 @@ constexpr model::NameList kAlgorithmDocs = model::name_list<model::Algorithm>(" 
 constexpr model::NameList kReplayChoices = model::name_list<model::Replay>(", ", " or ");
 constexpr model::NameList kReplayDocs = model::name_list<model::Replay>(" | ", " | ");
 
-void read_replay(YamlReader& r, const Field& f, PoolDraft& p) {
-  auto text = r.scalar(f, kReplayChoices);
-  if (!text) return;
-  if (auto replay = model::parse<model::Replay>(*text)) {
-    p.replay = *replay;
-    return;
+// One of an enum's spellings (or of `aliases`), or an error at the field's line naming the
+// choices, with a did-you-mean.
+template <typename E>
+std::optional<E> read_choice(YamlReader& r, const Field& f, std::string_view what,
+                             const model::NameList& choices,
+                             std::initializer_list<std::pair<std::string_view, E>> aliases = {}) {
+  auto text = r.scalar(f, choices);
+  if (!text) return std::nullopt;
+  if (auto value = model::parse<E>(*text)) return value;
+  for (const auto& [alias, value] : aliases) {
+    if (*text == alias) return value;
   }
-  r.error(f.line, f.path() + ": unknown replay mode " + YamlReader::describe(f.value) + "; use " +
-                      std::string(kReplayChoices.view()) +
-                      did_you_mean(*text, model::names_of(model::spellings<model::Replay>())));
+  r.error(f.line, f.path() + ": unknown " + std::string(what) + " " +
+                      YamlReader::describe(f.value) + "; use " + std::string(choices.view()) +
+                      did_you_mean(*text, model::names_of(model::spellings<E>())));
+  return std::nullopt;
+}
+
+void read_replay(YamlReader& r, const Field& f, PoolDraft& p) {
+  if (auto v = read_choice<model::Replay>(r, f, "replay mode", kReplayChoices)) p.replay = *v;
 }
 
 // "off, v1 or v2"
@@ -87,16 +101,10 @@ constexpr model::NameList kProxyProtocolChoices =
 constexpr model::NameList kProxyProtocolDocs = model::name_list<model::ProxyProtocol>(" | ", " | ");
 
 std::optional<model::ProxyProtocol> read_proxy_protocol(YamlReader& r, const Field& f) {
-  auto text = r.scalar(f, kProxyProtocolChoices);
-  if (!text) return std::nullopt;
-  if (auto version = model::parse<model::ProxyProtocol>(*text)) return version;
   // `proxy_protocol: false` (or no) says off as well as `off` does.
-  if (*text == "false" || *text == "no") return model::ProxyProtocol::kOff;
-  r.error(f.line,
-          f.path() + ": unknown PROXY protocol version " + YamlReader::describe(f.value) +
-              "; use " + std::string(kProxyProtocolChoices.view()) +
-              did_you_mean(*text, model::names_of(model::spellings<model::ProxyProtocol>())));
-  return std::nullopt;
+  return read_choice<model::ProxyProtocol>(
+      r, f, "PROXY protocol version", kProxyProtocolChoices,
+      {{"false", model::ProxyProtocol::kOff}, {"no", model::ProxyProtocol::kOff}});
 }
 
 void read_trusted_sources(YamlReader& r, const Field& f, Listener& l) {
@@ -123,15 +131,7 @@ constexpr model::NameList kLogFormatChoices = model::name_list<model::LogFormat>
 constexpr model::NameList kLogFormatDocs = model::name_list<model::LogFormat>(" | ", " | ");
 
 void read_log_format(YamlReader& r, const Field& f, model::Log& l) {
-  auto text = r.scalar(f, kLogFormatChoices);
-  if (!text) return;
-  if (auto format = model::parse<model::LogFormat>(*text)) {
-    l.format = *format;
-    return;
-  }
-  r.error(f.line, f.path() + ": unknown log format " + YamlReader::describe(f.value) + "; use " +
-                      std::string(kLogFormatChoices.view()) +
-                      did_you_mean(*text, model::names_of(model::spellings<model::LogFormat>())));
+  if (auto v = read_choice<model::LogFormat>(r, f, "log format", kLogFormatChoices)) l.format = *v;
 }
 
 template <typename T>
