@@ -27,13 +27,14 @@ HOST = "127.0.0.1"  # the only address the benchmarks listen on or connect to
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
-def compile_c(source, tmp):
-    """Compiles the C file `source` (a path) with cc -O2 into tmp; returns the binary's path."""
+def compile_c(source, tmp, libs=()):
+    """Compiles the C file `source` (a path) with cc -O2 into tmp, linked with `libs` (names as
+    for -l); returns the binary's path."""
     cc = shutil.which("cc") or shutil.which("gcc")
     if cc is None:
         raise RuntimeError("no C compiler (cc): run.sh installs gcc")
     out = os.path.join(tmp, Path(source).stem)
-    r = subprocess.run([cc, "-O2", "-std=c17", "-Wall", "-o", out, str(source)],
+    r = subprocess.run([cc, "-O2", "-std=c17", "-Wall", "-o", out, str(source)] + [f"-l{lib}" for lib in libs],
                        capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         raise RuntimeError(f"cc {source} failed:\n{r.stderr[-2000:]}")
@@ -148,6 +149,19 @@ def process_cpu(pids, skip_gone=True):
             if not skip_gone:
                 raise
     return total / CLK_TCK
+
+
+def machine_cpu():
+    """Busy time of the whole machine, every CPU, in seconds: user + nice + system + irq + softirq
+    + steal from the "cpu" line of /proc/stat (guest time is already in user). It counts every
+    process and the kernel's own work (softirqs, kernel threads), so it is what a measurement
+    cost the machine, but only on a machine that nothing else keeps busy."""
+    with open("/proc/stat") as f:
+        fields = f.readline().split()
+    if fields[0] != "cpu":
+        raise RuntimeError(f"unexpected /proc/stat: {' '.join(fields)[:80]}")
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[1:9])
+    return (user + nice + system + irq + softirq + steal) / CLK_TCK
 
 
 def tail(path, lines=15):

@@ -16,13 +16,18 @@ measures, interleaved over several rounds (round 1: every target, round 2: every
              memory per connection
 
 Targets: direct, vigil, haproxy (its defaults), haproxy-tuned, nginx (stream) and, on request,
-floor (floor.c, compiled here with cc: a bare epoll forwarder, the kernel's share of each figure)
-and vigil-connlog (vigil with `log_connections: true` on every listener: the connection log's
+floor (floor.c, compiled here with cc: a bare epoll forwarder, the kernel's share of each figure),
+floor-uring (floor_uring.c: the same forwarder on io_uring, linked with liburing) and vigil-connlog (vigil with `log_connections: true` on every listener: the connection log's
 cost, against vigil in the same run; its lines go to the log file of the run).
 
 CPU time is utime+stime from /proc/PID/stat of the LB process (all threads; for nginx the master
-plus its workers), read before and after each measurement. It prints, per metric, the median,
-the spread (min-max) and the ratios to HAProxy default and to direct, then one JSON line.
+plus its workers), read before and after each measurement. Whole-machine CPU is the busy time of
+every CPU from /proc/stat (user, nice, system, irq, softirq, steal) over the same measurement:
+the client's, the backend's and the kernel's work included, so it is given for direct and the
+floors too, and it means something only on a machine that nothing else keeps busy (the load
+average at the start and the end of the run is printed to judge that). It prints, per metric, the
+median, the spread (min-max) and the ratios to HAProxy default, to direct and (when it ran) to
+the floor, then one JSON line.
 
 Everything listens on and connects to 127.0.0.1 only. Every process is started here and stopped
 at the end (also on Ctrl-C or SIGTERM); temporary files go to a directory under /tmp. Every wait
@@ -49,29 +54,33 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for benchlib
 
 from benchlib import (HOST, Processes, Stop, compile_c, fmt, free_port, listening, loadavg, log,  # noqa: E402
-                      log_findings, machine_info, on_sigterm, process_cpu, proc_children, raise_nofile,
-                      tail, tool_version, wait_until)
+                      log_findings, machine_cpu, machine_info, on_sigterm, process_cpu, proc_children,
+                      raise_nofile, tail, tool_version, wait_until)
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 DEFAULT_VIGIL = os.path.join(REPO, "build", "release", "src", "daemon", "vigil")
 NGINX_STREAM_MODULE = "/usr/lib/nginx/modules/ngx_stream_module.so"
 HOLDER_LIFETIME_S = 24 * 3600
 MAXPIPES = 256  # haproxy-tuned: pipes for splicing
-ALL_TARGETS = ["direct", "vigil", "haproxy", "haproxy-tuned", "nginx", "floor", "vigil-connlog"]
-# floor and vigil-connlog on request: they answer "how much is the kernel's?" and "what does the
-# connection log cost?"
-DEFAULT_TARGETS = ALL_TARGETS[:-2]
+DEFAULT_TARGETS = ["direct", "vigil", "haproxy", "haproxy-tuned", "nginx"]
+# On request: they answer "how much is the kernel's?", "would io_uring cost the machine less?" and
+# "what does the connection log cost?"
+ALL_TARGETS = DEFAULT_TARGETS + ["floor", "floor-uring", "vigil-connlog"]
 
 # (key, title, unit, higher_is_better, lb_only): lb_only metrics have no value for direct.
 METRICS = [
     ("bulk1_gbps", "bulk, 1 stream (iperf3)", "Gbit/s", True, False),
     ("bulk1_cpu_s_per_gb", "bulk, 1 stream: LB CPU", "CPU s/GB", False, True),
+    ("bulk1_machine_cpu_s_per_gb", "bulk, 1 stream: whole-machine CPU", "CPU s/GB", False, False),
     ("bulk4_gbps", "bulk, 4 streams (iperf3 -P 4)", "Gbit/s", True, False),
     ("bulk4_cpu_s_per_gb", "bulk, 4 streams: LB CPU", "CPU s/GB", False, True),
+    ("bulk4_machine_cpu_s_per_gb", "bulk, 4 streams: whole-machine CPU", "CPU s/GB", False, False),
     ("newconn_rps", "one request per new connection (hey -disable-keepalive)", "req/s", True, False),
     ("newconn_cpu_us_per_conn", "new connections: LB CPU", "CPU us/conn", False, True),
+    ("newconn_machine_cpu_us_per_conn", "new connections: whole-machine CPU", "CPU us/conn", False, False),
     ("keepalive_rps", "keep-alive requests (wrk)", "req/s", True, False),
     ("keepalive_cpu_us_per_req", "keep-alive requests: LB CPU", "CPU us/req", False, True),
+    ("keepalive_machine_cpu_us_per_req", "keep-alive requests: whole-machine CPU", "CPU us/req", False, False),
     ("idle_rss_bytes_per_conn", "idle connections held: LB RSS", "bytes/conn", False, True),
 ]
 
@@ -378,16 +387,32 @@ class Floor(Target):
     """floor.c: the least a userspace proxy does (epoll, recv, send; no splice, no limits, no
     timeouts). Not a load balancer: it shows how much of each figure is the kernel's."""
     name = "floor"
+    source = "floor.c"
+    libs = ()
 
     def start(self):
-        if getattr(self.args, "floor_binary", None) is None:  # once: the idle test starts more
-            self.args.floor_binary = compile_c(Path(__file__).resolve().parent / "floor.c", self.tmp)
-        binary = self.args.floor_binary
+        binaries = self.args.floor_binaries  # compiled once: the idle test starts more
+        if self.name not in binaries:
+            binaries[self.name] = compile_c(Path(__file__).resolve().parent / self.source, self.tmp, self.libs)
         back = self._backend_ports()
         self.ports = {k: free_port() for k in ("bulk", "http", "idle")}
-        self.proc = self.procs.spawn("floor" + self.instance,
-                                     [binary] + [f"{self.ports[k]}:{back[k]}" for k in ("bulk", "http", "idle")])
+        self.proc = self.procs.spawn(self.name + self.instance,
+                                     [binaries[self.name]] + [f"{self.ports[k]}:{back[k]}" for k in ("bulk", "http", "idle")])
         self._wait_listening()
+
+
+class FloorUring(Floor):
+    """floor_uring.c: the same forwarder on io_uring (batched submission, multishot accept and
+    receive, provided buffers). Its log's first line says which io_uring features it used."""
+    name = "floor-uring"
+    source = "floor_uring.c"
+    libs = ("uring",)
+
+    def start(self):
+        super().start()
+        if not wait_until(lambda: "features" in tail(self.proc.logpath, 1) or self.proc.poll() is not None, 5):
+            raise RuntimeError(f"said nothing of its features:\n{tail(self.proc.logpath)}")
+        self.features = tail(self.proc.logpath, 1).strip()
 
 
 class Vigil(Target):
@@ -437,6 +462,7 @@ class VigilConnectionLog(Vigil):
 
 TARGET_CLASSES = {"direct": Direct, "vigil": Vigil, "haproxy": HAProxy,
                   "haproxy-tuned": HAProxyTuned, "nginx": Nginx, "floor": Floor,
+                  "floor-uring": FloorUring,
                   "vigil-connlog": VigilConnectionLog}
 
 
@@ -452,9 +478,11 @@ def run_client(argv, timeout):
 def measure_bulk(target, streams, args):
     pids = target.pids()
     c0 = process_cpu(pids, skip_gone=False) if pids else None
+    m0 = machine_cpu()
     argv = ["iperf3", "-c", HOST, "-p", str(target.ports["bulk"]), "-t", str(args.duration),
             "-P", str(streams), "-J", "--connect-timeout", "3000"]
     rc, out, err = run_client(argv, args.duration + 30)
+    m1 = machine_cpu()
     c1 = process_cpu(pids, skip_gone=False) if pids else None
     try:
         j = json.loads(out)
@@ -467,7 +495,7 @@ def measure_bulk(target, streams, args):
     if nbytes <= 0 or secs <= 0:
         raise RuntimeError("iperf3 moved nothing")
     key = f"bulk{streams}"
-    res = {f"{key}_gbps": nbytes * 8 / secs / 1e9}
+    res = {f"{key}_gbps": nbytes * 8 / secs / 1e9, f"{key}_machine_cpu_s_per_gb": (m1 - m0) / (nbytes / 1e9)}
     if pids:
         res[f"{key}_cpu_s_per_gb"] = (c1 - c0) / (nbytes / 1e9)
     return res, {}
@@ -488,9 +516,11 @@ def measure_newconn(target, backends, args):
     pids = target.pids()
     a0 = backends.accepts()
     c0 = process_cpu(pids, skip_gone=False) if pids else None
+    m0 = machine_cpu()
     argv = ["hey", "-z", f"{args.duration}s", "-c", str(args.concurrency), "-disable-keepalive",
             "-t", "10", f"http://{HOST}:{target.ports['http']}/"]
     rc, out, err = run_client(argv, args.duration + 60)
+    m1 = machine_cpu()
     c1 = process_cpu(pids, skip_gone=False) if pids else None
     a1 = backends.accepts()
     if rc != 0:
@@ -506,7 +536,7 @@ def measure_newconn(target, backends, args):
     # Each request on its own connection means the backend accepted at least as many
     # connections as it answered requests (a connection cut before its answer adds accepts).
     notes["new_connection_per_request"] = accepts >= ok
-    res = {"newconn_rps": ok / secs}
+    res = {"newconn_rps": ok / secs, "newconn_machine_cpu_us_per_conn": (m1 - m0) / ok * 1e6}
     if pids:
         res["newconn_cpu_us_per_conn"] = (c1 - c0) / ok * 1e6
     return res, notes
@@ -527,9 +557,11 @@ def measure_keepalive(target, backends, args):
     pids = target.pids()
     a0 = backends.accepts()
     c0 = process_cpu(pids, skip_gone=False) if pids else None
+    m0 = machine_cpu()
     argv = ["wrk", "-t", "1", "-c", str(args.concurrency), "-d", f"{args.duration}s",
             f"http://{HOST}:{target.ports['http']}/"]
     rc, out, err = run_client(argv, args.duration + 60)
+    m1 = machine_cpu()
     c1 = process_cpu(pids, skip_gone=False) if pids else None
     a1 = backends.accepts()
     if rc != 0:
@@ -539,7 +571,8 @@ def measure_keepalive(target, backends, args):
         raise RuntimeError(f"wrk: no request completed: {out[-400:]}")
     notes = {"requests": requests, "accepts": a1 - a0 - 1, "socket_errors": sock_errors,
              "non_2xx": non2xx}
-    res = {"keepalive_rps": (requests - non2xx) / secs}
+    res = {"keepalive_rps": (requests - non2xx) / secs,
+           "keepalive_machine_cpu_us_per_req": (m1 - m0) / requests * 1e6}
     if pids:
         res["keepalive_cpu_us_per_req"] = (c1 - c0) / requests * 1e6
     return res, notes
@@ -621,32 +654,37 @@ def summarise(samples):
             "n": len(samples), "samples": samples}
 
 
+def ratio(s, ref):
+    return s["median"] / ref["median"] if ref and ref["median"] else None
+
+
 def print_tables(targets, summary, missing, tests):
+    """One table per metric: median, spread and the ratios to HAProxy, direct and (when it ran)
+    the epoll floor, each measured in the same run."""
     out = sys.stdout
+    refs = ["haproxy", "direct"] + (["floor"] if "floor" in targets else [])
     for key, title, unit, higher, lb_only in METRICS:
         if key.split("_", 1)[0] not in tests:
             continue
         rows = []
-        hap = summary.get("haproxy", {}).get(key)
-        direct = summary.get("direct", {}).get(key)
         for t in targets:
             if lb_only and t == "direct":
                 continue
             s = summary.get(t, {}).get(key)
             if s is None:
                 why = missing.get(t) or "no sample"
-                rows.append((t, "missing", "", "", "", why.splitlines()[0][:60]))
+                rows.append((t, "missing", "", ["" for _ in refs], why.splitlines()[0][:60]))
                 continue
-            r_h = s["median"] / hap["median"] if hap and hap["median"] else None
-            r_d = s["median"] / direct["median"] if direct and direct["median"] and not lb_only else None
+            rs = [ratio(s, summary.get(r, {}).get(key)) for r in refs]
             rows.append((t, fmt(s["median"]), f"{fmt(s['min'])} - {fmt(s['max'])}",
-                         f"{r_h:.2f}" if r_h is not None else "-",
-                         f"{r_d:.2f}" if r_d is not None else "-", ""))
+                         [f"{r:.2f}" if r is not None else "-" for r in rs], ""))
         better = "higher is better" if higher else "lower is better"
         print(f"\n{title}  [{unit}, {better}]", file=out)
-        print(f"  {'target':<14} {'median':>10}  {'spread (min - max)':<22} {'/haproxy':>8} {'/direct':>8}", file=out)
-        for name, med, spread, rh, rd, why in rows:
-            print(f"  {name:<14} {med:>10}  {spread:<22} {rh:>8} {rd:>8}  {why}".rstrip(), file=out)
+        print(f"  {'target':<14} {'median':>10}  {'spread (min - max)':<22}"
+              + "".join(f" {'/' + r:>8}" for r in refs), file=out)
+        for name, med, spread, rs, why in rows:
+            print((f"  {name:<14} {med:>10}  {spread:<22}" + "".join(f" {r:>8}" for r in rs)
+                   + f"  {why}").rstrip(), file=out)
     out.flush()
 
 
@@ -674,6 +712,7 @@ def parse_args(argv):
     for t in a.targets:
         if t not in ALL_TARGETS:
             p.error(f"unknown target {t!r}")
+    a.floor_binaries = {}  # floor name -> compiled binary
     a.tests = [t.strip() for t in a.tests.split(",") if t.strip()]
     for t in a.tests:
         if t not in ("bulk1", "bulk4", "newconn", "keepalive", "idle"):
@@ -712,6 +751,7 @@ def main(argv):
     procs = Processes(tmp, args.nofile, grace=5.0)
     started = time.monotonic()
     load_start = loadavg()
+    log(f"load average {load_start} at the start")
     if load_start is not None and load_start > 0.5:
         log(f"load average {load_start} before the start: other work on this machine adds noise")
     missing = {}
@@ -797,6 +837,11 @@ def main(argv):
           f"{args.idle} idle connections, workers {args.workers}; "
           f"{time.monotonic() - started:.0f} s; load average {machine['loadavg_start']} at the start, "
           f"{machine['loadavg_end']} at the end (this run included)")
+    print("whole-machine CPU counts every CPU's busy time (clients, backends, kernel included): it means "
+          "something only on an otherwise idle machine")
+    features = {name: t.features for name, t in targets.items() if getattr(t, "features", None)}
+    for name, f in features.items():
+        print(f"{name}: {f}")
     for name in args.targets:
         if name in missing:
             print(f"MISSING {name}: {missing[name].splitlines()[0]}")
@@ -822,12 +867,10 @@ def main(argv):
         "targets": args.targets,
         "missing": {k: v.splitlines()[0] for k, v in missing.items()},
         "results": summary,
-        "ratios": {t: {k: {"vs_haproxy": (s["median"] / summary["haproxy"][k]["median"])
-                           if summary.get("haproxy", {}).get(k) and summary["haproxy"][k]["median"] else None,
-                           "vs_direct": (s["median"] / summary["direct"][k]["median"])
-                           if summary.get("direct", {}).get(k) and summary["direct"][k]["median"] else None}
+        "ratios": {t: {k: {f"vs_{r}": ratio(s, summary.get(r, {}).get(k)) for r in ("haproxy", "direct", "floor")}
                        for k, s in summary[t].items() if s}
                    for t in args.targets},
+        "features": features,
         "notes": notes,
         "log_findings": findings,
     }

@@ -10,7 +10,8 @@ require_root "the benchmark runs nginx as root and raises descriptor limits"
 need haproxy nginx iperf3 wrk hey
 need_as cc gcc libc6-dev
 need_file /usr/lib/nginx/modules/ngx_stream_module.so libnginx-mod-stream
+need_file /usr/include/liburing.h liburing-dev  # floor-uring
 need python3
-install_missing haproxy nginx libnginx-mod-stream iperf3 wrk hey python3 gcc libc6-dev
+install_missing haproxy nginx libnginx-mod-stream iperf3 wrk hey python3 gcc libc6-dev liburing-dev
 
 exec python3 "$here/run.py" "$@"
