@@ -25,7 +25,10 @@ plus its workers), read before and after each measurement. Whole-machine CPU is 
 every CPU from /proc/stat (user, nice, system, irq, softirq, steal) over the same measurement:
 the client's, the backend's and the kernel's work included, so it is given for direct and the
 floors too, and it means something only on a machine that nothing else keeps busy (the load
-average at the start and the end of the run is printed to judge that). It prints, per metric, the
+average at the start and the end of the run is printed to judge that). The CPU of client, LB and
+backend (the client from getrusage, the others from /proc) leaves out what no process is charged
+for, but also what other work on the machine costs: the figure to compare on a busy machine
+(cpu_meter.py). It prints, per metric, the
 median, the spread (min-max) and the ratios to HAProxy default, to direct and (when it ran) to
 the floor, then one JSON line.
 
@@ -54,8 +57,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for benchlib
 
 from benchlib import (HOST, Processes, Stop, compile_c, fmt, free_port, listening, loadavg, log,  # noqa: E402
-                      log_findings, machine_cpu, machine_info, on_sigterm, process_cpu, proc_children,
-                      raise_nofile, tail, tool_version, wait_until)
+                      log_findings, machine_info, on_sigterm, proc_children, raise_nofile, tail,
+                      tool_version, wait_until)
+from cpu_meter import CpuMeter  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 DEFAULT_VIGIL = os.path.join(REPO, "build", "release", "src", "daemon", "vigil")
@@ -72,15 +76,19 @@ METRICS = [
     ("bulk1_gbps", "bulk, 1 stream (iperf3)", "Gbit/s", True, False),
     ("bulk1_cpu_s_per_gb", "bulk, 1 stream: LB CPU", "CPU s/GB", False, True),
     ("bulk1_machine_cpu_s_per_gb", "bulk, 1 stream: whole-machine CPU", "CPU s/GB", False, False),
+    ("bulk1_parts_cpu_s_per_gb", "bulk, 1 stream: CPU of client, LB and backend", "CPU s/GB", False, False),
     ("bulk4_gbps", "bulk, 4 streams (iperf3 -P 4)", "Gbit/s", True, False),
     ("bulk4_cpu_s_per_gb", "bulk, 4 streams: LB CPU", "CPU s/GB", False, True),
     ("bulk4_machine_cpu_s_per_gb", "bulk, 4 streams: whole-machine CPU", "CPU s/GB", False, False),
+    ("bulk4_parts_cpu_s_per_gb", "bulk, 4 streams: CPU of client, LB and backend", "CPU s/GB", False, False),
     ("newconn_rps", "one request per new connection (hey -disable-keepalive)", "req/s", True, False),
     ("newconn_cpu_us_per_conn", "new connections: LB CPU", "CPU us/conn", False, True),
     ("newconn_machine_cpu_us_per_conn", "new connections: whole-machine CPU", "CPU us/conn", False, False),
+    ("newconn_parts_cpu_us_per_conn", "new connections: CPU of client, LB and backend", "CPU us/conn", False, False),
     ("keepalive_rps", "keep-alive requests (wrk)", "req/s", True, False),
     ("keepalive_cpu_us_per_req", "keep-alive requests: LB CPU", "CPU us/req", False, True),
     ("keepalive_machine_cpu_us_per_req", "keep-alive requests: whole-machine CPU", "CPU us/req", False, False),
+    ("keepalive_parts_cpu_us_per_req", "keep-alive requests: CPU of client, LB and backend", "CPU us/req", False, False),
     ("idle_rss_bytes_per_conn", "idle connections held: LB RSS", "bytes/conn", False, True),
 ]
 
@@ -253,6 +261,9 @@ http {{
             if p.poll() is not None:
                 raise RuntimeError(f"backend {p.name} exited: {tail(p.logpath)}")
 
+    def nginx_pids(self):
+        return [self.nginx.pid] + proc_children(self.nginx.pid, scan=True)
+
     def accepts(self):
         """nginx's stub_status accepts counter (this query's own connection included)."""
         with socket.create_connection((HOST, self.stub_port), timeout=5) as s:
@@ -418,9 +429,10 @@ class FloorUring(Floor):
 class Vigil(Target):
     name = "vigil"
     log_connections = False
+    binary = None  # None: --vigil
 
     def start(self):
-        binary = self.args.vigil
+        binary = self.binary or self.args.vigil
         if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
             raise RuntimeError(f"no vigil binary at {binary} (cmake --preset release && "
                                "cmake --build --preset release --target vigil)")
@@ -470,20 +482,31 @@ TARGET_CLASSES = {"direct": Direct, "vigil": Vigil, "haproxy": HAProxy,
 # Measurements. Each returns {metric: value} plus notes; it raises on a failed measurement.
 
 
+def vigil_variant(name, binary):
+    """Target "vigil-NAME": vigil from another binary (--variant NAME=PATH), to measure a change
+    against the build before it in the same run. PATH may be a script that sets the environment
+    and execs vigil (exec: the pid whose CPU is counted stays vigil's)."""
+    return type(f"Vigil_{name}", (Vigil,), {"name": f"vigil-{name}", "binary": binary})
+
+
 def run_client(argv, timeout):
     r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
     return r.returncode, r.stdout, r.stderr
 
 
-def measure_bulk(target, streams, args):
-    pids = target.pids()
-    c0 = process_cpu(pids, skip_gone=False) if pids else None
-    m0 = machine_cpu()
+def cpu_per(used, prefix, unit, amount):
+    """The CpuMeter figures divided by `amount`: {PREFIX_cpu_UNIT, PREFIX_machine_cpu_UNIT,
+    PREFIX_parts_cpu_UNIT}, the first only where there is an LB process."""
+    return {f"{prefix}_{kind}cpu_{unit}": used[k] / amount
+            for k, kind in (("lb", ""), ("machine", "machine_"), ("parts", "parts_")) if used[k] is not None}
+
+
+def measure_bulk(target, backends, streams, args):
+    meter = CpuMeter(target.pids(), [backends.iperf.pid])
     argv = ["iperf3", "-c", HOST, "-p", str(target.ports["bulk"]), "-t", str(args.duration),
             "-P", str(streams), "-J", "--connect-timeout", "3000"]
     rc, out, err = run_client(argv, args.duration + 30)
-    m1 = machine_cpu()
-    c1 = process_cpu(pids, skip_gone=False) if pids else None
+    used = meter.stop()
     try:
         j = json.loads(out)
     except ValueError:
@@ -495,10 +518,7 @@ def measure_bulk(target, streams, args):
     if nbytes <= 0 or secs <= 0:
         raise RuntimeError("iperf3 moved nothing")
     key = f"bulk{streams}"
-    res = {f"{key}_gbps": nbytes * 8 / secs / 1e9, f"{key}_machine_cpu_s_per_gb": (m1 - m0) / (nbytes / 1e9)}
-    if pids:
-        res[f"{key}_cpu_s_per_gb"] = (c1 - c0) / (nbytes / 1e9)
-    return res, {}
+    return {f"{key}_gbps": nbytes * 8 / secs / 1e9, **cpu_per(used, key, "s_per_gb", nbytes / 1e9)}, {}
 
 
 def parse_hey(out):
@@ -513,15 +533,12 @@ def parse_hey(out):
 
 
 def measure_newconn(target, backends, args):
-    pids = target.pids()
     a0 = backends.accepts()
-    c0 = process_cpu(pids, skip_gone=False) if pids else None
-    m0 = machine_cpu()
+    meter = CpuMeter(target.pids(), backends.nginx_pids())
     argv = ["hey", "-z", f"{args.duration}s", "-c", str(args.concurrency), "-disable-keepalive",
             "-t", "10", f"http://{HOST}:{target.ports['http']}/"]
     rc, out, err = run_client(argv, args.duration + 60)
-    m1 = machine_cpu()
-    c1 = process_cpu(pids, skip_gone=False) if pids else None
+    used = meter.stop()
     a1 = backends.accepts()
     if rc != 0:
         raise RuntimeError(f"hey rc={rc}: {(out + err)[-400:]}")
@@ -536,10 +553,7 @@ def measure_newconn(target, backends, args):
     # Each request on its own connection means the backend accepted at least as many
     # connections as it answered requests (a connection cut before its answer adds accepts).
     notes["new_connection_per_request"] = accepts >= ok
-    res = {"newconn_rps": ok / secs, "newconn_machine_cpu_us_per_conn": (m1 - m0) / ok * 1e6}
-    if pids:
-        res["newconn_cpu_us_per_conn"] = (c1 - c0) / ok * 1e6
-    return res, notes
+    return {"newconn_rps": ok / secs, **cpu_per(used, "newconn", "us_per_conn", ok / 1e6)}, notes
 
 
 def parse_wrk(out):
@@ -554,15 +568,12 @@ def parse_wrk(out):
 
 
 def measure_keepalive(target, backends, args):
-    pids = target.pids()
     a0 = backends.accepts()
-    c0 = process_cpu(pids, skip_gone=False) if pids else None
-    m0 = machine_cpu()
+    meter = CpuMeter(target.pids(), backends.nginx_pids())
     argv = ["wrk", "-t", "1", "-c", str(args.concurrency), "-d", f"{args.duration}s",
             f"http://{HOST}:{target.ports['http']}/"]
     rc, out, err = run_client(argv, args.duration + 60)
-    m1 = machine_cpu()
-    c1 = process_cpu(pids, skip_gone=False) if pids else None
+    used = meter.stop()
     a1 = backends.accepts()
     if rc != 0:
         raise RuntimeError(f"wrk rc={rc}: {(out + err)[-400:]}")
@@ -571,11 +582,8 @@ def measure_keepalive(target, backends, args):
         raise RuntimeError(f"wrk: no request completed: {out[-400:]}")
     notes = {"requests": requests, "accepts": a1 - a0 - 1, "socket_errors": sock_errors,
              "non_2xx": non2xx}
-    res = {"keepalive_rps": (requests - non2xx) / secs,
-           "keepalive_machine_cpu_us_per_req": (m1 - m0) / requests * 1e6}
-    if pids:
-        res["keepalive_cpu_us_per_req"] = (c1 - c0) / requests * 1e6
-    return res, notes
+    return {"keepalive_rps": (requests - non2xx) / secs,
+            **cpu_per(used, "keepalive", "us_per_req", requests / 1e6)}, notes
 
 
 def measure_idle(target, backends, args, rnd):
@@ -698,19 +706,27 @@ def parse_args(argv):
     p.add_argument("--duration", type=int, default=3, help="seconds per iperf3/hey/wrk run (default 3)")
     p.add_argument("--idle", type=int, default=10000, help="idle connections held (default 10000; 0 skips)")
     p.add_argument("--targets", default=",".join(DEFAULT_TARGETS),
-                   help=f"comma-separated, from {','.join(ALL_TARGETS)} (default all but floor and vigil-connlog)")
+                   help=f"comma-separated, from {','.join(ALL_TARGETS)} (default all but floor, floor-uring and vigil-connlog)")
     p.add_argument("--workers", type=int, default=1,
                    help="vigil workers = haproxy nbthread = nginx worker_processes (default 1)")
     p.add_argument("--concurrency", type=int, default=32, help="connections of hey and wrk (default 32)")
     p.add_argument("--tests", default="bulk1,bulk4,newconn,keepalive,idle",
                    help="comma-separated subset of bulk1,bulk4,newconn,keepalive,idle")
     p.add_argument("--vigil", default=DEFAULT_VIGIL, help=f"vigil binary (default {DEFAULT_VIGIL})")
+    p.add_argument("--variant", action="append", default=[], metavar="NAME=PATH",
+                   help="also measure target vigil-NAME, vigil from PATH (repeatable): a change against the build before it")
     p.add_argument("--json-out", help="also write the JSON result to this file")
     p.add_argument("--keep-tmp", action="store_true", help="keep the temporary directory (configs, logs)")
     a = p.parse_args(argv)
     a.targets = [t.strip() for t in a.targets.split(",") if t.strip()]
+    for v in a.variant:
+        name, sep, path = v.partition("=")
+        if not sep or not re.fullmatch(r"[a-z0-9][a-z0-9.-]*", name) or not path:
+            p.error(f"--variant wants NAME=PATH with NAME of [a-z0-9.-]: {v!r}")
+        TARGET_CLASSES[f"vigil-{name}"] = vigil_variant(name, os.path.abspath(path))
+        a.targets.append(f"vigil-{name}")
     for t in a.targets:
-        if t not in ALL_TARGETS:
+        if t not in TARGET_CLASSES:
             p.error(f"unknown target {t!r}")
     a.floor_binaries = {}  # floor name -> compiled binary
     a.tests = [t.strip() for t in a.tests.split(",") if t.strip()]
@@ -772,8 +788,8 @@ def main(argv):
                 missing[name] = f"did not start: {e}"
                 log(f"{name}: MISSING: {e}")
         tests = {
-            "bulk1": lambda t: measure_bulk(t, 1, args),
-            "bulk4": lambda t: measure_bulk(t, 4, args),
+            "bulk1": lambda t: measure_bulk(t, backends, 1, args),
+            "bulk4": lambda t: measure_bulk(t, backends, 4, args),
             "newconn": lambda t: measure_newconn(t, backends, args),
             "keepalive": lambda t: measure_keepalive(t, backends, args),
             "idle": lambda t: measure_idle(t, backends, args, rnd),
