@@ -44,12 +44,18 @@ def vigil_config(path, lbs, check, interval, listen_port, member_port, tmp, work
     Path(path).write_text("\n".join(out) + "\n")
 
 
-def haproxy_config(path, lbs, check, interval, listen_port, member_port, stats_socket, threads):
+def haproxy_config(path, lbs, check, interval, listen_port, member_port, stats_socket, threads, ulimit_n):
     """haproxy.cfg: `listen lbI` with the same bind and servers; HTTPS: option httpchk over
     check-ssl, verify none, as Octavia's amphora template writes it for an HTTPS monitor."""
     out = ["global",
            f"    nbthread {threads}",
-           f"    maxconn {max(4000, lbs * 4)}",
+           "    maxconn 2000",
+           # HAProxy reserves a descriptor per checked server besides 2 x maxconn and the
+           # listeners; at 30,000 servers more than a hard limit of 20,000 allows. Its checks
+           # are short, so that many are never open at once: with strict limits off it runs
+           # with a warning.
+           f"    ulimit-n {ulimit_n}",
+           "    no strict-limits",
            f"    stats socket {stats_socket} mode 600 level admin",
            "",
            "defaults",

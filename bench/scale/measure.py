@@ -29,7 +29,7 @@ def poll_first_round(target, timeout):
         if target.proc.poll() is not None:
             raise RuntimeError(f"{target.name} exited:\n{tail(target.proc.logpath)}")
         asked = time.monotonic()
-        done, total = target.checked()
+        done, total, _ = target.checked()
         answered = time.monotonic()
         polls += 1
         if total and done == total:
@@ -108,6 +108,7 @@ def measure(target, lbs, check, backends, args):
             res["new_tls_connections_per_s"] = (n1[0] - n0[0]) / secs
         if not target.alive():
             raise RuntimeError(f"{target.name} exited during the window:\n{tail(target.proc.logpath)}")
+        res["members_up_end"] = target.checked()[2]
         res["api_change_ms"] = ms_summary(timed_calls(target.api_change, args.api_changes))
         try:
             if target.name == "vigil":

@@ -11,6 +11,7 @@ ROWS = [
     ("thread_cpu_pct", "checking CPU, % of a core (vigil: control thread)", 2, "ratio <= 0.8"),
     ("cpu_pct", "whole process CPU, % of a core", 2, ""),
     ("checks_per_s", "checks/s the members saw", 0, ""),
+    ("members_up_end", "members up after the window", 0, "all"),
     ("new_tls_connections_per_s", "new TLS connections/s at the members", 1, ""),
     ("members_cpu_pct", "the members' CPU (sink or nginx), % of a core", 2, ""),
     ("ready_s", "start -> ready (listeners bound, API up), s", 2, ""),

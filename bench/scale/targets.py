@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import os
+import resource
 import shutil
 import socket
 import time
@@ -104,16 +105,17 @@ class Vigil(Target):
         return out[0], out[1], time.perf_counter() - start
 
     def checked(self):
-        """(members with a check result, members) from GET /v1/status."""
+        """(members with a check result, members, members up) from GET /v1/status."""
         status, body, _ = self.call("GET", "/v1/status")
         if status != 200:
             raise RuntimeError(f"GET /v1/status answered {status}: {body[:200]!r}")
-        done = total = 0
+        done = total = up = 0
         for pool in json.loads(body).get("pools", []):
             for m in pool.get("members", []):
                 total += 1
                 done += m.get("check") is not None
-        return done, total
+                up += m.get("health") == "up"
+        return done, total, up
 
     def api_change(self, i):
         """One runtime change of a file member, PUT .../admin (the `vigil member weight` call):
@@ -157,7 +159,9 @@ class Haproxy(Target):
         self.config = os.path.join(self.tmp, f"haproxy-{check}-{lbs}.cfg")
         self.socket_path = os.path.join(self.tmp, "haproxy.sock")
         self.lbs = lbs
-        haproxy_config(self.config, lbs, check, interval, listen_port, member_port, self.socket_path, threads)
+        nofile = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        haproxy_config(self.config, lbs, check, interval, listen_port, member_port, self.socket_path, threads,
+                       min(nofile, 2 * 2000 + 4 * lbs + 1000))
 
     def start(self):
         if shutil.which("haproxy") is None:
@@ -192,17 +196,18 @@ class Haproxy(Target):
         return b"".join(chunks).decode(errors="replace"), time.perf_counter() - start
 
     def checked(self):
-        """(servers whose check_status is past INI, servers) from `show stat`."""
+        """(servers whose check_status is past INI, servers, servers UP) from `show stat`."""
         text, _ = self.command("show stat")
         rows = csv.DictReader(io.StringIO(text.lstrip("# ")))
-        done = total = 0
+        done = total = up = 0
         for row in rows:
             if row.get("svname") in ("FRONTEND", "BACKEND", None):
                 continue
             total += 1
             st = (row.get("check_status") or "").lstrip("* ").strip()
             done += st not in ("", "INI")
-        return done, total
+            up += (row.get("status") or "").startswith("UP")
+        return done, total, up
 
     def api_change(self, i):
         """`set server lbI/mJ weight W` on the runtime API: seconds."""
