@@ -15,8 +15,12 @@
 // by every SYN, in the softirq of the checker's connect(), and a checker (any of them) would pay
 // a wake-up and often a context switch per check that no real member costs it.
 //
-//   sink MEMBERS RECORDS_FILE PORT_FILE MAX_SECONDS
+//   sink MEMBERS RECORDS_FILE PORT_FILE MAX_SECONDS [FIRST PORT]
 //
+// With FIRST and PORT the sink listens for members FIRST .. FIRST+MEMBERS-1 only, on PORT (0: one
+// it picks), so that several sinks share the members where one process may not hold a listener
+// for each (bench/scale: 30,000 members under a hard descriptor limit of 20,000); each notes the
+// SYNs of its own members only, and every record names the member's absolute index.
 // RECORDS_FILE gets 16-byte records (uint64 ns, uint32 member, uint32 kind: 0 accept, 1 SYN;
 // host byte order), flushed at least every 100 ms. PORT_FILE gets "PORT SYN" (SYN 1 when SYNs
 // are captured, 0 when the packet socket could not be opened) once every listener is up. The
@@ -108,7 +112,7 @@ static int64_t realtime_offset_ns(void) {
 }
 
 // Reads every SYN queued on the packet socket and writes its record; returns how many.
-static unsigned long drain_syns(int ps, long n, FILE* out, unsigned long* strays) {
+static unsigned long drain_syns(int ps, long first, long n, FILE* out, unsigned long* strays) {
   const int64_t offset = realtime_offset_ns();
   unsigned long syns = 0;
   for (int b = 0; b < 65536; b++) {  // bounded: at most a few hundred queue up per millisecond
@@ -128,7 +132,8 @@ static unsigned long drain_syns(int ps, long n, FILE* out, unsigned long* strays
     // destination 127.0.X.Y: member (X - 1) * 250 + (Y - 1)
     const unsigned x = pkt[18], y = pkt[19];
     const long i = (long)(x - 1) * 250 + (long)(y - 1);
-    if (pkt[16] != 127 || pkt[17] != 0 || x < 1 || y < 1 || y > 250 || i >= n) {
+    if (pkt[16] != 127 || pkt[17] != 0 || x < 1 || y < 1 || y > 250 || i < first ||
+        i >= first + n) {
       (*strays)++;
       continue;
     }
@@ -149,14 +154,18 @@ static unsigned long drain_syns(int ps, long n, FILE* out, unsigned long* strays
 }
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    fprintf(stderr, "usage: sink MEMBERS RECORDS_FILE PORT_FILE MAX_SECONDS\n");
+  if (argc != 5 && argc != 7) {
+    fprintf(stderr, "usage: sink MEMBERS RECORDS_FILE PORT_FILE MAX_SECONDS [FIRST PORT]\n");
     return 2;
   }
   const long n = atol(argv[1]);
   const double max_s = atof(argv[4]);
-  if (n < 1 || n > 250L * 254 || max_s <= 0) {
-    fprintf(stderr, "sink: MEMBERS must be 1..63500 and MAX_SECONDS positive\n");
+  const long first = argc == 7 ? atol(argv[5]) : 0;
+  const long fixed_port = argc == 7 ? atol(argv[6]) : 0;
+  if (n < 1 || first < 0 || first + n > 250L * 254 || max_s <= 0 || fixed_port < 0 ||
+      fixed_port > 65535) {
+    fprintf(stderr,
+            "sink: FIRST + MEMBERS must be 1..63500, MAX_SECONDS positive, PORT 0..65535\n");
     return 2;
   }
   stop_on_signals();
@@ -164,8 +173,8 @@ int main(int argc, char** argv) {
   int* fds = calloc((size_t)n, sizeof(int));
   if (!fds) return 1;
   int port = 0, bound = 0;
-  for (int attempt = 0; attempt < 20 && !bound; attempt++) {
-    port = 0;
+  for (int attempt = 0; attempt < (fixed_port ? 1 : 20) && !bound; attempt++) {
+    port = (int)fixed_port;
     long i;
     for (i = 0; i < n; i++) {
       int s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -179,12 +188,12 @@ int main(int argc, char** argv) {
       memset(&a, 0, sizeof a);
       a.sin_family = AF_INET;
       a.sin_port = htons((uint16_t)port);
-      a.sin_addr.s_addr = htonl(member_addr(i));
+      a.sin_addr.s_addr = htonl(member_addr((uint64_t)(first + i)));
       if (bind(s, (struct sockaddr*)&a, sizeof a) != 0 || listen(s, 256) != 0) {
         close(s);
         break;  // the port is taken on some address: try another one
       }
-      if (port == 0) {
+      if (fixed_port == 0 && i == 0) {
         socklen_t len = sizeof a;
         getsockname(s, (struct sockaddr*)&a, &len);
         port = ntohs(a.sin_port);
@@ -243,7 +252,7 @@ int main(int argc, char** argv) {
       perror("sink: epoll_wait");
       break;
     }
-    if (ps >= 0) syns += drain_syns(ps, n, out, &strays);
+    if (ps >= 0) syns += drain_syns(ps, first, n, out, &strays);
     for (int e = 0; e < k; e++) {
       const uint32_t m = evs[e].data.u32;
       for (int b = 0; b < 64; b++) {  // bounded per listener and wake-up
@@ -254,7 +263,7 @@ int main(int argc, char** argv) {
           errors++;
           break;
         }
-        struct record r = {.ns = now_ns(), .member = m, .kind = 0};
+        struct record r = {.ns = now_ns(), .member = (uint32_t)(first + m), .kind = 0};
         fwrite(&r, sizeof r, 1, out);
         close(c);
         accepted++;
