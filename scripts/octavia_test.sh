@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Runs the Octavia provider driver's tests (tests/octavia): its pure parts, then the real Octavia 11
+# Runs the Octavia tests (tests/octavia): the provider driver's pure parts, then the real Octavia 11
 # API and driver agent (Debian packages; scripts/setup.sh --tests installs them) in front of a vigil
-# daemon, driven by the openstack CLI. Needs a build: VIGIL_BUILD (default build/dev).
+# daemon, driven by the openstack CLI, and the differential test (the same CLI steps against the
+# real Octavia with its noop provider and against vigil's own API, compared field by field).
+# Needs a build: VIGIL_BUILD (default build/dev).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export VIGIL_BUILD="${VIGIL_BUILD:-build/dev}"

@@ -2,7 +2,7 @@
 # Sets up a fresh Debian 12 machine, checks the sources' formatting (clang-format), and runs every
 # test: unit tests (ctest) and integration tests (pytest against the real binaries on loopback) on
 # the dev build, the system tests (own network namespaces; root), the Octavia provider driver
-# against the real Octavia 11, the Debian package
+# against the real Octavia 11 and the differential test (vigil's API against it), the Debian package
 # (built, installed and purged; root), the parsers' libFuzzer targets for a bounded time, then unit
 # and integration tests again under AddressSanitizer + UndefinedBehaviorSanitizer. Exits non-zero
 # on the first failing stage.
@@ -31,7 +31,7 @@ if [[ $(id -u) -eq 0 ]]; then
 else
   echo "system tests need root (ip netns, iptables): skipped" >&2
 fi
-echo "==> Octavia provider driver (the real Octavia 11 API and driver agent; dev)"
+echo "==> Octavia: the provider driver and the differential test (the real Octavia 11; dev)"
 VIGIL_BUILD=build/dev bash scripts/octavia_test.sh
 echo "==> Debian package (scripts/package.sh, then dpkg -i and --purge; root)"
 if [[ $(id -u) -eq 0 ]]; then

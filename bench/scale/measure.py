@@ -75,6 +75,7 @@ def measure(target, lbs, check, backends, args):
         t0_ns = time.monotonic_ns()
         ready_s, t0 = start_and_wait_ready(target, args.start_timeout)
         res["ready_s"] = ready_s
+        res["rss_at_ready_mb"] = target.rss_kb() / 1024  # before any status poll
         lower, upper, polls, done, total = poll_first_round(target, args.first_round_timeout)
         whole, thread = target.cpu()
         res.update(first_round_lower_s=lower - t0, first_round_upper_s=upper - t0, first_round_polls=polls,

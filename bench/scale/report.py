@@ -19,6 +19,7 @@ ROWS = [
     ("first_round_lower_s", "  lower bound (last poll with a member unchecked), s", 2, ""),
     ("first_round_sink_s", "start -> last member's first SYN (sink, exact), s", 2, "<= 5 s"),
     ("startup_thread_cpu_s", "checking thread CPU until the first round, s", 2, ""),
+    ("rss_at_ready_mb", "RSS when ready, before any status poll, MB", 1, ""),
     ("rss_at_first_round_mb", "RSS at the first round, MB", 1, ""),
     ("api_change_ms.p50", "one API change (weight), p50 ms", 2, "<= 10 ms"),
     ("api_change_ms.max", "  max ms", 2, ""),

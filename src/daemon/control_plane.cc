@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "config/loader.h"
 #include "daemon/announced_reload.h"
+#include "daemon/member_health.h"
 #include "health/checker.h"
 #include "net/socket.h"
 
@@ -91,9 +92,10 @@ Result<void> ControlPlane::start() {
   for (int w = 0; w < worker_count_; ++w) {
     workers_.push_back(std::make_unique<proxy::Worker>(
         w, std::vector<proxy::ListenSocket>{}, std::vector<proxy::PoolSnapshotPtr>{},
-        proxy::WorkerCallbacks{.on_connect_failure = [this](proxy::ConnectFailure f) {
-          on_connect_failure(std::move(f));
-        }}));
+        proxy::WorkerCallbacks{
+            .on_connect_failure =
+                [this](proxy::ConnectFailure f) { on_connect_failure(std::move(f)); },
+            .on_suspect = [this](proxy::MemberSuspect s) { on_suspect(std::move(s)); }}));
     workers_.back()->start();
   }
   std::vector<model::Config> initial{file};
@@ -255,9 +257,12 @@ void ControlPlane::handle_connect_failure(const proxy::ConnectFailure& failure) 
   auto it = index_.find(failure.member_id);
   if (stopped_ || it == index_.end()) return;  // a member removed since
   PoolRuntime& pool = *it->second.first;
-  const MemberRuntime& m = pool.members[it->second.second];
-  const auto changes = apply_connect_failure(pool, it->second.second, failure.silent, context());
+  const size_t index = it->second.second;
+  MemberRuntime& m = pool.members[index];
+  const auto changes = apply_connect_failure(pool, index, failure.silent, context());
   if (!changes) return;
+  const bool confirmed = failure.silent && silence_confirmed(m, clock_.now(), failure.waited,
+                                                             pool.config.shutdown_sessions_on_down);
   log::warn("pool {} member {} {}: connect failed ({}); out of rotation until a check passes",
             pool.config.name, m.config.name, m.address ? m.address->to_string() : m.config.address,
             failure.reason);
@@ -268,7 +273,25 @@ void ControlPlane::handle_connect_failure(const proxy::ConnectFailure& failure) 
     for (auto& w : workers_) w->probe_member_sessions(m.stats, kSuspectProbe);
   }
   checker_->check_now(m.id);
+  if (confirmed) {
+    // Decided before the recomputation, and carried out before what it decides (as on_check).
+    carry_out(pool, {.closes = {{.member = index, .reason = CloseReason::kSilent}}});
+  }
   if (carry_out(pool, *changes)) publish();
+}
+
+void ControlPlane::on_suspect(proxy::MemberSuspect suspect) {
+  boost::asio::post(io_, [this, s = std::move(suspect)] { handle_suspect(s); });
+}
+
+// Not logged: a slow member may be suspect once a second for as long as it is slow, and the
+// check's result is what tells (its transition line, or nothing).
+void ControlPlane::handle_suspect(const proxy::MemberSuspect& suspect) {
+  auto it = index_.find(suspect.member_id);
+  if (stopped_ || it == index_.end()) return;
+  const PoolRuntime& pool = *it->second.first;
+  const MemberRuntime& m = pool.members[it->second.second];
+  if (check_suspect(m, pool.config.health_monitor.has_value())) checker_->check_now(m.id);
 }
 
 void ControlPlane::on_check(const health::Event& e) {

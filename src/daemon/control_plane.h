@@ -108,6 +108,8 @@ class ControlPlane {
 
   // Any thread: a worker's connect to a member failed.
   void on_connect_failure(proxy::ConnectFailure failure);
+  // Any thread: a worker's first flight to a member has waited unanswered (MemberSuspect).
+  void on_suspect(proxy::MemberSuspect suspect);
 
   // Every enabled member of a monitored pool has had its first check's result (liveness.cc).
   bool first_checks_done() const;
@@ -175,6 +177,7 @@ class ControlPlane {
   void recompute_soon(const PoolRuntime& pool);
   void recompute_pending();
   void handle_connect_failure(const proxy::ConnectFailure& failure);
+  void handle_suspect(const proxy::MemberSuspect& suspect);
   PoolContext context() const;
   // Logs, closes sessions, arms the ramp and fills the pool's slot as pool_state decided. True
   // when the pool's snapshot changed (publish() then sends it to the workers).

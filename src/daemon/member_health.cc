@@ -31,13 +31,14 @@ CheckEffects record_check(MemberRuntime& m, const health::Event& e, TimePoint no
     m.passive_out = false;
     effects.passive_out_changed = true;
   }
+  const bool no_answer = !answered(m.last_check) && e.result.outcome != model::Outcome::kRefused;
+  if (no_answer) m.unanswered_check_at = now;
   if (m.silent_suspect) {
     // Two signals agree: a connect and then a check both got no answer. Closing its sessions now
     // lets watches reconnect before the thresholds mark it down. A refusal is an answer: the
     // host is up and will reset its sessions' packets itself.
     m.silent_suspect = false;
-    effects.close_sessions = shutdown_sessions_on_down && !answered(m.last_check) &&
-                             e.result.outcome != model::Outcome::kRefused;
+    effects.close_sessions = shutdown_sessions_on_down && no_answer;
   }
   return effects;
 }
@@ -47,6 +48,20 @@ bool record_connect_failure(MemberRuntime& m, bool has_monitor, bool silent) {
   m.passive_out = true;
   if (silent) m.silent_suspect = true;
   return true;
+}
+
+bool silence_confirmed(MemberRuntime& m, TimePoint now, Duration waited,
+                       bool shutdown_sessions_on_down) {
+  if (!m.silent_suspect || m.unanswered_check_at == TimePoint{} ||
+      m.unanswered_check_at < now - waited) {
+    return false;
+  }
+  m.silent_suspect = false;  // decided: the check started now confirms nothing more
+  return shutdown_sessions_on_down;
+}
+
+bool check_suspect(const MemberRuntime& m, bool has_monitor) {
+  return has_monitor && !m.passive_out;
 }
 
 }  // namespace vigil::daemon

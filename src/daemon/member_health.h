@@ -34,4 +34,20 @@ CheckEffects record_check(MemberRuntime& m, const health::Event& event, TimePoin
 // nothing: it is out already, or it has no monitor (nothing could bring it back).
 bool record_connect_failure(MemberRuntime& m, bool has_monitor, bool silent);
 
+// Requires: record_connect_failure(m, ..., silent = true) just returned true, at `now`, for a
+// connect or first flight that waited `waited` unanswered. True when a check of `m` got no answer
+// within that wait: the second signal is in already (a check in flight when the fault came, or
+// started by a suspect report), so its sessions close now rather than after the check started
+// now; that check then decides nothing more about them.
+bool silence_confirmed(MemberRuntime& m, TimePoint now, Duration waited,
+                       bool shutdown_sessions_on_down);
+
+// A worker's first flight to `m` has waited unanswered for Session::suspect_after(): not a
+// failure (a slow member answers later), so nothing is recorded and `m` stays in rotation. True
+// when a check should start now, so that its answer, or its timeout, is in (or nearly) when the
+// first-byte timeout reports `m` silent: a silent session and a check without an answer are the
+// two signals that close its sessions (record_check). False when it has no monitor, or is out
+// already (its failure started a check).
+bool check_suspect(const MemberRuntime& m, bool has_monitor);
+
 }  // namespace vigil::daemon

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
+#include "proxy/session.h"
+#include "testing/manual_clock.h"
+
 namespace vigil::daemon {
 namespace {
 
@@ -161,6 +166,144 @@ TEST(MemberHealth, ASilentSuspectThatAnswersKeepsItsSessions) {
     EXPECT_FALSE(effects.close_sessions) << c.description;
     EXPECT_FALSE(m.silent_suspect) << c.description;
   }
+}
+
+// One member's timeline on the manual clock, with the system tests' pool (first_byte_timeout 1 s,
+// check timeout 1 s): a client's first flight goes out at 0; the member answers first flights
+// after `flight_answer` and checks after `check_answer` (nullopt: never; a refusal at once when
+// `refuses`); a check due by its interval starts at `interval_check` (before 0: after the fault
+// but before the first flight reached the member). The worker reports it suspect at
+// suspect_after() and silent at the first-byte timeout, as session_replay.cc does; the control
+// plane checks it when check_suspect() or the connect failure says so (one check at a time, as
+// the scheduler runs them), and the check's result comes at its answer or its timeout.
+struct Timeline {
+  std::optional<Duration> flight_answer;
+  std::optional<Duration> check_answer;
+  bool refuses = false;
+  std::optional<Duration> interval_check;
+};
+struct Seen {
+  std::optional<Duration> out_at;     // out of rotation (reported silent)
+  std::optional<Duration> closed_at;  // its sessions closed
+};
+
+Seen play(const Timeline& t) {
+  constexpr Duration kFirstByteTimeout = 1s;
+  constexpr Duration kCheckTimeout = 1s;
+  vigil::testing::ManualClock clock;
+  MemberRuntime m;
+  record_check(m, pass(), clock.now(), kWall, true);  // up and in rotation before the fault
+  clock.advance(500ms);
+  const TimePoint zero = clock.now() + 1500ms;  // the fault comes before: at -1.5 s at most
+  std::optional<TimePoint> check_ends;
+  health::Event check_result;
+  auto start_check = [&] {
+    if (check_ends) return;  // one in flight: the scheduler starts no second one
+    if (t.refuses) {
+      check_ends = clock.now();
+      check_result = event(Outcome::kRefused, Health::kUp, Health::kUp);
+    } else if (t.check_answer && *t.check_answer < kCheckTimeout) {
+      check_ends = clock.now() + *t.check_answer;
+      check_result = pass();
+    } else {
+      check_ends = clock.now() + kCheckTimeout;
+      check_result = event(Outcome::kTimeout, Health::kUp, Health::kUp);
+    }
+  };
+  const bool answered_in_time = t.flight_answer && *t.flight_answer < kFirstByteTimeout;
+  Seen out;
+  for (; clock.now() - zero <= 5s; clock.advance(5ms)) {
+    const Duration at = clock.now() - zero;
+    if (t.interval_check && at == *t.interval_check) start_check();
+    const bool waiting = !t.flight_answer || at < *t.flight_answer;
+    if (at == proxy::Session::suspect_after(kFirstByteTimeout) && waiting &&
+        check_suspect(m, true)) {
+      start_check();
+    }
+    if (at == kFirstByteTimeout && !answered_in_time && record_connect_failure(m, true, true)) {
+      out.out_at = at;
+      if (silence_confirmed(m, clock.now(), kFirstByteTimeout, true)) out.closed_at = at;
+      start_check();
+    }
+    if (check_ends && clock.now() >= *check_ends) {
+      check_ends.reset();
+      if (record_check(m, check_result, clock.now(), kWall, true).close_sessions) {
+        out.closed_at = at;
+      }
+    }
+  }
+  return out;
+}
+
+TEST(MemberHealth, ASuspectsCheckClosesAHungMembersSessionsAtAQuarterPastTheTimeout) {
+  const Seen hung = play({.flight_answer = std::nullopt, .check_answer = std::nullopt});
+  EXPECT_EQ(hung.out_at, 1s);
+  EXPECT_EQ(hung.closed_at, 1250ms) << "suspect_after + the check's timeout, not 1 s + 1 s";
+}
+
+TEST(MemberHealth, ACheckAlreadyInFlightWhenTheFirstFlightCameIsItsEvidenceToo) {
+  struct Case {
+    const char* description;
+    Duration interval_check;
+    Duration closed_at;
+  };
+  const Case cases[] = {
+      {.description = "it times out before the first-byte timeout: the silence is confirmed then",
+       .interval_check = -200ms,
+       .closed_at = 1s},
+      {.description = "it times out after the first-byte timeout: confirmed by its timeout",
+       .interval_check = 100ms,
+       .closed_at = 1100ms},
+      {.description = "it had timed out before the first flight went out: not evidence of it",
+       .interval_check = -1100ms,  // timed out at -100 ms
+       .closed_at = 1250ms},
+  };
+  for (const Case& c : cases) {
+    const Seen got = play({.flight_answer = std::nullopt,
+                           .check_answer = std::nullopt,
+                           .interval_check = c.interval_check});
+    EXPECT_EQ(got.out_at, 1s) << c.description;
+    EXPECT_EQ(got.closed_at, c.closed_at) << c.description;
+  }
+}
+
+TEST(MemberHealth, ASlowButAliveMemberKeepsItsSessions) {
+  struct Case {
+    const char* description;
+    Timeline timeline;
+    std::optional<Duration> out_at;
+  };
+  const Case cases[] = {
+      {.description = "answers its first flight late, within the timeout; checks are quick",
+       .timeline = {.flight_answer = 500ms, .check_answer = 20ms},
+       .out_at = std::nullopt},
+      {.description = "answers its first flight late, within the timeout; checks are slow too",
+       .timeline = {.flight_answer = 900ms, .check_answer = 900ms},
+       .out_at = std::nullopt},
+      {.description = "too late for the first flight (replayed), but its checks answer",
+       .timeline = {.flight_answer = 1500ms, .check_answer = 600ms},
+       .out_at = 1s},
+      {.description = "never answers first flights, but answers checks",
+       .timeline = {.flight_answer = std::nullopt, .check_answer = 950ms},
+       .out_at = 1s},
+      {.description = "refuses checks: the host is up and resets its sessions itself",
+       .timeline = {.flight_answer = std::nullopt, .check_answer = std::nullopt, .refuses = true},
+       .out_at = 1s},
+  };
+  for (const Case& c : cases) {
+    const Seen got = play(c.timeline);
+    EXPECT_EQ(got.closed_at, std::nullopt) << c.description;
+    EXPECT_EQ(got.out_at, c.out_at) << c.description;
+  }
+}
+
+TEST(MemberHealth, ASuspectIsCheckedOnlyWhenThatCanTellSomething) {
+  MemberRuntime m;
+  EXPECT_FALSE(check_suspect(m, /*has_monitor=*/false)) << "no check to run";
+  EXPECT_TRUE(check_suspect(m, true));
+  EXPECT_FALSE(m.passive_out) << "a suspect stays in rotation";
+  ASSERT_TRUE(record_connect_failure(m, true, true));
+  EXPECT_FALSE(check_suspect(m, true)) << "out already: its failure started a check";
 }
 
 }  // namespace

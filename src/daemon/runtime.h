@@ -36,8 +36,10 @@ struct MemberRuntime {
   int failures = 0;
   bool passive_out = false;
   bool silent_suspect = false;  // a connect got no answer at all; the next check confirms
-  bool draining = false;        // up, but its last check answered with a failure
-  TimePoint recovered_at{};     // when it last came back from down (slow start), steady clock
+  // When its last check without an answer ended (a timeout, not a refusal), steady clock.
+  TimePoint unanswered_check_at{};
+  bool draining = false;     // up, but its last check answered with a failure
+  TimePoint recovered_at{};  // when it last came back from down (slow start), steady clock
   std::optional<model::CheckResult> last_check;
   model::WallTime last_check_at{};
   model::OperatingStatus status = model::OperatingStatus::kOffline;

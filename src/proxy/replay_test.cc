@@ -120,6 +120,90 @@ TEST(Replay, SilentMemberTlsFlightIsAnsweredByTheNextMember) {
   EXPECT_EQ(good.accepted(), 1);
 }
 
+// Polls the proxy's suspect reports until there are `n`, within a bound.
+std::vector<MemberSuspect> wait_for_suspects(Proxy& proxy, size_t n) {
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (proxy.suspects().size() < n && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(5ms);
+  }
+  return proxy.suspects();
+}
+
+TEST(Replay, ASilentMemberIsSuspectAfterAQuarterOfTheTimeoutThenReportedOnce) {
+  static_assert(Session::suspect_after(1s) == 250ms);
+  HungMember hung;
+  Member good;
+  Proxy proxy({hung.address, good.address()}, watching(Replay::kTls, 800ms));
+  net::Fd client = connect_blocking(proxy.address());
+  const std::string flight = tls_flight(600);
+  const auto sent = std::chrono::steady_clock::now();
+  send_all(client.get(), flight);
+  const auto suspects = wait_for_suspects(proxy, 1);
+  ASSERT_EQ(suspects.size(), 1u);
+  EXPECT_GE(std::chrono::steady_clock::now() - sent, 200ms) << "not before suspect_after";
+  EXPECT_EQ(suspects[0].member_id, "m0");
+  EXPECT_EQ(suspects[0].pool, "p");
+  EXPECT_EQ(read_exactly(client.get(), flight.size()), flight) << "replayed after the timeout";
+  EXPECT_EQ(proxy.failures().size(), 1u) << "then reported silent, as before";
+  EXPECT_EQ(proxy.suspects().size(), 1u) << "the member that answered is not suspect";
+}
+
+// A member that answers late, but within first_byte_timeout, is checked (suspect) and nothing
+// else: not reported, not replaced, the session carries on with it.
+TEST(Replay, ASlowMemberIsOnlySuspect) {
+  Member slow(Member::kSlowEcho);
+  Member good;
+  Proxy proxy({slow.address(), good.address()}, watching(Replay::kTls, 1s));
+  net::Fd client = connect_blocking(proxy.address());
+  const std::string flight = tls_flight(600);
+  send_all(client.get(), flight);
+  EXPECT_EQ(read_exactly(client.get(), flight.size()), flight);
+  const auto suspects = wait_for_suspects(proxy, 1);
+  ASSERT_EQ(suspects.size(), 1u) << "answered after kSlowBy > suspect_after(1s)";
+  EXPECT_EQ(suspects[0].member_id, "m0");
+  EXPECT_TRUE(proxy.failures().empty());
+  EXPECT_EQ(proxy.stats().replayed.load(), 0u);
+  EXPECT_EQ(good.accepted(), 0);
+  EXPECT_EQ(slow.accepted(), 1);
+}
+
+TEST(Replay, ASlowMembersManySessionsMakeOneSuspectReport) {
+  Member slow(Member::kSlowEcho);
+  Proxy proxy({slow.address()}, watching(Replay::kTls, 1s));
+  std::vector<net::Fd> clients;
+  const std::string flight = tls_flight(600);
+  for (int i = 0; i < 3; ++i) {
+    clients.push_back(connect_blocking(proxy.address()));
+    send_all(clients.back().get(), flight);
+  }
+  for (const net::Fd& c : clients) EXPECT_EQ(read_exactly(c.get(), flight.size()), flight);
+  EXPECT_EQ(proxy.suspects().size(), 1u) << "one per member per first_byte_timeout";
+  EXPECT_TRUE(proxy.failures().empty());
+}
+
+TEST(Replay, SuspectReportsAreThrottledPerMember) {
+  struct Case {
+    const char* description;
+    std::vector<Duration> at;  // when a worker would report, after the first report at 0
+    std::vector<bool> taken;
+  };
+  const Case cases[] = {
+      {.description = "the first one", .at = {0s}, .taken = {true}},
+      {.description = "within the period", .at = {0s, 10ms, 999ms}, .taken = {true, false, false}},
+      {.description = "a period later, again",
+       .at = {0s, 1s, 1500ms, 2s},
+       .taken = {true, true, false, true}},
+  };
+  const TimePoint start = TimePoint{} + 1h;
+  for (const Case& c : cases) {
+    BackendStats stats;
+    for (size_t i = 0; i < c.at.size(); ++i) {
+      EXPECT_EQ(stats.take_suspect_report(start + c.at[i], 1s), c.taken[i])
+          << c.description << " #" << i;
+    }
+  }
+}
+
 // The control plane closes a member's sessions (it stopped answering connects and checks). A
 // session whose first flight still waits for that member's first byte is not cut: its flight
 // goes to another member at once, so the client (kubectl mid-handshake) never sees an EOF.

@@ -195,6 +195,7 @@ void Session::on_timer(TimePoint now) {
     return;
   }
   if (state_ != State::kPumping) return;
+  report_if_suspect(now);
   if (first_byte_overdue(now) &&
       first_flight_failed("no first byte within first_byte_timeout", true)) {
     return;  // another member now (its connect scheduled the next wake-up), or closed

@@ -73,7 +73,10 @@ class SessionHost {
   virtual Balancer& balancer(uint32_t index) = 0;
   virtual bool take_hedge_token() = 0;  // the hedge budget: false when hedging too often
   virtual void connect_failed(const PoolSnapshot& pool, const Backend& backend,
-                              const std::string& reason, bool silent) = 0;
+                              const std::string& reason, bool silent, Duration waited) = 0;
+  // A first flight to `backend` has waited Session::suspect_after() without an answer; the host
+  // passes it on, at most once per member per first_byte_timeout.
+  virtual void member_suspect(const PoolSnapshot& pool, const Backend& backend) = 0;
   // No socket could be made for a backend (out of descriptors): no member is to blame.
   virtual void out_of_descriptors(const std::string& listener, const std::string& reason) = 0;
   // A connection to an accept_proxy listener was closed for want of a good PROXY header; the
@@ -88,6 +91,14 @@ class Session {
   // Client bytes kept for a replay until the member's first byte: a TLS first flight. Past it,
   // the session is not replayed.
   static constexpr uint32_t kFirstFlightCap = 16 * 1024;
+  // How long a first flight waits unanswered before its member is reported suspect (checked at
+  // once, still in rotation). An API server answers a ClientHello in milliseconds, so a quarter
+  // of first_byte_timeout is far past a healthy answer; and a check started then, whose timeout
+  // is about first_byte_timeout, has nearly run out when the first-byte timeout reports the
+  // member silent: the two pieces of evidence are in at 1.25 first_byte_timeout, not 2.
+  static constexpr Duration suspect_after(Duration first_byte_timeout) {
+    return first_byte_timeout / 4;
+  }
 
   Session(SessionHost& host, uint64_t id, net::Fd client, const net::SocketAddress& client_address,
           std::shared_ptr<const ListenerRuntime> listener);
@@ -156,7 +167,9 @@ class Session {
   // `failed`: the member whose failure left the session without one (null: none was to blame).
   void give_up(BackendStats* failed = nullptr);
   // Reports a member's failed connect (or first flight) to the host, counted on the listener too.
-  void member_failed(const Backend& b, const std::string& reason, bool silent);
+  // `waited`: how long it went unanswered (ConnectFailure::waited).
+  void member_failed(const Backend& b, const std::string& reason, bool silent,
+                     Duration waited = {});
   void schedule_hedge();
   Attempt& other(const Attempt& a) { return &a == &attempts_[0] ? attempts_[1] : attempts_[0]; }
 
@@ -184,6 +197,7 @@ class Session {
   bool first_flight_failed(const std::string& reason, bool silent);
   bool move_first_flight(Attempt& failed, bool silent);
   bool first_byte_overdue(TimePoint now) const;
+  void report_if_suspect(TimePoint now);
   void move_to_latest_pool(const Attempt& failed);
 
   // session.cc
@@ -222,7 +236,8 @@ class Session {
   bool end_set_ : 1 = false;
   bool first_eof_member_ : 1 = false;  // the member shut its side before the client did
   bool replayed_ : 1 = false;
-  uint8_t retries_ : 4 = 0;  // capped at kMaxRetriesLogged
+  bool suspect_reported_ : 1 = false;  // this first flight's member, once (session_replay.cc)
+  uint8_t retries_ : 4 = 0;            // capped at kMaxRetriesLogged
   static constexpr uint8_t kMaxRetriesLogged = 15;
   // The backend leg's dead-peer options wait until the session is a second old (on_timer): a
   // short session would never use them, and five setsockopt() calls were a tenth of what a

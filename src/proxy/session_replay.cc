@@ -48,8 +48,11 @@ void Session::first_flight_sent() {
     stop_watching_first_flight();
     return;
   }
-  phase_deadline_ = host_.now() + pool_->first_byte_timeout;
-  host_.schedule(id_, phase_deadline_);
+  const TimePoint now = host_.now();
+  phase_deadline_ = now + pool_->first_byte_timeout;
+  suspect_reported_ = false;
+  // One wake-up at a time: the suspect time's, which schedules the deadline's (on_timer).
+  host_.schedule(id_, now + suspect_after(pool_->first_byte_timeout));
 }
 
 void Session::first_byte_received() { stop_watching_first_flight(); }
@@ -63,6 +66,19 @@ void Session::stop_watching_first_flight() {
   if (up_.buf != nullptr && up_.buf->empty()) host_.buffers().give(std::exchange(up_.buf, nullptr));
 }
 
+// Past suspect_after() the member is reported suspect, once: checked at once, left in rotation,
+// the session still waiting on it. A slow member that then answers costs one check, and its
+// report is throttled per member (BackendStats::take_suspect_report).
+void Session::report_if_suspect(TimePoint now) {
+  if (!awaiting_first_byte_ || phase_deadline_ == TimePoint{} || suspect_reported_) return;
+  const Duration timeout = pool_->first_byte_timeout;
+  if (now < phase_deadline_ - timeout + suspect_after(timeout)) return;
+  suspect_reported_ = true;
+  const Attempt& connected = backend_ == &attempts_[0].side ? attempts_[0] : attempts_[1];
+  host_.member_suspect(*pool_, pool_->candidates[connected.candidate]);
+  host_.schedule(id_, phase_deadline_);
+}
+
 bool Session::first_byte_overdue(TimePoint now) const {
   return awaiting_first_byte_ && phase_deadline_ != TimePoint{} && now >= phase_deadline_;
 }
@@ -72,7 +88,10 @@ bool Session::first_byte_overdue(TimePoint now) const {
 // that is safe. True when the session went on without this member: to another one, or closed.
 bool Session::first_flight_failed(const std::string& reason, bool silent) {
   Attempt& failed = backend_ == &attempts_[0].side ? attempts_[0] : attempts_[1];
-  member_failed(pool_->candidates[failed.candidate], reason, silent);
+  const Duration waited = phase_deadline_ == TimePoint{}
+                              ? Duration::zero()
+                              : host_.now() - (phase_deadline_ - pool_->first_byte_timeout);
+  member_failed(pool_->candidates[failed.candidate], reason, silent, waited);
   return move_first_flight(failed, silent);
 }
 

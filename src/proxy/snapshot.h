@@ -74,6 +74,16 @@ struct ConnectFailure {
   // No answer at all (connect timeout, or slower than hedge_after): the host may be dark, so its
   // established sessions may be dead without a FIN or RST.
   bool silent = false;
+  // How long it waited unanswered before the worker gave up on it (silent only): a check that got
+  // no answer within that time is the silence's second signal already (daemon/member_health.h).
+  Duration waited{};
+};
+
+// Not a failure yet: a first flight to `member_id` has waited Session::suspect_after() without an
+// answer. Sent to the control thread, which checks the member at once and leaves it in rotation.
+struct MemberSuspect {
+  std::string pool;
+  std::string member_id;
 };
 
 }  // namespace vigil::proxy

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "base/clock.h"
 #include "model/disruption.h"
 
 namespace vigil::proxy {
@@ -26,6 +27,20 @@ struct BackendStats {
   std::atomic<uint64_t> hedges{0};
   std::atomic<uint64_t> replays{0};
   std::atomic<uint64_t> failed_sessions{0};
+
+  // When a worker last reported the member suspect (MemberSuspect), in steady-clock ticks; 0:
+  // never. One report per member per period across every worker: a slow member's many late first
+  // flights cost the control thread one message and one check, not one each.
+  std::atomic<Duration::rep> suspect_reported_at{0};
+
+  // True when the caller is to report the member suspect at `now`: none was reported within
+  // `period` before. A compare-and-swap, so of workers racing exactly one wins; never blocks.
+  bool take_suspect_report(TimePoint now, Duration period) {
+    const Duration::rep at = now.time_since_epoch().count();
+    Duration::rep last = suspect_reported_at.load(std::memory_order_relaxed);
+    if (last != 0 && at - last < period.count()) return false;
+    return suspect_reported_at.compare_exchange_strong(last, at, std::memory_order_relaxed);
+  }
 
   model::DisruptionCounts disruption() const {
     constexpr auto r = std::memory_order_relaxed;

@@ -40,7 +40,9 @@ class Member {
     kAnswerAtEof,       // reads to EOF, then answers "got <n> bytes"
     kResetAfterRead,    // reads once, then resets the connection (SO_LINGER 0) without a byte
     kBannerThenSilent,  // speaks first (a banner, like SSH), then reads and never answers
+    kSlowEcho,          // echoes, each answer kSlowBy late: loaded, but alive
   };
+  static constexpr auto kSlowBy = 500ms;
   explicit Member(Behaviour behaviour = kEcho) : behaviour_(behaviour) {
     fd_ = std::move(*net::listen_tcp(loopback(), {.reuse_port = false}));
     address_ = *net::local_address(fd_.get());
@@ -89,7 +91,12 @@ class Member {
         ::setsockopt(c, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
         break;
       }
-      if (behaviour_ == kEcho && ::send(c, buf, static_cast<size_t>(n), MSG_NOSIGNAL) != n) break;
+      // The member's own slowness, not a wait for a condition: what the test is about.
+      if (behaviour_ == kSlowEcho) std::this_thread::sleep_for(kSlowBy);
+      if ((behaviour_ == kEcho || behaviour_ == kSlowEcho) &&
+          ::send(c, buf, static_cast<size_t>(n), MSG_NOSIGNAL) != n) {
+        break;
+      }
     }
     if (behaviour_ == kAnswerAtEof) {
       const std::string reply = "got " + std::to_string(total) + " bytes";
@@ -111,6 +118,7 @@ class Member {
 struct Failures {
   std::mutex mutex;
   std::vector<ConnectFailure> seen;
+  std::vector<MemberSuspect> suspects;
 };
 
 // One worker serving one listener in front of the given members.
@@ -150,10 +158,16 @@ class Proxy {
                          .log_connections = log_connections});
     worker_ =
         std::make_unique<Worker>(0, std::move(listeners), std::vector<PoolSnapshotPtr>{pool_},
-                                 WorkerCallbacks{.on_connect_failure = [this](ConnectFailure f) {
-                                   std::lock_guard lock(failures_.mutex);
-                                   failures_.seen.push_back(std::move(f));
-                                 }});
+                                 WorkerCallbacks{.on_connect_failure =
+                                                     [this](ConnectFailure f) {
+                                                       std::lock_guard lock(failures_.mutex);
+                                                       failures_.seen.push_back(std::move(f));
+                                                     },
+                                                 .on_suspect =
+                                                     [this](MemberSuspect m) {
+                                                       std::lock_guard lock(failures_.mutex);
+                                                       failures_.suspects.push_back(std::move(m));
+                                                     }});
     worker_->start();
   }
   net::SocketAddress address() const { return address_; }
@@ -162,6 +176,10 @@ class Proxy {
   std::vector<ConnectFailure> failures() {
     std::lock_guard lock(failures_.mutex);
     return failures_.seen;
+  }
+  std::vector<MemberSuspect> suspects() {
+    std::lock_guard lock(failures_.mutex);
+    return failures_.suspects;
   }
   void publish(PoolSnapshotPtr p) { worker_->publish({std::move(p)}); }
   Worker& worker() { return *worker_; }

@@ -101,12 +101,23 @@ bool Worker::Loop::take_hedge_token() {
 }
 
 void Worker::Loop::connect_failed(const PoolSnapshot& pool, const Backend& backend,
-                                  const std::string& reason, bool silent) {
+                                  const std::string& reason, bool silent, Duration waited) {
   backend.stats->connect_failures.fetch_add(1, std::memory_order_relaxed);
   if (callbacks_.on_connect_failure) {
-    callbacks_.on_connect_failure(
-        {.pool = pool.name, .member_id = backend.member_id, .reason = reason, .silent = silent});
+    callbacks_.on_connect_failure({.pool = pool.name,
+                                   .member_id = backend.member_id,
+                                   .reason = reason,
+                                   .silent = silent,
+                                   .waited = waited});
   }
+}
+
+void Worker::Loop::member_suspect(const PoolSnapshot& pool, const Backend& backend) {
+  if (!callbacks_.on_suspect ||
+      !backend.stats->take_suspect_report(now_, pool.first_byte_timeout)) {
+    return;
+  }
+  callbacks_.on_suspect({.pool = pool.name, .member_id = backend.member_id});
 }
 
 size_t Worker::Loop::close_member_sessions(const BackendStats* member) {

@@ -34,8 +34,7 @@ transport_url = fake://
 auth_strategy = noauth
 bind_host = 127.0.0.1
 bind_port = {api_port}
-enabled_provider_drivers = vigil:The vigil TCP load balancer
-default_provider_driver = vigil
+{providers}
 
 [database]
 connection = sqlite:///{dir}/octavia.db
@@ -49,13 +48,21 @@ compute_driver = compute_noop_driver
 status_socket_path = {dir}/status.sock
 stats_socket_path = {dir}/stats.sock
 get_socket_path = {dir}/get.sock
-enabled_provider_agents = vigil
-
-[vigil]
-endpoint = http://{vigil_admin}
-token_file = {token_file}
-status_interval = 1
+{agents}
 """
+
+# The vigil provider driver and its agent, fed by a vigil daemon.
+VIGIL_PROVIDER = (
+    "enabled_provider_drivers = vigil:The vigil TCP load balancer\n"
+    "default_provider_driver = vigil",
+    "enabled_provider_agents = vigil\n\n"
+    "[vigil]\nendpoint = http://{vigil_admin}\ntoken_file = {token_file}\nstatus_interval = 1")
+# Octavia's noop provider: it records calls and reports nothing; a test moves statuses itself
+# through the driver agent (noop_provider.py in tests/octavia).
+NOOP_PROVIDER = (
+    "enabled_provider_drivers = noop_driver:The Octavia no-op driver\n"
+    "default_provider_driver = noop_driver",
+    "enabled_provider_agents =")
 
 
 def missing():
@@ -85,9 +92,11 @@ def install_entry_points(site):
 
 
 class Octavia:
-    """octavia-api, octavia-driver-agent and the project proxy, in `tmp_path/octavia`."""
+    """octavia-api, octavia-driver-agent and the project proxy, in `tmp_path/octavia`; with the
+    vigil provider driver fed by the vigil at `vigil_admin`, or without one Octavia's noop
+    provider. `proxy_options` go to the ProjectProxy."""
 
-    def __init__(self, tmp_path, vigil_admin, token_file):
+    def __init__(self, tmp_path, vigil_admin=None, token_file=None, **proxy_options):
         self.dir = Path(tmp_path) / "octavia"
         self.dir.mkdir()
         self.procs = []
@@ -98,8 +107,10 @@ class Octavia:
                         PYTHONWARNINGS="ignore", no_proxy="*")
         self.api_port = free_port()
         self.conf = self.dir / "octavia.conf"
-        self.conf.write_text(CONF.format(api_port=self.api_port, dir=self.dir,
-                                         vigil_admin=vigil_admin, token_file=token_file))
+        providers, agents = NOOP_PROVIDER if vigil_admin is None else VIGIL_PROVIDER
+        self.conf.write_text(CONF.format(
+            api_port=self.api_port, dir=self.dir, providers=providers,
+            agents=agents.format(vigil_admin=vigil_admin, token_file=token_file)))
         subprocess.run([PYTHON, str(Path(__file__).parent / "octavia_schema.py"),
                         "--config-file", str(self.conf)], check=True, env=self.env, timeout=180,
                        capture_output=True)
@@ -108,7 +119,7 @@ class Octavia:
         wait_for(self._api_answers, timeout=120, interval=0.5, what="octavia-api answering")
         wait_for(lambda: all((self.dir / f"{s}.sock").exists() for s in ("status", "stats", "get")),
                  timeout=120, interval=0.5, what="the driver agent's sockets")
-        self.proxy = ProjectProxy("127.0.0.1", self.api_port, PROJECT_ID)
+        self.proxy = ProjectProxy("127.0.0.1", self.api_port, PROJECT_ID, **proxy_options)
 
     def _start(self, name, program):
         log = open(self.dir / f"{name}.log", "w")

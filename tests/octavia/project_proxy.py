@@ -1,7 +1,9 @@
 """What Keystone's middleware and Neutron give Octavia's CLI in a cloud, in front of a noauth
 Octavia API on loopback: every request gets an X-Project-Id header (what keystonemiddleware sets
-from a real token), and the CLI's Neutron lookups of `--vip-subnet-id NAME` (/v2.0/subnets,
-networks, ports on the same endpoint) are answered with one subnet on loopback.
+from a real token), the CLI's Keystone lookup of `--project ID` (/projects/ID, /projects?name=)
+finds that project, and the CLI's Neutron lookups of `--vip-subnet-id NAME` (/v2.0/subnets,
+networks, ports on the same endpoint) are answered with one subnet on loopback (or the subnet
+and network given; or forwarded, with `neutron=None`, to an API that answers them itself).
 
 A thread of the test process; http.server and http.client do the HTTP.
 """
@@ -22,12 +24,13 @@ HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", 
               "proxy-authorization", "proxy-authenticate", "content-length"}
 
 
-def _neutron_answer(path, query):
-    """The answer to a Neutron lookup, or None when `path` is not one."""
+def _neutron_answer(neutron, path, query):
+    """The answer to a Neutron lookup from `neutron` ({collection: item or None}), or None when
+    `path` is not one."""
     parts = path.strip("/").split("/")
-    if len(parts) < 2 or parts[0] != "v2.0" or parts[1] not in NEUTRON:
+    if neutron is None or len(parts) < 2 or parts[0] != "v2.0" or parts[1] not in neutron:
         return None
-    collection, item = parts[1], NEUTRON[parts[1]]
+    collection, item = parts[1], neutron[parts[1]]
     items = [] if item is None else [item]
     for key in ("name", "id"):
         for wanted in query.get(key, []):
@@ -40,10 +43,25 @@ def _neutron_answer(path, query):
     return 200, {collection: items}
 
 
+def _keystone_answer(project_id, path, query):
+    """Keystone's answer to the CLI's lookup of a project, or None when `path` is not one."""
+    parts = path.strip("/").split("/")
+    if parts[0] != "projects" or len(parts) > 2:
+        return None
+    project = {"id": project_id, "name": project_id, "domain_id": "default", "enabled": True}
+    if len(parts) == 2:
+        if parts[1] != project_id:
+            return 404, {"error": {"code": 404, "message": f"Could not find project: {parts[1]}."}}
+        return 200, {"project": project}
+    wanted = query.get("name", []) + query.get("id", [])
+    return 200, {"projects": [project] if all(w == project_id for w in wanted) else []}
+
+
 class ProjectProxy:
-    def __init__(self, api_host, api_port, project_id):
+    def __init__(self, api_host, api_port, project_id, neutron=NEUTRON):
         outer = self
         self.project_id = project_id
+        self.neutron = neutron
 
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -53,7 +71,9 @@ class ProjectProxy:
 
             def _handle(self):
                 url = urllib.parse.urlsplit(self.path)
-                neutron = _neutron_answer(url.path, urllib.parse.parse_qs(url.query))
+                query = urllib.parse.parse_qs(url.query)
+                neutron = (_keystone_answer(outer.project_id, url.path, query)
+                           or _neutron_answer(outer.neutron, url.path, query))
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else None
                 if neutron is not None:
