@@ -90,6 +90,9 @@ std::expected<std::shared_ptr<ssl::context>, TlsContextError> build(const model:
     return failure(fmt::format("cannot create a TLS context: {}", e.what()), true);
   }
   SSL_CTX_set_min_proto_version(ctx->native_handle(), TLS1_2_VERSION);
+  // A kept check connection is idle between checks: without this, each holds OpenSSL's read and
+  // write buffers all the time (3,000 HTTPS members: 322 MB RSS before, 283 after; bench/scale).
+  SSL_CTX_set_mode(ctx->native_handle(), SSL_MODE_RELEASE_BUFFERS);
   error_code ec;
   ctx->set_options(ssl::context::default_workarounds | ssl::context::no_compression, ec);
   ctx->set_verify_mode(tls.verify ? ssl::verify_peer : ssl::verify_none, ec);
