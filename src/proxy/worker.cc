@@ -113,8 +113,11 @@ void Worker::Loop::connect_failed(const PoolSnapshot& pool, const Backend& backe
 }
 
 void Worker::Loop::member_suspect(const PoolSnapshot& pool, const Backend& backend) {
+  // At most one check a second per member for suspicion alone, like a fast_interval: a slow
+  // member's late answers must not turn into a stream of checks against it.
+  constexpr Duration kSuspectEvery = std::chrono::seconds(1);
   if (!callbacks_.on_suspect ||
-      !backend.stats->take_suspect_report(now_, pool.first_byte_timeout)) {
+      !backend.stats->take_suspect_report(now_, std::max(pool.first_byte_timeout, kSuspectEvery))) {
     return;
   }
   callbacks_.on_suspect({.pool = pool.name, .member_id = backend.member_id});

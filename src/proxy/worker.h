@@ -39,7 +39,8 @@ struct WorkerCallbacks {
   // Runs on the worker thread; must only hand the event over (e.g. asio::post to the control
   // thread), never block.
   std::function<void(ConnectFailure)> on_connect_failure;
-  std::function<void(MemberSuspect)> on_suspect;  // at most once per member per first_byte_timeout
+  // At most once per member per first_byte_timeout (and per second).
+  std::function<void(MemberSuspect)> on_suspect;
 };
 
 class Worker {
