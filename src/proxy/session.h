@@ -117,6 +117,14 @@ class Session {
   // flight to another member when it may, as after a silent member: its client never saw the
   // member, so it needs no reconnect. Any other is closed. True when it was closed.
   bool leave_member();
+  // leave_member(), with the cause the connection log records if it closes the session:
+  // kMemberDown (marked down, maintenance, silent) or kKilled (an operator's kill).
+  bool leave_member_for(SessionEnd why) {
+    leave_cause_ = why;
+    const bool closed = leave_member();
+    leave_cause_ = SessionEnd::kMemberDown;
+    return closed;
+  }
   // The connected member's counters, which also identify it; null before connecting.
   const BackendStats* member() const { return backend_stats_.get(); }
   int backend_fd() const { return backend_ ? backend_->fd.get() : -1; }
@@ -258,8 +266,11 @@ class Session {
       first_eof_member_ = &src != &client_;
     }
   }
+  // What leave_member() records as kMemberDown: set only during leave_member_for().
+  SessionEnd leave_cause_ = SessionEnd::kMemberDown;
   // Records why the session ends, unless a cause was set already.
   void ending(SessionEnd why) {
+    if (why == SessionEnd::kMemberDown) why = leave_cause_;
     if (!end_set_) end_ = why;
     end_set_ = true;
   }
