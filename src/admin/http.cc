@@ -8,7 +8,12 @@ namespace vigil::admin {
 Response fault(int status, std::string_view message) {
   Response r;
   r.status = status;
-  r.body = boost::json::serialize(boost::json::object{{"faultstring", message}});
+  // WSME's whole error body, as Octavia answers it.
+  r.body = boost::json::serialize(boost::json::object{
+      {"faultcode", status >= 500 ? "Server" : "Client"},
+      {"faultstring", message},
+      {"debuginfo", nullptr},
+  });
   return r;
 }
 

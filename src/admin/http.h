@@ -25,6 +25,8 @@ struct Request {
   std::string_view target;  // "/v2/lbaas/pools?name=masters"
   std::string_view x_auth_token;
   std::string_view authorization;
+  // The project keystonemiddleware puts in front of the Octavia API; empty: none.
+  std::string_view x_project_id;
   std::string_view body;  // POST and PUT
   // What the status page's browser sends (login cookie, cross-site guards).
   std::string_view cookie;
@@ -70,7 +72,10 @@ using OverrideFn = std::function<Result<void>(
 struct RouteContext {
   std::string_view token;       // empty: no token configured, every authenticated route answers 401
   std::string_view read_token;  // admin.read_token_file: GETs only; empty: none
-  const ViewsSource& views;     // called only by routes that show state, never for /healthz
+  // admin.octavia_project: the project of load balancers created without X-Project-Id or a
+  // project_id, and of the config file's objects; empty: none ("").
+  std::string_view default_project;
+  const ViewsSource& views;  // called only by routes that show state, never for /healthz
   model::WallTime now;
   ObjectStore* store = nullptr;              // null: the Octavia API cannot create objects (405)
   const ApplyFn* apply = nullptr;            // required with a store

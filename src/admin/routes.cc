@@ -102,7 +102,7 @@ Response authenticated(const Request& request, const Target& target, const Route
   auto views = [&] { return merged_views(ctx.views(), ctx.store); };
   if (v2 && s[1] == "lbaas") {
     const std::vector<model::LoadBalancerView> lbs = views();
-    const Catalog catalog(lbs, ctx.store);
+    const Catalog catalog(lbs, ctx.store, ctx.default_project);
     if (get) return route_octavia(target, catalog);
     return route_octavia_write(request, target, catalog, ctx);
   }

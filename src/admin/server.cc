@@ -24,6 +24,7 @@
 
 #include "admin/limits.h"
 #include "admin/login_sessions.h"
+#include "admin/octavia/random_id.h"
 #include "admin/routes.h"
 #include "admin/text.h"
 #include "base/log.h"
@@ -204,6 +205,7 @@ class Session : public std::enable_shared_from_this<Session> {
         .target = req.target(),
         .x_auth_token = req["X-Auth-Token"],
         .authorization = req[http::field::authorization],
+        .x_project_id = req["X-Project-Id"],
         .body = req.body(),
         .cookie = req[http::field::cookie],
         .host = req[http::field::host],
@@ -216,6 +218,7 @@ class Session : public std::enable_shared_from_this<Session> {
       response =
           route(request, RouteContext{.token = o.token,
                                       .read_token = o.read_token,
+                                      .default_project = o.default_project,
                                       .views = server_->view,
                                       .now = std::chrono::system_clock::now(),
                                       .store = o.store,
@@ -254,6 +257,10 @@ class Session : public std::enable_shared_from_this<Session> {
     response_.result(static_cast<unsigned>(r.status));
     response_.set(http::field::server, "vigil");
     response_.set(http::field::content_type, r.content_type);
+    // Octavia's (oslo's) request id on every answer, errors included: clients print it with
+    // each error ("Request-ID: req-..."). A fresh one, as oslo makes it: nothing a client sent
+    // is echoed into a header.
+    response_.set("x-openstack-request-id", "req-" + random_uuid());
     for (const auto& [name, value] : r.headers) response_.set(name, value);
     response_.keep_alive(keep_alive);
     response_.body() = std::move(r.body);
@@ -437,6 +444,10 @@ int AdminServer::listening_fd() const {
 void AdminServer::set_token(std::string token) {
   if (token != state_->options.token) state_->logins.clear();
   state_->options.token = std::move(token);
+}
+
+void AdminServer::set_default_project(std::string project) {
+  state_->options.default_project = std::move(project);
 }
 
 void AdminServer::set_read_token(std::string token) {

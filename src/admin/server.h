@@ -22,6 +22,7 @@ struct Options {
   std::string listen = "127.0.0.1:8404";  // "addr:port", "[::1]:port"; port 0 = kernel picks
   std::string token;                      // empty: every authenticated route answers 401
   std::string read_token;                 // admin.read_token_file: GETs only; empty: none
+  std::string default_project;            // admin.octavia_project (http.h RouteContext)
   // Limits; tests shorten them.
   std::chrono::milliseconds idle_timeout{60'000};  // a connection idle this long is closed
   // A connection that has not sent a whole request head this long after it opened (or after
@@ -75,6 +76,7 @@ class AdminServer {
   // On reload; applies to the next request. A changed token signs out the page's sessions.
   void set_token(std::string token);
   void set_read_token(std::string token);
+  void set_default_project(std::string project);
   size_t connections() const;  // open now; tests wait on it
   // Closes the listener and every open connection. Pending handlers finish on `io` later.
   void stop();

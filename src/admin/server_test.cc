@@ -16,6 +16,7 @@
 #include <boost/json.hpp>
 
 #include "admin/limits.h"
+#include "admin/octavia/random_id.h"
 #include "admin/sample_view_test.h"
 #include "testing/run_until.h"
 
@@ -33,6 +34,7 @@ struct Reply {
   std::string body;
   std::string content_type;
   std::string set_cookie;
+  std::string request_id;  // x-openstack-request-id
   std::string error;
 };
 
@@ -81,6 +83,7 @@ class ServerTest : public ::testing::Test {
                 reply.body = parser.get().body();
                 reply.content_type = std::string(parser.get()[http::field::content_type]);
                 reply.set_cookie = std::string(parser.get()[http::field::set_cookie]);
+                reply.request_id = std::string(parser.get()["x-openstack-request-id"]);
               }
               done = true;
             });
@@ -199,6 +202,27 @@ TEST_F(ServerTest, SignsInWithTheFormAndACookieAndOutAgain) {
   // A rotated token signs every browser out.
   server_->set_token("rotated");
   EXPECT_EQ(get("/", cookie + "\r\n").status, 303);
+}
+
+// req- and a UUIDv4, as oslo's request-id middleware makes them.
+bool is_request_id(const std::string& id) {
+  return id.size() == 40 && id.starts_with("req-") && is_uuid(id.substr(4)) && id[18] == '4';
+}
+
+TEST_F(ServerTest, EveryAnswerHasAFreshRequestIdNotTheClients) {
+  const Reply ok = get("/v2/lbaas/loadbalancers");
+  const Reply missing = get("/v2.0/lbaas/pools/nope");
+  const Reply denied = get("/v2/lbaas/pools", "X-OpenStack-Request-ID: req-mine\r\n");
+  const Reply garbage = send_raw("GET / HTTP/9.9\r\n\r\n");
+  const Reply healthz = get("/healthz", "");
+  EXPECT_EQ(ok.status, 200);
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(denied.status, 401);
+  EXPECT_EQ(garbage.status, 400);
+  for (const Reply* r : {&ok, &missing, &denied, &garbage, &healthz}) {
+    EXPECT_TRUE(is_request_id(r->request_id)) << r->request_id;
+  }
+  EXPECT_NE(ok.request_id, missing.request_id);
 }
 
 TEST_F(ServerTest, TooLargeBodyIs413) {

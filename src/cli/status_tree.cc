@@ -94,15 +94,17 @@ json::object octavia_status(const json::object& o, std::initializer_list<const c
 
 json::object octavia_pool_status(const json::object& p) {
   json::object out = octavia_status(p, {"id", "name", "operating_status"});
-  json::object monitor;  // Octavia shows {} for a pool without one
+  // As the API's tree (Octavia 11): `health_monitor`, and `healthmonitor` for gophercloud; no key
+  // for a pool without one.
   if (const json::object* hm = child(p, "health_monitor")) {
-    monitor = {{"id", str(*hm, "id")},
-               {"name", str(p, "name")},
-               {"type", str(*hm, "type")},
-               {"operating_status", "ONLINE"},
-               {"provisioning_status", "ACTIVE"}};
+    const json::object monitor = {{"id", str(*hm, "id")},
+                                  {"name", str(p, "name")},
+                                  {"type", str(*hm, "type")},
+                                  {"operating_status", "ONLINE"},
+                                  {"provisioning_status", "ACTIVE"}};
+    out["health_monitor"] = monitor;
+    out["healthmonitor"] = monitor;
   }
-  out["healthmonitor"] = std::move(monitor);
   json::array members;
   for (const json::value& m : list(p, "members")) {
     if (m.is_object()) {
@@ -176,17 +178,12 @@ Result<std::string> format_status_tree_json(std::string_view status_json) {
       pools.push_back(octavia_pool_status(*p));
     }
     l["pools"] = std::move(pools);
-    l["l7policies"] = json::array();
     listeners.push_back(std::move(l));
   }
-  json::array pools;
-  for (const json::value& p : list(doc, "pools")) {
-    if (p.is_object()) pools.push_back(octavia_pool_status(p.as_object()));
-  }
+  // Pools only under their listeners, as Octavia's tree has them.
   const json::object* lb = child(doc, "loadbalancer");
   json::object root = lb ? octavia_status(*lb, {"id", "name", "operating_status"}) : json::object();
   root["listeners"] = std::move(listeners);
-  root["pools"] = std::move(pools);
   return pretty_json(json::object{{"statuses", json::object{{"loadbalancer", std::move(root)}}}});
 }
 

@@ -202,6 +202,12 @@ constexpr KeySpec<Admin> kAdminKeys[] = {
      "Where objects created through the API, and members' runtime overrides (`vigil member "
      "drain`, ...; see docs/operations.md), are kept (written atomically).",
      [](YamlReader& r, const Field& f, Admin& a) { r.set_string(f, a.state_file); }},
+    {"octavia_project", "text", "",
+     "The Octavia API's project_id for a load balancer created without one: when the request "
+     "has no `X-Project-Id` header (which Keystone's middleware sets) and its body no "
+     "`project_id`. The config file's objects show it too. Empty: `\"\"`. Takes effect on "
+     "reload.",
+     [](YamlReader& r, const Field& f, Admin& a) { r.set_string(f, a.octavia_project); }},
 };
 
 constexpr KeySpec<model::Log> kLogKeys[] = {

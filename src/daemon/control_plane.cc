@@ -116,6 +116,7 @@ Result<void> ControlPlane::start() {
             .listen = file.admin.listen,
             .token = tokens_.write,
             .read_token = tokens_.read,
+            .default_project = file.admin.octavia_project,
             .store = store_.get(),
             .apply = [this](const std::vector<model::Config>& api) { return apply_api(api); },
             .reload = [this] { return announced_reload(*this); },
@@ -203,6 +204,7 @@ Result<std::vector<std::string>> ControlPlane::reload() {
     return std::unexpected(applied.error());
   }
   if (admin_) {
+    admin_->set_default_project(admin.octavia_project);
     // A rotated token takes effect with the reload; an unreadable one keeps the old ones. A file
     // named for the first time has its permissions checked, as at start.
     const bool new_files = admin.token_file != token_files_.token_file ||

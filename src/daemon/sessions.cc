@@ -86,7 +86,8 @@ void ControlPlane::kill_sessions(const std::vector<std::string>& member_ids,
   for (const MemberRuntime* m : members) {
     for (auto& w : workers_) {
       w->close_member_sessions(
-          m->stats, [this, g](size_t n) { boost::asio::post(io_, [g, n] { g->add(n); }); });
+          m->stats, [this, g](size_t n) { boost::asio::post(io_, [g, n] { g->add(n); }); },
+          proxy::SessionEnd::kKilled);
     }
   }
 }

@@ -74,6 +74,7 @@ std::vector<model::LoadBalancerView> ControlPlane::views() const {
                               .last_reload_at = last_reload_at_};
     for (const auto& w : workers_) v.connection_log_dropped += w->connection_log().dropped();
     std::vector<model::OperatingStatus> listener_statuses;
+    std::vector<model::OperatingStatus> used_pool_statuses;
     for (const std::string& id : lb.listener_ids) {
       const ListenerRuntime& l = listeners_.at(id);
       const auto pool = pools_.find(l.pool_id);
@@ -86,12 +87,14 @@ std::vector<model::LoadBalancerView> ControlPlane::views() const {
           .bound = l.bound,
           .bind_error = l.bind_error,
           .bind_errors = l.bind_failures,
-          .operating_status = !l.bind_error.empty() ? model::OperatingStatus::kError
-                              : has_pool            ? pool->second->status
-                                                    : model::OperatingStatus::kOffline,
       };
       listener_counters(*l.stats, lv);
+      lv.operating_status = model::listener_status(
+          {.bound = l.bind_error.empty(),
+           .full = l.config.max_connections > 0 &&
+                   lv.active_connections >= static_cast<uint64_t>(l.config.max_connections)});
       listener_statuses.push_back(lv.operating_status);
+      if (has_pool) used_pool_statuses.push_back(pool->second->status);
       v.listeners.push_back(std::move(lv));
     }
     for (const std::string& id : lb.pool_ids) {
@@ -109,11 +112,8 @@ std::vector<model::LoadBalancerView> ControlPlane::views() const {
       for (const MemberRuntime& m : p.members) pv.members.push_back(member_view(p, m));
       v.pools.push_back(std::move(pv));
     }
-    if (lb.listener_ids.empty()) {
-      // A load balancer without listeners takes its status from its pools.
-      for (const auto& pv : v.pools) listener_statuses.push_back(pv.operating_status);
-    }
-    v.operating_status = model::aggregate_status(listener_statuses);
+    v.operating_status =
+        model::load_balancer_status({.listeners = listener_statuses, .pools = used_pool_statuses});
     // By pool id: two load balancers may both have a pool named "masters".
     for (const auto& t : transitions_) {
       if (std::ranges::find(lb.pool_ids, t.pool_id) != lb.pool_ids.end()) {

@@ -209,6 +209,7 @@ struct Admin {
   std::string token_file;
   std::string read_token_file;  // a token for GETs only (metrics, status, the page)
   std::string state_file;
+  std::string octavia_project;  // the Octavia API's project_id when a request names none
 };
 
 // Where a load balancer's objects come from: a config file (read-only through the API, changed

@@ -20,6 +20,7 @@ OperatingStatus member_status(const MemberFacts& m) {
 }
 
 OperatingStatus pool_status(std::span<const OperatingStatus> members) {
+  if (members.empty()) return OperatingStatus::kOnline;
   const bool any_serving = std::ranges::any_of(members, [](OperatingStatus s) {
     return s == OperatingStatus::kOnline || s == OperatingStatus::kNoMonitor;
   });
@@ -30,17 +31,24 @@ OperatingStatus pool_status(std::span<const OperatingStatus> members) {
   return OperatingStatus::kOnline;
 }
 
-OperatingStatus aggregate_status(std::span<const OperatingStatus> children) {
-  if (children.empty()) return OperatingStatus::kOnline;
-  if (std::ranges::all_of(children,
-                          [](OperatingStatus s) { return s == OperatingStatus::kError; })) {
-    return OperatingStatus::kError;
+OperatingStatus listener_status(const ListenerFacts& l) {
+  if (!l.enabled) return OperatingStatus::kOffline;
+  if (!l.bound) return OperatingStatus::kError;
+  if (l.full) return OperatingStatus::kDegraded;
+  return OperatingStatus::kOnline;
+}
+
+OperatingStatus load_balancer_status(const LoadBalancerFacts& lb) {
+  if (!lb.enabled) return OperatingStatus::kOffline;
+  auto any = [](std::span<const OperatingStatus> all, OperatingStatus s) {
+    return std::ranges::find(all, s) != all.end();
+  };
+  if (any(lb.pools, OperatingStatus::kError)) return OperatingStatus::kError;
+  if (any(lb.pools, OperatingStatus::kDegraded) || any(lb.listeners, OperatingStatus::kDegraded) ||
+      any(lb.listeners, OperatingStatus::kError)) {
+    return OperatingStatus::kDegraded;
   }
-  if (std::ranges::all_of(children,
-                          [](OperatingStatus s) { return s == OperatingStatus::kOnline; })) {
-    return OperatingStatus::kOnline;
-  }
-  return OperatingStatus::kDegraded;
+  return OperatingStatus::kOnline;
 }
 
 }  // namespace vigil::model

@@ -41,12 +41,32 @@ struct MemberFacts {
 // member that has a monitor but no result yet.
 OperatingStatus member_status(const MemberFacts& m);
 
-// ERROR when no member takes traffic (ONLINE or NO_MONITOR) or there is no member; DEGRADED when
-// some member is ERROR; else ONLINE. Disabled and draining members do not make a pool DEGRADED.
+// As Octavia's amphora health driver reads HAProxy's backend: ONLINE when the pool has no member
+// ("working or no servers": an empty pool is no failure); ERROR when it has members and none
+// takes traffic (ONLINE or NO_MONITOR); DEGRADED when some member is ERROR; else ONLINE.
+// Disabled and draining members do not make a pool DEGRADED.
 OperatingStatus pool_status(std::span<const OperatingStatus> members);
 
-// Listeners take their pool's status; a load balancer is ERROR when every listener is, DEGRADED
-// when any is not ONLINE, else ONLINE (no listener: ONLINE).
-OperatingStatus aggregate_status(std::span<const OperatingStatus> children);
+struct ListenerFacts {
+  bool enabled = true;  // the listener and its load balancer are admin_state_up
+  bool bound = true;    // it listens (no bind error)
+  bool full = false;    // it holds max_connections now
+};
+
+// As the amphora reports a frontend, whatever its pool (a listener without one is an open
+// frontend too): OFFLINE when disabled; ERROR when it cannot listen; DEGRADED when full (HAProxy's
+// FULL); else ONLINE.
+OperatingStatus listener_status(const ListenerFacts& l);
+
+struct LoadBalancerFacts {
+  bool enabled = true;
+  std::span<const OperatingStatus> listeners;
+  std::span<const OperatingStatus> pools;  // those a listener uses; others do not count
+};
+
+// As the amphora driver: OFFLINE when disabled; ERROR when a pool is ERROR; DEGRADED when a pool
+// is DEGRADED or a listener DEGRADED (full) or, vigil's addition, ERROR (it cannot listen, which
+// the amphora does not see); else ONLINE (no listener: ONLINE).
+OperatingStatus load_balancer_status(const LoadBalancerFacts& lb);
 
 }  // namespace vigil::model

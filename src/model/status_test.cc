@@ -62,19 +62,64 @@ TEST(PoolStatus, AggregatesMembers) {
       {.description = "only unchecked",
        .members = {S::kOffline, S::kOffline},
        .expected = S::kError},
-      {.description = "empty", .members = {}, .expected = S::kError},
+      {.description = "empty: no servers is no failure", .members = {}, .expected = S::kOnline},
   };
   for (const auto& c : cases) {
     EXPECT_EQ(pool_status(c.members), c.expected) << c.description;
   }
 }
 
-TEST(AggregateStatus, ListenersAndLoadBalancers) {
-  EXPECT_EQ(aggregate_status(std::vector<S>{}), S::kOnline);
-  EXPECT_EQ(aggregate_status(std::vector<S>{S::kOnline, S::kOnline}), S::kOnline);
-  EXPECT_EQ(aggregate_status(std::vector<S>{S::kOnline, S::kError}), S::kDegraded);
-  EXPECT_EQ(aggregate_status(std::vector<S>{S::kDegraded}), S::kDegraded);
-  EXPECT_EQ(aggregate_status(std::vector<S>{S::kError, S::kError}), S::kError);
+TEST(ListenerStatus, IsTheFrontendsNotThePools) {
+  EXPECT_EQ(listener_status({}), S::kOnline);  // with or without a pool
+  EXPECT_EQ(listener_status({.full = true}), S::kDegraded);
+  EXPECT_EQ(listener_status({.bound = false, .full = true}), S::kError);
+  EXPECT_EQ(listener_status({.enabled = false, .bound = false}), S::kOffline);
+}
+
+TEST(LoadBalancerStatus, FollowsTheAmphoraDriver) {
+  struct Case {
+    const char* description;
+    bool enabled = true;
+    std::vector<S> listeners;
+    std::vector<S> pools;
+    S expected;
+  };
+  const Case cases[] = {
+      {.description = "nothing yet", .expected = S::kOnline},
+      {.description = "all online",
+       .listeners = {S::kOnline, S::kOnline},
+       .pools = {S::kOnline},
+       .expected = S::kOnline},
+      {.description = "a pool in error is the load balancer's error",
+       .listeners = {S::kOnline, S::kOnline},
+       .pools = {S::kOnline, S::kError},
+       .expected = S::kError},
+      {.description = "error beats degraded",
+       .listeners = {S::kDegraded},
+       .pools = {S::kDegraded, S::kError},
+       .expected = S::kError},
+      {.description = "a degraded pool",
+       .listeners = {S::kOnline},
+       .pools = {S::kDegraded},
+       .expected = S::kDegraded},
+      {.description = "a full listener",
+       .listeners = {S::kDegraded, S::kOnline},
+       .pools = {S::kOnline},
+       .expected = S::kDegraded},
+      {.description = "a listener that cannot listen",
+       .listeners = {S::kError},
+       .expected = S::kDegraded},
+      {.description = "a disabled listener does not count",
+       .listeners = {S::kOffline, S::kOnline},
+       .expected = S::kOnline},
+      {.description = "disabled", .enabled = false, .pools = {S::kError}, .expected = S::kOffline},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(
+        load_balancer_status({.enabled = c.enabled, .listeners = c.listeners, .pools = c.pools}),
+        c.expected)
+        << c.description;
+  }
 }
 
 TEST(StatusNames, AreOctavias) {

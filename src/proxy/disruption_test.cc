@@ -134,6 +134,44 @@ TEST(ConnectionLog, ASessionEndLeavesARecordOfItsLife) {
   EXPECT_FALSE(r.replayed);
 }
 
+// The records of the sessions that ended, once there is one (waits a bounded time).
+std::vector<ConnectionRecord> ended(Worker& w) {
+  std::vector<ConnectionRecord> records;
+  EXPECT_TRUE(eventually([&] {
+    for (const ConnectionRecord& r : drain(w)) records.push_back(r);
+    return !records.empty();
+  }));
+  return records;
+}
+
+TEST(ConnectionLog, AnOperatorsKillEndsAsKilledAndAMarkDownAsMemberDown) {
+  Member good;
+  Proxy proxy({good.address()}, PoolSnapshot{.connect_timeout = 1s, .hedge_after = 0s}, 1000, 1h,
+              /*log_connections=*/true);
+  const Backend& member = proxy.pool().candidates[0];
+  for (const SessionEnd why : {SessionEnd::kKilled, SessionEnd::kMemberDown}) {
+    net::Fd client = connect_blocking(proxy.address());
+    EXPECT_EQ(exchange(client.get(), "hello"), "hello");
+    std::promise<size_t> closed;
+    proxy.worker().close_member_sessions(
+        member.stats, [&](size_t n) { closed.set_value(n); }, why);
+    auto count = closed.get_future();
+    ASSERT_EQ(count.wait_for(5s), std::future_status::ready);
+    EXPECT_EQ(count.get(), 1u);
+    EXPECT_TRUE(closed_by_peer(client.get()));
+    const std::vector<ConnectionRecord> records = ended(proxy.worker());
+    ASSERT_EQ(records.size(), 1u);
+    EXPECT_EQ(records[0].end, why) << to_string(why);
+  }
+  // Without a cause, a mark-down's: what the control plane's close on a transition relies on.
+  net::Fd client = connect_blocking(proxy.address());
+  EXPECT_EQ(exchange(client.get(), "again"), "again");
+  EXPECT_EQ(close_sessions_of(proxy.worker(), member), 1u);
+  const std::vector<ConnectionRecord> records = ended(proxy.worker());
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].end, SessionEnd::kMemberDown);
+}
+
 TEST(ConnectionLog, AMemberThatResetsAndAnUnloggedListener) {
   Member resets(Member::kResetAfterRead);
   Proxy logged({resets.address()}, PoolSnapshot{.connect_timeout = 1s, .hedge_after = 0s}, 1000, 1h,

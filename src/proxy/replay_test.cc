@@ -129,8 +129,8 @@ std::vector<MemberSuspect> wait_for_suspects(Proxy& proxy, size_t n) {
   return proxy.suspects();
 }
 
-TEST(Replay, ASilentMemberIsSuspectAfterAQuarterOfTheTimeoutThenReportedOnce) {
-  static_assert(Session::suspect_after(1s) == 250ms);
+TEST(Replay, ASilentMemberIsSuspectAfterATenthOfTheTimeoutThenReportedOnce) {
+  static_assert(Session::suspect_after(1s) == 100ms);
   HungMember hung;
   Member good;
   Proxy proxy({hung.address, good.address()}, watching(Replay::kTls, 800ms));
@@ -140,7 +140,7 @@ TEST(Replay, ASilentMemberIsSuspectAfterAQuarterOfTheTimeoutThenReportedOnce) {
   send_all(client.get(), flight);
   const auto suspects = wait_for_suspects(proxy, 1);
   ASSERT_EQ(suspects.size(), 1u);
-  EXPECT_GE(std::chrono::steady_clock::now() - sent, 200ms) << "not before suspect_after";
+  EXPECT_GE(std::chrono::steady_clock::now() - sent, 80ms) << "not before suspect_after";
   EXPECT_EQ(suspects[0].member_id, "m0");
   EXPECT_EQ(suspects[0].pool, "p");
   EXPECT_EQ(read_exactly(client.get(), flight.size()), flight) << "replayed after the timeout";

@@ -92,12 +92,14 @@ class Session {
   // the session is not replayed.
   static constexpr uint32_t kFirstFlightCap = 16 * 1024;
   // How long a first flight waits unanswered before its member is reported suspect (checked at
-  // once, still in rotation). An API server answers a ClientHello in milliseconds, so a quarter
-  // of first_byte_timeout is far past a healthy answer; and a check started then, whose timeout
-  // is about first_byte_timeout, has nearly run out when the first-byte timeout reports the
-  // member silent: the two pieces of evidence are in at 1.25 first_byte_timeout, not 2.
+  // once, still in rotation). An API server answers a ClientHello in milliseconds, so a tenth of
+  // first_byte_timeout (100 ms by default) is far past a healthy answer even on a loaded host;
+  // and a check started then, whose timeout is about first_byte_timeout, has nearly run out when
+  // the first-byte timeout reports the member silent: both pieces of evidence are in at 1.1
+  // first_byte_timeout, not 2. (A quarter, 1.25, left a hung master's watch gap too close to the
+  // 3 s it is promised: docs/failover.md.) A false suspicion costs one check.
   static constexpr Duration suspect_after(Duration first_byte_timeout) {
-    return first_byte_timeout / 4;
+    return first_byte_timeout / 10;
   }
 
   Session(SessionHost& host, uint64_t id, net::Fd client, const net::SocketAddress& client_address,
@@ -128,6 +130,14 @@ class Session {
   // flight to another member when it may, as after a silent member: its client never saw the
   // member, so it needs no reconnect. Any other is closed. True when it was closed.
   bool leave_member();
+  // leave_member(), with the cause the connection log records if it closes the session:
+  // kMemberDown (marked down, maintenance, silent) or kKilled (an operator's kill).
+  bool leave_member_for(SessionEnd why) {
+    leave_cause_ = why;
+    const bool closed = leave_member();
+    leave_cause_ = SessionEnd::kMemberDown;
+    return closed;
+  }
   // The connected member's counters, which also identify it; null before connecting.
   const BackendStats* member() const { return backend_stats_.get(); }
   int backend_fd() const { return backend_ ? backend_->fd.get() : -1; }
@@ -273,8 +283,11 @@ class Session {
       first_eof_member_ = &src != &client_;
     }
   }
+  // What leave_member() records as kMemberDown: set only during leave_member_for().
+  SessionEnd leave_cause_ = SessionEnd::kMemberDown;
   // Records why the session ends, unless a cause was set already.
   void ending(SessionEnd why) {
+    if (why == SessionEnd::kMemberDown) why = leave_cause_;
     if (!end_set_) end_ = why;
     end_set_ = true;
   }

@@ -113,17 +113,20 @@ void Worker::Loop::connect_failed(const PoolSnapshot& pool, const Backend& backe
 }
 
 void Worker::Loop::member_suspect(const PoolSnapshot& pool, const Backend& backend) {
+  // At most one check a second per member for suspicion alone, like a fast_interval: a slow
+  // member's late answers must not turn into a stream of checks against it.
+  constexpr Duration kSuspectEvery = std::chrono::seconds(1);
   if (!callbacks_.on_suspect ||
-      !backend.stats->take_suspect_report(now_, pool.first_byte_timeout)) {
+      !backend.stats->take_suspect_report(now_, std::max(pool.first_byte_timeout, kSuspectEvery))) {
     return;
   }
   callbacks_.on_suspect({.pool = pool.name, .member_id = backend.member_id});
 }
 
-size_t Worker::Loop::close_member_sessions(const BackendStats* member) {
+size_t Worker::Loop::close_member_sessions(const BackendStats* member, SessionEnd why) {
   size_t closed = 0;
   for (auto& [id, s] : sessions_) {
-    if (s->established() && s->member() == member && s->leave_member()) ++closed;
+    if (s->established() && s->member() == member && s->leave_member_for(why)) ++closed;
   }
   return closed;  // deleted after this event batch, like every closed session
 }
@@ -249,9 +252,9 @@ void Worker::reconfigure(std::vector<PoolSnapshotPtr> pools, std::vector<ListenS
 }
 
 void Worker::close_member_sessions(std::shared_ptr<const BackendStats> member,
-                                   std::function<void(size_t)> done) {
-  post([member = std::move(member), done = std::move(done)](Loop& loop) {
-    const size_t n = loop.close_member_sessions(member.get());
+                                   std::function<void(size_t)> done, SessionEnd why) {
+  post([member = std::move(member), done = std::move(done), why](Loop& loop) {
+    const size_t n = loop.close_member_sessions(member.get(), why);
     if (done) done(n);
   });
 }

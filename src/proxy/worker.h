@@ -39,7 +39,8 @@ struct WorkerCallbacks {
   // Runs on the worker thread; must only hand the event over (e.g. asio::post to the control
   // thread), never block.
   std::function<void(ConnectFailure)> on_connect_failure;
-  std::function<void(MemberSuspect)> on_suspect;  // at most once per member per first_byte_timeout
+  // At most once per member per first_byte_timeout (and per second).
+  std::function<void(MemberSuspect)> on_suspect;
 };
 
 class Worker {
@@ -61,8 +62,10 @@ class Worker {
   // Members are named by their counters (the BackendStats in their snapshots).
   // Any thread. Closes this worker's established sessions to the member, so their clients
   // reconnect through a healthy one; `done` then runs on the worker thread with the count.
+  // `why` is the end the connection log records: kMemberDown, or kKilled for an operator's kill.
   void close_member_sessions(std::shared_ptr<const BackendStats> member,
-                             std::function<void(size_t)> done);
+                             std::function<void(size_t)> done,
+                             SessionEnd why = SessionEnd::kMemberDown);
   // Any thread. The member did not answer a connect: its sessions may be dead without a FIN or
   // RST. Tightens keepalive on their backend legs so that the kernel finds out in seconds.
   void probe_member_sessions(std::shared_ptr<const BackendStats> member,

@@ -45,7 +45,7 @@ class Worker::Loop final : public SessionHost {
   void connect_failed(const PoolSnapshot& pool, const Backend& backend, const std::string& reason,
                       bool silent, Duration waited) override;
   void member_suspect(const PoolSnapshot& pool, const Backend& backend) override;
-  size_t close_member_sessions(const BackendStats* member);
+  size_t close_member_sessions(const BackendStats* member, SessionEnd why);
   void probe_member_sessions(const BackendStats* member, const net::DeadPeerOptions& probe);
   SessionListing list_sessions(const std::vector<const BackendStats*>* members, size_t limit) const;
   void session_closed(Session& s) override {

@@ -3,8 +3,8 @@ table lists each held connection by its client address, the filters narrow it, -
 daemon's document, and kill closes the member's sessions. Every wait is bounded."""
 import json
 
-from test_sessions import CONFIG, closed_by_peer, hold
-from vigil_harness import EchoServer, Vigil, wait_for
+from test_sessions import start
+from vigil_harness import closed_by_peer, hold, wait_for
 
 
 def rows(table):
@@ -14,13 +14,7 @@ def rows(table):
 
 
 def test_sessions_lists_filters_and_kills(tmp_path, cleanup):
-    b1, b2 = EchoServer(), EchoServer()
-    cleanup(b1)
-    cleanup(b2)
-    vigil = Vigil(tmp_path, CONFIG.format(p1=b1.port, p2=b2.port))
-    cleanup(vigil)
-    vigil.wait_member("master-01", "ONLINE")
-    vigil.wait_member("master-02", "ONLINE")
+    vigil, _, _ = start(tmp_path, cleanup)
     held = [hold(vigil, b"hello"), hold(vigil, b"world")]
     by_client = {"%s:%d" % s.getsockname(): s for s in held}
     try:

@@ -6,10 +6,10 @@ Every wait is bounded.
 """
 import json
 import signal
-import socket
 import subprocess
 
-from vigil_harness import TOKEN, VIGIL, EchoServer, Vigil, echo_once, wait_for
+from vigil_harness import (TOKEN, VIGIL, Vigil, closed_by_peer, echo_once, hold,
+                           start_with_two_echo_members, wait_for)
 
 CONFIG = """
 admin:
@@ -50,29 +50,13 @@ def wait_state(vigil, name, status, pool="masters", timeout=10):
                     timeout, what=f"{pool}/{name} {status}")
 
 
-def hold(vigil):
-    """A session through the listener, proven to be up by one echo."""
-    s = socket.create_connection(vigil.listener("api"), timeout=5)
-    s.sendall(b"hello")
-    assert s.recv(100) == b"hello"
-    return s
-
-
-def closed_by_peer(s):
-    try:
-        return s.recv(100) == b""
-    except ConnectionResetError:
-        return True
+def start(tmp_path, cleanup):
+    return start_with_two_echo_members(tmp_path, cleanup, lambda b1, b2: config(tmp_path, b1, b2),
+                                       wait=wait_state)
 
 
 def test_member_verbs_drain_wait_maint_and_persistence(tmp_path, cleanup):
-    b1, b2 = EchoServer(), EchoServer()
-    cleanup(b1)
-    cleanup(b2)
-    vigil = Vigil(tmp_path, config(tmp_path, b1, b2))
-    cleanup(vigil)
-    wait_state(vigil, "master-01", "ONLINE")
-    wait_state(vigil, "master-02", "ONLINE")
+    vigil, b1, b2 = start(tmp_path, cleanup)
 
     for verb in ("drain", "maint", "ready", "weight"):
         helped = vigil.cli("member", verb, "--help")
@@ -154,11 +138,7 @@ def test_member_verbs_drain_wait_maint_and_persistence(tmp_path, cleanup):
 
 
 def test_a_member_removed_from_the_config_drops_its_override(tmp_path, cleanup):
-    b1, b2 = EchoServer(), EchoServer()
-    cleanup(b1)
-    cleanup(b2)
-    vigil = Vigil(tmp_path, config(tmp_path, b1, b2))
-    cleanup(vigil)
+    vigil, b1, b2 = start(tmp_path, cleanup)
     assert vigil.cli("member", "drain", "others/master-02").returncode == 0
     state = json.loads((tmp_path / "state.json").read_text())
     assert len(state["member_overrides"]) == 1

@@ -55,7 +55,7 @@ def test_bad_input_gets_a_faultstring_and_changes_nothing(tmp_path, cleanup):
         ("POST", "/v2.0/lbaas/listeners",
          {"listener": {"loadbalancer_id": ids["lb"], "protocol": "TCP", "protocol_port": 70000}},
          "70000"),
-        ("POST", pool_members, b'{"member": {"address": ', "Malformed JSON"),
+        ("POST", pool_members, b'{"member": {"address": ', "Request is not in valid JSON format"),
         ("POST", pool_members, {"member": {"address": "127.0.0.1"}}, "protocol_port"),
         ("POST", pool_members, {"member": {"address": "127.0.0.1", "protocol_port": "x"}},
          "Expected an integer"),

@@ -1,11 +1,11 @@
 """Established sessions of a running vigil: GET /v1/sessions lists them (client, member, age,
-bytes each way) with pool and member filters, and POST /v1/sessions/kill closes a member's.
-Two workers, two echo members; every wait is bounded."""
+bytes each way) with pool and member filters, and POST /v1/sessions/kill closes a member's,
+each logged as killed by the operator. Two workers, two echo members; every wait is bounded."""
 import json
-import socket
+import re
 import urllib.request
 
-from vigil_harness import TOKEN, EchoServer, Vigil, wait_for
+from vigil_harness import TOKEN, closed_by_peer, hold, start_with_two_echo_members, wait_for
 
 CONFIG = """
 admin:
@@ -13,7 +13,7 @@ admin:
   token_file: @TOKEN_FILE@
 workers: 2
 listeners:
-  - {{name: api, bind: "127.0.0.1:0", pool: masters}}
+  - {{name: api, bind: "127.0.0.1:0", pool: masters, log_connections: true}}
 pools:
   - name: masters
     algorithm: least_connections
@@ -22,6 +22,10 @@ pools:
       - {{name: master-01, address: 127.0.0.1, port: {p1}}}
       - {{name: master-02, address: 127.0.0.1, port: {p2}}}
 """
+
+
+CONNECTION_END = re.compile(r"info connection listener api client (\S+) member masters/(\S+) .* "
+                            r"end (\w+)$", re.M)
 
 
 def post(vigil, path, body):
@@ -40,33 +44,9 @@ def sessions(vigil, query=""):
     return json.loads(body)
 
 
-def hold(vigil, payload):
-    s = socket.create_connection(vigil.listener("api"), timeout=5)
-    s.sendall(payload)
-    got = b""
-    while len(got) < len(payload):
-        data = s.recv(65536)
-        assert data, "closed before the echo"
-        got += data
-    return s
-
-
-def closed_by_peer(s):
-    try:
-        return s.recv(100) == b""
-    except ConnectionResetError:
-        return True
-
-
 def start(tmp_path, cleanup):
-    b1, b2 = EchoServer(), EchoServer()
-    cleanup(b1)
-    cleanup(b2)
-    vigil = Vigil(tmp_path, CONFIG.format(p1=b1.port, p2=b2.port))
-    cleanup(vigil)
-    vigil.wait_member("master-01", "ONLINE")
-    vigil.wait_member("master-02", "ONLINE")
-    return vigil, b1, b2
+    return start_with_two_echo_members(tmp_path, cleanup,
+                                       lambda b1, b2: CONFIG.format(p1=b1.port, p2=b2.port))
 
 
 def test_sessions_are_listed_filtered_and_killed(tmp_path, cleanup):
@@ -116,6 +96,10 @@ def test_sessions_are_listed_filtered_and_killed(tmp_path, cleanup):
     assert code == 400 and "member" in body["faultstring"]
     assert post(vigil, "/v1/sessions/kill", {"member": "nope"})[0] == 404
     assert "closed 2 sessions of member master-01" in vigil.log_text()
+    # The connection log says who ended them: the operator, not a member marked down.
+    ended = wait_for(lambda: (e := CONNECTION_END.findall(vigil.log_text())) and len(e) >= 2 and e,
+                     timeout=5, what="the killed sessions' connection lines")
+    assert sorted(ended) == sorted((r["client"], "master-01", "killed") for r in on_first), ended
     for s in held:
         s.close()
 

@@ -219,6 +219,41 @@ def echo_once(host, port, payload, timeout=10):
         return b"".join(chunks)
 
 
+def start_with_two_echo_members(tmp_path, cleanup, config, wait=None):
+    """Two EchoServers and a Vigil on config(b1, b2), once its members master-01 and master-02
+    are ONLINE (`wait(vigil, name, status)` when given, else Vigil.wait_member); all three are
+    stopped by `cleanup`. Returns (vigil, b1, b2)."""
+    b1, b2 = EchoServer(), EchoServer()
+    cleanup(b1)
+    cleanup(b2)
+    vigil = Vigil(tmp_path, config(b1, b2))
+    cleanup(vigil)
+    for name in ("master-01", "master-02"):
+        (wait or Vigil.wait_member)(vigil, name, "ONLINE")
+    return vigil, b1, b2
+
+
+def hold(vigil, payload=b"hello", listener="api"):
+    """A session through the listener, proven to be up by the echo of `payload`."""
+    s = socket.create_connection(vigil.listener(listener), timeout=5)
+    s.sendall(payload)
+    got = b""
+    while len(got) < len(payload):
+        data = s.recv(65536)
+        assert data, "closed before the echo"
+        got += data
+    assert got == payload, got
+    return s
+
+
+def closed_by_peer(s):
+    """True once the peer closed or reset the connection (a recv that returns nothing)."""
+    try:
+        return s.recv(100) == b""
+    except ConnectionResetError:
+        return True
+
+
 def https_get(host, port, path, timeout=5):
     """GET over TLS without verification (the simulator's certificate is self-signed)."""
     ctx = ssl.create_default_context()

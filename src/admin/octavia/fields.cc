@@ -261,7 +261,7 @@ void read_member(FieldReader& r, ApiMember& out, Mode mode) {
     if (auto v = r.integer("protocol_port", 1, 65535)) out.protocol_port = static_cast<int>(*v);
     if (auto v = r.string("subnet_id")) {
       if (!is_uuid(*v)) {
-        r.invalid("subnet_id", "Value should be a UUID");
+        r.invalid("subnet_id", "Value should be UUID format");
       } else {
         out.subnet_id = *v;
       }

@@ -5,10 +5,12 @@
 #include <boost/json/value.hpp>
 #include <chrono>
 
+#include "admin/octavia/local_network.h"
 #include "admin/octavia/names.h"
 #include "admin/override_json.h"
 #include "admin/status_json.h"
 #include "admin/text.h"
+#include "model/ids.h"
 
 namespace vigil::admin::octavia {
 namespace {
@@ -40,14 +42,23 @@ int64_t millis(Duration d) {
 }
 
 // Fields every Octavia object carries the same way for objects that come from a config file.
-void add_common(json::object& o, const model::LoadBalancerView& lb) {
-  o["description"] = "";
+// Octavia has a description on load balancers, listeners and pools only. A file's objects
+// belong to no project (Catalog puts in admin.octavia_project).
+void add_common(json::object& o, const model::LoadBalancerView& lb, bool has_description = true) {
+  if (has_description) o["description"] = "";
   o["admin_state_up"] = true;
   o["project_id"] = "";
+  o["tenant_id"] = "";
   o["provisioning_status"] = kOctaviaActive;
   o["created_at"] = octavia_time(lb.started_at);
   o["updated_at"] = octavia_time(lb.started_at);
   o["tags"] = json::array();
+}
+
+// Octavia's TLS fields of listeners and pools, which vigil (passing TLS through) never sets:
+// Octavia 11 sends them as null on TCP listeners and pools without TLS.
+void add_no_tls(json::object& o, std::initializer_list<const char*> keys) {
+  for (const char* k : keys) o[k] = nullptr;
 }
 
 const model::PoolView* find_pool(const model::LoadBalancerView& lb, const std::string& id) {
@@ -68,30 +79,37 @@ json::object member_status(const model::MemberView& m) {
   };
 }
 
+// Octavia 11 names the monitor `health_monitor` and leaves the key out when there is none;
+// gophercloud reads `healthmonitor`, so both are sent.
 json::object pool_status(const model::PoolView& p) {
-  json::object monitor;  // Octavia shows {} for a pool without one.
+  json::array members;
+  for (const model::MemberView& m : p.members) members.push_back(member_status(m));
+  json::object out{
+      {"id", p.id},
+      {"name", p.config.name},
+      {"operating_status", octavia_name(p.operating_status)},
+      {"provisioning_status", kOctaviaActive},
+      {"members", std::move(members)},
+  };
   if (p.config.health_monitor) {
-    monitor = json::object{
+    json::object monitor{
         {"id", p.health_monitor_id},
         {"name", p.config.name},
         {"type", octavia_name(p.config.health_monitor->type)},
         {"operating_status", octavia_name(model::OperatingStatus::kOnline)},
         {"provisioning_status", kOctaviaActive},
     };
+    out["health_monitor"] = monitor;
+    out["healthmonitor"] = std::move(monitor);
   }
-  json::array members;
-  for (const model::MemberView& m : p.members) members.push_back(member_status(m));
-  return json::object{
-      {"id", p.id},
-      {"name", p.config.name},
-      {"operating_status", octavia_name(p.operating_status)},
-      {"provisioning_status", kOctaviaActive},
-      {"healthmonitor", std::move(monitor)},
-      {"members", std::move(members)},
-  };
+  return out;
 }
 
 }  // namespace
+
+std::string vip_port_id(std::string_view lb_id) {
+  return model::uuid_v5("vigil/port/" + std::string(lb_id));
+}
 
 json::object loadbalancer(const model::LoadBalancerView& lb) {
   std::vector<std::string> listener_ids;
@@ -107,10 +125,12 @@ json::object loadbalancer(const model::LoadBalancerView& lb) {
       {"name", lb.name},
       {"operating_status", octavia_name(lb.operating_status)},
       {"vip_address", vip},
-      {"vip_port_id", ""},
-      {"vip_subnet_id", ""},
-      {"vip_network_id", ""},
+      // Octavia always has a VIP port; a stable id stands for it (vigil binds the address).
+      {"vip_port_id", vip_port_id(lb.id)},
+      {"vip_subnet_id", local_subnet_id()},
+      {"vip_network_id", local_network_id()},
       {"vip_qos_policy_id", nullptr},
+      {"additional_vips", json::array()},
       {"listeners", id_list(listener_ids)},
       {"pools", id_list(pool_ids)},
       {"provider", "vigil"},
@@ -124,8 +144,10 @@ json::object loadbalancer(const model::LoadBalancerView& lb) {
 
 json::object listener(const model::LoadBalancerView& lb, const model::ListenerView& l) {
   const model::PoolView* pool = find_pool(lb, l.default_pool_id);
-  // Octavia's default member connect timeout, for a listener without a pool.
-  const int64_t connect_ms = pool ? millis(pool->config.connect_timeout) : 5000;
+  // What vigil would connect with: the pool's timeout, or a new pool's default without one (not
+  // Octavia's 5 s: LAN members answer in milliseconds, and a retry goes to another one).
+  const int64_t connect_ms =
+      millis(pool ? pool->config.connect_timeout : model::Pool{}.connect_timeout);
   const int64_t idle_ms = millis(l.config.idle_timeout);
   json::object o{
       {"id", l.id},
@@ -145,7 +167,10 @@ json::object listener(const model::LoadBalancerView& lb, const model::ListenerVi
       {"timeout_member_data", idle_ms},
       {"timeout_tcp_inspect", 0},
       {"allowed_cidrs", nullptr},
+      {"client_authentication", "NONE"},
   };
+  add_no_tls(o, {"tls_ciphers", "tls_versions", "alpn_protocols", "client_ca_tls_container_ref",
+                 "client_crl_container_ref"});
   add_common(o, lb);
   return o;
 }
@@ -160,12 +185,15 @@ json::object pool(const model::LoadBalancerView& lb, const model::PoolView& p) {
       {"protocol", octavia_pool_protocol(p.config.proxy_protocol)},
       {"lb_algorithm", octavia_name(p.config.algorithm)},
       {"session_persistence", nullptr},
-      {"healthmonitor_id", id_or_null(p.health_monitor_id)},
       {"members", id_list(member_ids)},
       {"listeners", id_list(p.listener_ids)},
       {"loadbalancers", one_id(lb.id)},
       {"tls_enabled", false},
   };
+  add_no_tls(o, {"tls_ciphers", "tls_versions", "alpn_protocols", "tls_container_ref",
+                 "ca_tls_container_ref", "crl_container_ref"});
+  // Octavia (WSME) leaves an unset attribute out: no key for a pool without a monitor.
+  if (!p.health_monitor_id.empty()) o["healthmonitor_id"] = p.health_monitor_id;
   add_common(o, lb);
   return o;
 }
@@ -196,7 +224,7 @@ json::object member(const model::LoadBalancerView& lb, const model::MemberView& 
       {"vigil_check", check_json(m)},
       {"vigil_admin_override", override_json(m.admin_override)},
   };
-  add_common(o, lb);
+  add_common(o, lb, false);
   // `openstack loadbalancer member set --disable` on a file member is a maintenance override.
   o["admin_state_up"] =
       c.enabled && !(m.admin_override && m.admin_override->state == model::AdminState::kMaint);
@@ -223,10 +251,12 @@ json::object health_monitor(const model::LoadBalancerView& lb, const model::Pool
       {"pools", one_id(p.id)},
       {"operating_status", octavia_name(model::OperatingStatus::kOnline)},
   };
-  add_common(o, lb);
+  add_common(o, lb, false);
   return o;
 }
 
+// Pools only under the listeners that use them, as Octavia's status tree has them: a pool no
+// listener uses is not in it.
 json::object status_tree(const model::LoadBalancerView& lb) {
   json::array listeners;
   for (const model::ListenerView& l : lb.listeners) {
@@ -239,18 +269,14 @@ json::object status_tree(const model::LoadBalancerView& lb) {
         {"operating_status", octavia_name(l.operating_status)},
         {"provisioning_status", kOctaviaActive},
         {"pools", std::move(pools)},
-        {"l7policies", json::array()},
     });
   }
-  json::array pools;
-  for (const model::PoolView& p : lb.pools) pools.push_back(pool_status(p));
   json::object tree{
       {"id", lb.id},
       {"name", lb.name},
       {"operating_status", octavia_name(lb.operating_status)},
       {"provisioning_status", kOctaviaActive},
       {"listeners", std::move(listeners)},
-      {"pools", std::move(pools)},
   };
   return json::object{{"statuses", json::object{{"loadbalancer", std::move(tree)}}}};
 }

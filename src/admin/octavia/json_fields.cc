@@ -12,25 +12,36 @@ namespace vigil::admin {
 
 namespace json = boost::json;
 
+std::string wsme_argument(std::string_view wrapper) {
+  // The names of the body arguments of Octavia's controllers' post() and put().
+  if (wrapper == "loadbalancer") return "load_balancer";
+  if (wrapper == "healthmonitor") return "health_monitor_";
+  return std::string(wrapper) + "_";
+}
+
 ApiResult<json::object> request_object(std::string_view body, std::string_view wrapper) {
   boost::system::error_code ec;
   json::value doc = json::parse(body, ec);
-  if (ec) {
-    return api_error(400, fmt::format("Malformed JSON in the request body: {}", ec.message()));
-  }
+  if (ec) return api_error(400, "Request is not in valid JSON format");
   const std::string shape =
       fmt::format("the request body must be a JSON object {{\"{}\": {{...}}}}", wrapper);
   if (!doc.is_object()) return api_error(400, "Invalid input: " + shape);
   json::object& top = doc.as_object();
+  std::vector<std::string> unknown;
+  for (const auto& kv : top) {
+    if (kv.key() != wrapper) unknown.emplace_back(kv.key());
+  }
+  if (!unknown.empty()) return api_error(400, unknown_attributes(wsme_argument(wrapper), unknown));
   const json::value* inner = top.if_contains(wrapper);
   if (inner == nullptr || !inner->is_object()) return api_error(400, "Invalid input: " + shape);
-  for (const auto& kv : top) {
-    if (kv.key() != wrapper) {
-      return api_error(400, fmt::format("Invalid input: unknown key \"{}\" beside \"{}\"",
-                                        std::string_view(kv.key()), wrapper));
-    }
-  }
   return inner->as_object();
+}
+
+std::string unknown_attributes(std::string_view argument, const std::vector<std::string>& keys) {
+  std::string list;
+  for (const std::string& k : keys) list += (list.empty() ? "" : ", ") + k;
+  return fmt::format("Unknown attribute{} for argument {}: {}", keys.size() > 1 ? "s" : "",
+                     argument, list);
 }
 
 FieldReader::FieldReader(const json::object& object, std::string argument)
@@ -73,7 +84,7 @@ std::optional<std::string> FieldReader::string(std::string_view key, size_t max_
   const json::value* v = get(key);
   if (v == nullptr || v->is_null()) return std::nullopt;
   if (!v->is_string()) {
-    invalid(key, "Expected a string");
+    invalid(key, "Value should be string");
     return std::nullopt;
   }
   std::string s(v->as_string());
@@ -195,15 +206,11 @@ void FieldReader::ignore(std::string_view key) { known_.emplace(key); }
 
 std::optional<ApiError> FieldReader::finish() {
   if (error_) return error_;
-  std::string unknown;
+  std::vector<std::string> unknown;
   for (const auto& kv : object_) {
-    if (!known_.contains(std::string_view(kv.key()))) {
-      unknown += (unknown.empty() ? "" : ", ") + std::string(kv.key());
-    }
+    if (!known_.contains(std::string_view(kv.key()))) unknown.emplace_back(kv.key());
   }
-  if (!unknown.empty()) {
-    return ApiError{400, fmt::format("Unknown attribute for argument {}: {}", argument_, unknown)};
-  }
+  if (!unknown.empty()) return ApiError{400, unknown_attributes(argument_, unknown)};
   return std::nullopt;
 }
 

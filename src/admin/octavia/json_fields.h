@@ -20,12 +20,21 @@
 namespace vigil::admin {
 
 // Parses a request body that must be {"<wrapper>": {...}} and returns the inner object. Errors
-// are 400: malformed JSON, another shape, a wrapper that is not an object.
+// are 400, in Octavia's (WSME's) words where it has some: malformed JSON ("Request is not in
+// valid JSON format"), another key beside the wrapper, another shape.
 ApiResult<boost::json::object> request_object(std::string_view body, std::string_view wrapper);
+
+// The name WSME gives the body of a create or update in its messages: "member_" for "member"
+// (Octavia's controllers call the argument so), "load_balancer" for "loadbalancer".
+std::string wsme_argument(std::string_view wrapper);
+
+// "Unknown attribute for argument member_.member: colour" (attributes, for several), as WSME.
+std::string unknown_attributes(std::string_view argument, const std::vector<std::string>& keys);
 
 class FieldReader {
  public:
-  // `argument` names the object in messages: "member", "healthmonitor".
+  // `argument` names the object in messages: "member_.member" as WSME does for a request,
+  // "loadbalancers[0]" in the state file.
   FieldReader(const boost::json::object& object, std::string argument);
 
   bool has(std::string_view key);      // present, null included

@@ -31,12 +31,16 @@ void read_requested_id(FieldReader& r, T& o) {
   o.id = *id;
 }
 
+// `project` is the project_id the new object belongs to (a load balancer's children: the load
+// balancer's, whatever the body said, as Octavia does).
 template <typename T>
-std::optional<ApiError> stamp_new(T& o, const ApiState& s, const OpContext& c) {
+std::optional<ApiError> stamp_new(T& o, const ApiState& s, const OpContext& c,
+                                  const std::string& project) {
+  o.project_id = project;
   if (o.id.empty()) {
     o.id = c.new_id();
   } else if (s.contains(o.id) || (c.read_only && c.read_only(o.id).has_value())) {
-    return ApiError{409, fmt::format("An object with id {} already exists", o.id)};
+    return ApiError{409, "Already an entity with that specified id."};  // Octavia's IDAlreadyExists
   }
   o.created_at = c.now;
   o.updated_at = c.now;
@@ -48,7 +52,7 @@ template <typename F>
 std::optional<ApiError> read_body(std::string_view body, std::string_view wrapper, F&& fields) {
   auto object = request_object(body, wrapper);
   if (!object) return object.error();
-  FieldReader r(*object, std::string(wrapper));
+  FieldReader r(*object, wsme_argument(wrapper) + "." + std::string(wrapper));
   fields(r);
   return r.finish();
 }
@@ -68,8 +72,8 @@ std::optional<ApiError> port_conflict(const ApiState& s, const ApiLoadBalancer& 
   for (const ApiListener& other : lb.listeners) {
     if (other.id != l.id && other.protocol_port == l.protocol_port) {
       return ApiError{409, fmt::format("Another Listener on this Load Balancer is already using "
-                                       "protocol_port {}",
-                                       l.protocol_port)};
+                                       "protocol {} and protocol_port {}",
+                                       other.protocol, l.protocol_port)};
     }
   }
   for (const ApiLoadBalancer& o : s.loadbalancers) {
@@ -123,7 +127,9 @@ ApiResult<std::string> create_loadbalancer(ApiState& s, std::string_view body, c
   }
   lb.vip_subnet_id = local_subnet_id();
   lb.vip_network_id = local_network_id();
-  if (auto taken = stamp_new(lb, s, c)) return std::unexpected(*taken);
+  if (auto taken = stamp_new(lb, s, c, lb.project_id.empty() ? c.project_id : lb.project_id)) {
+    return std::unexpected(*taken);
+  }
   s.loadbalancers.push_back(std::move(lb));
   return s.loadbalancers.back().id;
 }
@@ -144,7 +150,7 @@ ApiResult<std::string> create_listener(ApiState& s, std::string_view body, const
   if (!pool_id.empty() && pool_of(*lb, pool_id) == nullptr) return not_found("Pool", pool_id);
   l.default_pool_id = pool_id;
   if (auto conflict = port_conflict(s, *lb, l, c)) return std::unexpected(*conflict);
-  if (auto taken = stamp_new(l, s, c)) return std::unexpected(*taken);
+  if (auto taken = stamp_new(l, s, c, lb->project_id)) return std::unexpected(*taken);
   lb->listeners.push_back(std::move(l));
   return lb->listeners.back().id;
 }
@@ -155,6 +161,13 @@ ApiResult<std::string> create_pool(ApiState& s, std::string_view body, const OpC
   auto error = read_body(body, "pool", [&](FieldReader& r) {
     if (auto v = r.string("loadbalancer_id")) lb_id = *v;
     if (auto v = r.string("listener_id")) listener_id = *v;
+    // Protocols Octavia itself refuses on a (TCP) listener, in its words; the others that vigil
+    // does not run (HTTP, HTTPS) get vigil's refusal from read_pool().
+    if (auto v = r.string("protocol"); v && !listener_id.empty() && (*v == "UDP" || *v == "SCTP")) {
+      r.fail(400, fmt::format("Validation failure: The pool protocol '{}' is invalid while the "
+                              "listener protocol is '{}'.",
+                              *v, kOctaviaTcp));
+    }
     read_requested_id(r, p);
     read_pool(r, p, Mode::kCreate);
   });
@@ -182,7 +195,7 @@ ApiResult<std::string> create_pool(ApiState& s, std::string_view body, const OpC
                      "Validation failure: Must provide at least one of: loadbalancer_id, "
                      "listener_id");
   }
-  if (auto taken = stamp_new(p, s, c)) return std::unexpected(*taken);
+  if (auto taken = stamp_new(p, s, c, lb->project_id)) return std::unexpected(*taken);
   if (listener != nullptr) listener->default_pool_id = p.id;
   lb->pools.push_back(std::move(p));
   return lb->pools.back().id;
@@ -205,7 +218,7 @@ ApiResult<std::string> create_member(ApiState& s, std::string_view pool_id, std:
                                         m.address, m.protocol_port));
     }
   }
-  if (auto taken = stamp_new(m, s, c)) return std::unexpected(*taken);
+  if (auto taken = stamp_new(m, s, c, found.lb->project_id)) return std::unexpected(*taken);
   found.item->members.push_back(std::move(m));
   return found.item->members.back().id;
 }
@@ -224,7 +237,7 @@ ApiResult<std::string> create_healthmonitor(ApiState& s, std::string_view body,
   auto found = s.find_pool(pool_id);
   if (!found) return not_found("Pool", pool_id, &c);
   if (found.item->healthmonitor) return api_error(409, "This pool already has a health monitor");
-  if (auto taken = stamp_new(hm, s, c)) return std::unexpected(*taken);
+  if (auto taken = stamp_new(hm, s, c, found.lb->project_id)) return std::unexpected(*taken);
   found.item->healthmonitor = std::move(hm);
   return found.item->healthmonitor->id;
 }

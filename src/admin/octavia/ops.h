@@ -23,6 +23,9 @@ struct TakenPort {
 
 struct OpContext {
   std::string now;  // Octavia's form of the current time, for created_at and updated_at
+  // The caller's project (X-Project-Id, else admin.octavia_project): a new load balancer's
+  // project_id unless the body names one. Its children take the load balancer's, as in Octavia.
+  std::string project_id;
   std::function<std::string()> new_id;
   // True when vip_address is an address of this host.
   std::function<bool(std::string_view)> is_local_address;

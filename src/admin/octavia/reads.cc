@@ -50,25 +50,25 @@ ApiState& mutable_state(const ApiState* s) {
   return const_cast<ApiState&>(*s);
 }
 
-// The pool of the status tree whose id is `id`, in the listeners' pools and the top-level list.
+// The API's monitors in the status tree carry their own names and admin state.
 void name_tree_monitors(json::object& tree, ApiState& state) {
   auto fix = [&](json::value& pool) {
     json::object& p = pool.as_object();
     auto found = state.find_pool(p.at("id").as_string());
-    if (found && found.item->healthmonitor && p.at("healthmonitor").is_object() &&
-        !p.at("healthmonitor").as_object().empty()) {
-      const ApiHealthMonitor& hm = *found.item->healthmonitor;
-      json::object& m = p.at("healthmonitor").as_object();
-      m["name"] = hm.name;
-      m["operating_status"] = octavia_name(hm.admin_state_up ? model::OperatingStatus::kOnline
-                                                             : model::OperatingStatus::kOffline);
+    if (!found || !found.item->healthmonitor) return;
+    const ApiHealthMonitor& hm = *found.item->healthmonitor;
+    for (const char* key : {"health_monitor", "healthmonitor"}) {
+      if (json::object* m = p.if_contains(key) ? p.at(key).if_object() : nullptr) {
+        (*m)["name"] = hm.name;
+        (*m)["operating_status"] = octavia_name(
+            hm.admin_state_up ? model::OperatingStatus::kOnline : model::OperatingStatus::kOffline);
+      }
     }
   };
   json::object& lb = tree.at("statuses").as_object().at("loadbalancer").as_object();
   for (json::value& l : lb.at("listeners").as_array()) {
     for (json::value& p : l.as_object().at("pools").as_array()) fix(p);
   }
-  for (json::value& p : lb.at("pools").as_array()) fix(p);
 }
 
 struct Call {
@@ -77,13 +77,18 @@ struct Call {
   const Catalog& catalog;
 };
 
+// Octavia's lists carry "<collection>_links": the pagination links, none while vigil answers
+// every object in one page.
 template <typename Render>
 Response list(const Call& c, std::string_view key, Render render) {
   json::array items;
   render([&](json::object o) {
     if (matches_filters(o, c.target)) items.push_back(std::move(o));
   });
-  return ok(key, std::move(items));
+  Response r;
+  r.body = json::serialize(
+      json::object{{key, std::move(items)}, {std::string(key) + "_links", json::array()}});
+  return r;
 }
 
 Response loadbalancers(const Call& c) {
@@ -167,8 +172,14 @@ Response healthmonitors(const Call& c) {
 
 }  // namespace
 
-Catalog::Catalog(const std::vector<LoadBalancerView>& lbs, const ObjectStore* store)
-    : lbs_(lbs), store_(store) {}
+Catalog::Catalog(const std::vector<LoadBalancerView>& lbs, const ObjectStore* store,
+                 std::string_view file_project)
+    : lbs_(lbs), store_(store), file_project_(file_project) {}
+
+void Catalog::file_project(json::object& o) const {
+  o["project_id"] = file_project_;
+  o["tenant_id"] = file_project_;
+}
 
 Catalog::Hit<LoadBalancerView> Catalog::loadbalancer(std::string_view key) const {
   const LoadBalancerView* lb = find(lbs_, key, [](const LoadBalancerView& v) { return v.name; });
@@ -263,44 +274,53 @@ Response Catalog::read_only(const LoadBalancerView& lb) const {
 
 json::object Catalog::render(const LoadBalancerView& lb) const {
   json::object o = octavia::loadbalancer(lb);
-  if (const ApiState* s = state()) {
-    if (const ApiLoadBalancer* a = mutable_state(s).find_lb(lb.id)) {
-      octavia::stored_loadbalancer(o, *a);
-    }
+  const ApiLoadBalancer* a = state() ? mutable_state(state()).find_lb(lb.id) : nullptr;
+  if (a != nullptr) {
+    octavia::stored_loadbalancer(o, *a);
+  } else {
+    file_project(o);
   }
   return o;
 }
 
 json::object Catalog::render(const LoadBalancerView& lb, const model::ListenerView& l) const {
   json::object o = octavia::listener(lb, l);
-  if (const ApiState* s = state()) {
-    if (auto a = mutable_state(s).find_listener(l.id)) octavia::stored_listener(o, *a.item);
+  if (auto a =
+          state() ? mutable_state(state()).find_listener(l.id) : ApiState::Found<ApiListener>{}) {
+    octavia::stored_listener(o, *a.item);
+  } else {
+    file_project(o);
   }
   return o;
 }
 
 json::object Catalog::render(const LoadBalancerView& lb, const model::PoolView& p) const {
   json::object o = octavia::pool(lb, p);
-  if (const ApiState* s = state()) {
-    if (auto a = mutable_state(s).find_pool(p.id)) octavia::stored_pool(o, *a.item);
+  if (auto a = state() ? mutable_state(state()).find_pool(p.id) : ApiState::Found<ApiPool>{}) {
+    octavia::stored_pool(o, *a.item);
+  } else {
+    file_project(o);
   }
   return o;
 }
 
 json::object Catalog::render(const LoadBalancerView& lb, const model::MemberView& m) const {
   json::object o = octavia::member(lb, m);
-  if (const ApiState* s = state()) {
-    if (auto a = mutable_state(s).find_member(m.id)) octavia::stored_member(o, *a.item);
+  if (auto a = state() ? mutable_state(state()).find_member(m.id) : ApiState::Found<ApiMember>{}) {
+    octavia::stored_member(o, *a.item);
+  } else {
+    file_project(o);
   }
   return o;
 }
 
 json::object Catalog::render_monitor(const LoadBalancerView& lb, const model::PoolView& p) const {
   json::object o = octavia::health_monitor(lb, p);
-  if (const ApiState* s = state()) {
-    if (auto a = mutable_state(s).find_monitor(p.health_monitor_id)) {
-      octavia::stored_monitor(o, *a.item);
-    }
+  if (auto a = state() ? mutable_state(state()).find_monitor(p.health_monitor_id)
+                       : ApiState::Found<ApiHealthMonitor>{}) {
+    octavia::stored_monitor(o, *a.item);
+  } else {
+    file_project(o);
   }
   return o;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <boost/json/fwd.hpp>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -19,7 +20,9 @@ namespace vigil::admin {
 class Catalog {
  public:
   // `lbs` are the merged views (views.h); `store` may be null. Both must outlive the catalog.
-  Catalog(const std::vector<model::LoadBalancerView>& lbs, const ObjectStore* store);
+  // `file_project` is the project_id shown on the config file's objects (admin.octavia_project).
+  Catalog(const std::vector<model::LoadBalancerView>& lbs, const ObjectStore* store,
+          std::string_view file_project = {});
 
   template <typename T>
   struct Hit {
@@ -52,8 +55,12 @@ class Catalog {
   boost::json::object status_tree(const model::LoadBalancerView& lb) const;
 
  private:
+  // Sets the project of an object of the config file.
+  void file_project(boost::json::object& o) const;
+
   const std::vector<model::LoadBalancerView>& lbs_;
   const ObjectStore* store_;
+  std::string file_project_;
 };
 
 // GET on the Octavia paths. Requires: target.segments starts with "v2" or "v2.0", then "lbaas".

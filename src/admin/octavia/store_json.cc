@@ -144,7 +144,7 @@ class Loader {
     if (auto t = r.string("created_at")) out.created_at = *t;
     if (auto t = r.string("updated_at")) out.updated_at = *t;
     read(r, out);
-    if (r.ok() && !is_uuid(out.id)) r.invalid("id", "Value should be a UUID");
+    if (r.ok() && !is_uuid(out.id)) r.invalid("id", "Value should be UUID format");
     if (r.ok() && !ids_.insert(out.id).second) r.fail(400, "the id " + out.id + " appears twice");
     if (auto e = r.finish()) fail(where, e->message);
     return !error;

@@ -19,6 +19,7 @@ void common(json::object& o, const ApiCommon& c, bool has_description) {
   o["name"] = c.name;
   if (has_description) o["description"] = c.description;
   o["project_id"] = c.project_id;
+  o["tenant_id"] = c.project_id;  // Octavia's older name, still sent on every object
   o["admin_state_up"] = c.admin_state_up;
   o["created_at"] = c.created_at;
   o["updated_at"] = c.updated_at;
@@ -29,11 +30,9 @@ void common(json::object& o, const ApiCommon& c, bool has_description) {
 
 void stored_loadbalancer(json::object& o, const ApiLoadBalancer& lb) {
   common(o, lb, true);
-  o["tenant_id"] = lb.project_id;
   o["vip_address"] = lb.vip_address;
   o["vip_subnet_id"] = lb.vip_subnet_id;
   o["vip_network_id"] = lb.vip_network_id;
-  o["vip_port_id"] = nullptr;
   o["topology"] = lb.topology;
 }
 

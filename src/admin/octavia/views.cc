@@ -81,6 +81,7 @@ model::LoadBalancerView api_view(const ApiLoadBalancer& lb, const model::LoadBal
     v.pools.push_back(pool_view(lb, lb.pools[i], std::move(config.pools[i]), live));
   }
   std::vector<OperatingStatus> statuses;
+  std::vector<OperatingStatus> used_pools;  // of the enabled listeners
   for (size_t i = 0; i < lb.listeners.size() && i < config.listeners.size(); ++i) {
     const ApiListener& al = lb.listeners[i];
     model::ListenerView lv{.id = al.id,
@@ -101,16 +102,16 @@ model::LoadBalancerView api_view(const ApiLoadBalancer& lb, const model::LoadBal
       lv.total_connections = ll->total_connections;
       lv.counters = ll->counters;
     } else {
-      lv.operating_status = pool ? pool->operating_status : OperatingStatus::kOffline;
+      lv.operating_status = model::listener_status({});  // what the daemon shows once bound
     }
     statuses.push_back(lv.operating_status);
+    if (pool != nullptr && lv.operating_status != OperatingStatus::kOffline) {
+      used_pools.push_back(pool->operating_status);
+    }
     v.listeners.push_back(std::move(lv));
   }
-  if (statuses.empty()) {
-    for (const model::PoolView& p : v.pools) statuses.push_back(p.operating_status);
-  }
-  v.operating_status =
-      lb.admin_state_up ? model::aggregate_status(statuses) : OperatingStatus::kOffline;
+  v.operating_status = model::load_balancer_status(
+      {.enabled = lb.admin_state_up, .listeners = statuses, .pools = used_pools});
   return v;
 }
 

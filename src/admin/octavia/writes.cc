@@ -85,9 +85,12 @@ std::vector<TakenPort> file_ports(const Catalog& c) {
   return out;
 }
 
-OpContext op_context(const Catalog& c, model::WallTime now) {
+OpContext op_context(const Catalog& c, const Request& request, const RouteContext& ctx) {
   return OpContext{
-      .now = octavia_time(now),
+      .now = octavia_time(ctx.now),
+      // As Octavia behind keystonemiddleware: the token's project, else vigil's default.
+      .project_id =
+          std::string(request.x_project_id.empty() ? ctx.default_project : request.x_project_id),
       .new_id = random_uuid,
       .is_local_address = is_local_address,
       .taken = file_ports(c),
@@ -139,7 +142,7 @@ ApiResult<std::string> run(ApiState& next, const Request& request, const Target&
 Response reply(const RouteContext& ctx, const Target& target, const Plan& plan,
                const std::string& id, int status) {
   const std::vector<LoadBalancerView> views = merged_views(ctx.views(), ctx.store);
-  const Catalog after(views, ctx.store);
+  const Catalog after(views, ctx.store, ctx.default_project);
   Target show;
   show.segments = {target.segments[0], "lbaas"};
   if (plan.kind == "members") {
@@ -203,7 +206,7 @@ Response route_octavia_write(const Request& request, const Target& target, const
         "file only");
   }
   ApiState next = ctx.store->state();
-  auto id = run(next, request, target, plan, op_context(catalog, ctx.now));
+  auto id = run(next, request, target, plan, op_context(catalog, request, ctx));
   if (!id) return fault(id.error().status, id.error().message);
   if (auto applied = (*ctx.apply)(ObjectStore::configs_of(next)); !applied) {
     log::warn("admin API: {} {} refused: {}", method, request.target, applied.error().message);

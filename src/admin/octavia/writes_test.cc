@@ -197,9 +197,10 @@ TEST_F(WritesTest, BadInputIs400AndNeverReachesTheDaemon) {
        R"({"listener": {"loadbalancer_id": ")" + lb_ +
            R"(", "protocol": "TCP", "protocol_port": 70000}})",
        "Value: '70000'"},
-      {"POST", "/v2.0/lbaas/pools/" + pool_ + "/members", "{\"member\": {", "Malformed JSON"},
+      {"POST", "/v2.0/lbaas/pools/" + pool_ + "/members", "{\"member\": {",
+       "Request is not in valid JSON format"},
       {"PUT", "/v2.0/lbaas/listeners/" + listener_, R"({"listener": {"protocol": "UDP"}})",
-       "Unknown attribute for argument listener: protocol"},
+       "Unknown attribute for argument listener_.listener: protocol"},
   };
   for (const Case& c : cases) {
     const Response r = call(c.method, c.target, c.body);
