@@ -154,6 +154,7 @@ def main():
     args = ap.parse_args()
     args.vigil = str(Path(args.vigil).resolve())  # vigil runs in the temporary directory
     nofile = benchlib.raise_nofile(65536)
+    load_before = os.getloadavg()[0]  # the machine's other work shows in every figure
     with tempfile.TemporaryDirectory(prefix="vigil-bench-cp-") as tmp:
         Path(tmp, "token").write_text(TOKEN + "\n")
         Path(tmp, "vigil.yaml").write_text(config(args.members, tmp))
@@ -179,7 +180,9 @@ def main():
             procs.stop_all()
     results = [summary("cold_start_healthz", cold), summary("api_write", writes),
                summary("scrape_healthz", scraped)]
-    print(f"\nvigil control plane, {args.members} members ({benchlib.machine_info()})")
+    load_after = os.getloadavg()[0]
+    print(f"\nvigil control plane, {args.members} members ({benchlib.machine_info()}), "
+          f"load average {load_before:.1f} before, {load_after:.1f} after")
     print(f"{'figure':22} {'n':>6} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'target':>7} {'over':>5}")
     for r in results:
         print(f"{r['name']:22} {r['n']:>6} {r.get('p50_ms', '-'):>8} {r.get('p99_ms', '-'):>8} "
@@ -188,6 +191,7 @@ def main():
         print(f"/metrics: {len(scrape_ms)} scrapes ({len(sizes)} answered), "
               f"{max(sizes or [0]) / 1e6:.1f} MB, median {sorted(scrape_ms)[len(scrape_ms) // 2]:.0f} ms each")
     print(json.dumps({"members": args.members, "results": results,
+                      "load_average": [round(load_before, 1), round(load_after, 1)],
                       "metrics_bytes": max(sizes) if sizes else 0}))
 
 

@@ -69,6 +69,11 @@ using UpgradeFn = std::function<Result<int>()>;
 using OverrideFn = std::function<Result<void>(
     const std::string& member_id, std::optional<model::AdminOverride> next, std::string_view by)>;
 
+// Runs `render` off the control thread, then `send` with its response on it: for answers whose
+// building would stall the loop (routes.cc).
+using RenderFn =
+    std::function<void(std::function<Response()> render, std::function<void(Response)> send)>;
+
 struct RouteContext {
   std::string_view token;       // empty: no token configured, every authenticated route answers 401
   std::string_view read_token;  // admin.read_token_file: GETs only; empty: none
@@ -76,6 +81,9 @@ struct RouteContext {
   // project_id, and of the config file's objects; empty: none ("").
   std::string_view default_project;
   const ViewsSource& views;  // called only by routes that show state, never for /healthz
+  // The same, but the config file's pools without their members: what an Octavia write needs
+  // (it cannot change them), at a cost that does not grow with them. Null: `views`.
+  const ViewsSource* write_views = nullptr;
   model::WallTime now;
   ObjectStore* store = nullptr;              // null: the Octavia API cannot create objects (405)
   const ApplyFn* apply = nullptr;            // required with a store
@@ -86,7 +94,8 @@ struct RouteContext {
   const UpgradeFn* upgrade = nullptr;               // null: POST /v1/upgrade answers 405
   const ListSessionsFn* list_sessions = nullptr;    // null: /v1/sessions answers 405
   const KillSessionsFn* kill_sessions = nullptr;
-  LoginSessions* logins = nullptr;  // null: the page's login form is not offered (404)
+  LoginSessions* logins = nullptr;   // null: the page's login form is not offered (404)
+  const RenderFn* render = nullptr;  // null: every answer is built on the control thread
 };
 
 // Octavia's error shape: {"faultstring": message}.

@@ -3,6 +3,7 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
+#include <memory>
 
 #include "admin/auth.h"
 #include "admin/cookie.h"
@@ -37,6 +38,23 @@ Response text(int status, std::string content_type, std::string body) {
   r.status = status;
   r.content_type = std::move(content_type);
   r.body = std::move(body);
+  return r;
+}
+
+// A text built from the views: off the control thread when the server can (the /metrics of
+// 10,000 members is 20 MB and would keep /healthz waiting), on it otherwise. The views are
+// copied on the control thread, which owns what they are copied from.
+using Render = std::string (*)(const std::vector<model::LoadBalancerView>&, model::WallTime);
+Response rendered(const RouteContext& ctx, std::vector<model::LoadBalancerView> lbs,
+                  std::string content_type, Render render) {
+  if (ctx.render == nullptr) return text(200, std::move(content_type), render(lbs, ctx.now));
+  Response r;
+  r.later = [lbs = std::make_shared<const std::vector<model::LoadBalancerView>>(std::move(lbs)),
+             now = ctx.now, content_type = std::move(content_type), render,
+             run = *ctx.render](std::function<void(Response)> send) {
+    run([lbs, now, content_type, render] { return text(200, content_type, render(*lbs, now)); },
+        std::move(send));
+  };
   return r;
 }
 
@@ -101,7 +119,10 @@ Response authenticated(const Request& request, const Target& target, const Route
   // The views are asked for only by routes that show state.
   auto views = [&] { return merged_views(ctx.views(), ctx.store); };
   if (v2 && s[1] == "lbaas") {
-    const std::vector<model::LoadBalancerView> lbs = views();
+    // A write cannot change the config file's members: it need not copy them.
+    const bool write = !get && ctx.write_views != nullptr;
+    const std::vector<model::LoadBalancerView> lbs =
+        write ? merged_views((*ctx.write_views)(), ctx.store) : views();
     const Catalog catalog(lbs, ctx.store, ctx.default_project);
     if (get) return route_octavia(target, catalog);
     return route_octavia_write(request, target, catalog, ctx);
@@ -126,7 +147,7 @@ Response authenticated(const Request& request, const Target& target, const Route
   }
   if (s == Segments{"v1", "status"}) {
     if (!get) return method_not_allowed();
-    return text(200, "application/json", status_json(views(), ctx.now));
+    return rendered(ctx, views(), "application/json", &status_json);
   }
   if (s == Segments{"v1", "reload"}) {
     if (request.method != "POST" || ctx.reload == nullptr) return method_not_allowed();
@@ -148,7 +169,7 @@ Response authenticated(const Request& request, const Target& target, const Route
   if (auto r = route_sessions(request, target, ctx)) return *r;
   if (s == Segments{"metrics"}) {
     if (!get) return method_not_allowed();
-    return text(200, "text/plain; version=0.0.4; charset=utf-8", metrics_text(views(), ctx.now));
+    return rendered(ctx, views(), "text/plain; version=0.0.4; charset=utf-8", &metrics_text);
   }
   return fault(404, "Not found: " + joined_path(s));
 }

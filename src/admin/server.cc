@@ -7,7 +7,9 @@
 #include <array>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
@@ -113,6 +115,7 @@ struct ServerState {
   asio::steady_timer retry;
   Options options;
   ViewsSource view;
+  RenderFn render;                     // AdminServer's renderer
   std::map<uint64_t, Entry> sessions;  // by id: the oldest first
   std::map<asio::ip::address, size_t> per_address;
   uint64_t next_session = 0;
@@ -220,6 +223,7 @@ class Session : public std::enable_shared_from_this<Session> {
                                       .read_token = o.read_token,
                                       .default_project = o.default_project,
                                       .views = server_->view,
+                                      .write_views = o.write_views ? &o.write_views : nullptr,
                                       .now = std::chrono::system_clock::now(),
                                       .store = o.store,
                                       .apply = &o.apply,
@@ -230,7 +234,8 @@ class Session : public std::enable_shared_from_this<Session> {
                                       .upgrade = o.upgrade ? &o.upgrade : nullptr,
                                       .list_sessions = o.list_sessions ? &o.list_sessions : nullptr,
                                       .kill_sessions = o.kill_sessions ? &o.kill_sessions : nullptr,
-                                      .logins = &server_->logins});
+                                      .logins = &server_->logins,
+                                      .render = &server_->render});
     } catch (const std::exception& e) {
       log::error("admin API: {} {} failed: {}", std::string_view(request.method),
                  std::string_view(request.target), e.what());
@@ -392,7 +397,19 @@ void accept_next(const std::shared_ptr<ServerState>& s) {
 }  // namespace
 
 AdminServer::AdminServer(asio::io_context& io, Options options, ViewsSource view)
-    : state_(std::make_shared<ServerState>(io, std::move(options), std::move(view))) {}
+    : state_(std::make_shared<ServerState>(io, std::move(options), std::move(view))),
+      renderer_(std::make_shared<asio::thread_pool>(1)) {
+  // The render thread runs nothing but `render`: `send`, and the session it holds, are only
+  // moved through it, so that nothing of the control thread is destroyed there.
+  state_->render = [&io, renderer = std::weak_ptr<asio::thread_pool>(renderer_)](
+                       std::function<Response()> render, std::function<void(Response)> send) {
+    const auto pool = renderer.lock();
+    if (!pool) return send(render());
+    asio::post(*pool, [&io, render = std::move(render), send = std::move(send)]() mutable {
+      asio::post(io, [send = std::move(send), r = render()]() mutable { send(std::move(r)); });
+    });
+  };
+}
 
 AdminServer::~AdminServer() { stop(); }
 

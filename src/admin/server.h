@@ -14,7 +14,8 @@
 
 namespace boost::asio {
 class io_context;
-}
+class thread_pool;
+}  // namespace boost::asio
 
 namespace vigil::admin {
 
@@ -51,6 +52,9 @@ struct Options {
   // GET /v1/sessions and POST /v1/sessions/kill; empty: not offered.
   ListSessionsFn list_sessions;
   KillSessionsFn kill_sessions;
+  // The views without the config file's members, for Octavia writes (RouteContext::write_views);
+  // empty: the full views.
+  ViewsSource write_views;
   // A listening socket to serve on instead of binding `listen` (an upgrade hands it over);
   // start() owns it from then on. -1: bind.
   int inherited_fd = -1;
@@ -83,6 +87,9 @@ class AdminServer {
 
  private:
   std::shared_ptr<ServerState> state_;
+  // Builds the large answers (/metrics, /v1/status) off the control thread; joined when the
+  // server is destroyed. Sessions that outlive the server render on the control thread.
+  std::shared_ptr<boost::asio::thread_pool> renderer_;
 };
 
 }  // namespace vigil::admin

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <utility>
 
 #include "admin/octavia/object_store.h"
 #include "admin/server.h"
@@ -48,15 +49,15 @@ bool same_monitor(const std::optional<model::HealthMonitor>& a,
 
 // Two listeners on one port of one address would silently share it (SO_REUSEPORT), so they are
 // refused here, across load balancers too.
-Result<void> check_binds(const std::vector<model::Config>& lbs) {
+Result<void> check_binds(const std::vector<model::Config*>& lbs) {
   struct Seen {
     std::string name;
     std::string address;
     uint16_t port;
   };
   std::vector<Seen> seen;
-  for (const auto& lb : lbs) {
-    for (const auto& l : lb.listeners) {
+  for (const model::Config* lb : lbs) {
+    for (const auto& l : lb->listeners) {
       if (l.port == 0) continue;
       for (const Seen& s : seen) {
         const bool overlap = s.address == l.bind_address || s.address.empty() ||
@@ -65,10 +66,10 @@ Result<void> check_binds(const std::vector<model::Config>& lbs) {
                              l.bind_address == "0.0.0.0";
         if (s.port == l.port && overlap) {
           return fail(fmt::format("listeners {} and {} both listen on port {}", s.name,
-                                  lb.name + "/" + l.name, l.port));
+                                  lb->name + "/" + l.name, l.port));
         }
       }
-      seen.push_back({lb.name + "/" + l.name, l.bind_address, l.port});
+      seen.push_back({lb->name + "/" + l.name, l.bind_address, l.port});
     }
   }
   return {};
@@ -87,6 +88,22 @@ MemberRuntime new_member(const model::Member& m) {
   return r;
 }
 
+// Whether `p` is what `rt` runs already: then nothing about it changes, and it costs nothing
+// however many members it has. The runtime keeps the members apart from the pool's config, so
+// they are compared one by one, and the rest with the members set aside for a moment.
+bool same_pool(const PoolRuntime& rt, const model::Config& lb, model::Pool& p) {
+  if (rt.lb_id != lb.id || rt.lb_name != lb.name || rt.members.size() != p.members.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < p.members.size(); ++i) {
+    if (!(rt.members[i].config == p.members[i])) return false;
+  }
+  std::vector<model::Member> members = std::exchange(p.members, {});
+  const bool same = p == rt.config;
+  p.members = std::move(members);
+  return same;
+}
+
 FdNeeds fd_needs(const std::unordered_map<std::string, ListenerRuntime>& listeners,
                  const std::unordered_map<std::string, std::unique_ptr<PoolRuntime>>& pools,
                  int workers) {
@@ -101,15 +118,6 @@ FdNeeds fd_needs(const std::unordered_map<std::string, ListenerRuntime>& listene
   return n;
 }
 
-// HAProxy's check-send-proxy: the server's own PROXY version, v1 when it sends none.
-model::ProxyProtocol check_proxy_header(const PoolRuntime& p, const MemberRuntime& m) {
-  if (!p.config.health_monitor || !p.config.health_monitor->send_proxy) {
-    return model::ProxyProtocol::kOff;
-  }
-  const model::ProxyProtocol traffic = m.config.proxy_protocol.value_or(p.config.proxy_protocol);
-  return traffic == model::ProxyProtocol::kOff ? model::ProxyProtocol::kV1 : traffic;
-}
-
 // Validated when the config was loaded: a source that does not parse cannot be here.
 std::vector<net::Cidr> trusted_sources(const model::Listener& l) {
   std::vector<net::Cidr> out;
@@ -122,9 +130,17 @@ std::vector<net::Cidr> trusted_sources(const model::Listener& l) {
 }  // namespace
 
 Result<void> ControlPlane::apply(std::vector<model::Config> lbs) {
+  return apply_changes(std::move(lbs), /*keep_file=*/false);
+}
+
+Result<void> ControlPlane::apply_changes(std::vector<model::Config> changed, bool keep_file) {
   // A graceful stop closed the listeners: binding new ones would take connections it cannot keep.
   if (stopping()) return fail("vigil is stopping; the configuration can no longer change");
-  for (auto& lb : lbs) assign_ids(lb);
+  for (auto& lb : changed) assign_ids(lb);
+  // The file's load balancer, when it stays as it runs, is neither copied nor compared.
+  std::vector<model::Config*> lbs;
+  if (keep_file) lbs.push_back(&lbs_.front().config);
+  for (auto& lb : changed) lbs.push_back(&lb);
   if (auto ok = check_binds(lbs); !ok) return ok;
   // At start-up a port taken by another process must not keep the other listeners down; later,
   // the operator who asked for the change hears of it at once and nothing changes.
@@ -133,21 +149,21 @@ Result<void> ControlPlane::apply(std::vector<model::Config> lbs) {
   started_ = true;
   drain_connection_logs();  // while the members its records name are all still known
 
-  adopt_pools(lbs);
+  const PoolsChanged pools = adopt_pools(lbs, keep_file ? 1 : 0);
   adopt_listeners(lbs, *bindings);
-  lbs_.clear();
-  for (auto& lb : lbs) {
+  lbs_.resize(keep_file ? 1 : 0);
+  for (auto& lb : changed) {
     LoadBalancerRuntime r{.config = std::move(lb)};
     for (const auto& l : r.config.listeners) r.listener_ids.push_back(l.id);
     for (const auto& p : r.config.pools) r.pool_ids.push_back(p.id);
     lbs_.push_back(std::move(r));
   }
-  reindex();
+  reindex(pools);
   drop_stale_overrides();
   push_to_workers(*bindings);
-  update_checks();
+  update_checks(pools);
   schedule_rebind();
-  resolve_names();
+  resolve_names(pools.pools);
   set_log_format(lbs_.front().config.log.format);
   schedule_connection_log();
   return {};
@@ -176,10 +192,10 @@ Result<ControlPlane::Binding> ControlPlane::bind_listener(const model::Listener&
 }
 
 Result<std::vector<ControlPlane::Binding>> ControlPlane::bind_changed(
-    const std::vector<model::Config>& lbs, bool retry_taken) {
+    const std::vector<model::Config*>& lbs, bool retry_taken) {
   std::vector<Binding> out;
-  for (const auto& lb : lbs) {
-    for (const auto& l : lb.listeners) {
+  for (const model::Config* lb : lbs) {
+    for (const auto& l : lb->listeners) {
       auto it = listeners_.find(l.id);
       if (it != listeners_.end() && it->second.config.bind_address == l.bind_address &&
           it->second.config.port == l.port) {
@@ -197,67 +213,86 @@ Result<std::vector<ControlPlane::Binding>> ControlPlane::bind_changed(
   return out;
 }
 
-void ControlPlane::adopt_pools(const std::vector<model::Config>& lbs) {
+ControlPlane::PoolsChanged ControlPlane::adopt_pools(const std::vector<model::Config*>& lbs,
+                                                     size_t kept) {
+  PoolsChanged out;
   std::unordered_map<std::string, std::unique_ptr<PoolRuntime>> next;
-  for (const auto& lb : lbs) {
-    for (const auto& p : lb.pools) {
+  for (size_t l = 0; l < lbs.size(); ++l) {
+    model::Config& lb = *lbs[l];
+    for (model::Pool& p : lb.pools) {
       std::unique_ptr<PoolRuntime> rt;
-      bool monitor_changed = false;
       if (auto it = pools_.find(p.id); it != pools_.end()) {
         rt = std::move(it->second);
         pools_.erase(it);
-        monitor_changed = !same_monitor(rt->config.health_monitor, p.health_monitor);
-      } else {
-        rt = std::make_unique<PoolRuntime>();
-        rt->id = p.id;
-        rt->slot = static_cast<uint32_t>(slots_.size());
-        slots_.emplace_back();
       }
-      rt->lb_id = lb.id;
-      rt->lb_name = lb.name;
-      rt->config = p;
-      rt->config.members.clear();
-      // By id, not by scan: a pool of 10,000 members is adopted on every API write.
-      StringMap<size_t> old_at;
-      old_at.reserve(rt->members.size());
-      for (size_t i = 0; i < rt->members.size(); ++i) old_at.emplace(rt->members[i].id, i);
-      std::vector<MemberRuntime> members;
-      members.reserve(p.members.size());
-      for (const auto& m : p.members) {
-        const auto found = old_at.find(m.id);
-        MemberRuntime* old = nullptr;
-        if (found != old_at.end()) {
-          old = &rt->members[found->second];
-          old_at.erase(found);  // taken: a second member of that id is new
-        }
-        if (old == nullptr || old->config.address != m.address || old->config.port != m.port) {
-          members.push_back(new_member(m));
-          resume_health(members.back(), p);
-          continue;
-        }
-        MemberRuntime kept = std::move(*old);
-        if (monitor_changed || kept.config.monitor_address != m.monitor_address ||
-            kept.config.monitor_port != m.monitor_port || (!kept.config.enabled && m.enabled)) {
-          // Checked differently from now on: the old verdict no longer holds.
-          kept.health = model::Health::kUnchecked;
-          kept.successes = kept.failures = 0;
-          kept.passive_out = false;
-        }
-        kept.config = m;
-        members.push_back(std::move(kept));
+      if (rt && (l < kept || same_pool(*rt, lb, p))) {
+        next[p.id] = std::move(rt);  // its members, checks and snapshot as they are
+        continue;
       }
-      const bool fresh = rt->members.empty() && !rt->snapshot;
-      rt->members = std::move(members);
-      adopt_overrides(*rt);
-      carry_out(*rt, recompute(*rt, context(), fresh));
-      next[p.id] = std::move(rt);
+      next[p.id] = adopt_pool(lb, p, std::move(rt), out);
     }
   }
   for (auto& [id, removed] : pools_) {
+    forget_members(*removed, out);
     slots_[removed->slot] = nullptr;  // its sessions hold what they need and drain
     log::info("pool {}: removed", removed->config.name);
   }
   pools_ = std::move(next);
+  return out;
+}
+
+std::unique_ptr<PoolRuntime> ControlPlane::adopt_pool(const model::Config& lb, const model::Pool& p,
+                                                      std::unique_ptr<PoolRuntime> rt,
+                                                      PoolsChanged& out) {
+  bool monitor_changed = false;
+  if (rt) {
+    monitor_changed = !same_monitor(rt->config.health_monitor, p.health_monitor);
+    forget_members(*rt, out);
+  } else {
+    rt = std::make_unique<PoolRuntime>();
+    rt->id = p.id;
+    rt->slot = static_cast<uint32_t>(slots_.size());
+    slots_.emplace_back();
+  }
+  rt->lb_id = lb.id;
+  rt->lb_name = lb.name;
+  rt->config = p;
+  rt->config.members.clear();
+  // By id, not by scan: a pool of 10,000 members is adopted on every reload.
+  StringMap<size_t> old_at;
+  old_at.reserve(rt->members.size());
+  for (size_t i = 0; i < rt->members.size(); ++i) old_at.emplace(rt->members[i].id, i);
+  std::vector<MemberRuntime> members;
+  members.reserve(p.members.size());
+  for (const auto& m : p.members) {
+    const auto found = old_at.find(m.id);
+    MemberRuntime* old = nullptr;
+    if (found != old_at.end()) {
+      old = &rt->members[found->second];
+      old_at.erase(found);  // taken: a second member of that id is new
+    }
+    if (old == nullptr || old->config.address != m.address || old->config.port != m.port) {
+      members.push_back(new_member(m));
+      resume_health(members.back(), p);
+      continue;
+    }
+    MemberRuntime kept = std::move(*old);
+    if (monitor_changed || kept.config.monitor_address != m.monitor_address ||
+        kept.config.monitor_port != m.monitor_port || (!kept.config.enabled && m.enabled)) {
+      // Checked differently from now on: the old verdict no longer holds.
+      kept.health = model::Health::kUnchecked;
+      kept.successes = kept.failures = 0;
+      kept.passive_out = false;
+    }
+    kept.config = m;
+    members.push_back(std::move(kept));
+  }
+  const bool fresh = rt->members.empty() && !rt->snapshot;
+  rt->members = std::move(members);
+  adopt_overrides(*rt);
+  carry_out(*rt, recompute(*rt, context(), fresh));
+  out.pools.push_back(rt.get());
+  return rt;
 }
 
 // The store keeps every override by member id: a member kept, or made anew with the same id (a
@@ -288,17 +323,17 @@ void ControlPlane::drop_stale_overrides() {
   }
 }
 
-void ControlPlane::adopt_listeners(const std::vector<model::Config>& lbs,
+void ControlPlane::adopt_listeners(const std::vector<model::Config*>& lbs,
                                    std::vector<Binding>& bindings) {
   std::unordered_map<std::string, ListenerRuntime> next;
-  for (const auto& lb : lbs) {
-    for (const auto& l : lb.listeners) {
+  for (const model::Config* lb : lbs) {
+    for (const auto& l : lb->listeners) {
       ListenerRuntime rt;
       if (auto it = listeners_.find(l.id); it != listeners_.end()) rt = std::move(it->second);
       rt.id = l.id;
-      rt.lb_id = lb.id;
+      rt.lb_id = lb->id;
       rt.config = l;
-      for (const auto& p : lb.pools) {
+      for (const auto& p : lb->pools) {
         if (p.name == l.pool) rt.pool_id = p.id;
       }
       for (const Binding& b : bindings) {
@@ -359,40 +394,6 @@ void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
       }
     }
     workers_[static_cast<size_t>(w)]->reconfigure(slots_, std::move(sockets));
-  }
-}
-
-void ControlPlane::update_checks() {
-  std::vector<health::Target> targets;
-  checked_.clear();
-  for (const auto& lb : lbs_) {
-    for (const auto& pool_id : lb.pool_ids) {
-      PoolRuntime& p = *pools_.at(pool_id);
-      if (!p.config.health_monitor) continue;
-      for (size_t i = 0; i < p.members.size(); ++i) {
-        const MemberRuntime& m = p.members[i];
-        if (!m.config.enabled) continue;
-        targets.push_back({.member_id = m.id,
-                           .tag = static_cast<uint32_t>(checked_.size()),
-                           .monitor = *p.config.health_monitor,
-                           .address = m.config.monitor_address.empty() ? m.config.address
-                                                                       : m.config.monitor_address,
-                           .port = m.config.monitor_port ? m.config.monitor_port : m.config.port,
-                           .proxy_header = check_proxy_header(p, m),
-                           .resumed = resumed_check(m, p.config)});
-        checked_.emplace_back(&p, i);
-      }
-    }
-  }
-  checker_->set_targets(std::move(targets));
-}
-
-void ControlPlane::reindex() {
-  index_.clear();
-  for (auto& [id, pool] : pools_) {
-    for (size_t i = 0; i < pool->members.size(); ++i) {
-      index_[pool->members[i].id] = {pool.get(), i};
-    }
   }
 }
 

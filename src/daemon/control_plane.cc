@@ -139,6 +139,7 @@ Result<void> ControlPlane::start() {
                 [this](std::vector<std::string> ids, std::function<void(Result<size_t>)> done) {
                   kill_sessions(ids, std::move(done));
                 },
+            .write_views = [this] { return views(/*file_members=*/false); },
             .inherited_fd = admin_socket ? admin_socket->get() : -1},
         [this] { return views(); });
     if (admin_socket) admin_socket->release();  // the server owns it from start() on
@@ -225,9 +226,7 @@ Result<std::vector<std::string>> ControlPlane::reload() {
 }
 
 Result<void> ControlPlane::apply_api(std::vector<model::Config> api_load_balancers) {
-  std::vector<model::Config> next{lbs_.front().config};
-  for (auto& c : api_load_balancers) next.push_back(std::move(c));
-  return apply(std::move(next));
+  return apply_changes(std::move(api_load_balancers), /*keep_file=*/true);
 }
 
 Result<void> ControlPlane::set_override(const std::string& member_id,
@@ -297,10 +296,10 @@ void ControlPlane::handle_suspect(const proxy::MemberSuspect& suspect) {
 }
 
 void ControlPlane::on_check(const health::Event& e) {
-  // apply() changes pools' members only together with update_checks(), which numbers the targets
+  // apply() changes a pool's members only together with update_checks(), which gives them tags
   // anew, and the checker reports no member it no longer checks: a tag names its member. The id
   // is not compared in release builds: its bytes are one more cache miss per result.
-  if (stopped_ || e.tag >= checked_.size()) return;
+  if (stopped_ || e.tag >= checked_.size() || checked_[e.tag].first == nullptr) return;
   const auto [pool_ptr, index] = checked_[e.tag];
   assert(index < pool_ptr->members.size() && pool_ptr->members[index].id == e.member_id);
   const CheckRecorded recorded = record_check_of(*pool_ptr, index, e, context());
@@ -330,8 +329,8 @@ void ControlPlane::recompute_pending() {
   if (stopped_) return;
   bool changed = false;
   for (const std::string& id : ids) {
-    // A pool removed since needs nothing; one kept was recomputed by apply() already, and is
-    // again here, to no effect.
+    // A pool removed since needs nothing; one made anew by apply() was recomputed already, and
+    // is again here, to no effect.
     if (auto it = pools_.find(id); it != pools_.end()) {
       changed |= carry_out(*it->second, recompute(*it->second, context()));
     }

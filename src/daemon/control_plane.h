@@ -122,11 +122,14 @@ class ControlPlane {
   // what /healthz, /readyz and the systemd watchdog go by (liveness.cc).
   std::optional<std::string> serving_problem() const;
 
-  std::vector<model::LoadBalancerView> views() const;
+  // Every load balancer's view. Without `file_members` the config file's pools come without
+  // their members: what an Octavia write needs, whose cost must not grow with the file's pools.
+  std::vector<model::LoadBalancerView> views(bool file_members = true) const;
   model::LoadBalancerView view() const;  // the file's load balancer
   std::string ready_json() const;        // {"admin": "...", "listeners": {"api": "127.0.0.1:6443"}}
 
  private:
+  using MemberRef = std::pair<PoolRuntime*, size_t>;  // a pool and the index of its member
   struct Binding;  // sockets bound for one listener, one per worker (apply.cc)
   struct GracefulStop {
     size_t sessions = 0;        // held by the workers when they stopped accepting
@@ -153,8 +156,18 @@ class ControlPlane {
   std::optional<health::Target::Resumed> resumed_check(const MemberRuntime& m,
                                                        const model::Pool& pool) const;
 
+  // What apply() changed: the index, the checks and the name lookups are brought up to date for
+  // these pools only (member_index.cc), so that a write to one pool costs what that pool costs,
+  // however many members the others have.
+  struct PoolsChanged {
+    std::vector<PoolRuntime*> pools;        // new or changed: their members were made anew
+    std::vector<std::string> gone_members;  // the ids the changed and removed pools had before
+  };
+  // apply(), or with `keep_file` apply_api(): `changed` are the API's load balancers, and the
+  // file's runs on as it is, neither copied nor compared.
+  Result<void> apply_changes(std::vector<model::Config> changed, bool keep_file);
   Result<Binding> bind_listener(const model::Listener& l);
-  Result<std::vector<Binding>> bind_changed(const std::vector<model::Config>& lbs,
+  Result<std::vector<Binding>> bind_changed(const std::vector<model::Config*>& lbs,
                                             bool retry_taken);
   // Listeners whose port was taken at start-up are bound again and again, with a growing pause,
   // until they are (rebind.cc).
@@ -162,18 +175,26 @@ class ControlPlane {
   void rebind_tick();
   // Members given by host name are looked up off the control thread (names.cc); the answer is
   // applied like any other change. Failed names are asked again every few seconds.
-  void resolve_names();
+  void resolve_names();  // of every pool (the retry timer)
+  void resolve_names(const std::vector<PoolRuntime*>& pools);
   void on_resolved(const std::string& member_id, const std::string& host, uint16_t port,
                    Result<std::vector<net::SocketAddress>> addresses);
   // The listeners not bound, with why: "listener api: cannot bind ...: Address already in use".
   std::optional<std::string> unbound_listeners() const;
-  void adopt_pools(const std::vector<model::Config>& lbs);
+  // The first `kept` load balancers run on as they are; of the others, a pool whose config and
+  // members are unchanged is kept as it runs, and only the others are adopted anew.
+  PoolsChanged adopt_pools(const std::vector<model::Config*>& lbs, size_t kept);
+  std::unique_ptr<PoolRuntime> adopt_pool(const model::Config& lb, const model::Pool& p,
+                                          std::unique_ptr<PoolRuntime> running, PoolsChanged& out);
   void adopt_overrides(PoolRuntime& pool) const;
   void drop_stale_overrides();
-  void adopt_listeners(const std::vector<model::Config>& lbs, std::vector<Binding>& bindings);
+  void adopt_listeners(const std::vector<model::Config*>& lbs, std::vector<Binding>& bindings);
   void push_to_workers(std::vector<Binding>& bindings);
-  void update_checks();
+  void forget_members(PoolRuntime& pool, PoolsChanged& out);
+  void update_checks(const PoolsChanged& changed);
+  void reindex(const PoolsChanged& changed);
   void on_check(const health::Event& event);
+  uint32_t take_tag(MemberRef member);
   void recompute_soon(const PoolRuntime& pool);
   void recompute_pending();
   void handle_connect_failure(const proxy::ConnectFailure& failure);
@@ -185,7 +206,6 @@ class ControlPlane {
   void publish();
   void close_sessions(const PoolRuntime& pool, const MemberRuntime& member);
   void record_transition(const PoolRuntime& pool, const MemberTransition& t);
-  void reindex();
   void schedule_ramp(TimePoint at);
   void reweigh_all();    // the ramp's tick
   void liveness_tick();  // pings the workers every 500 ms (liveness.cc)
@@ -207,12 +227,13 @@ class ControlPlane {
   std::vector<LoadBalancerRuntime> lbs_;                                 // the file's first
   std::unordered_map<std::string, std::unique_ptr<PoolRuntime>> pools_;  // by id
   std::unordered_map<std::string, ListenerRuntime> listeners_;           // by id
-  std::vector<proxy::PoolSnapshotPtr> slots_;         // what workers index by PoolRuntime::slot
-  using MemberRef = std::pair<PoolRuntime*, size_t>;  // a pool and the index of its member
-  StringMap<MemberRef> index_;                        // by member id
+  std::vector<proxy::PoolSnapshotPtr> slots_;  // what workers index by PoolRuntime::slot
+  StringMap<MemberRef> index_;                 // by member id
   // Checked members by health::Target::tag (update_checks() numbers them): a result finds its
-  // member without hashing its id, ten thousand times a second.
+  // member without hashing its id, ten thousand times a second. A tag freed by a changed pool
+  // ({nullptr, 0}) is in free_tags_ until another member takes it.
   std::vector<MemberRef> checked_;
+  std::vector<uint32_t> free_tags_;
   std::vector<std::string> to_recompute_;  // pools whose check results await recompute_pending()
   bool recompute_posted_ = false;
   std::vector<std::unique_ptr<proxy::Worker>> workers_;

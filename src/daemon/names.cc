@@ -16,9 +16,18 @@ constexpr Duration kRetryEvery = std::chrono::seconds(5);
 }  // namespace
 
 void ControlPlane::resolve_names() {
+  std::vector<PoolRuntime*> pools;
+  pools.reserve(pools_.size());
+  for (auto& [id, pool] : pools_) pools.push_back(pool.get());
+  resolve_names(pools);
+}
+
+// apply() asks for the pools it changed only: a kept pool's names are asked already, or again by
+// the retry timer.
+void ControlPlane::resolve_names(const std::vector<PoolRuntime*>& pools) {
   if (stopped_ || !resolver_) return;
   bool retry = false;
-  for (auto& [id, pool] : pools_) {
+  for (PoolRuntime* pool : pools) {
     for (MemberRuntime& m : pool->members) {
       if (m.address || m.resolving) continue;
       const bool queued =

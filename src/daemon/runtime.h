@@ -2,6 +2,7 @@
 // runs: health verdicts, last check, passive failures, counters. Control thread only.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +22,9 @@
 #include "proxy/stats.h"
 
 namespace vigil::daemon {
+
+// MemberRuntime::check_tag of a member that is not checked.
+inline constexpr uint32_t kNoCheckTag = UINT32_MAX;
 
 struct MemberRuntime {
   std::string id;
@@ -45,6 +49,7 @@ struct MemberRuntime {
   model::OperatingStatus status = model::OperatingStatus::kOffline;
   model::WallTime state_since{};
   bool in_rotation = false;
+  uint32_t check_tag = kNoCheckTag;  // its health::Target::tag, the index in ControlPlane::checked_
   std::shared_ptr<proxy::BackendStats> stats = std::make_shared<proxy::BackendStats>();
   model::CheckStats checks;
   model::MemberHistory history;  // the last hour, for the status page

@@ -63,7 +63,7 @@ void listener_counters(const proxy::ListenerStats& s, model::ListenerView& lv) {
 
 }  // namespace
 
-std::vector<model::LoadBalancerView> ControlPlane::views() const {
+std::vector<model::LoadBalancerView> ControlPlane::views(bool file_members) const {
   std::vector<model::LoadBalancerView> out;
   for (const LoadBalancerRuntime& lb : lbs_) {
     model::LoadBalancerView v{.id = lb.config.id,
@@ -109,7 +109,10 @@ std::vector<model::LoadBalancerView> ControlPlane::views() const {
       for (const std::string& lid : lb.listener_ids) {
         if (listeners_.at(lid).pool_id == p.id) pv.listener_ids.push_back(lid);
       }
-      for (const MemberRuntime& m : p.members) pv.members.push_back(member_view(p, m));
+      if (file_members || lb.config.origin != model::Origin::kFile) {
+        pv.members.reserve(p.members.size());
+        for (const MemberRuntime& m : p.members) pv.members.push_back(member_view(p, m));
+      }
       v.pools.push_back(std::move(pv));
     }
     v.operating_status =

@@ -1,5 +1,8 @@
 #include "health/checker.h"
 
+#include <algorithm>
+#include <functional>
+
 #include "base/duration.h"
 #include "base/log.h"
 #include "health/kept_connection.h"
@@ -60,52 +63,74 @@ void HealthChecker::stop() {
 
 void HealthChecker::set_targets(std::vector<Target> targets) {
   if (stopped_) return;
-  std::map<std::string, Target, std::less<>> wanted;
-  for (Target& t : targets) {
-    const std::string id = t.member_id;
-    if (!wanted.emplace(id, std::move(t)).second) {
-      log::warn("health: member {} is listed twice; checking the first", id);
-    }
+  // In id order, as ever: members added together take their first checks in that order.
+  std::ranges::stable_sort(targets, std::less<>{}, &Target::member_id);
+  std::vector<std::string> unset;
+  unset.reserve(members_.size());
+  for (const auto& [id, m] : members_) unset.push_back(id);
+  change_targets(std::move(targets), unset);
+}
+
+void HealthChecker::change_targets(std::vector<Target> set, const std::vector<std::string>& unset) {
+  if (stopped_) return;
+  StringMap<size_t> wanted;  // by id: its place in `set`
+  wanted.reserve(set.size());
+  std::vector<bool> twice(set.size(), false);
+  for (size_t i = 0; i < set.size(); ++i) {
+    if (wanted.emplace(set[i].member_id, i).second) continue;
+    log::warn("health: member {} is listed twice; checking the first", set[i].member_id);
+    twice[i] = true;
   }
-  for (auto it = members_.begin(); it != members_.end();) {
-    auto w = wanted.find(it->first);
-    if (w != wanted.end() && same_target(w->second, it->second.target)) {
-      it->second.target.tag = w->second.tag;
-      wanted.erase(w);
-      ++it;
-      continue;
-    }
-    it->second.probe.cancel();
-    scheduler_.remove(it->first);
-    by_slot_[it->second.slot] = nullptr;
-    it = members_.erase(it);
+  for (const std::string& id : unset) {
+    if (wanted.contains(id)) continue;
+    if (auto it = members_.find(id); it != members_.end()) remove(it);
   }
-  for (auto& [id, t] : wanted) {
-    std::optional<TimePoint> first;
-    if (t.resumed) first = clock_.now() + t.resumed->first_check_in;
-    const uint32_t slot = scheduler_.add(id, timing_of(t.monitor), first);
-    const Duration refresh = draw_max_age(rng_);
-    Threshold threshold(t.monitor.healthy_threshold, t.monitor.unhealthy_threshold);
-    if (t.resumed) threshold.resume(t.resumed->health, t.resumed->successes, t.resumed->failures);
-    auto probe_target = std::make_shared<const ProbeTarget>(ProbeTarget{
-        .monitor = t.monitor,
-        .address = t.address,
-        .port = t.port,
-        .proxy_header = t.proxy_header,
-        .resumption = t.monitor.type == model::MonitorType::kHttps
-                          ? std::make_shared<TlsResumption>(refresh)
-                          : nullptr,
-        .kept =
-            reuses_connections(t.monitor) ? std::make_shared<KeptConnection>(refresh) : nullptr});
-    auto [it, added] = members_.emplace(id, Member{.target = std::move(t),
-                                                   .probe_target = std::move(probe_target),
-                                                   .threshold = threshold,
-                                                   .generation = next_generation_++,
-                                                   .slot = slot});
-    if (by_slot_.size() <= slot) by_slot_.resize(slot + 1, nullptr);
-    by_slot_[slot] = &it->second;
+  for (size_t i = 0; i < set.size(); ++i) {
+    if (twice[i]) continue;
+    Target& t = set[i];
+    if (auto it = members_.find(t.member_id); it != members_.end()) {
+      if (same_target(t, it->second.target)) {
+        it->second.target.tag = t.tag;
+        continue;
+      }
+      remove(it);
+    }
+    add(std::move(t));
   }
   arm();
+}
+
+void HealthChecker::remove(StringMap<Member>::iterator it) {
+  it->second.probe.cancel();
+  scheduler_.remove(it->first);
+  by_slot_[it->second.slot] = nullptr;
+  members_.erase(it);
+}
+
+void HealthChecker::add(Target t) {
+  std::optional<TimePoint> first;
+  if (t.resumed) first = clock_.now() + t.resumed->first_check_in;
+  const uint32_t slot = scheduler_.add(t.member_id, timing_of(t.monitor), first);
+  const Duration refresh = draw_max_age(rng_);
+  Threshold threshold(t.monitor.healthy_threshold, t.monitor.unhealthy_threshold);
+  if (t.resumed) threshold.resume(t.resumed->health, t.resumed->successes, t.resumed->failures);
+  auto probe_target = std::make_shared<const ProbeTarget>(ProbeTarget{
+      .monitor = t.monitor,
+      .address = t.address,
+      .port = t.port,
+      .proxy_header = t.proxy_header,
+      .resumption = t.monitor.type == model::MonitorType::kHttps
+                        ? std::make_shared<TlsResumption>(refresh)
+                        : nullptr,
+      .kept = reuses_connections(t.monitor) ? std::make_shared<KeptConnection>(refresh) : nullptr});
+  std::string id = t.member_id;
+  auto [it, added] = members_.emplace(std::move(id), Member{.target = std::move(t),
+                                                            .probe_target = std::move(probe_target),
+                                                            .threshold = threshold,
+                                                            .generation = next_generation_++,
+                                                            .slot = slot});
+  if (by_slot_.size() <= slot) by_slot_.resize(slot + 1, nullptr);
+  by_slot_[slot] = &it->second;
 }
 
 void HealthChecker::check_now(const std::string& member_id) {

@@ -82,6 +82,10 @@ class HealthChecker {
   // aside), address and port are unchanged keeps its state and schedule; a changed one starts
   // over (unchecked, checked at once); a removed one stops, its running probe cancelled.
   void set_targets(std::vector<Target> targets);
+  // Changes some members only: those in `set` are added or updated as set_targets() does, those
+  // in `unset` and not in `set` stop, and every other member goes on as it was (a write to one
+  // pool leaves the other pools' checks alone, at a cost that does not grow with them).
+  void change_targets(std::vector<Target> set, const std::vector<std::string>& unset);
 
   // Checks the member at once unless a check is already running (passive-failure confirmation),
   // on a new connection: the member's kept connection, if any, is closed, and a check already
@@ -110,6 +114,8 @@ class HealthChecker {
     uint32_t slot = 0;        // its number in the scheduler, and in by_slot_
   };
 
+  void add(Target target);
+  void remove(StringMap<Member>::iterator member);
   void arm();
   void on_wakeup();
   Member* member_at(uint32_t slot) { return slot < by_slot_.size() ? by_slot_[slot] : nullptr; }

@@ -213,6 +213,48 @@ TEST_F(CheckerTest, SetTargetsKeepsUnchangedMembersAndRestartsChangedOnes) {
   EXPECT_EQ(events_[0].tag, 11u);
 }
 
+TEST_F(CheckerTest, ChangeTargetsLeavesTheMembersItDoesNotNameAsTheyAre) {
+  TestServer server(io_);
+  Target a = http_target("a", server.port());
+  Target b = http_target("b", server.port());
+  a.tag = 1;
+  b.tag = 2;
+  checker_.set_targets({a, b});
+  ASSERT_TRUE(advance_until(kSoon, 2));
+  ASSERT_EQ(checker_.health("a"), Health::kUp);
+
+  // b's pool was made anew (b is unset and set again, unchanged), c is new, "gone" was never
+  // checked, and a is not named at all: only c's first check is due now.
+  Target c = http_target("c", server.port());
+  c.monitor.interval = 1h;
+  c.tag = 3;
+  b.tag = 22;
+  events_.clear();
+  checker_.change_targets({b, c}, {"b", "gone"});
+  EXPECT_EQ(checker_.health("a"), Health::kUp);
+  EXPECT_EQ(checker_.health("b"), Health::kUp);
+  ASSERT_TRUE(advance_until(kSoon, 1));
+  settle();
+  ASSERT_EQ(events_.size(), 1u);
+  EXPECT_EQ(events_[0].member_id, "c");
+  EXPECT_EQ(events_[0].tag, 3u);
+
+  // a and b check on their old schedule, their thresholds carried on (a second success: a
+  // restarted member would count its first again), b with its new number.
+  events_.clear();
+  ASSERT_TRUE(advance_until(kNextCheck, 2));
+  settle();
+  ASSERT_EQ(events_.size(), 2u);
+  for (const Event& e : events_) {
+    EXPECT_EQ(e.successes, 2) << e.member_id;
+    EXPECT_EQ(e.tag, e.member_id == "a" ? 1u : 22u) << e.member_id;
+  }
+
+  checker_.change_targets({}, {"a"});
+  EXPECT_EQ(checker_.health("a"), Health::kUnchecked);
+  EXPECT_EQ(checker_.health("b"), Health::kUp);
+}
+
 TEST_F(CheckerTest, RemovedMemberStopsAndItsRunningProbeIsCancelled) {
   TestServer server(io_);
   server.set_behaviour(Behaviour::kSilent);

@@ -22,6 +22,7 @@ using namespace std::chrono_literals;
 struct SourceLocation {
   std::string file;
   int line = 0;  // 1-based; 0 when unknown
+  bool operator==(const SourceLocation&) const = default;
 };
 
 enum class Algorithm { kRoundRobin, kLeastConnections, kSourceIp };
@@ -116,6 +117,7 @@ struct TlsCheck {
   std::string server_name;  // SNI and the name verified; defaults to the member's address
   std::string client_cert;
   std::string client_key;
+  bool operator==(const TlsCheck&) const = default;
 };
 
 struct HealthMonitor {
@@ -140,6 +142,7 @@ struct HealthMonitor {
   // (the member's own proxy_protocol version; v1 when it has none).
   bool send_proxy = false;
   SourceLocation where;
+  bool operator==(const HealthMonitor&) const = default;
 };
 
 struct Member {
@@ -154,6 +157,7 @@ struct Member {
   uint16_t monitor_port = 0;                    // 0: port
   std::optional<ProxyProtocol> proxy_protocol;  // none: the pool's
   SourceLocation where;
+  bool operator==(const Member&) const = default;
 };
 
 struct Pool {
@@ -175,6 +179,7 @@ struct Pool {
   std::optional<HealthMonitor> health_monitor;         // none: members are NO_MONITOR
   std::vector<Member> members;
   SourceLocation where;
+  bool operator==(const Pool&) const = default;
 };
 
 struct Listener {

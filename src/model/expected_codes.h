@@ -18,11 +18,13 @@ class ExpectedCodes {
 
   bool contains(int code) const;
   std::string to_string() const;  // canonical form, parseable again
+  bool operator==(const ExpectedCodes&) const = default;
 
  private:
   struct Range {
     int low;
     int high;
+    bool operator==(const Range&) const = default;
   };
   std::vector<Range> ranges_;
 };

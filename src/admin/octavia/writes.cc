@@ -141,7 +141,8 @@ ApiResult<std::string> run(ApiState& next, const Request& request, const Target&
 // The object as a GET shows it now, with the write's status code.
 Response reply(const RouteContext& ctx, const Target& target, const Plan& plan,
                const std::string& id, int status) {
-  const std::vector<LoadBalancerView> views = merged_views(ctx.views(), ctx.store);
+  const ViewsSource& source = ctx.write_views != nullptr ? *ctx.write_views : ctx.views;
+  const std::vector<LoadBalancerView> views = merged_views(source(), ctx.store);
   const Catalog after(views, ctx.store, ctx.default_project);
   Target show;
   show.segments = {target.segments[0], "lbaas"};
@@ -184,7 +185,10 @@ Response route_octavia_write(const Request& request, const Target& target, const
     auto pool = catalog.pool(s[1]);
     if (!pool) return fault(404, fmt::format("Pool {} not found.", s[1]));
     if (!catalog.from_api(*pool.lb) && method == "PUT" && object) {
-      return set_file_member(request, target, catalog, ctx, pool, s[3]);
+      // The write's catalog may lack the file's members (RouteContext::write_views).
+      const std::vector<LoadBalancerView> all = merged_views(ctx.views(), ctx.store);
+      const Catalog full(all, ctx.store);
+      return set_file_member(request, target, full, ctx, full.pool(s[1]), s[3]);
     }
     if (!catalog.from_api(*pool.lb)) return catalog.read_only(*pool.lb);
     plan.pool_id = pool.item->id;

@@ -1,0 +1,73 @@
+// How the control plane finds its members: by id (index_: API calls, connect failures, names)
+// and by check tag (checked_: ten thousand check results a second). Both are brought up to date
+// for the pools an apply() changed only, as are the health checker's targets: a write to one
+// pool costs what that pool costs, however many members the others have.
+#include "daemon/control_plane.h"
+#include "health/checker.h"
+
+namespace vigil::daemon {
+namespace {
+
+// HAProxy's check-send-proxy: the server's own PROXY version, v1 when it sends none.
+model::ProxyProtocol check_proxy_header(const PoolRuntime& p, const MemberRuntime& m) {
+  if (!p.config.health_monitor || !p.config.health_monitor->send_proxy) {
+    return model::ProxyProtocol::kOff;
+  }
+  const model::ProxyProtocol traffic = m.config.proxy_protocol.value_or(p.config.proxy_protocol);
+  return traffic == model::ProxyProtocol::kOff ? model::ProxyProtocol::kV1 : traffic;
+}
+
+}  // namespace
+
+// The members of a pool about to be made anew or removed: their ids leave the index and the
+// checker (unless the pool has them again), and their tags are free for others.
+void ControlPlane::forget_members(PoolRuntime& pool, PoolsChanged& out) {
+  for (MemberRuntime& m : pool.members) {
+    out.gone_members.push_back(m.id);
+    if (m.check_tag == kNoCheckTag) continue;
+    checked_[m.check_tag] = {nullptr, 0};
+    free_tags_.push_back(m.check_tag);
+    m.check_tag = kNoCheckTag;
+  }
+}
+
+uint32_t ControlPlane::take_tag(MemberRef member) {
+  if (free_tags_.empty()) {
+    checked_.push_back(member);
+    return static_cast<uint32_t>(checked_.size() - 1);
+  }
+  const uint32_t tag = free_tags_.back();
+  free_tags_.pop_back();
+  checked_[tag] = member;
+  return tag;
+}
+
+void ControlPlane::update_checks(const PoolsChanged& changed) {
+  std::vector<health::Target> targets;
+  for (PoolRuntime* p : changed.pools) {
+    if (!p->config.health_monitor) continue;
+    for (size_t i = 0; i < p->members.size(); ++i) {
+      MemberRuntime& m = p->members[i];
+      if (!m.config.enabled) continue;
+      m.check_tag = take_tag({p, i});
+      targets.push_back({.member_id = m.id,
+                         .tag = m.check_tag,
+                         .monitor = *p->config.health_monitor,
+                         .address = m.config.monitor_address.empty() ? m.config.address
+                                                                     : m.config.monitor_address,
+                         .port = m.config.monitor_port ? m.config.monitor_port : m.config.port,
+                         .proxy_header = check_proxy_header(*p, m),
+                         .resumed = resumed_check(m, p->config)});
+    }
+  }
+  checker_->change_targets(std::move(targets), changed.gone_members);
+}
+
+void ControlPlane::reindex(const PoolsChanged& changed) {
+  for (const std::string& id : changed.gone_members) index_.erase(id);
+  for (PoolRuntime* p : changed.pools) {
+    for (size_t i = 0; i < p->members.size(); ++i) index_[p->members[i].id] = {p, i};
+  }
+}
+
+}  // namespace vigil::daemon

@@ -1,0 +1,93 @@
+"""An Octavia write changes only what it names: the config file's pool runs on as it was, its
+members neither checked again nor reset (check results, thresholds, state times, counters), and
+an API member's create, update and delete leave the other API members alone too. Also: an
+Octavia member set on a file member (the one write that needs the file's members) still works.
+"""
+from test_octavia_helpers import create, free_port, raw
+from vigil_harness import EchoServer, Vigil, echo_once, wait_for
+
+# Checked once at start, then every hour: a member checked again was restarted by the write.
+CONFIG = """
+admin:
+  listen: 127.0.0.1:0
+  token_file: @TOKEN_FILE@
+  state_file: {state}
+listeners:
+  - {{name: api, bind: "127.0.0.1:0", pool: masters}}
+pools:
+  - name: masters
+    health_monitor: {{type: TCP, interval: 1h, timeout: 1s}}
+    members:
+      - {{name: m1, address: 127.0.0.1, port: {port}}}
+      - {{name: m2, address: 127.0.0.1, port: {port}}}
+"""
+
+KEPT = ("check", "health", "operating_status", "state_since", "consecutive_successes",
+        "consecutive_failures", "total_connections", "in_rotation")
+
+
+def members(vigil, pool):
+    """The members of `pool` (of any load balancer: the API's too) by name, from /v1/status."""
+    return {m["name"]: m for lb in vigil.status()["loadbalancers"] for p in lb["pools"]
+            if p["name"] == pool for m in p["members"]}
+
+
+def picture(vigil, pool):
+    """What must not change of each member of `pool`, by name."""
+    return {name: {k: m.get(k) for k in KEPT} for name, m in members(vigil, pool).items()}
+
+
+def checked(vigil, pool, names):
+    """True once every named member of `pool` has a check result."""
+    found = members(vigil, pool)
+    return all(found.get(n, {}).get("check") for n in names)
+
+
+def test_writes_leave_what_they_do_not_name_as_it_runs(tmp_path, cleanup):
+    backend = EchoServer()
+    cleanup(backend)
+    vigil = Vigil(tmp_path, CONFIG.format(state=tmp_path / "state.json", port=backend.port))
+    cleanup(vigil)
+    wait_for(lambda: checked(vigil, "masters", ["m1", "m2"]), 15, what="the file's first checks")
+    host, port = vigil.listener("api")
+    assert echo_once(host, port, b"ping") == b"ping"  # a counter that must survive the writes
+    wait_for(lambda: sum(m["total_connections"] for m in vigil.members("masters").values()) == 1,
+             10, what="the session's count")
+    file_before = picture(vigil, "masters")
+
+    lb = create(vigil, "loadbalancers", "loadbalancer", {"name": "k8s"})
+    listener = create(vigil, "listeners", "listener", {
+        "loadbalancer_id": lb["id"], "protocol": "TCP", "protocol_port": free_port()})
+    pool = create(vigil, "pools", "pool", {"listener_id": listener["id"], "protocol": "TCP",
+                                           "lb_algorithm": "ROUND_ROBIN", "name": "api-pool"})
+    members = f"/v2.0/lbaas/pools/{pool['id']}/members"
+    create(vigil, "healthmonitors", "healthmonitor", {
+        "pool_id": pool["id"], "type": "TCP", "delay": 3600, "timeout": 1, "max_retries": 1})
+    a1 = create(vigil, None, "member", {"address": "127.0.0.1", "protocol_port": backend.port,
+                                        "name": "a1"}, path=members)
+    wait_for(lambda: checked(vigil, "api-pool", ["a1"]), 15, what="a1's first check")
+    api_before = picture(vigil, "api-pool")
+
+    # Create, update and delete other members of the API pool; each answer comes after the
+    # change ran, and a member the change restarted would be checked at once, like a2.
+    other = EchoServer()  # Octavia refuses a second member on the same address and port
+    cleanup(other)
+    a2 = create(vigil, None, "member", {"address": "127.0.0.1", "protocol_port": other.port,
+                                        "name": "a2"}, path=members)
+    code, body = raw(vigil, "PUT", f"{members}/{a2['id']}", {"member": {"weight": 5}})
+    assert code == 200 and body["member"]["weight"] == 5, body
+    wait_for(lambda: checked(vigil, "api-pool", ["a2"]), 15, what="a2's first check")
+    code, _ = raw(vigil, "DELETE", f"{members}/{a2['id']}")
+    assert code == 204
+
+    assert picture(vigil, "masters") == file_before
+    assert picture(vigil, "api-pool") == api_before
+
+    # Octavia member set on a file member: a runtime override, found among the file's members.
+    file_pool = next(p["id"] for p in vigil.status()["pools"] if p["name"] == "masters")
+    m1 = vigil.members("masters")["m1"]
+    code, body = raw(vigil, "PUT", f"/v2.0/lbaas/pools/{file_pool}/members/{m1['id']}",
+                     {"member": {"weight": 0}})
+    assert code == 200, body
+    assert body["member"]["id"] == m1["id"], body
+    assert vigil.members("masters")["m1"]["admin_override"], vigil.members("masters")["m1"]
