@@ -209,6 +209,14 @@ def test_objects_have_exactly_octavia_11s_fields(tmp_path, cleanup):
         assert body[f"{collection}_links"] == [], collection
     code, body = raw(vigil, "GET", f"/v2.0/lbaas/pools/{ids['pool']['id']}/members")
     assert body["members_links"] == []
+    # Unset attributes are left out, as WSME does: a pool without a monitor has no
+    # healthmonitor_id. A listener without a pool shows the connect timeout vigil would use.
+    bare = build(vigil, with_monitor=False)
+    code, body = raw(vigil, "GET", f"/v2/lbaas/pools/{bare['pool']['id']}")
+    assert "healthmonitor_id" not in body["pool"]
+    lone = create(vigil, "listeners", "listener", {"loadbalancer_id": bare["loadbalancer"]["id"],
+                                                   "protocol": "TCP", "protocol_port": free_port()})
+    assert lone["timeout_member_connect"] == bare["listener"]["timeout_member_connect"] == 1000
 
 
 def test_status_tree_has_octavias_shape_and_the_amphoras_rules(tmp_path, cleanup):
@@ -298,6 +306,11 @@ def test_error_messages_are_octavias(tmp_path, cleanup):
                        "protocol_port": ids["listener"]["protocol_port"]}}, 409,
          "Another Listener on this Load Balancer is already using protocol TCP and protocol_port "
          f"{ids['listener']['protocol_port']}"),
+        ("POST", "/v2.0/lbaas/pools",
+         {"pool": {"listener_id": ids["listener"]["id"], "protocol": "UDP",
+                   "lb_algorithm": "ROUND_ROBIN"}}, 400,
+         "Validation failure: The pool protocol 'UDP' is invalid while the listener protocol is "
+         "'TCP'."),
         ("DELETE", f"/v2.0/lbaas/loadbalancers/{lb_id}", None, 400,
          f"Validation failure: Cannot delete Load Balancer {lb_id} - it has children"),
     ]

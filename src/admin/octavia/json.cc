@@ -144,8 +144,10 @@ json::object loadbalancer(const model::LoadBalancerView& lb) {
 
 json::object listener(const model::LoadBalancerView& lb, const model::ListenerView& l) {
   const model::PoolView* pool = find_pool(lb, l.default_pool_id);
-  // Octavia's default member connect timeout, for a listener without a pool.
-  const int64_t connect_ms = pool ? millis(pool->config.connect_timeout) : 5000;
+  // What vigil would connect with: the pool's timeout, or a new pool's default without one (not
+  // Octavia's 5 s: LAN members answer in milliseconds, and a retry goes to another one).
+  const int64_t connect_ms =
+      millis(pool ? pool->config.connect_timeout : model::Pool{}.connect_timeout);
   const int64_t idle_ms = millis(l.config.idle_timeout);
   json::object o{
       {"id", l.id},
@@ -183,7 +185,6 @@ json::object pool(const model::LoadBalancerView& lb, const model::PoolView& p) {
       {"protocol", octavia_pool_protocol(p.config.proxy_protocol)},
       {"lb_algorithm", octavia_name(p.config.algorithm)},
       {"session_persistence", nullptr},
-      {"healthmonitor_id", id_or_null(p.health_monitor_id)},
       {"members", id_list(member_ids)},
       {"listeners", id_list(p.listener_ids)},
       {"loadbalancers", one_id(lb.id)},
@@ -191,6 +192,8 @@ json::object pool(const model::LoadBalancerView& lb, const model::PoolView& p) {
   };
   add_no_tls(o, {"tls_ciphers", "tls_versions", "alpn_protocols", "tls_container_ref",
                  "ca_tls_container_ref", "crl_container_ref"});
+  // Octavia (WSME) leaves an unset attribute out: no key for a pool without a monitor.
+  if (!p.health_monitor_id.empty()) o["healthmonitor_id"] = p.health_monitor_id;
   add_common(o, lb);
   return o;
 }

@@ -161,6 +161,13 @@ ApiResult<std::string> create_pool(ApiState& s, std::string_view body, const OpC
   auto error = read_body(body, "pool", [&](FieldReader& r) {
     if (auto v = r.string("loadbalancer_id")) lb_id = *v;
     if (auto v = r.string("listener_id")) listener_id = *v;
+    // Protocols Octavia itself refuses on a (TCP) listener, in its words; the others that vigil
+    // does not run (HTTP, HTTPS) get vigil's refusal from read_pool().
+    if (auto v = r.string("protocol"); v && !listener_id.empty() && (*v == "UDP" || *v == "SCTP")) {
+      r.fail(400, fmt::format("Validation failure: The pool protocol '{}' is invalid while the "
+                              "listener protocol is '{}'.",
+                              *v, kOctaviaTcp));
+    }
     read_requested_id(r, p);
     read_pool(r, p, Mode::kCreate);
   });

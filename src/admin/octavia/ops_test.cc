@@ -273,6 +273,16 @@ TEST_F(ApiOpsTest, MemberPoolAndLoadBalancerRequestsAreValidated) {
                                 lb_id),
                     context()),
         400, "pool protocol UDP is not supported (TCP, PROXY and PROXYV2 are)");
+  // On a listener, Octavia refuses UDP itself, in its own words.
+  const std::string tcp_listener = listener(lb_id, 8100);
+  check(create_pool(s_,
+                    fmt::format(R"({{"pool": {{"listener_id": "{}", "protocol": "UDP",
+                        "lb_algorithm": "ROUND_ROBIN"}}}})",
+                                tcp_listener),
+                    context()),
+        400,
+        "Validation failure: The pool protocol 'UDP' is invalid while the listener protocol is "
+        "'TCP'.");
   check(create_loadbalancer(s_, R"({"loadbalancer": {"vip_address": "192.0.2.1"}})", context()),
         400, "vip_address 192.0.2.1 is not an address of this host");
   check(create_loadbalancer(s_, R"({"loadbalancer": {"vip_subnet_id": "x"}})", context()), 400,
