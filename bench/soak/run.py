@@ -134,7 +134,9 @@ def start_vigil(soak, procs_vigil):
 def summarise(soak, t0, load_first):
     events = report.down_events(soak.vigil.logpath, t0)
     for k in soak.kills:
-        downs = [t for t, _, m, _ in events if m == k["member"] and t >= k["t"] - 1]
+        # Only a DOWN within the outage: a drained member's is not logged until it is ready.
+        until = k["t"] + k.get("restarted_after_s", 0) + 5
+        downs = [t for t, _, m, _ in events if m == k["member"] and k["t"] - 1 <= t <= until]
         k["marked_down_after_s"] = round(min(downs) - k["t"], 2) if downs else None
         k["failed"] = sum(1 for d in soak.traffic.done if not d[2] and d[5] in k["in_flight_ids"])
     soak.reloads["applied"] = len(benchlib.log_findings(soak.vigil.logpath,
@@ -174,6 +176,7 @@ def parse_args():
     ap.add_argument("--nofile", type=int, default=4096, help="vigil's open-file limit")
     ap.add_argument("--vigil", default=str(ROOT / "build/release/src/daemon/vigil"))
     ap.add_argument("--json-out")
+    ap.add_argument("--keep-tmp", action="store_true", help="keep the configs and logs")
     args = ap.parse_args()
     args.vigil = str(Path(args.vigil).resolve())
     return args
@@ -186,6 +189,9 @@ def main():
     signal.signal(signal.SIGTERM, benchlib.on_sigterm)
     nofile = benchlib.raise_nofile(65536)
     with tempfile.TemporaryDirectory(prefix="vigil-bench-soak-") as tmp:
+        if args.keep_tmp:
+            tmp = tempfile.mkdtemp(prefix="vigil-bench-soak-kept-")
+            benchlib.log(f"configs and logs stay in {tmp}")
         Path(tmp, "token").write_text(TOKEN + "\n")
         os.chmod(Path(tmp, "token"), 0o600)
         soak = Soak(args, tmp)

@@ -29,8 +29,8 @@ import subprocess
 import urllib.request
 from pathlib import Path
 
-from netns_harness import MASTERS, ROOT, TOKEN, VIGIL, Master, NetNS, insecure_tls, read_ready_file, \
-    require_netns, wait_for
+from netns_harness import MASTERS, ROOT, TOKEN, VIGIL, Master, NetNS, insecure_tls, require_netns, wait_for
+from node_harness import VigilNode, veth
 
 DEPLOY = ROOT / "deploy" / "bird"
 BIRD = shutil.which("bird") or "/usr/sbin/bird"
@@ -84,15 +84,6 @@ def router_bird_conf():
     return text
 
 
-def veth(router, port, ns, cidr, bridge="br0"):
-    router.run(["ip", "link", "add", port, "type", "veth", "peer", "name", "eth0", "netns", ns.name])
-    if bridge:
-        router.run(["ip", "link", "set", port, "master", bridge])
-    router.run(["ip", "link", "set", port, "up"])
-    ns.run(["ip", "addr", "add", cidr, "dev", "eth0"])
-    ns.run(["ip", "link", "set", "eth0", "up"])
-
-
 class Bird:
     """One BIRD daemon in a namespace, with its control socket in `workdir`."""
 
@@ -109,8 +100,10 @@ class Bird:
         return self.ns.run([BIRDC, "-s", self.socket, "show", *what], check=False).stdout
 
 
-class Node:
+class Node(VigilNode):
     """One vigil node: namespace, three masters, vigil, BIRD and the health loop."""
+
+    vigil_yaml = staticmethod(vigil_yaml)
 
     def __init__(self, name, router, workdir):
         self.name, self.address = name, NODES[name]
@@ -122,16 +115,7 @@ class Node:
         for a in (SERVICE, RESILIENT_SERVICE):
             self.ns.run(["ip", "addr", "add", f"{a}/32", "dev", "lo"])
         self.masters = [Master(self.ns, self.dir, f"{name}-{n}", a) for n, a in MASTERS.items()]
-        self.vigil = self.bird = self.health_loop = None
-
-    def start_vigil(self):
-        (self.dir / "token").write_text(TOKEN + "\n")
-        config = self.dir / "vigil.yaml"
-        config.write_text(vigil_yaml(self.dir / "token"))
-        ready = self.dir / "vigil.ready"
-        ready.unlink(missing_ok=True)
-        self.vigil = self.ns.spawn([VIGIL, "serve", "-c", config, "--ready-file", ready], self.dir / "vigil.log")
-        read_ready_file(ready, self.vigil)
+        self.bird = self.health_loop = None
 
     def start_routing(self):
         self.bird = Bird(self.ns, self.dir, node_bird_conf(self.address))
@@ -153,9 +137,6 @@ class Node:
             if m := re.search(r'listener="([^"]+)"', labels):
                 out[m.group(1)] = int(float(value))
         return out
-
-    def log(self, what):
-        return (self.dir / f"{what}.log").read_text(errors="replace")
 
 
 class Router:

@@ -24,8 +24,9 @@ import threading
 import time
 from pathlib import Path
 
-from netns_harness import (MASTERS, REQUEST_TIMEOUT, TOKEN, VIGIL, WATCH_PATH, Master, NetNS, insecure_tls,
-                           read_ready_file, require_netns, wait_for)
+from netns_harness import (MASTERS, REQUEST_TIMEOUT, VIGIL, WATCH_PATH, Master, NetNS, insecure_tls,
+                           require_netns, wait_for)
+from node_harness import VigilNode, veth
 
 SUBNET_PREFIX = 24
 VIP = "10.99.0.100"
@@ -118,27 +119,19 @@ def documented_keepalived_conf():
     return text
 
 
-class Node:
+class Node(VigilNode):
     """One load balancer node: its namespace, three masters, vigil and keepalived."""
+
+    vigil_yaml = staticmethod(vigil_yaml)
 
     def __init__(self, name, switch, workdir):
         self.name, self.address = name, NODES[name]
         self.dir = Path(workdir) / name
         self.dir.mkdir(parents=True, exist_ok=True)
         self.ns = NetNS(prefix=f"vigil-pair-{name}")
-        plug(switch, self.ns, f"sw-{name}", f"{self.address}/{SUBNET_PREFIX}")
+        veth(switch, f"sw-{name}", self.ns, f"{self.address}/{SUBNET_PREFIX}")
         self.masters = [Master(self.ns, self.dir, n, a) for n, a in MASTERS.items()]
-        self.vigil = None
         self.keepalived = None
-
-    def start_vigil(self):
-        (self.dir / "token").write_text(TOKEN + "\n")
-        config = self.dir / "vigil.yaml"
-        config.write_text(vigil_yaml(self.dir / "token"))
-        ready = self.dir / "vigil.ready"
-        ready.unlink(missing_ok=True)
-        self.vigil = self.ns.spawn([VIGIL, "serve", "-c", config, "--ready-file", ready], self.dir / "vigil.log")
-        read_ready_file(ready, self.vigil)
 
     def start_keepalived(self):
         conf = self.dir / "keepalived.conf"
@@ -185,19 +178,8 @@ class Node:
         self.ns.iptables("-D", "OUTPUT", "-o", "eth0", "-j", "DROP")
         self.ns.run(["ip", "link", "set", "eth0", "arp", "on"])
 
-    def log(self, what):
-        return (self.dir / f"{what}.log").read_text(errors="replace")
-
     def destroy(self):
         self.ns.destroy()
-
-
-def plug(switch, ns, port, cidr):
-    """A veth from `ns` (eth0, with `cidr`) to the switch's bridge (`port`)."""
-    switch.run(["ip", "link", "add", port, "type", "veth", "peer", "name", "eth0", "netns", ns.name])
-    switch.run(["ip", "link", "set", port, "master", "br0", "up"])
-    ns.run(["ip", "addr", "add", cidr, "dev", "eth0"])
-    ns.run(["ip", "link", "set", "eth0", "up"])
 
 
 def make_switch():
@@ -254,7 +236,7 @@ class Pair:
                 self.spaces.append(self.nodes[-1].ns)
             self.client_ns = NetNS(prefix="vigil-pair-client")
             self.spaces.append(self.client_ns)
-            plug(self.switch, self.client_ns, "sw-client", f"{CLIENT}/{SUBNET_PREFIX}")
+            veth(self.switch, "sw-client", self.client_ns, f"{CLIENT}/{SUBNET_PREFIX}")
         except BaseException:
             self.destroy()
             raise

@@ -2,8 +2,9 @@
 and ACKs what clients send: connects succeed, nothing ever answers. No iptables. After 20 s it is
 killed and a new one starts with a 10 s warm-up. Issue "Failover, part 2": no client request
 fails or takes over 1.5 s (a first flight left unanswered for first_byte_timeout, 1 s, goes to
-another master), the watch pinned to master-01 is streaming again within 3 s (the immediate check
-gets no answer either, so vigil closes the silent member's sessions), kubectl never fails, and
+another master), the watch pinned to master-01 is streaming again within 3 s (the check started
+when a first flight had waited a tenth of first_byte_timeout gets no answer either, so vigil
+closes the silent member's sessions 1.1 s into that flight's wait), kubectl never fails, and
 vigil shows master-01 ERROR with its reason, then ONLINE once it is ready.
 """
 from system_checks import requires_netns, run_vigil_scenario

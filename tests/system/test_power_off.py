@@ -4,8 +4,9 @@ iptables DROP of 127.0.0.11 in and out inside the test's namespace and the apisi
 SIGSTOP, so nothing answers and no RST comes (connects to it hang; its sessions go silent).
 After 20 s the rules go, the frozen process is killed and a new one starts with a 10 s warm-up
 (/readyz fails with [-]informer-sync, /api answers 401). Issue 3: no client request fails or
-takes over 5 s, the watch that was on master-01 is streaming again within 5 s, and vigil shows
-master-01 ERROR with its reason, then ONLINE once it is ready (never during its warm-up).
+takes over 5 s, the watch that was on master-01 is streaming again within 3 s (issue "Failover,
+part 2"), and vigil shows master-01 ERROR with its reason, then ONLINE once it is ready (never
+during its warm-up).
 """
 from system_checks import requires_netns, run_vigil_scenario
 
