@@ -4,6 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "admin/server.h"
 #include "daemon/control_plane.h"
@@ -97,6 +101,12 @@ std::vector<model::LoadBalancerView> ControlPlane::views(bool file_members) cons
       if (has_pool) used_pool_statuses.push_back(pool->second->status);
       v.listeners.push_back(std::move(lv));
     }
+    // Listeners by pool, once: a file with N listeners and N pools (one load balancer each in
+    // Octavia's terms) would otherwise cost N * N lookups per view.
+    std::unordered_map<std::string_view, std::vector<std::string>> listeners_of;
+    for (const std::string& lid : lb.listener_ids) {
+      listeners_of[listeners_.at(lid).pool_id].push_back(lid);
+    }
     for (const std::string& id : lb.pool_ids) {
       const PoolRuntime& p = *pools_.at(id);
       model::PoolView pv{
@@ -106,8 +116,8 @@ std::vector<model::LoadBalancerView> ControlPlane::views(bool file_members) cons
           .config = p.config,
           .operating_status = p.status,
           .fail_open_active = p.fail_open_active};
-      for (const std::string& lid : lb.listener_ids) {
-        if (listeners_.at(lid).pool_id == p.id) pv.listener_ids.push_back(lid);
+      if (auto it = listeners_of.find(p.id); it != listeners_of.end()) {
+        pv.listener_ids = std::move(it->second);
       }
       if (file_members || lb.config.origin != model::Origin::kFile) {
         pv.members.reserve(p.members.size());
@@ -118,10 +128,9 @@ std::vector<model::LoadBalancerView> ControlPlane::views(bool file_members) cons
     v.operating_status =
         model::load_balancer_status({.listeners = listener_statuses, .pools = used_pool_statuses});
     // By pool id: two load balancers may both have a pool named "masters".
+    const std::unordered_set<std::string_view> pool_ids(lb.pool_ids.begin(), lb.pool_ids.end());
     for (const auto& t : transitions_) {
-      if (std::ranges::find(lb.pool_ids, t.pool_id) != lb.pool_ids.end()) {
-        v.recent_transitions.push_back(t);
-      }
+      if (pool_ids.contains(t.pool_id)) v.recent_transitions.push_back(t);
     }
     out.push_back(std::move(v));
   }
