@@ -6,13 +6,10 @@ rules for empty pools, pool-less and full listeners, and WSME's and Octavia's er
 import json
 import re
 import socket
-import urllib.error
-import urllib.request
 
-from test_octavia_helpers import create, free_port, raw, start_vigil
+from test_octavia_helpers import create, exchange, free_port, raw, start_vigil
 from vigil_harness import TOKEN, EchoServer, Vigil, wait_for
 
-_opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 REQUEST_ID = re.compile(r"^req-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 
 # Octavia 11's response fields (octavia/api/v2/types/*.py, as its API renders them), and the
@@ -56,21 +53,9 @@ admin:
 
 
 def request(vigil, method, path, body=None, headers=None, token=TOKEN):
-    """(status, headers, parsed body or None) of one request."""
-    data = json.dumps(body).encode() if isinstance(body, dict) else body
-    req = urllib.request.Request(f"http://{vigil.admin}{path}", data=data, method=method,
-                                 headers=dict(headers or {}))
-    if token is not None:
-        req.add_header("X-Auth-Token", token)
-    if data is not None:
-        req.add_header("Content-Type", "application/json")
-    try:
-        with _opener.open(req, timeout=10) as r:
-            text = r.read().decode()
-            return r.status, r.headers, json.loads(text) if text.startswith("{") else text
-    except urllib.error.HTTPError as e:
-        text = e.read().decode()
-        return e.code, e.headers, json.loads(text) if text.startswith("{") else text
+    """(status, headers, parsed body or the text) of one request."""
+    code, answer_headers, text = exchange(vigil, method, path, body, token, headers)
+    return code, answer_headers, json.loads(text) if text.startswith("{") else text
 
 
 def tree(vigil, lb_id):

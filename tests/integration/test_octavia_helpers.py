@@ -85,8 +85,8 @@ class OpenStack:
         return wait_for(ready, timeout, interval=0.3, what=f"members {names or 'all'} {status}")
 
 
-def raw(vigil, method, path, body=None, token=TOKEN, headers=None):
-    """One HTTP request to the admin API; returns (status, parsed JSON or None)."""
+def exchange(vigil, method, path, body=None, token=TOKEN, headers=None):
+    """One HTTP request to the admin API; returns (status, headers, body text)."""
     data = body if isinstance(body, (bytes, type(None))) else json.dumps(body).encode()
     req = urllib.request.Request(f"http://{vigil.admin}{path}", data=data, method=method,
                                  headers=dict(headers or {}))
@@ -96,14 +96,22 @@ def raw(vigil, method, path, body=None, token=TOKEN, headers=None):
         req.add_header("Content-Type", "application/json")
     try:
         with _opener.open(req, timeout=10) as r:
-            text = r.read().decode()
-            return r.status, (json.loads(text) if text else None)
+            return r.status, r.headers, r.read().decode()
     except urllib.error.HTTPError as e:
-        text = e.read().decode()
-        try:
-            return e.code, json.loads(text)
-        except ValueError:
-            return e.code, text
+        return e.code, e.headers, e.read().decode()
+
+
+def raw(vigil, method, path, body=None, token=TOKEN, headers=None):
+    """One HTTP request to the admin API; returns (status, parsed JSON or None, or the text)."""
+    code, _, text = exchange(vigil, method, path, body, token, headers)
+    if not text:
+        return code, None
+    try:
+        return code, json.loads(text)
+    except ValueError:
+        if code < 400:
+            raise
+        return code, text
 
 
 def create(vigil, collection, kind, fields, path=None):
