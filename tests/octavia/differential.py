@@ -172,7 +172,7 @@ def _glob(pattern, s):
 class Deliberate:
     """One entry of the list: steps and path are patterns where `*` is any text; octavia and
     vigil are the two values, compared after normalisation (`<any>`: any value). An entry
-    marked `known_bug` is not deliberate but a bug in tests/octavia/differences.md being fixed:
+    marked `known_bug` is not deliberate but a bug (tests/octavia/differences.md) being fixed:
     it may stop occurring."""
     steps: list
     path: str
