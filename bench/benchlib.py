@@ -12,6 +12,7 @@ A script imports it with its own directory's parent on sys.path:
     import benchlib
 """
 
+import json
 import os
 import re
 import resource
@@ -21,6 +22,8 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 HOST = "127.0.0.1"  # the only address the benchmarks listen on or connect to
@@ -66,6 +69,28 @@ def raise_nofile(want):
 
 # ---------------------------------------------------------------------------------------------
 # Bounded waits, ports, /proc
+
+
+_direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never an http_proxy
+
+
+def admin_call(admin, token, method, path, body=None, timeout=30, no_answer_ok=False):
+    """One JSON request to vigil's admin API at `admin` (host:port): (status, body bytes,
+    seconds). With `no_answer_ok`, no answer within `timeout` is status 0 and the time waited."""
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(f"http://{admin}{path}", data=data, method=method,
+                                 headers={"X-Auth-Token": token, "Content-Type": "application/json"})
+    start = time.perf_counter()
+    try:
+        with _direct.open(req, timeout=timeout) as r:
+            out = r.status, r.read()
+    except urllib.error.HTTPError as e:
+        out = e.code, e.read()
+    except OSError:
+        if not no_answer_ok:
+            raise
+        out = 0, b""
+    return out[0], out[1], time.perf_counter() - start
 
 
 def wait_until(predicate, timeout, interval=0.05):

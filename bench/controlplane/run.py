@@ -29,8 +29,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -39,7 +37,6 @@ import benchlib  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "bench-controlplane-token"
 TARGET_MS = {"cold_start_healthz": 50, "api_write": 5, "scrape_healthz": 50}
-_opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 def config(members, tmp):
@@ -63,18 +60,7 @@ pools:
 
 def call(admin, method, path, body=None, timeout=30):
     """(status, body bytes, seconds); status 0 when no answer came within `timeout`."""
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(f"http://{admin}{path}", data=data, method=method,
-                                 headers={"X-Auth-Token": TOKEN, "Content-Type": "application/json"})
-    start = time.perf_counter()
-    try:
-        with _opener.open(req, timeout=timeout) as r:
-            out = r.status, r.read()
-    except urllib.error.HTTPError as e:
-        out = e.code, e.read()
-    except OSError:  # no answer within `timeout`: status 0, and the time it waited
-        out = 0, b""
-    return out[0], out[1], time.perf_counter() - start
+    return benchlib.admin_call(admin, TOKEN, method, path, body, timeout, no_answer_ok=True)
 
 
 def healthz_series(admin, seconds, every=0.02):

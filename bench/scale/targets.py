@@ -11,14 +11,11 @@ import resource
 import shutil
 import socket
 import time
-import urllib.error
-import urllib.request
 
-from benchlib import CLK_TCK, HOST, free_port, process_cpu, stat_ticks, tail, wait_until
+from benchlib import CLK_TCK, HOST, admin_call, free_port, process_cpu, stat_ticks, tail, wait_until
 from configs import haproxy_config, listener_address, vigil_config
 
 TOKEN = "bench-scale-token"
-_opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 def rss_kb(pid):
@@ -93,16 +90,7 @@ class Vigil(Target):
 
     def call(self, method, path, body=None, timeout=60):
         """(status, body bytes, seconds)."""
-        data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(f"http://{self.admin}{path}", data=data, method=method,
-                                     headers={"X-Auth-Token": TOKEN, "Content-Type": "application/json"})
-        start = time.perf_counter()
-        try:
-            with _opener.open(req, timeout=timeout) as r:
-                out = r.status, r.read()
-        except urllib.error.HTTPError as e:
-            out = e.code, e.read()
-        return out[0], out[1], time.perf_counter() - start
+        return admin_call(self.admin, TOKEN, method, path, body, timeout)
 
     def checked(self):
         """(members with a check result, members, members up) from GET /v1/status."""
