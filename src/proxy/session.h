@@ -209,6 +209,12 @@ class Session {
   bool first_byte_overdue(TimePoint now) const;
   void report_if_suspect(TimePoint now);
   void move_to_latest_pool(const Attempt& failed);
+  // The attempt whose socket is the session's member side.
+  Attempt& connected_attempt() {
+    return backend_ == &attempts_[0].side ? attempts_[0] : attempts_[1];
+  }
+  // When the first flight went out: the first-byte deadline less its timeout.
+  TimePoint first_flight_sent_at() const { return phase_deadline_ - pool_->first_byte_timeout; }
 
   // session.cc
   bool pump(Side& src, Side& dst, Flow& flow, std::atomic<uint64_t>* bytes);

@@ -71,11 +71,9 @@ void Session::stop_watching_first_flight() {
 // report is throttled per member (BackendStats::take_suspect_report).
 void Session::report_if_suspect(TimePoint now) {
   if (!awaiting_first_byte_ || phase_deadline_ == TimePoint{} || suspect_reported_) return;
-  const Duration timeout = pool_->first_byte_timeout;
-  if (now < phase_deadline_ - timeout + suspect_after(timeout)) return;
+  if (now < first_flight_sent_at() + suspect_after(pool_->first_byte_timeout)) return;
   suspect_reported_ = true;
-  const Attempt& connected = backend_ == &attempts_[0].side ? attempts_[0] : attempts_[1];
-  host_.member_suspect(*pool_, pool_->candidates[connected.candidate]);
+  host_.member_suspect(*pool_, pool_->candidates[connected_attempt().candidate]);
   host_.schedule(id_, phase_deadline_);
 }
 
@@ -87,10 +85,9 @@ bool Session::first_byte_overdue(TimePoint now) const {
 // takes it out of rotation and checks it at once), then the session moves to another member when
 // that is safe. True when the session went on without this member: to another one, or closed.
 bool Session::first_flight_failed(const std::string& reason, bool silent) {
-  Attempt& failed = backend_ == &attempts_[0].side ? attempts_[0] : attempts_[1];
-  const Duration waited = phase_deadline_ == TimePoint{}
-                              ? Duration::zero()
-                              : host_.now() - (phase_deadline_ - pool_->first_byte_timeout);
+  Attempt& failed = connected_attempt();
+  const Duration waited =
+      phase_deadline_ == TimePoint{} ? Duration::zero() : host_.now() - first_flight_sent_at();
   member_failed(pool_->candidates[failed.candidate], reason, silent, waited);
   return move_first_flight(failed, silent);
 }
@@ -100,7 +97,7 @@ bool Session::leave_member() {
   if (closed()) return false;
   const std::shared_ptr<BackendStats> member = backend_stats_;  // a move resets backend_stats_
   if (awaiting_first_byte_) {
-    Attempt& failed = backend_ == &attempts_[0].side ? attempts_[0] : attempts_[1];
+    Attempt& failed = connected_attempt();
     if (move_first_flight(failed, true) && !closed()) return false;  // on another member
   }
   if (closed()) return true;
