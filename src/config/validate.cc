@@ -2,8 +2,10 @@
 
 #include <map>
 #include <string>
+#include <unordered_set>
 
 #include "config/address.h"
+#include "config/bind_index.h"
 #include "config/suggest.h"
 
 namespace vigil::config {
@@ -37,40 +39,42 @@ void check_unique(const std::vector<T>& items, const std::string& what, const st
 
 void check_pool_references(const model::Config& config, std::vector<Diagnostic>& out) {
   std::vector<std::string_view> names;
-  for (const model::Pool& p : config.pools) names.push_back(p.name);
+  std::unordered_set<std::string_view> defined;
+  for (const model::Pool& p : config.pools) {
+    names.push_back(p.name);
+    defined.insert(p.name);
+  }
+  std::unordered_set<std::string_view> used;
   for (const model::Listener& l : config.listeners) {
-    if (l.pool.empty() || config.find_pool(l.pool) != nullptr) continue;
+    used.insert(l.pool);
+    if (l.pool.empty() || defined.contains(l.pool)) continue;
     out.push_back(make_error(l.where, "listener \"" + l.name + "\" uses pool \"" + l.pool +
                                           "\", which is not defined" +
                                           did_you_mean(l.pool, names)));
   }
   for (const model::Pool& p : config.pools) {
-    if (p.name.empty()) continue;
-    bool used = false;
-    for (const model::Listener& l : config.listeners) used = used || l.pool == p.name;
-    if (!used)
-      out.push_back(make_warning(p.where, "pool \"" + p.name + "\" is not used by any listener"));
+    if (p.name.empty() || used.contains(p.name)) continue;
+    out.push_back(make_warning(p.where, "pool \"" + p.name + "\" is not used by any listener"));
   }
 }
 
 void check_binds(const model::Config& config, std::vector<Diagnostic>& out) {
   const auto& listeners = config.listeners;
   const auto admin = parse_bind(config.admin.listen);
-  for (size_t j = 0; j < listeners.size(); ++j) {
-    const BindAddress b{.address = listeners[j].bind_address, .port = listeners[j].port};
-    for (size_t i = 0; i < j; ++i) {
-      const BindAddress a{.address = listeners[i].bind_address, .port = listeners[i].port};
-      if (!binds_overlap(a, b)) continue;
-      out.push_back(make_error(listeners[j].where,
-                               "listener \"" + listeners[j].name + "\" binds " + show(b) +
-                                   ", which clashes with listener \"" + listeners[i].name +
-                                   "\" on " + show(a) + " (" + show(listeners[i].where) + ")"));
-      break;
+  BindIndex index;
+  for (const model::Listener& l : listeners) {
+    const BindAddress b{.address = l.bind_address, .port = l.port};
+    if (const auto i = index.add(b)) {
+      const model::Listener& first = listeners[*i];
+      const BindAddress a{.address = first.bind_address, .port = first.port};
+      out.push_back(make_error(l.where, "listener \"" + l.name + "\" binds " + show(b) +
+                                            ", which clashes with listener \"" + first.name +
+                                            "\" on " + show(a) + " (" + show(first.where) + ")"));
     }
     if (admin && binds_overlap(*admin, b)) {
-      out.push_back(make_error(listeners[j].where,
-                               "listener \"" + listeners[j].name + "\" binds " + show(b) +
-                                   ", which clashes with admin.listen " + config.admin.listen));
+      out.push_back(make_error(l.where, "listener \"" + l.name + "\" binds " + show(b) +
+                                            ", which clashes with admin.listen " +
+                                            config.admin.listen));
     }
   }
 }

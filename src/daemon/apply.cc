@@ -11,6 +11,7 @@
 #include "admin/octavia/object_store.h"
 #include "admin/server.h"
 #include "base/log.h"
+#include "config/bind_index.h"
 #include "daemon/binding.h"
 #include "daemon/control_plane.h"
 #include "daemon/fd_budget.h"
@@ -50,26 +51,15 @@ bool same_monitor(const std::optional<model::HealthMonitor>& a,
 // Two listeners on one port of one address would silently share it (SO_REUSEPORT), so they are
 // refused here, across load balancers too.
 Result<void> check_binds(const std::vector<model::Config*>& lbs) {
-  struct Seen {
-    std::string name;
-    std::string address;
-    uint16_t port;
-  };
-  std::vector<Seen> seen;
+  config::BindIndex index;
+  std::vector<std::string> names;
   for (const model::Config* lb : lbs) {
     for (const auto& l : lb->listeners) {
-      if (l.port == 0) continue;
-      for (const Seen& s : seen) {
-        const bool overlap = s.address == l.bind_address || s.address.empty() ||
-                             l.bind_address.empty() || s.address == "::" ||
-                             l.bind_address == "::" || s.address == "0.0.0.0" ||
-                             l.bind_address == "0.0.0.0";
-        if (s.port == l.port && overlap) {
-          return fail(fmt::format("listeners {} and {} both listen on port {}", s.name,
-                                  lb->name + "/" + l.name, l.port));
-        }
+      names.push_back(lb->name + "/" + l.name);
+      if (const auto first = index.add({.address = l.bind_address, .port = l.port})) {
+        return fail(fmt::format("listeners {} and {} both listen on port {}", names[*first],
+                                names.back(), l.port));
       }
-      seen.push_back({lb->name + "/" + l.name, l.bind_address, l.port});
     }
   }
   return {};
@@ -325,19 +315,21 @@ void ControlPlane::drop_stale_overrides() {
 
 void ControlPlane::adopt_listeners(const std::vector<model::Config*>& lbs,
                                    std::vector<Binding>& bindings) {
+  const StringMap<Binding*> bound = Binding::by_listener(bindings);
   std::unordered_map<std::string, ListenerRuntime> next;
+  next.reserve(listeners_.size());
   for (const model::Config* lb : lbs) {
+    StringMap<const std::string*> pool_ids;
+    for (const auto& p : lb->pools) pool_ids.emplace(p.name, &p.id);
     for (const auto& l : lb->listeners) {
       ListenerRuntime rt;
       if (auto it = listeners_.find(l.id); it != listeners_.end()) rt = std::move(it->second);
       rt.id = l.id;
       rt.lb_id = lb->id;
       rt.config = l;
-      for (const auto& p : lb->pools) {
-        if (p.name == l.pool) rt.pool_id = p.id;
-      }
-      for (const Binding& b : bindings) {
-        if (b.listener_id != l.id) continue;
+      if (auto p = pool_ids.find(l.pool); p != pool_ids.end()) rt.pool_id = *p->second;
+      if (auto found = bound.find(l.id); found != bound.end()) {
+        const Binding& b = *found->second;
         rt.bound = b.bound;
         rt.bind_error = b.error;
         if (b.error.empty()) {
@@ -364,6 +356,7 @@ void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
   const std::string said = describe_lowering(budget, needs).value_or("");
   if (said != fd_budget_said_ && !said.empty()) log::warn("{}", said);
   fd_budget_said_ = said;
+  const StringMap<Binding*> bound = Binding::by_listener(bindings);
   for (int w = 0; w < worker_count_; ++w) {
     std::vector<proxy::ListenSocket> sockets;
     for (const auto& lb : lbs_) {
@@ -384,10 +377,8 @@ void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
             .proxy_header_timeout = l.config.proxy_header_timeout,
             .stats = l.stats,
             .log_connections = l.config.log_connections};
-        for (Binding& b : bindings) {
-          if (b.listener_id == id && b.error.empty())
-            s.fd = std::move(b.fds[static_cast<size_t>(w)]);
-        }
+        if (auto b = bound.find(id); b != bound.end() && b->second->error.empty())
+          s.fd = std::move(b->second->fds[static_cast<size_t>(w)]);
         l.worker_fds.resize(static_cast<size_t>(worker_count_), -1);
         if (s.fd.valid()) l.worker_fds[static_cast<size_t>(w)] = s.fd.get();
         sockets.push_back(std::move(s));

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "base/string_map.h"
 #include "daemon/control_plane.h"
 #include "net/fd.h"
 
@@ -15,6 +16,14 @@ struct ControlPlane::Binding {
   std::vector<net::Fd> fds;  // one per worker
   std::string bound;
   std::string error;  // not bound: the port is taken (start-up only); rebind.cc retries
+
+  // One apply's bindings by listener id: a start binds thousands of listeners.
+  static StringMap<Binding*> by_listener(std::vector<Binding>& bindings) {
+    StringMap<Binding*> out;
+    out.reserve(bindings.size());
+    for (auto& b : bindings) out.emplace(b.listener_id, &b);
+    return out;
+  }
 };
 
 }  // namespace vigil::daemon
