@@ -48,6 +48,11 @@ struct Response {
 
 // Every load balancer the daemon runs: the config file's first, then those of the API.
 using ViewsSource = std::function<std::vector<model::LoadBalancerView>()>;
+// The same narrowed to the load balancers with a pool that a pool key (admin/pool_key.h) can
+// name, each with only those pools and without its listeners: enough to find a member, and it
+// costs what those pools hold rather than what the daemon runs.
+using PoolViewsSource =
+    std::function<std::vector<model::LoadBalancerView>(std::string_view pool_key)>;
 
 // The daemon's side of an API write: make the running configuration of the API's load balancers
 // what `api_load_balancers` says (one Config per API load balancer, origin kApi, every id set),
@@ -84,6 +89,7 @@ struct RouteContext {
   // The same, but the config file's pools without their members: what an Octavia write needs
   // (it cannot change them), at a cost that does not grow with them. Null: `views`.
   const ViewsSource* write_views = nullptr;
+  const PoolViewsSource* pool_views = nullptr;  // null: `views`
   model::WallTime now;
   ObjectStore* store = nullptr;              // null: the Octavia API cannot create objects (405)
   const ApplyFn* apply = nullptr;            // required with a store

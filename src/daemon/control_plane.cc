@@ -139,7 +139,8 @@ Result<void> ControlPlane::start() {
                 [this](std::vector<std::string> ids, std::function<void(Result<size_t>)> done) {
                   kill_sessions(ids, std::move(done));
                 },
-            .write_views = [this] { return views(/*file_members=*/false); },
+            .write_views = [this] { return views({.file_members = false}); },
+            .pool_views = [this](std::string_view key) { return views({.pool_key = key}); },
             .inherited_fd = admin_socket ? admin_socket->get() : -1},
         [this] { return views(); });
     if (admin_socket) admin_socket->release();  // the server owns it from start() on

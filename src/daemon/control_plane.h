@@ -122,9 +122,17 @@ class ControlPlane {
   // what /healthz, /readyz and the systemd watchdog go by (liveness.cc).
   std::optional<std::string> serving_problem() const;
 
-  // Every load balancer's view. Without `file_members` the config file's pools come without
-  // their members: what an Octavia write needs, whose cost must not grow with the file's pools.
-  std::vector<model::LoadBalancerView> views(bool file_members = true) const;
+  // Which views to build. Without `file_members` the config file's pools come without their
+  // members: what an Octavia write needs, whose cost must not grow with the file's pools. With
+  // a `pool_key` (admin/pool_key.h) only the load balancers with a pool it can name, each with
+  // those pools only and no listeners (admin::PoolViewsSource); the API's load balancers, whose
+  // names people gave live in the object store, come with all their pools.
+  struct ViewScope {
+    bool file_members = true;
+    std::optional<std::string_view> pool_key;
+  };
+  std::vector<model::LoadBalancerView> views(const ViewScope& scope) const;
+  std::vector<model::LoadBalancerView> views() const { return views(ViewScope{}); }
   model::LoadBalancerView view() const;  // the file's load balancer
   std::string ready_json() const;        // {"admin": "...", "listeners": {"api": "127.0.0.1:6443"}}
 
@@ -190,6 +198,11 @@ class ControlPlane {
   void drop_stale_overrides();
   void adopt_listeners(const std::vector<model::Config*>& lbs, std::vector<Binding>& bindings);
   void push_to_workers(std::vector<Binding>& bindings);
+  // One listener's view into `v`, its status and its pool's beside the others' (view.cc).
+  void add_listener(const LoadBalancerRuntime& lb, const ListenerRuntime& l,
+                    model::LoadBalancerView& v,
+                    std::vector<model::OperatingStatus>& listener_statuses,
+                    std::vector<model::OperatingStatus>& used_pool_statuses) const;
   void forget_members(PoolRuntime& pool, PoolsChanged& out);
   void update_checks(const PoolsChanged& changed);
   void reindex(const PoolsChanged& changed);

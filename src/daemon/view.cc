@@ -9,6 +9,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "admin/pool_key.h"
 #include "admin/server.h"
 #include "daemon/control_plane.h"
 #include "daemon/disruption.h"
@@ -67,9 +68,22 @@ void listener_counters(const proxy::ListenerStats& s, model::ListenerView& lv) {
 
 }  // namespace
 
-std::vector<model::LoadBalancerView> ControlPlane::views(bool file_members) const {
+std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope) const {
+  const std::optional<admin::PoolKey> key =
+      scope.pool_key ? std::optional(admin::PoolKey::parse(*scope.pool_key)) : std::nullopt;
   std::vector<model::LoadBalancerView> out;
   for (const LoadBalancerRuntime& lb : lbs_) {
+    const bool api = lb.config.origin != model::Origin::kFile;
+    // The pools to show: all, or those the key can name (by the daemon's names: the file's).
+    std::vector<const PoolRuntime*> pools;
+    pools.reserve(lb.pool_ids.size());
+    if (!key || api || key->names_lb(lb.config.name, lb.config.id)) {
+      for (const std::string& id : lb.pool_ids) {
+        const PoolRuntime* p = pools_.at(id).get();
+        if (!key || api || key->names_pool(p->id, p->config.name)) pools.push_back(p);
+      }
+    }
+    if (key && pools.empty()) continue;
     model::LoadBalancerView v{.id = lb.config.id,
                               .name = lb.config.name,
                               .source_file = lb.config.source_file,
@@ -79,62 +93,68 @@ std::vector<model::LoadBalancerView> ControlPlane::views(bool file_members) cons
     for (const auto& w : workers_) v.connection_log_dropped += w->connection_log().dropped();
     std::vector<model::OperatingStatus> listener_statuses;
     std::vector<model::OperatingStatus> used_pool_statuses;
-    for (const std::string& id : lb.listener_ids) {
-      const ListenerRuntime& l = listeners_.at(id);
-      const auto pool = pools_.find(l.pool_id);
-      const bool has_pool = pool != pools_.end();
-      model::ListenerView lv{
-          .id = l.id,
-          .load_balancer_id = lb.config.id,
-          .default_pool_id = has_pool ? pool->second->id : "",
-          .config = l.config,
-          .bound = l.bound,
-          .bind_error = l.bind_error,
-          .bind_errors = l.bind_failures,
-      };
-      listener_counters(*l.stats, lv);
-      lv.operating_status = model::listener_status(
-          {.bound = l.bind_error.empty(),
-           .full = l.config.max_connections > 0 &&
-                   lv.active_connections >= static_cast<uint64_t>(l.config.max_connections)});
-      listener_statuses.push_back(lv.operating_status);
-      if (has_pool) used_pool_statuses.push_back(pool->second->status);
-      v.listeners.push_back(std::move(lv));
-    }
     // Listeners by pool, once: a file with N listeners and N pools (one load balancer each in
     // Octavia's terms) would otherwise cost N * N lookups per view.
     std::unordered_map<std::string_view, std::vector<std::string>> listeners_of;
-    for (const std::string& lid : lb.listener_ids) {
-      listeners_of[listeners_.at(lid).pool_id].push_back(lid);
+    for (const std::string& id : lb.listener_ids) {
+      const ListenerRuntime& l = listeners_.at(id);
+      listeners_of[l.pool_id].push_back(id);
+      if (key && !api) continue;
+      add_listener(lb, l, v, listener_statuses, used_pool_statuses);
     }
-    for (const std::string& id : lb.pool_ids) {
-      const PoolRuntime& p = *pools_.at(id);
+    for (const PoolRuntime* p : pools) {
       model::PoolView pv{
-          .id = p.id,
+          .id = p->id,
           .load_balancer_id = lb.config.id,
-          .health_monitor_id = p.config.health_monitor ? p.config.health_monitor->id : "",
-          .config = p.config,
-          .operating_status = p.status,
-          .fail_open_active = p.fail_open_active};
-      if (auto it = listeners_of.find(p.id); it != listeners_of.end()) {
+          .health_monitor_id = p->config.health_monitor ? p->config.health_monitor->id : "",
+          .config = p->config,
+          .operating_status = p->status,
+          .fail_open_active = p->fail_open_active};
+      if (auto it = listeners_of.find(p->id); it != listeners_of.end()) {
         pv.listener_ids = std::move(it->second);
       }
-      if (file_members || lb.config.origin != model::Origin::kFile) {
-        pv.members.reserve(p.members.size());
-        for (const MemberRuntime& m : p.members) pv.members.push_back(member_view(p, m));
+      if (scope.file_members || api) {
+        pv.members.reserve(p->members.size());
+        for (const MemberRuntime& m : p->members) pv.members.push_back(member_view(*p, m));
       }
       v.pools.push_back(std::move(pv));
     }
     v.operating_status =
         model::load_balancer_status({.listeners = listener_statuses, .pools = used_pool_statuses});
     // By pool id: two load balancers may both have a pool named "masters".
-    const std::unordered_set<std::string_view> pool_ids(lb.pool_ids.begin(), lb.pool_ids.end());
+    std::unordered_set<std::string_view> pool_ids;
+    for (const PoolRuntime* p : pools) pool_ids.insert(p->id);
     for (const auto& t : transitions_) {
       if (pool_ids.contains(t.pool_id)) v.recent_transitions.push_back(t);
     }
     out.push_back(std::move(v));
   }
   return out;
+}
+
+void ControlPlane::add_listener(const LoadBalancerRuntime& lb, const ListenerRuntime& l,
+                                model::LoadBalancerView& v,
+                                std::vector<model::OperatingStatus>& listener_statuses,
+                                std::vector<model::OperatingStatus>& used_pool_statuses) const {
+  const auto pool = pools_.find(l.pool_id);
+  const bool has_pool = pool != pools_.end();
+  model::ListenerView lv{
+      .id = l.id,
+      .load_balancer_id = lb.config.id,
+      .default_pool_id = has_pool ? pool->second->id : "",
+      .config = l.config,
+      .bound = l.bound,
+      .bind_error = l.bind_error,
+      .bind_errors = l.bind_failures,
+  };
+  listener_counters(*l.stats, lv);
+  lv.operating_status = model::listener_status(
+      {.bound = l.bind_error.empty(),
+       .full = l.config.max_connections > 0 &&
+               lv.active_connections >= static_cast<uint64_t>(l.config.max_connections)});
+  listener_statuses.push_back(lv.operating_status);
+  if (has_pool) used_pool_statuses.push_back(pool->second->status);
+  v.listeners.push_back(std::move(lv));
 }
 
 model::LoadBalancerView ControlPlane::view() const { return views().front(); }

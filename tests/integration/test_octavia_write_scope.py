@@ -91,3 +91,40 @@ def test_writes_leave_what_they_do_not_name_as_it_runs(tmp_path, cleanup):
     assert code == 200, body
     assert body["member"]["id"] == m1["id"], body
     assert vigil.members("masters")["m1"]["admin_override"], vigil.members("masters")["m1"]
+
+
+def test_the_member_route_finds_pools_of_the_file_and_of_the_api_alike(tmp_path, cleanup):
+    """PUT /v1/pools/{pool}/members/{member}/admin builds only the pools its key can name: the
+    file's by the daemon's names, the API's by the names people gave them in the object store.
+    A name in both is ambiguous there as it is in the full views, and the answer carries the
+    member's live check either way."""
+    backend = EchoServer()
+    cleanup(backend)
+    vigil = Vigil(tmp_path, CONFIG.format(state=tmp_path / "state.json", port=backend.port))
+    cleanup(vigil)
+    lb = create(vigil, "loadbalancers", "loadbalancer", {"name": "k8s"})
+    listener = create(vigil, "listeners", "listener", {
+        "loadbalancer_id": lb["id"], "protocol": "TCP", "protocol_port": free_port()})
+    pool = create(vigil, "pools", "pool", {"listener_id": listener["id"], "protocol": "TCP",
+                                           "lb_algorithm": "ROUND_ROBIN", "name": "masters"})
+    create(vigil, "healthmonitors", "healthmonitor", {
+        "pool_id": pool["id"], "type": "TCP", "delay": 3600, "timeout": 1, "max_retries": 1})
+    create(vigil, None, "member", {"address": "127.0.0.1", "protocol_port": backend.port,
+                                   "name": "a1"}, path=f"/v2.0/lbaas/pools/{pool['id']}/members")
+    wait_for(lambda: checked(vigil, "masters", ["m1", "m2", "a1"]), 15, what="the first checks")
+    file_lb = vigil.status()["loadbalancers"][0]
+    file_pool, file_name = file_lb["pools"][0]["id"], file_lb["loadbalancer"]["name"]
+
+    code, body = raw(vigil, "PUT", "/v1/pools/masters/members/m1/admin", {"state": "drain"})
+    assert code == 409 and "k8s/masters" in body["faultstring"], body
+    for path in ("/v1/pools/k8s%2Fmasters/members/a1/admin",
+                 f"/v1/pools/{pool['id']}/members/a1/admin",
+                 f"/v1/pools/{file_pool}/members/m1/admin",
+                 f"/v1/pools/{file_name}%2Fmasters/members/m2/admin"):
+        code, body = raw(vigil, "PUT", path, {"state": "drain"})
+        assert code == 200, (path, body)
+        assert body["member"]["operating_status"] == "DRAINING", (path, body)
+        assert body["member"]["check"]["result"] == "ok", (path, body)
+        assert raw(vigil, "GET", path)[1]["member"]["admin_override"]["state"] == "drain"
+    assert raw(vigil, "GET", "/v1/pools/k8s%2Fnone/members/a1/admin")[0] == 404
+    assert raw(vigil, "GET", "/v1/pools/k8s%2Fmasters/members/m1/admin")[0] == 404

@@ -1,6 +1,10 @@
 #include "admin/octavia/views.h"
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "admin/pool_key.h"
 
 namespace vigil::admin {
 namespace {
@@ -116,17 +120,38 @@ model::LoadBalancerView api_view(const ApiLoadBalancer& lb, const model::LoadBal
 }
 
 std::vector<model::LoadBalancerView> merged_views(std::vector<model::LoadBalancerView> daemon,
-                                                  const ObjectStore* store) {
+                                                  const ObjectStore* store,
+                                                  std::optional<std::string_view> pool_key) {
   if (store == nullptr) return daemon;
   const ApiState& state = store->state();
+  std::unordered_set<std::string_view> api_ids;
+  for (const ApiLoadBalancer& lb : state.loadbalancers) api_ids.insert(lb.id);
+  // By id, once: ten thousand load balancers are ten thousand views.
+  std::unordered_map<std::string_view, const model::LoadBalancerView*> live;
   std::vector<model::LoadBalancerView> out;
   for (model::LoadBalancerView& v : daemon) {
-    const bool api = std::any_of(state.loadbalancers.begin(), state.loadbalancers.end(),
-                                 [&](const ApiLoadBalancer& lb) { return lb.id == v.id; });
-    if (!api) out.push_back(std::move(v));
+    if (api_ids.contains(v.id)) {
+      live.emplace(v.id, &v);
+    } else {
+      out.push_back(std::move(v));
+    }
   }
+  const std::optional<PoolKey> key =
+      pool_key ? std::optional(PoolKey::parse(*pool_key)) : std::nullopt;
+  const auto named = [&](const std::string& id, const std::string& name) {
+    return !key || key->names_pool(id, name);
+  };
   for (const ApiLoadBalancer& lb : state.loadbalancers) {
-    out.push_back(api_view(lb, by_id(daemon, lb.id)));
+    if (key && (!key->names_lb(lb.name, lb.id) ||
+                std::none_of(lb.pools.begin(), lb.pools.end(),
+                             [&](const ApiPool& p) { return named(p.id, p.name); }))) {
+      continue;
+    }
+    const auto found = live.find(lb.id);
+    model::LoadBalancerView v = api_view(lb, found == live.end() ? nullptr : found->second);
+    if (key)
+      std::erase_if(v.pools, [&](const model::PoolView& p) { return !named(p.id, p.config.name); });
+    out.push_back(std::move(v));
   }
   return out;
 }

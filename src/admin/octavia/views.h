@@ -6,6 +6,8 @@
 // control thread (it reads the store).
 #pragma once
 
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "admin/octavia/object_store.h"
@@ -13,9 +15,12 @@
 
 namespace vigil::admin {
 
-// `store` may be null (no API objects): the daemon's views as they are.
-std::vector<model::LoadBalancerView> merged_views(std::vector<model::LoadBalancerView> daemon,
-                                                  const ObjectStore* store);
+// `store` may be null (no API objects): the daemon's views as they are. With a `pool_key`
+// (admin/pool_key.h) the API's load balancers are narrowed as PoolViewsSource narrows the
+// daemon's: those with a pool the key can name, with only those pools.
+std::vector<model::LoadBalancerView> merged_views(
+    std::vector<model::LoadBalancerView> daemon, const ObjectStore* store,
+    std::optional<std::string_view> pool_key = std::nullopt);
 
 // One API load balancer's view; `live` is the daemon's view of it, or null.
 model::LoadBalancerView api_view(const ApiLoadBalancer& lb, const model::LoadBalancerView* live);
