@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <span>
 #include <utility>
 
 #include "admin/octavia/object_store.h"
@@ -140,7 +141,7 @@ Result<void> ControlPlane::apply_changes(std::vector<model::Config> changed, boo
   drain_connection_logs();  // while the members its records name are all still known
 
   const PoolsChanged pools = adopt_pools(lbs, keep_file ? 1 : 0);
-  adopt_listeners(lbs, *bindings);
+  adopt_listeners(lbs, keep_file ? 1 : 0, *bindings);
   lbs_.resize(keep_file ? 1 : 0);
   for (auto& lb : changed) {
     LoadBalancerRuntime r{.config = std::move(lb)};
@@ -210,15 +211,12 @@ ControlPlane::PoolsChanged ControlPlane::adopt_pools(const std::vector<model::Co
   for (size_t l = 0; l < lbs.size(); ++l) {
     model::Config& lb = *lbs[l];
     for (model::Pool& p : lb.pools) {
-      std::unique_ptr<PoolRuntime> rt;
-      if (auto it = pools_.find(p.id); it != pools_.end()) {
-        rt = std::move(it->second);
-        pools_.erase(it);
-      }
-      if (rt && (l < kept || same_pool(*rt, lb, p))) {
-        next[p.id] = std::move(rt);  // its members, checks and snapshot as they are
+      auto node = pools_.extract(p.id);
+      if (node && (l < kept || same_pool(*node.mapped(), lb, p))) {
+        next.insert(std::move(node));  // its members, checks and snapshot as they are
         continue;
       }
+      std::unique_ptr<PoolRuntime> rt = node ? std::move(node.mapped()) : nullptr;
       next[p.id] = adopt_pool(lb, p, std::move(rt), out);
     }
   }
@@ -313,12 +311,19 @@ void ControlPlane::drop_stale_overrides() {
   }
 }
 
-void ControlPlane::adopt_listeners(const std::vector<model::Config*>& lbs,
+void ControlPlane::adopt_listeners(const std::vector<model::Config*>& lbs, size_t kept,
                                    std::vector<Binding>& bindings) {
   const StringMap<Binding*> bound = Binding::by_listener(bindings);
   std::unordered_map<std::string, ListenerRuntime> next;
   next.reserve(listeners_.size());
-  for (const model::Config* lb : lbs) {
+  for (size_t i = 0; i < kept; ++i) {
+    // Runs as it is (an API write): its listeners move over whole, nothing copied. A listener
+    // whose port was taken at start-up has no binding here; rebind.cc binds it.
+    for (const auto& l : lbs[i]->listeners) {
+      if (auto node = listeners_.extract(l.id)) next.insert(std::move(node));
+    }
+  }
+  for (const model::Config* lb : std::span(lbs).subspan(kept)) {
     StringMap<const std::string*> pool_ids;
     for (const auto& p : lb->pools) pool_ids.emplace(p.name, &p.id);
     for (const auto& l : lb->listeners) {

@@ -196,7 +196,9 @@ class ControlPlane {
                                           std::unique_ptr<PoolRuntime> running, PoolsChanged& out);
   void adopt_overrides(PoolRuntime& pool) const;
   void drop_stale_overrides();
-  void adopt_listeners(const std::vector<model::Config*>& lbs, std::vector<Binding>& bindings);
+  // The first `kept` of `lbs` run as they are (adopt_pools too).
+  void adopt_listeners(const std::vector<model::Config*>& lbs, size_t kept,
+                       std::vector<Binding>& bindings);
   void push_to_workers(std::vector<Binding>& bindings);
   // One listener's view into `v`, its status and its pool's beside the others' (view.cc).
   void add_listener(const LoadBalancerRuntime& lb, const ListenerRuntime& l,

@@ -94,12 +94,12 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
     std::vector<model::OperatingStatus> listener_statuses;
     std::vector<model::OperatingStatus> used_pool_statuses;
     // Listeners by pool, once: a file with N listeners and N pools (one load balancer each in
-    // Octavia's terms) would otherwise cost N * N lookups per view.
+    // Octavia's terms) would otherwise cost N * N lookups per view. A narrowed view has none.
     std::unordered_map<std::string_view, std::vector<std::string>> listeners_of;
-    for (const std::string& id : lb.listener_ids) {
-      const ListenerRuntime& l = listeners_.at(id);
-      listeners_of[l.pool_id].push_back(id);
-      if (key && !api) continue;
+    const bool listeners = !key || api;
+    for (size_t i = 0; listeners && i < lb.listener_ids.size(); ++i) {
+      const ListenerRuntime& l = listeners_.at(lb.listener_ids[i]);
+      listeners_of[l.pool_id].push_back(l.id);
       add_listener(lb, l, v, listener_statuses, used_pool_statuses);
     }
     for (const PoolRuntime* p : pools) {
