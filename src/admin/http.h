@@ -89,6 +89,9 @@ struct RouteContext {
   // The same, but the config file's pools without their members: what an Octavia write needs
   // (it cannot change them), at a cost that does not grow with them. Null: `views`.
   const ViewsSource* write_views = nullptr;
+  // The API's load balancers only: what a write's answer shows, since a write changes API
+  // objects only. Null: `write_views` or `views`.
+  const ViewsSource* api_views = nullptr;
   const PoolViewsSource* pool_views = nullptr;  // null: `views`
   model::WallTime now;
   ObjectStore* store = nullptr;              // null: the Octavia API cannot create objects (405)

@@ -224,6 +224,7 @@ class Session : public std::enable_shared_from_this<Session> {
                                       .default_project = o.default_project,
                                       .views = server_->view,
                                       .write_views = o.write_views ? &o.write_views : nullptr,
+                                      .api_views = o.api_views ? &o.api_views : nullptr,
                                       .pool_views = o.pool_views ? &o.pool_views : nullptr,
                                       .now = std::chrono::system_clock::now(),
                                       .store = o.store,

@@ -55,6 +55,8 @@ struct Options {
   // The views without the config file's members, for Octavia writes (RouteContext::write_views);
   // empty: the full views.
   ViewsSource write_views;
+  // The API's load balancers only (RouteContext::api_views); empty: write_views or the views.
+  ViewsSource api_views;
   // The views narrowed to what a pool key names (RouteContext::pool_views); empty: the full views.
   PoolViewsSource pool_views;
   // A listening socket to serve on instead of binding `listen` (an upgrade hands it over);

@@ -140,6 +140,7 @@ Result<void> ControlPlane::start() {
                   kill_sessions(ids, std::move(done));
                 },
             .write_views = [this] { return views({.file_members = false}); },
+            .api_views = [this] { return views({.file = false}); },
             .pool_views = [this](std::string_view key) { return views({.pool_key = key}); },
             .inherited_fd = admin_socket ? admin_socket->get() : -1},
         [this] { return views(); });

@@ -128,6 +128,7 @@ class ControlPlane {
   // those pools only and no listeners (admin::PoolViewsSource); the API's load balancers, whose
   // names people gave live in the object store, come with all their pools.
   struct ViewScope {
+    bool file = true;  // false: the API's load balancers only (what a write's answer shows)
     bool file_members = true;
     std::optional<std::string_view> pool_key;
   };

@@ -74,6 +74,7 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
   std::vector<model::LoadBalancerView> out;
   for (const LoadBalancerRuntime& lb : lbs_) {
     const bool api = lb.config.origin != model::Origin::kFile;
+    if (!api && !scope.file) continue;
     // The pools to show: all, or those the key can name (by the daemon's names: the file's).
     std::vector<const PoolRuntime*> pools;
     pools.reserve(lb.pool_ids.size());

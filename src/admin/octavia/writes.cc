@@ -141,7 +141,9 @@ ApiResult<std::string> run(ApiState& next, const Request& request, const Target&
 // The object as a GET shows it now, with the write's status code.
 Response reply(const RouteContext& ctx, const Target& target, const Plan& plan,
                const std::string& id, int status) {
-  const ViewsSource& source = ctx.write_views != nullptr ? *ctx.write_views : ctx.views;
+  const ViewsSource& source = ctx.api_views != nullptr     ? *ctx.api_views
+                              : ctx.write_views != nullptr ? *ctx.write_views
+                                                           : ctx.views;
   const std::vector<LoadBalancerView> views = merged_views(source(), ctx.store);
   const Catalog after(views, ctx.store, ctx.default_project);
   Target show;
