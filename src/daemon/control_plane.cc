@@ -61,7 +61,8 @@ ControlPlane::ControlPlane(boost::asio::io_context& io, ServeOptions options,
       liveness_(timer_source_.create_timer([this] { liveness_tick(); })),
       rebind_(timer_source_.create_timer([this] { rebind_tick(); })),
       names_retry_(timer_source_.create_timer([this] { resolve_names(); })),
-      connection_log_(timer_source_.create_timer([this] { drain_connection_logs(); })) {
+      connection_log_(timer_source_.create_timer([this] { drain_connection_logs(); })),
+      heap_trim_(timer_source_.create_timer([this] { heap_trim_tick(); })) {
   token_files_ = file_config.admin;
   lbs_.push_back({.config = std::move(file_config)});
 }
@@ -106,6 +107,7 @@ Result<void> ControlPlane::start() {
   if (!applied) return applied;
   workers_answered_at_ = clock_.now();
   liveness_tick();
+  heap_trim_tick();  // the file's parse is all free now
   std::optional<net::Fd> admin_socket = inherited_.take(upgrade::kAdminSocket, 0);
   inherited_.close_unused();
 
@@ -164,6 +166,7 @@ size_t ControlPlane::stop() {
   names_retry_->cancel();
   resolver_.reset();  // answers still under way are dropped
   connection_log_->cancel();
+  heap_trim_->cancel();
   size_t cut = 0;
   for (auto& w : workers_) {
     w->stop();  // closes listeners and sessions, joins

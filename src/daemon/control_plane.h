@@ -223,8 +223,9 @@ class ControlPlane {
   void close_sessions(const PoolRuntime& pool, const MemberRuntime& member);
   void record_transition(const PoolRuntime& pool, const MemberTransition& t);
   void schedule_ramp(TimePoint at);
-  void reweigh_all();    // the ramp's tick
-  void liveness_tick();  // pings the workers every 500 ms (liveness.cc)
+  void reweigh_all();     // the ramp's tick
+  void liveness_tick();   // pings the workers every 500 ms (liveness.cc)
+  void heap_trim_tick();  // every 5 s: freed memory back to the kernel (heap_trim.cc)
   // Writes the connection log's records from the workers' rings (connection_log_drain.cc); runs
   // every 200 ms while a listener logs its connections.
   void drain_connection_logs();
@@ -264,6 +265,7 @@ class ControlPlane {
   Duration rebind_pause_{};  // before the next attempt; zero: no attempt failed yet
   bool started_ = false;     // the first apply() is done
   std::unique_ptr<Timer> connection_log_;
+  std::unique_ptr<Timer> heap_trim_;  // gives freed memory back (heap_trim.cc)
   ConnectionLogWriter connection_log_writer_;
   uint64_t connection_log_dropped_ = 0;      // records the rings dropped, all workers
   TimePoint connection_log_drop_said_at_{};  // the last warning about drops

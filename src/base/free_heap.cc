@@ -1,0 +1,11 @@
+#include "base/free_heap.h"
+
+#include <malloc.h>
+
+namespace vigil {
+
+size_t free_heap_bytes() { return mallinfo2().fordblks; }
+
+bool release_free_heap() { return malloc_trim(0) != 0; }
+
+}  // namespace vigil
