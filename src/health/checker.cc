@@ -19,7 +19,7 @@ namespace {
 // then starts at most this late, far inside its ±10 % jitter.
 constexpr Duration kWakeupQuantum = std::chrono::milliseconds(2);
 
-bool same_target(const Target& a, const Target& b) {
+bool same_target(const Target& a, const ProbeTarget& b) {
   return a.address == b.address && a.port == b.port && a.proxy_header == b.proxy_header &&
          model::same_checks(a.monitor, b.monitor);
 }
@@ -89,14 +89,16 @@ void HealthChecker::change_targets(std::vector<Target> set, const std::vector<st
     if (twice[i]) continue;
     Target& t = set[i];
     if (auto it = members_.find(t.member_id); it != members_.end()) {
-      if (same_target(t, it->second.target)) {
-        it->second.target.tag = t.tag;
+      if (same_target(t, *it->second.probe_target)) {
+        it->second.tag = t.tag;
         continue;
       }
       remove(it);
     }
     add(std::move(t));
   }
+  // Monitors no member checks with any more (a pool removed or changed): forgotten.
+  std::erase_if(monitors_, [](const auto& entry) { return entry.second.expired(); });
   arm();
 }
 
@@ -115,7 +117,7 @@ void HealthChecker::add(Target t) {
   Threshold threshold(t.monitor.healthy_threshold, t.monitor.unhealthy_threshold);
   if (t.resumed) threshold.resume(t.resumed->health, t.resumed->successes, t.resumed->failures);
   auto probe_target = std::make_shared<const ProbeTarget>(ProbeTarget{
-      .monitor = t.monitor,
+      .monitor_owner = shared_monitor(t.monitor),
       .address = t.address,
       .port = t.port,
       .proxy_header = t.proxy_header,
@@ -123,14 +125,26 @@ void HealthChecker::add(Target t) {
                         ? std::make_shared<TlsResumption>(refresh)
                         : nullptr,
       .kept = reuses_connections(t.monitor) ? std::make_shared<KeptConnection>(refresh) : nullptr});
-  std::string id = t.member_id;
-  auto [it, added] = members_.emplace(std::move(id), Member{.target = std::move(t),
-                                                            .probe_target = std::move(probe_target),
-                                                            .threshold = threshold,
-                                                            .generation = next_generation_++,
-                                                            .slot = slot});
+  auto [it, added] =
+      members_.emplace(std::move(t.member_id), Member{.tag = t.tag,
+                                                      .probe_target = std::move(probe_target),
+                                                      .threshold = threshold,
+                                                      .generation = next_generation_++,
+                                                      .slot = slot});
+  it->second.id = it->first;
   if (by_slot_.size() <= slot) by_slot_.resize(slot + 1, nullptr);
   by_slot_[slot] = &it->second;
+}
+
+std::shared_ptr<model::HealthMonitor> HealthChecker::shared_monitor(const model::HealthMonitor& m) {
+  std::weak_ptr<model::HealthMonitor>& slot = monitors_[m.id];
+  auto shared = slot.lock();
+  // A monitor changed under the same id gets a new copy; members checked the old way keep theirs.
+  if (!shared || !(*shared == m)) {
+    shared = std::make_shared<model::HealthMonitor>(m);
+    slot = shared;
+  }
+  return shared;
 }
 
 void HealthChecker::check_now(const std::string& member_id) {
@@ -178,7 +192,7 @@ void HealthChecker::on_wakeup() {
     Member* m = member_at(slot);
     if (m == nullptr || m->generation != generation) continue;
     m->probe.cancel();
-    const Duration timeout = m->target.monitor.timeout;
+    const Duration timeout = m->probe_target->monitor.timeout;
     record(*m, {.outcome = model::Outcome::kTimeout,
                 .duration = timeout,
                 .detail = "no answer within " + format_duration(timeout)});
@@ -216,12 +230,12 @@ void HealthChecker::record(Member& member, model::CheckResult result) {
   const bool changed = !result.local() && member.threshold.record(result.ok());
   scheduler_.completed(member.slot, clock_.now(), member.threshold.transitioning());
   if (log::enabled(log::Level::kDebug)) {  // describe() allocates: not for every check
-    log::debug("health: member {} {}:{}: {} ({}/{})", member.target.member_id,
-               member.target.address, member.target.port, model::describe(result),
+    log::debug("health: member {} {}:{}: {} ({}/{})", member.id, member.probe_target->address,
+               member.probe_target->port, model::describe(result),
                member.threshold.consecutive_successes(), member.threshold.consecutive_failures());
   }
-  const Event event{.member_id = member.target.member_id,
-                    .tag = member.target.tag,
+  const Event event{.member_id = member.id,
+                    .tag = member.tag,
                     .result = std::move(result),
                     .health = member.threshold.health(),
                     .previous = previous,
@@ -238,7 +252,7 @@ void HealthChecker::note_local(const Member& member, const model::CheckResult& r
       log::warn(
           "health: cannot check member {} {}:{}: {}; checks that cannot be made do not count "
           "against members; raise the open-file limit (LimitNOFILE) if this lasts",
-          member.target.member_id, member.target.address, member.target.port,
+          member.id, member.probe_target->address, member.probe_target->port,
           model::describe(result));
     }
     return;

@@ -105,8 +105,11 @@ class HealthChecker {
   void stop();
 
  private:
+  // Its monitor, address, port and header are in `probe_target` only, and the monitor is shared
+  // by all members checked alike (monitors_): at 30,000 members the copies were 25 MB.
   struct Member {
-    Target target;
+    std::string_view id;                              // members_'s key (its nodes do not move)
+    uint32_t tag = 0;                                 // Target::tag
     std::shared_ptr<const ProbeTarget> probe_target;  // what each check of it is given
     Threshold threshold;
     ProbeHandle probe;
@@ -134,6 +137,9 @@ class HealthChecker {
   std::optional<TimePoint> armed_for_;  // when the pending wakeup fires; empty when none is
   TimePoint last_wakeup_{};
   StringMap<Member> members_;
+  // One monitor per monitor id, shared by the members' probe targets while they check with it.
+  StringMap<std::weak_ptr<model::HealthMonitor>> monitors_;
+  std::shared_ptr<model::HealthMonitor> shared_monitor(const model::HealthMonitor& m);
   // members_ by scheduler slot (unordered_map nodes don't move): a check's start and result
   // find their member without hashing its id, ten thousand times a second.
   std::vector<Member*> by_slot_;

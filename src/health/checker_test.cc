@@ -138,6 +138,30 @@ TEST_F(CheckerTest, ASilentServerTimesOut) {
   EXPECT_EQ(server.requests().size(), 1u);
 }
 
+// Members checked alike share one monitor; a member whose monitor changed under the same id
+// checks the new way while one that kept the old monitor goes on with it.
+TEST_F(CheckerTest, AMonitorChangedUnderItsIdLeavesTheMembersOnTheOldOneAlone) {
+  TestServer server(io_);
+  server.set_behaviour(Behaviour::kSilent);
+  Target old_way = http_target("m1", server.port());
+  old_way.monitor.id = "hm";
+  old_way.monitor.timeout = 200ms;
+  old_way.monitor.interval = 1h;
+  Target new_way = old_way;
+  new_way.member_id = "m2";
+  new_way.monitor.timeout = 500ms;
+  checker_.change_targets({old_way}, {});
+  checker_.change_targets({new_way}, {});
+  timers_.advance(kSoon);  // both first checks, 100 µs apart, start in one wakeup
+  ASSERT_TRUE(vigil::testing::run_until(io_, [&] { return server.requests().size() == 2; }));
+  ASSERT_TRUE(advance_until(200ms, 1));
+  EXPECT_EQ(events_[0].member_id, "m1");
+  EXPECT_EQ(events_[0].result.detail, "no answer within 200ms");
+  ASSERT_TRUE(advance_until(300ms, 2));
+  EXPECT_EQ(events_[1].member_id, "m2");
+  EXPECT_EQ(events_[1].result.detail, "no answer within 500ms");
+}
+
 TEST_F(CheckerTest, CheckNowRunsACheckAtOnce) {
   TestServer server(io_);
   Target t = http_target("m1", server.port());

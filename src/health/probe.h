@@ -24,7 +24,10 @@ class KeptConnection;
 class TlsResumption;
 
 struct ProbeTarget {
-  model::HealthMonitor monitor;
+  // Owns `monitor`: the checker's members checked alike share one (HealthChecker::
+  // shared_monitor), so probes only read it; a target made without one has its own.
+  std::shared_ptr<model::HealthMonitor> monitor_owner = std::make_shared<model::HealthMonitor>();
+  model::HealthMonitor& monitor = *monitor_owner;
   std::string address;  // an IP literal (v4, v6) or a host name, resolved at every attempt
   uint16_t port = 0;
   // A PROXY header written first on every new connection (v1 UNKNOWN or v2 LOCAL: the check's
