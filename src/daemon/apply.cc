@@ -146,7 +146,12 @@ Result<void> ControlPlane::apply_changes(std::vector<model::Config> changed, boo
   for (auto& lb : changed) {
     LoadBalancerRuntime r{.config = std::move(lb)};
     for (const auto& l : r.config.listeners) r.listener_ids.push_back(l.id);
-    for (const auto& p : r.config.pools) r.pool_ids.push_back(p.id);
+    for (auto& p : r.config.pools) {
+      r.pool_ids.push_back(p.id);
+      // The file's members live in their MemberRuntime; a reload reads the file again. (The
+      // API's stay: a reload applies them as they are.)
+      if (r.config.origin == model::Origin::kFile) std::vector<model::Member>().swap(p.members);
+    }
     lbs_.push_back(std::move(r));
   }
   reindex(pools);

@@ -86,7 +86,9 @@ struct ListenerRuntime {
 };
 
 struct LoadBalancerRuntime {
-  model::Config config;  // as given (listeners and pools with their ids filled in)
+  // As given (listeners and pools with their ids filled in); the config file's pools without
+  // their members, which are in PoolRuntime::members.
+  model::Config config;
   std::vector<std::string> listener_ids;
   std::vector<std::string> pool_ids;
 };
