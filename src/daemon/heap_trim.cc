@@ -13,7 +13,7 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr Duration kTrimEvery = 5s;
-constexpr size_t kTrimAbove = 16u << 20;  // free bytes held
+constexpr size_t kTrimAbove = 4u << 20;  // free bytes held
 
 }  // namespace
 
