@@ -168,9 +168,14 @@ class Vigil(Target):
         os.makedirs(d)
         back = self._backend_ports()
         lines = ['admin: {listen: "127.0.0.1:0"}', f"workers: {self.args.workers}", "listeners:"]
+        # vigil keeps descriptors for its checks and admin API and shares what the open-file
+        # limit leaves among the listeners in proportion to their max_connections (50,000 by
+        # default): under this machine's hard limit of 20,000 the three defaults would leave the
+        # idle listener a third. Each asks for what the tests open.
+        cap = {"bulk": 128, "http": 128, "idle": max(128, self.args.idle + 16)}
         for k in ("bulk", "http", "idle"):
             log = ", log_connections: true" if self.log_connections else ""
-            lines.append(f'  - {{name: {k}, bind: "{HOST}:0", pool: {k}{log}}}')
+            lines.append(f'  - {{name: {k}, bind: "{HOST}:0", pool: {k}, max_connections: {cap[k]}{log}}}')
         lines.append("pools:")
         for k in ("bulk", "http", "idle"):
             lines += [f"  - name: {k}", "    health_monitor: none", "    members:",

@@ -119,13 +119,24 @@ Response authenticated(const Request& request, const Target& target, const Route
   // The views are asked for only by routes that show state.
   auto views = [&] { return merged_views(ctx.views(), ctx.store); };
   if (v2 && s[1] == "lbaas") {
+    if (get) return route_octavia(target, Catalog(views(), ctx.store, ctx.default_project));
+    // A write of a pool, member or monitor names API objects: it is tried on the API's load
+    // balancers alone, whose cost does not grow with the file's. Its 404 (an id it did not find)
+    // is given again on every load balancer: a file object's answer is a 409 or a runtime
+    // override. Nothing is written before an object is found. A load balancer or listener write
+    // needs the file's ports from the start.
+    const bool api_kind = s.size() >= 3 && (s[2] == "pools" || s[2] == "healthmonitors");
+    if (api_kind && ctx.api_views != nullptr) {
+      Response r = route_octavia_write(
+          request, target,
+          Catalog(merged_views((*ctx.api_views)(), ctx.store), ctx.store, ctx.default_project),
+          ctx);
+      if (r.status != 404) return r;
+    }
     // A write cannot change the config file's members: it need not copy them.
-    const bool write = !get && ctx.write_views != nullptr;
     const std::vector<model::LoadBalancerView> lbs =
-        write ? merged_views((*ctx.write_views)(), ctx.store) : views();
-    const Catalog catalog(lbs, ctx.store, ctx.default_project);
-    if (get) return route_octavia(target, catalog);
-    return route_octavia_write(request, target, catalog, ctx);
+        ctx.write_views != nullptr ? merged_views((*ctx.write_views)(), ctx.store) : views();
+    return route_octavia_write(request, target, Catalog(lbs, ctx.store, ctx.default_project), ctx);
   }
   // What `openstack loadbalancer create --vip-subnet-id` looks up through Neutron.
   if (v2) {
