@@ -215,8 +215,10 @@ TEST(StatusPage, ShowsWeightDurationOverrideSparklinesAndDowntime) {
   model::MemberView& m = lb.pools[0].members[1];  // master-02, ERROR
   m.admin_override = model::AdminOverride{
       .state = model::AdminState::kDrain, .weight = 3, .set_at = testing::kNow - 30s, .by = "CLI"};
-  m.history.record_check(testing::kNow - 5min, 4ms, true);
-  m.history.record_check(testing::kNow - 2min, 40ms, false);
+  model::MemberHistory history;
+  history.record_check(testing::kNow - 5min, 4ms, true);
+  history.record_check(testing::kNow - 2min, 40ms, false);
+  m.history = std::make_shared<const model::MemberHistory>(history);
   m.state_since = testing::kNow - 90s;
   const std::string page = status_page(lb, testing::kNow);
   EXPECT_NE(page.find("drain, weight 3, set 30s ago by CLI"), std::string::npos);

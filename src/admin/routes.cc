@@ -118,6 +118,9 @@ Response authenticated(const Request& request, const Target& target, const Route
   const bool v2 = s.size() >= 2 && (s[0] == "v2" || s[0] == "v2.0");
   // The views are asked for only by routes that show state.
   auto views = [&] { return merged_views(ctx.views(), ctx.store); };
+  auto status_views = [&] {
+    return ctx.status_views != nullptr ? merged_views((*ctx.status_views)(), ctx.store) : views();
+  };
   if (v2 && s[1] == "lbaas") {
     if (get) return route_octavia(target, Catalog(views(), ctx.store, ctx.default_project));
     // A write of a pool, member or monitor names API objects: it is tried on the API's load
@@ -158,7 +161,7 @@ Response authenticated(const Request& request, const Target& target, const Route
   }
   if (s == Segments{"v1", "status"}) {
     if (!get) return method_not_allowed();
-    return rendered(ctx, views(), "application/json", &status_json);
+    return rendered(ctx, status_views(), "application/json", &status_json);
   }
   if (s == Segments{"v1", "reload"}) {
     if (request.method != "POST" || ctx.reload == nullptr) return method_not_allowed();
@@ -180,7 +183,7 @@ Response authenticated(const Request& request, const Target& target, const Route
   if (auto r = route_sessions(request, target, ctx)) return *r;
   if (s == Segments{"metrics"}) {
     if (!get) return method_not_allowed();
-    return rendered(ctx, views(), "text/plain; version=0.0.4; charset=utf-8", &metrics_text);
+    return rendered(ctx, status_views(), "text/plain; version=0.0.4; charset=utf-8", &metrics_text);
   }
   return fault(404, "Not found: " + joined_path(s));
 }

@@ -52,6 +52,27 @@ TEST_F(RoutesTest, HealthzAnswers503WithTheReasonWhileNotServing) {
   EXPECT_EQ(view_calls_, 0);
 }
 
+// /v1/status and /metrics show no member's history: they ask for the views without it, and the
+// status page, which draws it, for the full ones.
+TEST_F(RoutesTest, StatusAndMetricsTakeTheViewsWithoutHistory) {
+  int status_calls = 0;
+  const ViewsSource status_views = [&] {
+    ++status_calls;
+    return std::vector{testing::sample_view()};
+  };
+  const RouteContext ctx{
+      .token = token_, .views = views_, .status_views = &status_views, .now = testing::kNow};
+  for (const char* path : {"/v1/status", "/metrics"}) {
+    const Response r = route(Request{.method = "GET", .target = path, .x_auth_token = "T"}, ctx);
+    EXPECT_EQ(r.status, 200) << path;
+  }
+  EXPECT_EQ(status_calls, 2);
+  EXPECT_EQ(view_calls_, 0);
+  EXPECT_EQ(route(Request{.method = "GET", .target = "/", .x_auth_token = "T"}, ctx).status, 200);
+  EXPECT_EQ(view_calls_, 1);
+  EXPECT_EQ(status_calls, 2);
+}
+
 TEST_F(RoutesTest, ReadyzNeedsNoTokenAndListsEachListener) {
   const Response r = call("GET", "/readyz", "");
   EXPECT_EQ(r.status, 200);

@@ -57,6 +57,8 @@ struct Options {
   ViewsSource write_views;
   // The API's load balancers only (RouteContext::api_views); empty: write_views or the views.
   ViewsSource api_views;
+  // The views without the members' history (RouteContext::status_views); empty: the views.
+  ViewsSource status_views;
   // The views narrowed to what a pool key names (RouteContext::pool_views); empty: the full views.
   PoolViewsSource pool_views;
   // A listening socket to serve on instead of binding `listen` (an upgrade hands it over);

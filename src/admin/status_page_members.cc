@@ -70,7 +70,8 @@ std::string actions_cell(const model::PoolView& p, const model::MemberView& m,
 
 std::string member_row(const model::PoolView& p, const model::MemberView& m, model::WallTime now,
                        const PageUser& user) {
-  const model::HourView hour = model::last_hour(m.history, m.operating_status, m.state_since, now);
+  const model::HourView hour = model::last_hour(m.history ? *m.history : model::MemberHistory{},
+                                                m.operating_status, m.state_since, now);
   const std::string since =
       is_set(m.state_since) ? short_age(seconds_between(m.state_since, now)) : "-";
   std::string row = fmt::format(R"(<tr class="member" data-member="{}" data-status="{}">)",

@@ -130,6 +130,7 @@ class ControlPlane {
   struct ViewScope {
     bool file = true;  // false: the API's load balancers only (what a write's answer shows)
     bool file_members = true;
+    bool history = true;  // false: the members' last hour left out (only the status page draws it)
     std::optional<std::string_view> pool_key;
   };
   std::vector<model::LoadBalancerView> views(const ViewScope& scope) const;

@@ -17,7 +17,7 @@
 namespace vigil::daemon {
 namespace {
 
-model::MemberView member_view(const PoolRuntime& p, const MemberRuntime& m) {
+model::MemberView member_view(const PoolRuntime& p, const MemberRuntime& m, bool history) {
   model::MemberView mv{
       .id = m.id,
       .pool_id = p.id,
@@ -37,7 +37,7 @@ model::MemberView member_view(const PoolRuntime& p, const MemberRuntime& m) {
       .bytes_in = m.stats->bytes_in.load(std::memory_order_relaxed),
       .bytes_out = m.stats->bytes_out.load(std::memory_order_relaxed),
       .checks = m.checks,
-      .history = m.history,
+      .history = history ? std::make_shared<const model::MemberHistory>(m.history) : nullptr,
       .disruption = m.stats->disruption(),
       .last_disruption = last_disruption(m)};
   if (!m.address && !m.last_check) {
@@ -116,7 +116,8 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
       }
       if (scope.file_members || api) {
         pv.members.reserve(p->members.size());
-        for (const MemberRuntime& m : p->members) pv.members.push_back(member_view(*p, m));
+        for (const MemberRuntime& m : p->members)
+          pv.members.push_back(member_view(*p, m, scope.history));
       }
       v.pools.push_back(std::move(pv));
     }
