@@ -104,7 +104,10 @@ FdNeeds fd_needs(const std::unordered_map<std::string, ListenerRuntime>& listene
             .reserve = reserve_from_environment()};
   for (const auto& [id, l] : listeners) n.max_connections += l.config.max_connections;
   for (const auto& [id, p] : pools) {
-    if (p->config.health_monitor) n.checked_members += p->members.size();
+    if (!p->config.health_monitor) continue;
+    const model::HealthMonitor& m = *p->config.health_monitor;
+    n.checked_members += p->members.size();
+    if (model::uses_http(m.type) && m.reuse_connection) n.kept_connections += p->members.size();
   }
   return n;
 }

@@ -17,8 +17,11 @@ namespace {
 // admin API, with room to spare.
 constexpr uint64_t kFixed = 64;
 constexpr uint64_t kFdsPerSession = 2;  // the client's and the member's
-// A health check holds one socket while it runs, a kept connection one more between checks.
-constexpr uint64_t kFdsPerCheckedMember = 2;
+// A health check holds one socket while it runs; a member checked over a kept connection holds
+// one more between checks. A TCP check keeps nothing: a host of ten thousand load balancers
+// with TCP checks would otherwise be told it needs twice the descriptors it does.
+constexpr uint64_t kFdsPerCheckedMember = 1;
+constexpr uint64_t kFdsPerKeptConnection = 1;
 
 }  // namespace
 
@@ -35,9 +38,9 @@ FdBudget plan_fds(uint64_t limit, const FdNeeds& needs) {
   // accept one session past a listener's limit, since they count the listener's sessions
   // together and check before they add.
   const uint64_t per_worker = needs.listeners * needs.workers;
-  b.reserve = needs.reserve.value_or(kFixed + per_worker + needs.admin_connections +
-                                     kFdsPerCheckedMember * needs.checked_members +
-                                     kFdsPerSession * per_worker);
+  b.reserve = needs.reserve.value_or(
+      kFixed + per_worker + needs.admin_connections + kFdsPerCheckedMember * needs.checked_members +
+      kFdsPerKeptConnection * needs.kept_connections + kFdsPerSession * per_worker);
   if (limit == 0) {
     b.sessions = needs.max_connections;
     return b;

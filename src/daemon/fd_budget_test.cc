@@ -10,9 +10,11 @@ TEST(FdBudget, KeepsAReserveAndScalesTheListenersIntoTheRest) {
                       .listeners = 2,
                       .workers = 2,
                       .checked_members = 3,
+                      .kept_connections = 3,
                       .admin_connections = 64};
   const FdBudget b = plan_fds(1024, needs);
-  // 64 fixed + 4 listening sockets + 64 admin + 6 for checks + 8 for the workers' overshoot.
+  // 64 fixed + 4 listening sockets + 64 admin + 3 for checks and 3 for their kept connections
+  // + 8 for the workers' overshoot.
   EXPECT_EQ(b.reserve, 146u);
   EXPECT_EQ(b.sessions, (1024u - 146u) / 2);
   EXPECT_TRUE(b.lowered);
@@ -25,6 +27,15 @@ TEST(FdBudget, KeepsAReserveAndScalesTheListenersIntoTheRest) {
   ASSERT_TRUE(said);
   EXPECT_NE(said->find("LimitNOFILE="), std::string::npos);
   EXPECT_NE(said->find("open-file limit is 1024"), std::string::npos);
+}
+
+// A TCP check holds a socket while it runs and none between checks.
+TEST(FdBudget, ChecksWithoutAKeptConnectionNeedOneDescriptorAMember) {
+  const FdNeeds tcp{.listeners = 1, .checked_members = 30'000};
+  FdNeeds http = tcp;
+  http.kept_connections = 30'000;
+  EXPECT_EQ(plan_fds(100'000, http).reserve - plan_fds(100'000, tcp).reserve, 30'000u);
+  EXPECT_EQ(plan_fds(100'000, tcp).reserve, 64u + 1 + 30'000 + 2);
 }
 
 TEST(FdBudget, LeavesLimitsThatFitAlone) {
