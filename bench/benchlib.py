@@ -338,3 +338,21 @@ def group_alive(pgid):
         return True
     except (ProcessLookupError, PermissionError):
         return False
+
+
+def emit_json(result, json_out=None):
+    """The run's one JSON line: printed, and written to `json_out` too when given."""
+    line = json.dumps(result, separators=(",", ":"), sort_keys=True)
+    if json_out:
+        with open(json_out, "w") as f:
+            f.write(line + "\n")
+    print(line)
+
+
+def run_main(main, argv):
+    """Exits with main(argv); an interrupt (Ctrl-C, SIGTERM) exits 130 once every process stopped."""
+    try:
+        sys.exit(main(argv))
+    except (KeyboardInterrupt, Stop):
+        print("interrupted; every process was stopped", file=sys.stderr)
+        sys.exit(130)

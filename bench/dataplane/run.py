@@ -58,9 +58,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for benchlib
 
-from benchlib import (HOST, Processes, Stop, fmt, free_port, listening, loadavg, log,  # noqa: E402
+from benchlib import (HOST, Processes, emit_json, fmt, free_port, listening, loadavg, log,  # noqa: E402
                       log_findings, machine_info, on_sigterm, proc_children, raise_nofile, tail,
-                      tool_version, wait_until)
+                      run_main, tool_version, wait_until)
 from cpu_meter import CpuMeter  # noqa: E402
 from targets import MAXPIPES, TARGET_CLASSES, vigil_variant  # noqa: E402
 
@@ -686,19 +686,11 @@ def main(argv):
         "notes": notes,
         "log_findings": findings,
     }
-    line = json.dumps(result, separators=(",", ":"), sort_keys=True)
-    if args.json_out:
-        with open(args.json_out, "w") as f:
-            f.write(line + "\n")
-    print(line)
+    emit_json(result, args.json_out)
     return 0 if not missing else 1
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--holder":
         sys.exit(holder_main(sys.argv[2]))
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except (KeyboardInterrupt, Stop):
-        print("interrupted; every process was stopped", file=sys.stderr)
-        sys.exit(130)
+    run_main(main, sys.argv[1:])

@@ -68,9 +68,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for benchlib
 
-from benchlib import (CLK_TCK, HOST, Processes, Stop, compile_c, fmt, free_port, listening, loadavg, log,  # noqa: E402
+from benchlib import (CLK_TCK, HOST, Processes, compile_c, emit_json, fmt, free_port, listening, loadavg, log,  # noqa: E402
                       log_findings, machine_info, on_sigterm, proc_children, process_cpu, raise_nofile,
-                      stat_ticks, tail, tool_version, wait_until)
+                      run_main, stat_ticks, tail, tool_version, wait_until)
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -1034,17 +1034,9 @@ def main(argv):
                            "haproxy": tool_version(["haproxy", "-v"], r"version (\S+)"),
                            "nginx": tool_version(["nginx", "-v"], r"nginx/(\S+)")},
               **result}
-    line = json.dumps(result, separators=(",", ":"), sort_keys=True)
-    if args.json_out:
-        with open(args.json_out, "w") as f:
-            f.write(line + "\n")
-    print(line)
+    emit_json(result, args.json_out)
     return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except (KeyboardInterrupt, Stop):
-        print("interrupted; every process was stopped", file=sys.stderr)
-        sys.exit(130)
+    run_main(main, sys.argv[1:])

@@ -24,7 +24,6 @@ standard library only. Benchmarks print numbers and never gate CI.
 """
 
 import argparse
-import json
 import os
 import re
 import shutil
@@ -37,8 +36,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for benchlib
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchlib import (Processes, Stop, fmt, free_port, loadavg, log, log_findings, machine_info,  # noqa: E402
-                      on_sigterm, raise_nofile, tool_version)
+from benchlib import (Processes, emit_json, fmt, free_port, loadavg, log, log_findings, machine_info,  # noqa: E402
+                      on_sigterm, raise_nofile, run_main, tool_version)
 from backends import Sink, TlsServer  # noqa: E402
 from configs import MAX_LBS  # noqa: E402
 from measure import measure  # noqa: E402
@@ -202,17 +201,9 @@ def main(argv):
            "params": {k: getattr(args, k) for k in ("lbs", "checks", "targets", "interval", "rounds", "duration",
                                                     "warmup", "api_changes", "workers")},
            **result}
-    line = json.dumps(out, separators=(",", ":"), sort_keys=True)
-    if args.json_out:
-        with open(args.json_out, "w") as f:
-            f.write(line + "\n")
-    print(line)
+    emit_json(out, args.json_out)
     return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except (KeyboardInterrupt, Stop):
-        print("interrupted; every process was stopped", file=sys.stderr)
-        sys.exit(130)
+    run_main(main, sys.argv[1:])
