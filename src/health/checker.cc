@@ -40,12 +40,12 @@ Timing timing_of(const model::HealthMonitor& m) {
 }  // namespace
 
 HealthChecker::HealthChecker(boost::asio::io_context& io, const Clock& clock, TimerSource& timers,
-                             Callback on_result, uint64_t seed, OpenSocket open_socket)
+                             Callback on_result, uint64_t seed, CheckSockets sockets)
     : clock_(clock),
       on_result_(std::move(on_result)),
       scheduler_(clock, seed),
       rng_(seed ^ 0x9e3779b97f4a7c15ULL),
-      prober_(io, clock, open_socket),
+      prober_(io, clock, sockets),
       // The timer never calls back once cancelled or destroyed: no liveness check needed.
       timer_(timers.create_timer([this] {
         armed_for_.reset();

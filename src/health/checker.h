@@ -70,10 +70,10 @@ class HealthChecker {
   // Requires: `io`, `clock` and `timers` outlive the checker, and `timers` runs on `clock`
   // (AsioTimerSource with SteadyClock; in tests a ManualTimerSource with its ManualClock). `io`
   // runs the probes' I/O; `timers` says when checks start and time out. `seed` feeds the
-  // scheduler's jitter; `open_socket` makes the checks' sockets (tests make it fail).
+  // scheduler's jitter; `sockets` makes the checks' sockets (tests make it fail).
   HealthChecker(boost::asio::io_context& io, const Clock& clock, TimerSource& timers,
                 Callback on_result, uint64_t seed = std::random_device{}(),
-                OpenSocket open_socket = default_open_socket());
+                CheckSockets sockets = {});
   ~HealthChecker();  // cancels running probes; the callback is not called again
   HealthChecker(const HealthChecker&) = delete;
   HealthChecker& operator=(const HealthChecker&) = delete;

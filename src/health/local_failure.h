@@ -3,6 +3,7 @@
 // never counts against it (HealthChecker::record). Pure; any thread.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 #include "model/check_result.h"
@@ -13,6 +14,16 @@ namespace vigil::health {
 // Beast's test stream fails at the Nth operation, rather than lowering the process's fd limit.
 using OpenSocket = int (*)(int domain, int type, int protocol);
 OpenSocket default_open_socket();
+
+// Where the checks' sockets come from. `open` makes a new one. A TCP check ends by
+// disconnecting its socket (connect() to AF_UNSPEC) and keeps it, up to `idle_tcp` of them, for
+// the next check of that address family: no socket(), epoll_ctl() or close() per check, and no
+// socket to allocate and free in the kernel. Tests set `idle_tcp` to 0 to make every check
+// open one.
+struct CheckSockets {
+  OpenSocket open = default_open_socket();
+  size_t idle_tcp = 64;
+};
 
 // The errno values of socket(2) and connect(2) that are our shortage, not the member's.
 bool is_local_errno(int error);

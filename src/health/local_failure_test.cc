@@ -137,16 +137,15 @@ class LocalFailureTest : public ::testing::TestWithParam<MonitorType> {
   vigil::testing::ManualTimerSource timers_{clock_};
   std::vector<Event> events_;
   std::set<std::string, std::less<>> ids_;
-  HealthChecker checker_{io_,
-                         clock_,
-                         timers_,
+  HealthChecker checker_{io_, clock_, timers_,
                          [this](const Event& e) {
                            Event copy = e;
                            copy.member_id = *ids_.emplace(e.member_id).first;
                            events_.push_back(copy);
                          },
                          7,
-                         &flaky_socket};
+                         // Every check opens a socket: none kept idle between TCP checks.
+                         CheckSockets{.open = &flaky_socket, .idle_tcp = 0}};
 };
 
 TEST_P(LocalFailureTest, NeverCountsAgainstAnUpMember) {

@@ -33,11 +33,11 @@ bool ProbeHandle::running() const {
   return op && op->running();
 }
 
-Prober::Prober(asio::io_context& io, const Clock& clock, OpenSocket open_socket)
+Prober::Prober(asio::io_context& io, const Clock& clock, CheckSockets sockets)
     : io_(io),
       clock_(clock),
-      open_socket_(open_socket),
-      tcp_(TcpChecks::create(io, clock, open_socket)) {}
+      open_socket_(sockets.open),
+      tcp_(TcpChecks::create(io, clock, sockets)) {}
 Prober::~Prober() = default;
 
 ProbeHandle Prober::start(const std::shared_ptr<const ProbeTarget>& shared_target,

@@ -74,9 +74,8 @@ class ProbeHandle {
 class Prober {
  public:
   // Requires: `io` and `clock` outlive every probe started here. `clock` times the attempts;
-  // `open_socket` makes the sockets of checks on new connections (tests make it fail).
-  Prober(boost::asio::io_context& io, const Clock& clock,
-         OpenSocket open_socket = default_open_socket());
+  // `sockets` makes the sockets of checks on new connections (tests make it fail).
+  Prober(boost::asio::io_context& io, const Clock& clock, CheckSockets sockets = {});
   ~Prober();
   Prober(const Prober&) = delete;
   Prober& operator=(const Prober&) = delete;

@@ -2,7 +2,10 @@
 // operation machinery. With ten thousand members checked every second, each check was paying
 // for an Asio operation object, three extra system calls (FIONBIO, a poll() on completion, an
 // epoll_ctl on close) and their bookkeeping: more than the connect itself. Here a check is the
-// least the kernel needs: socket, connect, one epoll_ctl, close (and SO_ERROR only when the
+// least the kernel needs. A check's socket is kept for the next check when it ends: it is
+// disconnected (connect() to AF_UNSPEC, which resets a connected one as close() with SO_LINGER 0
+// would) and stays in the epoll set, so a check is one setsockopt and two connects; a socket is
+// opened, added to the set and closed only when none is idle (SO_ERROR is asked only when the
 // connect failed). The set's own fd is watched by the io_context, so every callback still runs
 // on the control thread.
 // Private to health/ (the Prober uses it). Control thread only.
@@ -24,10 +27,13 @@ class TcpChecks : public std::enable_shared_from_this<TcpChecks> {
   // Fails (nullptr) only when the epoll set cannot be made; the caller then uses Asio.
   // `open_socket` makes each check's socket.
   static std::shared_ptr<TcpChecks> create(boost::asio::io_context& io, const Clock& clock,
-                                           OpenSocket open_socket);
+                                           CheckSockets sockets);
   ~TcpChecks();
   TcpChecks(const TcpChecks&) = delete;
   TcpChecks& operator=(const TcpChecks&) = delete;
+
+  // Idle sockets, kept for the next check.
+  size_t idle() const { return idle_v4_.size() + idle_v6_.size(); }
 
   // Checks `endpoint` as a TCP monitor does: passes at the SYN-ACK, then resets. `done` is
   // called once, later, from the io_context, unless the handle is cancelled first. This object
@@ -37,8 +43,12 @@ class TcpChecks : public std::enable_shared_from_this<TcpChecks> {
   class Check;  // public for the .cc; an in-flight check
 
  private:
-  TcpChecks(boost::asio::io_context& io, const Clock& clock, int epoll_fd, OpenSocket open_socket);
+  TcpChecks(boost::asio::io_context& io, const Clock& clock, int epoll_fd, CheckSockets sockets);
   int epoll_fd() const;
+  // A socket for a check of `family`: an idle one, or a new one added to the set; -1 with errno.
+  int take_socket(int family);
+  // A check's socket, done with: disconnected and kept idle, or closed.
+  void release(int fd, int family);
   void watch();     // waits, through the io_context, for the set to have events
   void on_ready();  // takes every event the set has
   bool current(int fd, uint32_t generation) const;
@@ -49,16 +59,23 @@ class TcpChecks : public std::enable_shared_from_this<TcpChecks> {
 
   boost::asio::io_context& io_;
   const Clock& clock_;
-  OpenSocket open_socket_;
+  CheckSockets sockets_;
   struct Watcher;
   std::unique_ptr<Watcher> watcher_;  // the epoll fd, as the io_context sees it
   bool watching_ = false;
-  // In flight, by socket fd (fds are small numbers): the set's events name their fd. A slot's
-  // generation tells a stale event (fetched before a cancel freed the fd, then reused) apart.
+  // In flight, by socket fd (fds are small numbers): the set's events name their fd. A socket's
+  // generation, given when it joins the set, tells a stale event (fetched before the socket was
+  // closed and its fd number reused) apart.
   std::vector<std::shared_ptr<Check>> by_fd_;
   std::vector<uint32_t> generation_;
   uint32_t next_generation_ = 1;
   size_t in_flight_ = 0;
+  // Disconnected sockets in the set. The kernel works out an event when it is fetched, so an
+  // event queued while a socket was idle reads as its new check's state. Only an event already
+  // fetched is stale: while a batch is handled (in_batch_), checks open new sockets.
+  std::vector<int> idle_v4_;
+  std::vector<int> idle_v6_;
+  bool in_batch_ = false;
 };
 
 }  // namespace vigil::health
