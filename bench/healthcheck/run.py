@@ -222,11 +222,12 @@ class TcpTarget:
 
     def start(self):
         a = self.args
-        if self.name == "vigil":
-            check_vigil_binary(a.vigil)
+        if self.name == "vigil" or self.name in a.variants:
+            binary = a.variants.get(self.name, a.vigil)
+            check_vigil_binary(binary)
             conf = os.path.join(self.tmp, "vigil-tcp.yaml")
             vigil_tcp_config(conf, a.members, a.interval, self.sink.port, self.tmp)
-            self.proc = start_vigil(self.procs, a.vigil, self.label, conf, self.tmp)
+            self.proc = start_vigil(self.procs, binary, self.label, conf, self.tmp)
         elif self.name == "haproxy":
             if shutil.which("haproxy") is None:
                 raise RuntimeError("haproxy is not installed (run.sh installs it)")
@@ -377,7 +378,7 @@ def run_tcp_scale(args, tmp, procs):
                 continue
             finally:
                 if target.proc is not None:
-                    hits = log_findings(target.proc.logpath, PROBLEM, UNUSED_POOL if name == "vigil" else None)
+                    hits = log_findings(target.proc.logpath, PROBLEM, UNUSED_POOL if name.startswith("vigil") else None)
                     if hits:
                         f = findings.setdefault(name, {"count": 0, "first": []})
                         f["count"] += len(hits)
@@ -410,10 +411,11 @@ def run_tcp_scale(args, tmp, procs):
         return x["median"] / y["median"] if x and y and y["median"] else None
 
     ratios = {}
-    for other in ("haproxy", "floor", "floor-noack"):
-        if "vigil" in summary and other in summary:
-            ratios[f"vigil/{other}"] = {"cpu_pct": ratio("vigil", other, "cpu_pct"),
-                                        "cpu_us_per_check": ratio("vigil", other, "cpu_us_per_check")}
+    for mine in ["vigil", *args.variants]:
+        for other in ("haproxy", "floor", "floor-noack"):
+            if mine in summary and other in summary:
+                ratios[f"{mine}/{other}"] = {"cpu_pct": ratio(mine, other, "cpu_pct"),
+                                             "cpu_us_per_check": ratio(mine, other, "cpu_us_per_check")}
 
     low, high = 0.9 * args.interval - 0.05, 1.1 * args.interval + 0.05
     print(f"\ntcp-scale: {args.members} members, TCP check every {args.interval} s, "
@@ -964,6 +966,9 @@ def parse_args(argv):
                    help="https-load: the TLS server's key (default ec256: cheap for the server, which "
                         "shares the machine; rsa2048 as kubeadm makes them)")
     p.add_argument("--vigil", default=str(DEFAULT_VIGIL), help=f"vigil binary (default {DEFAULT_VIGIL})")
+    p.add_argument("--variant", action="append", default=[], metavar="NAME=PATH",
+                   help="tcp-scale: also measure target vigil-NAME, vigil from PATH (repeatable): a change "
+                        "against the build before it, in the same run")
     p.add_argument("--json-out", help="also write the JSON result to this file")
     p.add_argument("--keep-tmp", action="store_true", help="keep the temporary directory (configs, logs)")
     a = p.parse_args(argv)
@@ -975,8 +980,15 @@ def parse_args(argv):
             setattr(a, k, v)
     a.vigil = os.path.abspath(a.vigil)  # the processes run in the temporary directory
     a.targets = [t.strip() for t in a.targets.split(",") if t.strip()]
+    a.variants = {}
+    for v in a.variant:
+        name, sep, path = v.partition("=")
+        if not sep or not re.fullmatch(r"[a-z0-9][a-z0-9.-]*", name) or not path:
+            p.error(f"--variant wants NAME=PATH with NAME of [a-z0-9.-]: {v!r}")
+        a.variants[f"vigil-{name}"] = os.path.abspath(path)
+        a.targets.append(f"vigil-{name}")
     for t in a.targets:
-        if t not in TCP_TARGETS:
+        if t not in TCP_TARGETS and t not in a.variants:
             p.error(f"unknown target {t!r}")
     a.lbs = [t.strip() for t in a.lbs.split(",") if t.strip()]
     for t in a.lbs:
