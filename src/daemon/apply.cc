@@ -108,7 +108,9 @@ FdNeeds fd_needs(const std::unordered_map<std::string, ListenerRuntime>& listene
     const model::HealthMonitor& m = *p->config.health_monitor;
     n.checked_members += p->members.size();
     if (model::uses_http(m.type) && m.reuse_connection) n.kept_connections += p->members.size();
+    if (m.type == model::MonitorType::kTcp) n.idle_check_sockets += p->members.size();
   }
+  n.idle_check_sockets = std::min<uint64_t>(n.idle_check_sockets, health::CheckSockets{}.idle_tcp);
   return n;
 }
 

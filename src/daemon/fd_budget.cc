@@ -18,8 +18,9 @@ namespace {
 constexpr uint64_t kFixed = 64;
 constexpr uint64_t kFdsPerSession = 2;  // the client's and the member's
 // A health check holds one socket while it runs; a member checked over a kept connection holds
-// one more between checks. A TCP check keeps nothing: a host of ten thousand load balancers
-// with TCP checks would otherwise be told it needs twice the descriptors it does.
+// one more between checks. A TCP check keeps no connection, only a few idle sockets for all the
+// members (FdNeeds::idle_check_sockets): a host of ten thousand load balancers with TCP checks
+// would otherwise be told it needs twice the descriptors it does.
 constexpr uint64_t kFdsPerCheckedMember = 1;
 constexpr uint64_t kFdsPerKeptConnection = 1;
 
@@ -40,7 +41,8 @@ FdBudget plan_fds(uint64_t limit, const FdNeeds& needs) {
   const uint64_t per_worker = needs.listeners * needs.workers;
   b.reserve = needs.reserve.value_or(
       kFixed + per_worker + needs.admin_connections + kFdsPerCheckedMember * needs.checked_members +
-      kFdsPerKeptConnection * needs.kept_connections + kFdsPerSession * per_worker);
+      kFdsPerKeptConnection * needs.kept_connections + needs.idle_check_sockets +
+      kFdsPerSession * per_worker);
   if (limit == 0) {
     b.sessions = needs.max_connections;
     return b;

@@ -16,6 +16,9 @@ struct FdNeeds {
   uint64_t workers = 1;
   uint64_t checked_members = 0;    // members with a monitor
   uint64_t kept_connections = 0;   // of them, checked over a kept connection (HTTP, HTTPS)
+  // Sockets TCP checks keep between checks (health::CheckSockets::idle_tcp), at most one per
+  // member checked over TCP.
+  uint64_t idle_check_sockets = 0;
   uint64_t admin_connections = 0;  // the admin API's cap on its connections
   // Replaces the computed reserve: VIGIL_FD_RESERVE in the environment (0 keeps nothing back,
   // as before the budget: tests use it to exhaust descriptors on purpose).
