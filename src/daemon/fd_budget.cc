@@ -39,10 +39,10 @@ FdBudget plan_fds(uint64_t limit, const FdNeeds& needs) {
   // accept one session past a listener's limit, since they count the listener's sessions
   // together and check before they add.
   const uint64_t per_worker = needs.listeners * needs.workers;
-  b.reserve = needs.reserve.value_or(
-      kFixed + per_worker + needs.admin_connections + kFdsPerCheckedMember * needs.checked_members +
-      kFdsPerKeptConnection * needs.kept_connections + needs.idle_check_sockets +
-      kFdsPerSession * per_worker);
+  b.reserve = needs.reserve.value_or(kFixed + per_worker + needs.admin_connections +
+                                     kFdsPerCheckedMember * needs.checked_members +
+                                     kFdsPerKeptConnection * needs.kept_connections +
+                                     needs.idle_check_sockets + kFdsPerSession * per_worker);
   if (limit == 0) {
     b.sessions = needs.max_connections;
     return b;
