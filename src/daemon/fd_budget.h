@@ -14,8 +14,8 @@ struct FdNeeds {
   uint64_t max_connections = 0;  // the sum of the listeners' max_connections
   uint64_t listeners = 0;
   uint64_t workers = 1;
-  uint64_t checked_members = 0;    // members with a monitor
-  uint64_t kept_connections = 0;   // of them, checked over a kept connection (HTTP, HTTPS)
+  uint64_t checked_members = 0;   // members with a monitor
+  uint64_t kept_connections = 0;  // of them, checked over a kept connection (HTTP, HTTPS)
   // Sockets TCP checks keep between checks (health::CheckSockets::idle_tcp), at most one per
   // member checked over TCP.
   uint64_t idle_check_sockets = 0;
