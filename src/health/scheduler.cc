@@ -130,10 +130,11 @@ std::optional<TimePoint> Scheduler::next_wakeup() {
   return e->at;
 }
 
-Scheduler::Due Scheduler::take_due(TimePoint now) {
+Scheduler::Due Scheduler::take_due(TimePoint now, size_t max_starts) {
   Due due;
   for (Earliest top = earliest(); top.entry != nullptr && top.entry->at <= now; top = earliest()) {
     const Entry e = *top.entry;
+    if (!e.timeout && due.start.size() >= max_starts) break;
     if (top.fifo != nullptr) {
       top.fifo->pop_front();
     } else {

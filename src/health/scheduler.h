@@ -81,8 +81,9 @@ class Scheduler {
   std::optional<TimePoint> next_wakeup();
 
   // Members whose start is due (marked running, start time `now`) and running checks whose
-  // timeout has passed at `now`, each in the order they fell due.
-  Due take_due(TimePoint now);
+  // timeout has passed at `now`, each in the order they fell due; at most `max_starts` starts,
+  // the rest stay due for the next call.
+  Due take_due(TimePoint now, size_t max_starts = SIZE_MAX);
   const std::string& id(uint32_t slot) const { return slots_[slot].id; }
 
   // The member's running check ended at `now`; `transitioning` is its threshold state after
