@@ -8,6 +8,7 @@
 
 #include "admin/token_files.h"
 #include "base/file.h"
+#include "base/free_heap.h"
 #include "base/log.h"
 #include "config/loader.h"
 #include "daemon/announced_reload.h"
@@ -95,6 +96,7 @@ int serve(const ServeOptions& options) {
   // A peer that resets while we write must not kill the process; send() uses MSG_NOSIGNAL, but
   // OpenSSL and Asio may write without it.
   std::signal(SIGPIPE, SIG_IGN);
+  bound_free_heap();  // before the threads: the YAML check's, the workers', the API's
   config::LoadResult loaded = config::load_file(options.config_path);
   if (loaded.config) set_log_format(loaded.config->log.format);  // before the first line
   for (const auto& d : loaded.diagnostics) {

@@ -1,8 +1,8 @@
 // One member's last hour, a minute at a time: how long its checks took, how many failed, its
 // status changes and its time down (ERROR), for the status page's sparklines, flap count and
-// downtime. A fixed ring of 60 minutes (about 1 KiB a member whatever the check interval), kept
-// by the control thread beside CheckStats and copied into MemberView. Plain values; the
-// control thread writes it, a copy may go to any thread.
+// downtime. A fixed ring of 60 minutes of 8 bytes each (496 bytes a member whatever the check
+// interval), kept by the control thread beside CheckStats and copied into MemberView. Plain
+// values; the control thread writes it, a copy may go to any thread.
 #pragma once
 
 #include <array>
@@ -14,15 +14,32 @@
 
 namespace vigil::model {
 
+// One minute as the status page reads it. The counts saturate (at kMaxChecks and
+// kMaxTransitions) where the page draws no difference: a minute with checks, with failures.
 struct MinuteSample {
-  float max_ms = 0;  // the slowest check of the minute
-  float sum_ms = 0;
+  static constexpr uint16_t kMaxChecks = 255;        // checks and failures
+  static constexpr uint16_t kMaxTransitions = 4095;  // one every 15 ms for the whole minute
+
+  float max_ms = 0;  // the slowest check of the minute, to 1 µs below 32 ms, else to 1 in 65,536
   uint16_t checks = 0;
   uint16_t failures = 0;
   uint16_t transitions = 0;
   uint16_t down_ms = 0;  // of down periods that ended; the one still running is the view's
   bool operator==(const MinuteSample&) const = default;
 };
+
+// A MinuteSample as the ring keeps it: 30,000 members keep 1.8 million of them. The slowest
+// check is in microseconds as a 5-bit exponent and a 15-bit mantissa (a 24-hour timeout fits),
+// and a larger code is a slower check, so the ring compares codes and never decodes to record.
+struct PackedMinute {
+  uint64_t max_code : 20 = 0;
+  uint64_t down_ms : 16 = 0;  // at most 60,000
+  uint64_t transitions : 12 = 0;
+  uint64_t checks : 8 = 0;
+  uint64_t failures : 8 = 0;
+  bool operator==(const PackedMinute&) const = default;
+};
+static_assert(sizeof(PackedMinute) == 8);
 
 class MemberHistory {
  public:
@@ -41,9 +58,9 @@ class MemberHistory {
   bool operator==(const MemberHistory&) const = default;
 
  private:
-  MinuteSample* slot(int64_t minute);  // null: older than the ring keeps
+  PackedMinute* slot(int64_t minute);  // null: older than the ring keeps
 
-  std::array<MinuteSample, kMinutes> ring_{};
+  std::array<PackedMinute, kMinutes> ring_{};
   int64_t newest_ = 0;  // minutes since the epoch of the newest slot; 0: none yet
   WallTime first_{};
 };
