@@ -39,7 +39,9 @@
 
 namespace vigil::health {
 
-inline constexpr Duration kFirstCheckSpacing = std::chrono::microseconds(100);
+// A TCP check costs the control thread about 20 µs (bench/healthcheck): at 50 µs apart the
+// first round of 30,000 members (10,000 load balancers) takes 1.5 s and a third of a core.
+inline constexpr Duration kFirstCheckSpacing = std::chrono::microseconds(50);
 // A full TLS handshake costs the checker about a millisecond of CPU.
 inline constexpr Duration kTlsFirstCheckSpacing = std::chrono::milliseconds(1);
 
