@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 
+#include "health/run_probe.h"
 #include "health/test_tls_server.h"
 #include "health/tls_resumption.h"
 #include "testing/manual_clock.h"
@@ -39,15 +40,7 @@ class ProbeTest : public ::testing::Test {
  protected:
   // Runs one probe to completion, bounded by a real-time limit.
   model::CheckResult probe(const ProbeTarget& target) {
-    std::optional<model::CheckResult> result;
-    prober_.start(target, [&](model::CheckResult r) {
-      result = std::move(r);
-      io_.stop();
-    });
-    io_.restart();
-    io_.run_for(10s);
-    EXPECT_TRUE(result.has_value()) << "no result within 10s";
-    return result.value_or(model::CheckResult{.outcome = Outcome::kTimeout, .detail = "test"});
+    return vigil::testing::run_probe(io_, prober_, target);
   }
 
   // Lets the servers catch up (a TLS 1.3 client is done before the server), at most 5s.

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "health/probe.h"
+#include "health/run_probe.h"
 #include "health/test_tls_server.h"
 #include "testing/run_until.h"
 
@@ -26,15 +27,7 @@ class ProxyProbeTest : public ::testing::Test {
   model::CheckResult probe(MonitorType type, uint16_t port, ProxyProtocol header) {
     ProbeTarget t{.address = "127.0.0.1", .port = port, .proxy_header = header};
     t.monitor.type = type;
-    std::optional<model::CheckResult> result;
-    prober_.start(t, [&](model::CheckResult r) {
-      result = std::move(r);
-      io_.stop();
-    });
-    io_.restart();
-    io_.run_for(10s);
-    EXPECT_TRUE(result.has_value()) << "no result within 10s";
-    return result.value_or(model::CheckResult{.outcome = Outcome::kTimeout, .detail = "test"});
+    return vigil::testing::run_probe(io_, prober_, t);
   }
 
   boost::asio::io_context io_;

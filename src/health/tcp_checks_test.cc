@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "health/probe.h"
+#include "health/run_probe.h"
 #include "testing/run_until.h"
 
 namespace vigil::health {
@@ -65,15 +66,7 @@ class TcpChecksTest : public ::testing::Test {
  protected:
   // Runs one check to completion, bounded by a real-time limit.
   model::CheckResult check(Prober& prober, const ProbeTarget& target) {
-    std::optional<model::CheckResult> result;
-    prober.start(target, [&](model::CheckResult r) {
-      result = std::move(r);
-      io_.stop();
-    });
-    io_.restart();
-    io_.run_for(10s);
-    EXPECT_TRUE(result.has_value()) << "no result within 10s";
-    return result.value_or(model::CheckResult{.outcome = Outcome::kTimeout, .detail = "test"});
+    return vigil::testing::run_probe(io_, prober, target);
   }
 
   asio::io_context io_;
