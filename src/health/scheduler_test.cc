@@ -57,8 +57,8 @@ constexpr Duration kSpacing = kFirstCheckSpacing;
 // A backlog (the control thread held up) starts a bounded batch per call, in the order it fell
 // due; timeouts are never held back.
 TEST_F(SchedulerTest, ABacklogStartsAtMostMaxStartsACallInOrder) {
-  constexpr int kMembers = 1000;
-  for (int i = 0; i < kMembers; ++i) sched_.add(fmt::format("m{:04}", i), kTiming);
+  constexpr size_t kMembers = 1000;
+  for (size_t i = 0; i < kMembers; ++i) sched_.add(fmt::format("m{:04}", i), kTiming);
   clock_.advance(1s);  // every first check is due
   std::vector<std::string> started;
   for (size_t expected : {256, 256, 256, 232}) {
@@ -66,15 +66,17 @@ TEST_F(SchedulerTest, ABacklogStartsAtMostMaxStartsACallInOrder) {
     ASSERT_EQ(due.start.size(), expected);
     for (uint32_t slot : due.start) started.push_back(sched_.id(slot));
     ASSERT_TRUE(sched_.next_wakeup().has_value());
-    if (started.size() < kMembers) EXPECT_LE(*sched_.next_wakeup(), clock_.now());
+    if (started.size() < kMembers) {
+      EXPECT_LE(*sched_.next_wakeup(), clock_.now());
+    }
   }
   EXPECT_TRUE(std::ranges::is_sorted(started)) << "in the order they fell due";
-  EXPECT_EQ(std::set<std::string>(started.begin(), started.end()).size(), size_t{kMembers});
+  EXPECT_EQ(std::set<std::string>(started.begin(), started.end()).size(), kMembers);
   EXPECT_TRUE(sched_.take_due(clock_.now(), 256).start.empty());
   clock_.advance(kTiming.timeout);
   const Scheduler::Due due = sched_.take_due(clock_.now(), 1);
   EXPECT_TRUE(due.start.empty());
-  EXPECT_EQ(due.timed_out.size(), size_t{kMembers});
+  EXPECT_EQ(due.timed_out.size(), kMembers);
 }
 
 TEST_F(SchedulerTest, FirstChecksRunAtOnceSpacedApart) {
