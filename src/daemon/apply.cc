@@ -110,7 +110,7 @@ FdNeeds fd_needs(const std::unordered_map<std::string, ListenerRuntime>& listene
     if (model::uses_http(m.type) && m.reuse_connection) n.kept_connections += p->members.size();
     if (m.type == model::MonitorType::kTcp) n.idle_check_sockets += p->members.size();
   }
-  n.idle_check_sockets = std::min<uint64_t>(n.idle_check_sockets, health::CheckSockets{}.idle_tcp);
+  n.idle_check_sockets = std::min(n.idle_check_sockets, idle_check_sockets());
   return n;
 }
 

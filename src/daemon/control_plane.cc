@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "config/loader.h"
 #include "daemon/announced_reload.h"
+#include "daemon/fd_budget.h"
 #include "daemon/member_health.h"
 #include "health/checker.h"
 #include "net/socket.h"
@@ -89,7 +90,9 @@ Result<void> ControlPlane::start() {
   resolver_ = std::make_unique<net::Resolver>(
       [this](std::function<void()> answer) { boost::asio::post(io_, std::move(answer)); });
   checker_ = std::make_unique<health::HealthChecker>(
-      io_, clock_, timer_source_, [this](const health::Event& e) { on_check(e); });
+      io_, clock_, timer_source_, [this](const health::Event& e) { on_check(e); },
+      std::random_device{}(),
+      health::CheckSockets{.idle_tcp = static_cast<size_t>(idle_check_sockets())});
   for (int w = 0; w < worker_count_; ++w) {
     workers_.push_back(std::make_unique<proxy::Worker>(
         w, std::vector<proxy::ListenSocket>{}, std::vector<proxy::PoolSnapshotPtr>{},

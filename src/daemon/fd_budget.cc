@@ -64,14 +64,26 @@ std::optional<std::string> describe_lowering(const FdBudget& b, const FdNeeds& n
       b.reserve + kFdsPerSession * needs.max_connections);
 }
 
-std::optional<uint64_t> reserve_from_environment() {
-  const char* text = std::getenv("VIGIL_FD_RESERVE");
+namespace {
+
+std::optional<uint64_t> number_from_environment(const char* name) {
+  const char* text = std::getenv(name);
   if (text == nullptr || *text == '\0') return std::nullopt;
   uint64_t value = 0;
   const char* end = text + std::strlen(text);
   auto [ptr, ec] = std::from_chars(text, end, value);
   if (ec != std::errc() || ptr != end) return std::nullopt;
   return value;
+}
+
+}  // namespace
+
+std::optional<uint64_t> reserve_from_environment() {
+  return number_from_environment("VIGIL_FD_RESERVE");
+}
+
+uint64_t idle_check_sockets() {
+  return number_from_environment("VIGIL_IDLE_CHECK_SOCKETS").value_or(64);
 }
 
 uint64_t fd_limit() {

@@ -41,6 +41,10 @@ FdBudget plan_fds(uint64_t limit, const FdNeeds& needs);
 
 // VIGIL_FD_RESERVE, when set to a number.
 std::optional<uint64_t> reserve_from_environment();
+// The sockets TCP checks keep between checks (health::CheckSockets::idle_tcp): 64, or
+// VIGIL_IDLE_CHECK_SOCKETS when set to a number (0: every check opens one; tests that exhaust
+// descriptors on purpose use it).
+uint64_t idle_check_sockets();
 
 // What to log when the budget lowers the limits, once per change; nullopt when nothing is
 // lowered.

@@ -127,6 +127,12 @@ class Admin:
         assert code == 200, body
         return sum(float(v) for v in re.findall(r"^vigil_check_local_failures_total\{[^}]*\} (\S+)$", body, re.M))
 
+    def checks_made(self):
+        code, body = self.get("/metrics")
+        assert code == 200, body
+        return sum(float(v) for v in re.findall(
+            r"^vigil_member_check_duration_seconds_count\{[^}]*\} (\S+)$", body, re.M))
+
     def close(self):
         self.conn.close()
 
@@ -163,8 +169,31 @@ def test_the_budget_keeps_descriptors_for_checks_and_the_admin_api(tmp_path, cle
             s.close()
 
 
-def test_a_check_that_cannot_get_a_socket_does_not_count_against_the_member(tmp_path, cleanup):
+def test_tcp_checks_keep_their_sockets_through_a_flood(tmp_path, cleanup):
+    # The budget off: clients take every descriptor there is. A TCP check reuses the socket the
+    # last one left (disconnected), so the checks need none and go on being made.
     vigil = start(tmp_path, cleanup, env={"VIGIL_FD_RESERVE": "0"})
+    established = [socket.create_connection(vigil.listener("api"), timeout=5) for _ in range(10)]
+    admin = Admin(vigil)
+    clients = flood(*vigil.listener("api"))
+    try:
+        # A session's connect to a member is the first to find none left.
+        wait_for(lambda: "Too many open files" in vigil.log_text(), 15,
+                 what="the flood to take every descriptor")
+        before = admin.checks_made()
+        stay_online(admin, 2)
+        assert admin.checks_made() >= before + 10, "checks went on under the flood"
+        assert admin.local_failures() == 0
+        assert all(echoes(s, b"during") for s in established)
+    finally:
+        admin.close()
+        for s in clients + established:
+            s.close()
+
+
+def test_a_check_that_cannot_get_a_socket_does_not_count_against_the_member(tmp_path, cleanup):
+    # Every check opens a socket (none kept between TCP checks), so the flood starves them.
+    vigil = start(tmp_path, cleanup, env={"VIGIL_FD_RESERVE": "0", "VIGIL_IDLE_CHECK_SOCKETS": "0"})
     established = [socket.create_connection(vigil.listener("api"), timeout=5) for _ in range(10)]
     assert all(echoes(s, b"before") for s in established)
     admin = Admin(vigil)
