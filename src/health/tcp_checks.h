@@ -25,15 +25,12 @@ namespace vigil::health {
 class TcpChecks : public std::enable_shared_from_this<TcpChecks> {
  public:
   // Fails (nullptr) only when the epoll set cannot be made; the caller then uses Asio.
-  // `open_socket` makes each check's socket.
+  // `sockets` makes the checks' sockets and says how many are kept between checks.
   static std::shared_ptr<TcpChecks> create(boost::asio::io_context& io, const Clock& clock,
                                            CheckSockets sockets);
   ~TcpChecks();
   TcpChecks(const TcpChecks&) = delete;
   TcpChecks& operator=(const TcpChecks&) = delete;
-
-  // Idle sockets, kept for the next check.
-  size_t idle() const { return idle_v4_.size() + idle_v6_.size(); }
 
   // Checks `endpoint` as a TCP monitor does: passes at the SYN-ACK, then resets. `done` is
   // called once, later, from the io_context, unless the handle is cancelled first. This object
