@@ -175,6 +175,7 @@ def test_tcp_checks_keep_their_sockets_through_a_flood(tmp_path, cleanup):
     vigil = start(tmp_path, cleanup, env={"VIGIL_FD_RESERVE": "0"})
     established = [socket.create_connection(vigil.listener("api"), timeout=5) for _ in range(10)]
     admin = Admin(vigil)
+    assert admin.local_failures() == 0  # its connection accepted before the flood, and kept
     clients = flood(*vigil.listener("api"))
     try:
         # A session's connect to a member is the first to find none left.
