@@ -340,6 +340,18 @@ def group_alive(pgid):
         return False
 
 
+def parse_variants(parser, values):
+    """--variant NAME=PATH values as {"vigil-NAME": absolute PATH}; a malformed one is the
+    parser's error."""
+    variants = {}
+    for v in values:
+        name, sep, path = v.partition("=")
+        if not sep or not re.fullmatch(r"[a-z0-9][a-z0-9.-]*", name) or not path:
+            parser.error(f"--variant wants NAME=PATH with NAME of [a-z0-9.-]: {v!r}")
+        variants[f"vigil-{name}"] = os.path.abspath(path)
+    return variants
+
+
 def emit_json(result, json_out=None):
     """The run's one JSON line: printed, and written to `json_out` too when given."""
     line = json.dumps(result, separators=(",", ":"), sort_keys=True)

@@ -59,7 +59,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for benchlib
 
 from benchlib import (HOST, Processes, emit_json, fmt, free_port, listening, loadavg, log,  # noqa: E402
-                      log_findings, machine_info, on_sigterm, proc_children, raise_nofile, tail,
+                      log_findings, machine_info, on_sigterm, parse_variants, proc_children, raise_nofile, tail,
                       run_main, tool_version, wait_until)
 from cpu_meter import CpuMeter  # noqa: E402
 from targets import MAXPIPES, TARGET_CLASSES, vigil_variant  # noqa: E402
@@ -515,12 +515,9 @@ def parse_args(argv):
     p.add_argument("--keep-tmp", action="store_true", help="keep the temporary directory (configs, logs)")
     a = p.parse_args(argv)
     a.targets = [t.strip() for t in a.targets.split(",") if t.strip()]
-    for v in a.variant:
-        name, sep, path = v.partition("=")
-        if not sep or not re.fullmatch(r"[a-z0-9][a-z0-9.-]*", name) or not path:
-            p.error(f"--variant wants NAME=PATH with NAME of [a-z0-9.-]: {v!r}")
-        TARGET_CLASSES[f"vigil-{name}"] = vigil_variant(name, os.path.abspath(path))
-        a.targets.append(f"vigil-{name}")
+    for target, path in parse_variants(p, a.variant).items():
+        TARGET_CLASSES[target] = vigil_variant(target.removeprefix("vigil-"), path)
+        a.targets.append(target)
     for t in a.targets:
         if t not in TARGET_CLASSES:
             p.error(f"unknown target {t!r}")

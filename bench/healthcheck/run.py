@@ -69,7 +69,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for benchlib
 
 from benchlib import (CLK_TCK, HOST, Processes, compile_c, emit_json, fmt, free_port, listening, loadavg, log,  # noqa: E402
-                      log_findings, machine_info, on_sigterm, proc_children, process_cpu, raise_nofile,
+                      log_findings, machine_info, on_sigterm, parse_variants, proc_children, process_cpu,
+                      raise_nofile,
                       run_main, stat_ticks, tail, tool_version, wait_until)
 
 HERE = Path(__file__).resolve().parent
@@ -980,13 +981,8 @@ def parse_args(argv):
             setattr(a, k, v)
     a.vigil = os.path.abspath(a.vigil)  # the processes run in the temporary directory
     a.targets = [t.strip() for t in a.targets.split(",") if t.strip()]
-    a.variants = {}
-    for v in a.variant:
-        name, sep, path = v.partition("=")
-        if not sep or not re.fullmatch(r"[a-z0-9][a-z0-9.-]*", name) or not path:
-            p.error(f"--variant wants NAME=PATH with NAME of [a-z0-9.-]: {v!r}")
-        a.variants[f"vigil-{name}"] = os.path.abspath(path)
-        a.targets.append(f"vigil-{name}")
+    a.variants = parse_variants(p, a.variant)
+    a.targets += list(a.variants)
     for t in a.targets:
         if t not in TCP_TARGETS and t not in a.variants:
             p.error(f"unknown target {t!r}")

@@ -152,7 +152,6 @@ Result<void> ControlPlane::apply_changes(std::vector<model::Config> changed, boo
     LoadBalancerRuntime r{.config = std::move(lb)};
     for (const auto& l : r.config.listeners) r.listener_ids.push_back(l.id);
     for (auto& p : r.config.pools) {
-      r.pool_ids.push_back(p.id);
       // The file's members live in their MemberRuntime; a reload reads the file again. (The
       // API's stay: a reload applies them as they are.)
       if (r.config.origin == model::Origin::kFile) std::vector<model::Member>().swap(p.members);

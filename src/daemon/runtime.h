@@ -90,7 +90,6 @@ struct LoadBalancerRuntime {
   // their members, which are in PoolRuntime::members.
   model::Config config;
   std::vector<std::string> listener_ids;
-  std::vector<std::string> pool_ids;
 };
 
 }  // namespace vigil::daemon

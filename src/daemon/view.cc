@@ -77,16 +77,15 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
     if (!api && !scope.file) continue;
     // The pools to show: all, or those the key can name (by the daemon's names: the file's).
     std::vector<const PoolRuntime*> pools;
-    pools.reserve(lb.pool_ids.size());
+    pools.reserve(lb.config.pools.size());
     if (!key || api || key->names_lb(lb.config.name, lb.config.id)) {
-      for (size_t i = 0; i < lb.pool_ids.size(); ++i) {
-        // Named by the load balancer's own copy of the pool's config (apply() fills pool_ids
-        // from it, in its order; a file pool's name and id change only by a reload, which makes
-        // both anew): a narrowed view of a file with ten thousand pools hashes the one id it
-        // shows, not ten thousand (6 ms of each `vigil member weight` at that size).
-        const model::Pool& named = lb.config.pools[i];
+      for (const model::Pool& named : lb.config.pools) {
+        // Named by the load balancer's own copy of the pool's config (a file pool's name and id
+        // change only by a reload, which makes both anew): a narrowed view of a file with ten
+        // thousand pools hashes the one id it shows, not ten thousand (6 ms of each `vigil
+        // member weight` at that size).
         if (key && !api && !key->names_pool(named.id, named.name)) continue;
-        pools.push_back(pools_.at(lb.pool_ids[i]).get());
+        pools.push_back(pools_.at(named.id).get());
       }
     }
     if (key && pools.empty()) continue;
