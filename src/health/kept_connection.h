@@ -17,12 +17,11 @@
 //    probe checks, as it resolves the name at every check);
 //  - until drop(), which a failed connect through the data plane calls so that the check sent to
 //    confirm it connects afresh; a check in flight at that moment does not keep its connection.
-// Private to health/ (it pulls in Asio SSL). Control thread only.
+// Private to health/ (it pulls in Asio and OpenSSL). Control thread only.
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
-#include <boost/asio/ssl/stream.hpp>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -30,6 +29,7 @@
 
 #include "base/clock.h"
 #include "health/tls_resumption.h"
+#include "health/tls_socket.h"
 
 namespace vigil::health {
 
@@ -42,7 +42,7 @@ class KeptConnection {
   static constexpr Duration kMaxAge = TlsResumption::kFullHandshakeEvery;
 
   using Socket = boost::asio::ip::tcp::socket;
-  using TlsStream = boost::asio::ssl::stream<Socket>;
+  using TlsStream = TlsSocket;
 
   // One open connection, at rest: no operation pending on it.
   struct Connection {

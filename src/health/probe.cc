@@ -264,7 +264,6 @@ void ProbeOp::on_ready() {
     target_.resumption->offer(ssl, clock_.now());
   }
   tls_stream_->async_handshake(
-      ssl::stream_base::client,
       [self = shared_from_this()](const error_code& e) { self->on_handshake(e); });
 }
 

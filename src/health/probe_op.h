@@ -6,7 +6,6 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
-#include <boost/asio/ssl/stream.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/buffer_body.hpp>
 #include <boost/beast/http/parser.hpp>
@@ -16,6 +15,7 @@
 
 #include "health/kept_connection.h"
 #include "health/probe.h"
+#include "health/tls_socket.h"
 
 namespace vigil::health {
 
@@ -93,7 +93,7 @@ class ProbeOp : public RunningProbe, public std::enable_shared_from_this<ProbeOp
   OpenSocket open_socket_;
   std::optional<tcp::resolver> resolver_;  // only for host names: addresses are not resolved
   tcp::socket socket_;                     // plain probes; TLS probes use tls_stream_'s own
-  std::optional<asio::ssl::stream<tcp::socket>> tls_stream_;
+  std::optional<TlsSocket> tls_stream_;
   bool reused_ = false;  // the connection was kept from an earlier check
   TimePoint opened_{};   // when the connection was made (HTTPS: its session's full handshake)
   uint64_t kept_epoch_ = 0;
