@@ -21,6 +21,8 @@ class BindIndex {
   // Records `bind` as the next one (number `size()` before the call) and returns the number of
   // the first earlier bind that overlaps it, if any. Port 0 never clashes: the kernel picks.
   std::optional<size_t> add(const BindAddress& bind);
+  // The number of the first bind recorded that overlaps `bind`, if any; records nothing.
+  std::optional<size_t> find(const BindAddress& bind) const;
   size_t size() const { return count_; }
 
  private:

@@ -43,6 +43,16 @@ TEST(BindIndex, ASpecificAddressClashesWithAnEarlierWildcard) {
   EXPECT_EQ(index.add(bind("127.0.0.1", 80)), 0u);      // the earliest of the two
 }
 
+TEST(BindIndex, FindRecordsNothing) {
+  BindIndex index;
+  index.add(bind("127.0.0.1", 80));
+  EXPECT_EQ(index.find(bind("127.0.0.2", 80)), std::nullopt);
+  EXPECT_EQ(index.add(bind("127.0.0.2", 80)), std::nullopt);  // the find left no trace
+  EXPECT_EQ(index.find(bind("0.0.0.0", 80)), 0u);
+  EXPECT_EQ(index.find(bind("127.0.0.1", 443)), std::nullopt);
+  EXPECT_EQ(index.size(), 2u);
+}
+
 TEST(BindIndex, PortZeroNeverClashes) {
   BindIndex index;
   index.add(bind("127.0.0.1", 0));
@@ -68,6 +78,8 @@ TEST(BindIndex, AgreesWithPairwiseOverlap) {
       for (size_t i = 0; i < j && !want; ++i) {
         if (binds_overlap(binds[i], binds[j])) want = i;
       }
+      ASSERT_EQ(index.find(binds[j]), want) << "seed " << seed << " bind " << j;
+      ASSERT_EQ(index.size(), j) << "find() recorded the bind";
       ASSERT_EQ(index.add(binds[j]), want) << "seed " << seed << " bind " << j;
     }
   }

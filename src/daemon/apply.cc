@@ -50,20 +50,45 @@ bool same_monitor(const std::optional<model::HealthMonitor>& a,
 }
 
 // Two listeners on one port of one address would silently share it (SO_REUSEPORT), so they are
-// refused here, across load balancers too.
-Result<void> check_binds(const std::vector<model::Config*>& lbs) {
-  config::BindIndex index;
-  std::vector<std::string> names;
-  for (const model::Config* lb : lbs) {
-    for (const auto& l : lb->listeners) {
-      names.push_back(lb->name + "/" + l.name);
-      if (const auto first = index.add({.address = l.bind_address, .port = l.port})) {
-        return fail(fmt::format("listeners {} and {} both listen on port {}", names[*first],
-                                names.back(), l.port));
+// refused here, across load balancers too. lbs.front() is the file's load balancer: its listeners
+// are indexed once per reload (`file`, when given, is that index), and an API write checks only
+// its own listeners, against the file's and each other. Returns the file's index.
+Result<std::shared_ptr<const config::BindIndex>> check_binds(
+    const std::vector<model::Config*>& lbs, std::shared_ptr<const config::BindIndex> file) {
+  const model::Config& first = *lbs.front();
+  const auto name = [](const model::Config& lb, const model::Listener& l) {
+    return lb.name + "/" + l.name;
+  };
+  const auto clash = [&](const std::string& a, const std::string& b, uint16_t port) {
+    return fail(fmt::format("listeners {} and {} both listen on port {}", a, b, port));
+  };
+  if (!file) {
+    auto index = std::make_shared<config::BindIndex>();
+    for (const auto& l : first.listeners) {
+      if (const auto at = index->add({.address = l.bind_address, .port = l.port})) {
+        return std::unexpected(
+            clash(name(first, first.listeners[*at]), name(first, l), l.port).error());
       }
     }
+    file = std::move(index);
   }
-  return {};
+  config::BindIndex others;
+  std::vector<std::pair<const model::Config*, const model::Listener*>> numbered;
+  for (const model::Config* lb : std::span(lbs).subspan(1)) {
+    for (const auto& l : lb->listeners) {
+      const config::BindAddress bind{.address = l.bind_address, .port = l.port};
+      if (const auto at = file->find(bind)) {
+        return std::unexpected(
+            clash(name(first, first.listeners[*at]), name(*lb, l), l.port).error());
+      }
+      if (const auto at = others.add(bind)) {
+        const auto& [earlier_lb, earlier] = numbered[*at];
+        return std::unexpected(clash(name(*earlier_lb, *earlier), name(*lb, l), l.port).error());
+      }
+      numbered.emplace_back(lb, &l);
+    }
+  }
+  return file;
 }
 
 // A host name is looked up by the resolver thread (names.cc), never here on the control thread:
@@ -137,17 +162,20 @@ Result<void> ControlPlane::apply_changes(std::vector<model::Config> changed, boo
   std::vector<model::Config*> lbs;
   if (keep_file) lbs.push_back(&lbs_.front().config);
   for (auto& lb : changed) lbs.push_back(&lb);
-  if (auto ok = check_binds(lbs); !ok) return ok;
+  const size_t kept = keep_file ? 1 : 0;
+  auto file_binds = check_binds(lbs, keep_file ? file_binds_ : nullptr);
+  if (!file_binds) return std::unexpected(file_binds.error());
   // At start-up a port taken by another process must not keep the other listeners down; later,
   // the operator who asked for the change hears of it at once and nothing changes.
-  auto bindings = bind_changed(lbs, /*retry_taken=*/!started_);
+  auto bindings = bind_changed(std::span(lbs).subspan(kept), /*retry_taken=*/!started_);
   if (!bindings) return std::unexpected(bindings.error());
   started_ = true;
+  file_binds_ = std::move(*file_binds);
   drain_connection_logs();  // while the members its records name are all still known
 
-  const PoolsChanged pools = adopt_pools(lbs, keep_file ? 1 : 0);
-  adopt_listeners(lbs, keep_file ? 1 : 0, *bindings);
-  lbs_.resize(keep_file ? 1 : 0);
+  const PoolsChanged pools = adopt_pools(lbs, kept);
+  adopt_listeners(lbs, kept, *bindings);
+  lbs_.resize(kept);
   for (auto& lb : changed) {
     LoadBalancerRuntime r{.config = std::move(lb)};
     for (const auto& l : r.config.listeners) r.listener_ids.push_back(l.id);
@@ -192,7 +220,7 @@ Result<ControlPlane::Binding> ControlPlane::bind_listener(const model::Listener&
 }
 
 Result<std::vector<ControlPlane::Binding>> ControlPlane::bind_changed(
-    const std::vector<model::Config*>& lbs, bool retry_taken) {
+    std::span<model::Config* const> lbs, bool retry_taken) {
   std::vector<Binding> out;
   for (const model::Config* lb : lbs) {
     for (const auto& l : lb->listeners) {
@@ -216,25 +244,41 @@ Result<std::vector<ControlPlane::Binding>> ControlPlane::bind_changed(
 ControlPlane::PoolsChanged ControlPlane::adopt_pools(const std::vector<model::Config*>& lbs,
                                                      size_t kept) {
   PoolsChanged out;
-  std::unordered_map<std::string, std::unique_ptr<PoolRuntime>> next;
-  for (size_t l = 0; l < lbs.size(); ++l) {
-    model::Config& lb = *lbs[l];
-    for (model::Pool& p : lb.pools) {
-      auto node = pools_.extract(p.id);
-      if (node && (l < kept || same_pool(*node.mapped(), lb, p))) {
-        next.insert(std::move(node));  // its members, checks and snapshot as they are
-        continue;
+  StringSet given;
+  for (const model::Config* lb : std::span(lbs).subspan(kept)) {
+    for (const model::Pool& p : lb->pools) given.insert(p.id);
+  }
+  // The pools that may go: every one on a reload; on an API write the API's only, which lbs_
+  // still holds as they were. The file's are not even looked at.
+  const auto remove = [&](const std::string& id) {
+    auto node = pools_.extract(id);
+    if (!node) return;
+    PoolRuntime& removed = *node.mapped();
+    forget_members(removed, out);
+    slots_[removed.slot] = nullptr;  // its sessions hold what they need and drain
+    log::info("pool {}: removed", removed.config.name);
+  };
+  if (kept == 0) {
+    std::vector<std::string> gone;
+    for (const auto& [id, p] : pools_) {
+      if (!given.contains(id)) gone.push_back(id);
+    }
+    for (const std::string& id : gone) remove(id);
+  } else {
+    for (const LoadBalancerRuntime& old : std::span(lbs_).subspan(kept)) {
+      for (const model::Pool& p : old.config.pools) {
+        if (!given.contains(p.id)) remove(p.id);
       }
-      std::unique_ptr<PoolRuntime> rt = node ? std::move(node.mapped()) : nullptr;
-      next[p.id] = adopt_pool(lb, p, std::move(rt), out);
     }
   }
-  for (auto& [id, removed] : pools_) {
-    forget_members(*removed, out);
-    slots_[removed->slot] = nullptr;  // its sessions hold what they need and drain
-    log::info("pool {}: removed", removed->config.name);
+  for (model::Config* lb : std::span(lbs).subspan(kept)) {
+    for (model::Pool& p : lb->pools) {
+      auto it = pools_.find(p.id);
+      if (it != pools_.end() && same_pool(*it->second, *lb, p)) continue;  // runs as it is
+      std::unique_ptr<PoolRuntime> rt = it != pools_.end() ? std::move(it->second) : nullptr;
+      pools_[p.id] = adopt_pool(*lb, p, std::move(rt), out);
+    }
   }
-  pools_ = std::move(next);
   return out;
 }
 
@@ -323,24 +367,41 @@ void ControlPlane::drop_stale_overrides() {
 void ControlPlane::adopt_listeners(const std::vector<model::Config*>& lbs, size_t kept,
                                    std::vector<Binding>& bindings) {
   const StringMap<Binding*> bound = Binding::by_listener(bindings);
-  std::unordered_map<std::string, ListenerRuntime> next;
-  next.reserve(listeners_.size());
-  for (size_t i = 0; i < kept; ++i) {
-    // Runs as it is (an API write): its listeners move over whole, nothing copied. A listener
-    // whose port was taken at start-up has no binding here; rebind.cc binds it.
-    for (const auto& l : lbs[i]->listeners) {
-      if (auto node = listeners_.extract(l.id)) next.insert(std::move(node));
+  StringSet given;
+  for (const model::Config* lb : std::span(lbs).subspan(kept)) {
+    for (const auto& l : lb->listeners) given.insert(l.id);
+  }
+  // As adopt_pools(): the file's listeners run on untouched through an API write. A listener
+  // whose port was taken at start-up has no binding here; rebind.cc binds it.
+  const auto remove = [&](const std::string& id) {
+    auto node = listeners_.extract(id);
+    if (!node) return;
+    log::info("listener {} on {}: removed", node.mapped().config.name, node.mapped().bound);
+    removed_listeners_.push_back(id);
+  };
+  if (kept == 0) {
+    std::vector<std::string> gone;
+    for (const auto& [id, l] : listeners_) {
+      if (!given.contains(id)) gone.push_back(id);
+    }
+    for (const std::string& id : gone) remove(id);
+  } else {
+    for (const LoadBalancerRuntime& old : std::span(lbs_).subspan(kept)) {
+      for (const auto& l : old.config.listeners) {
+        if (!given.contains(l.id)) remove(l.id);
+      }
     }
   }
   for (const model::Config* lb : std::span(lbs).subspan(kept)) {
     StringMap<const std::string*> pool_ids;
     for (const auto& p : lb->pools) pool_ids.emplace(p.name, &p.id);
     for (const auto& l : lb->listeners) {
-      ListenerRuntime rt;
-      if (auto it = listeners_.find(l.id); it != listeners_.end()) rt = std::move(it->second);
+      ListenerRuntime& rt = listeners_[l.id];
       rt.id = l.id;
       rt.lb_id = lb->id;
       rt.config = l;
+      rt.pushed_max_connections.reset();  // its settings go to the workers again
+      rt.pool_id.clear();
       if (auto p = pool_ids.find(l.pool); p != pool_ids.end()) rt.pool_id = *p->second;
       if (auto found = bound.find(l.id); found != bound.end()) {
         const Binding& b = *found->second;
@@ -354,14 +415,8 @@ void ControlPlane::adopt_listeners(const std::vector<model::Config*>& lbs, size_
                      b.error);
         }
       }
-      next[l.id] = std::move(rt);
     }
   }
-  for (const auto& [id, removed] : listeners_) {
-    if (!next.contains(id))
-      log::info("listener {} on {}: removed", removed.config.name, removed.bound);
-  }
-  listeners_ = std::move(next);
 }
 
 void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
@@ -371,34 +426,40 @@ void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
   if (said != fd_budget_said_ && !said.empty()) log::warn("{}", said);
   fd_budget_said_ = said;
   const StringMap<Binding*> bound = Binding::by_listener(bindings);
+  // Only what changed goes to the workers: new listeners, new sockets, new settings, and the
+  // limits the budget moved. A member created beside ten thousand listeners sends none of them.
+  std::vector<ListenerRuntime*> changed;
+  for (auto& [id, l] : listeners_) {
+    const int max_connections = budget.effective(l.config.max_connections, needs.max_connections);
+    if (l.pushed_max_connections == max_connections && !bound.contains(id)) continue;
+    l.pushed_max_connections = max_connections;
+    changed.push_back(&l);
+  }
+  const std::vector<std::string> removed = std::exchange(removed_listeners_, {});
   for (int w = 0; w < worker_count_; ++w) {
-    std::vector<proxy::ListenSocket> sockets;
-    for (const auto& lb : lbs_) {
-      for (const auto& id : lb.listener_ids) {
-        ListenerRuntime& l = listeners_.at(id);
-        // A listener without a pool (an API listener before its pool exists) still holds its
-        // port; the worker closes its connections at once.
-        const auto pool = pools_.find(l.pool_id);
-        proxy::ListenSocket s{
-            .listener_id = l.id,
-            .listener_name = l.config.name,
-            .pool_index = pool == pools_.end() ? UINT32_MAX : pool->second->slot,
-            .max_connections = budget.effective(l.config.max_connections, needs.max_connections),
-            .idle_timeout = l.config.idle_timeout,
-            .client_dead_peer = net::dead_peer_options(l.config.dead_peer_timeout),
-            .accept_proxy = l.config.accept_proxy,
-            .trusted_sources = trusted_sources(l.config),
-            .proxy_header_timeout = l.config.proxy_header_timeout,
-            .stats = l.stats,
-            .log_connections = l.config.log_connections};
-        if (auto b = bound.find(id); b != bound.end() && b->second->error.empty())
-          s.fd = std::move(b->second->fds[static_cast<size_t>(w)]);
-        l.worker_fds.resize(static_cast<size_t>(worker_count_), -1);
-        if (s.fd.valid()) l.worker_fds[static_cast<size_t>(w)] = s.fd.get();
-        sockets.push_back(std::move(s));
-      }
+    proxy::ListenerChanges changes{.removed = removed};
+    for (ListenerRuntime* l : changed) {
+      // A listener without a pool (an API listener before its pool exists) still holds its
+      // port; the worker closes its connections at once.
+      const auto pool = pools_.find(l->pool_id);
+      proxy::ListenSocket s{.listener_id = l->id,
+                            .listener_name = l->config.name,
+                            .pool_index = pool == pools_.end() ? UINT32_MAX : pool->second->slot,
+                            .max_connections = *l->pushed_max_connections,
+                            .idle_timeout = l->config.idle_timeout,
+                            .client_dead_peer = net::dead_peer_options(l->config.dead_peer_timeout),
+                            .accept_proxy = l->config.accept_proxy,
+                            .trusted_sources = trusted_sources(l->config),
+                            .proxy_header_timeout = l->config.proxy_header_timeout,
+                            .stats = l->stats,
+                            .log_connections = l->config.log_connections};
+      if (auto b = bound.find(l->id); b != bound.end() && b->second->error.empty())
+        s.fd = std::move(b->second->fds[static_cast<size_t>(w)]);
+      l->worker_fds.resize(static_cast<size_t>(worker_count_), -1);
+      if (s.fd.valid()) l->worker_fds[static_cast<size_t>(w)] = s.fd.get();
+      changes.set.push_back(std::move(s));
     }
-    workers_[static_cast<size_t>(w)]->reconfigure(slots_, std::move(sockets));
+    workers_[static_cast<size_t>(w)]->update(slots_, std::move(changes));
   }
 }
 

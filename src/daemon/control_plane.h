@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -42,6 +43,10 @@ namespace vigil::admin {
 class AdminServer;
 class ObjectStore;
 }  // namespace vigil::admin
+
+namespace vigil::config {
+class BindIndex;
+}  // namespace vigil::config
 
 namespace vigil::daemon {
 
@@ -177,8 +182,7 @@ class ControlPlane {
   // file's runs on as it is, neither copied nor compared.
   Result<void> apply_changes(std::vector<model::Config> changed, bool keep_file);
   Result<Binding> bind_listener(const model::Listener& l);
-  Result<std::vector<Binding>> bind_changed(const std::vector<model::Config*>& lbs,
-                                            bool retry_taken);
+  Result<std::vector<Binding>> bind_changed(std::span<model::Config* const> lbs, bool retry_taken);
   // Listeners whose port was taken at start-up are bound again and again, with a growing pause,
   // until they are (rebind.cc).
   void schedule_rebind();
@@ -245,6 +249,11 @@ class ControlPlane {
   std::vector<LoadBalancerRuntime> lbs_;                                 // the file's first
   std::unordered_map<std::string, std::unique_ptr<PoolRuntime>> pools_;  // by id
   std::unordered_map<std::string, ListenerRuntime> listeners_;           // by id
+  // Listeners removed since the workers last heard (push_to_workers() tells them).
+  std::vector<std::string> removed_listeners_;
+  // The file's listeners by address and port, for an API write's listeners to be checked against
+  // (apply.cc); made anew by every apply() of the file.
+  std::shared_ptr<const config::BindIndex> file_binds_;
   std::vector<proxy::PoolSnapshotPtr> slots_;  // what workers index by PoolRuntime::slot
   StringMap<MemberRef> index_;                 // by member id
   // Checked members by health::Target::tag (update_checks() numbers them): a result finds its

@@ -83,6 +83,9 @@ struct ListenerRuntime {
   // upgrade hands to the new process.
   std::vector<int> worker_fds;
   std::shared_ptr<proxy::ListenerStats> stats = std::make_shared<proxy::ListenerStats>();
+  // The max_connections the workers were last given with these settings; none: the settings
+  // changed since (or were never sent), and the next push sends them.
+  std::optional<int> pushed_max_connections;
 };
 
 struct LoadBalancerRuntime {

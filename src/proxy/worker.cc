@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <string>
+#include <unordered_set>
 
 #include "base/log.h"
 #include "net/socket.h"
@@ -43,11 +45,31 @@ void Worker::Loop::set_pools(std::vector<PoolSnapshotPtr> pools) {
   balancer_versions_.resize(pools_.size(), 0);
 }
 
+namespace {
+
+const std::string& id_of(const ListenSocket& ls) {
+  return ls.listener_id.empty() ? ls.listener_name : ls.listener_id;
+}
+
+}  // namespace
+
 void Worker::Loop::set_listeners(std::vector<ListenSocket> listeners) {
-  if (!accepting_) return;  // stopping: the sockets given are closed with `listeners`
-  std::unordered_map<std::string, std::unique_ptr<Listening>> next;
-  for (ListenSocket& ls : listeners) {
-    const std::string id = ls.listener_id.empty() ? ls.listener_name : ls.listener_id;
+  std::unordered_set<std::string> named;
+  for (const ListenSocket& ls : listeners) named.insert(id_of(ls));
+  ListenerChanges changes{.set = std::move(listeners)};
+  for (const auto& [id, l] : listeners_) {
+    if (!named.contains(id)) changes.removed.push_back(id);
+  }
+  update_listeners(std::move(changes));
+}
+
+void Worker::Loop::update_listeners(ListenerChanges changes) {
+  if (!accepting_) return;  // stopping: the sockets given are closed with `changes`
+  for (const std::string& id : changes.removed) {
+    if (auto node = listeners_.extract(id)) retire(std::move(node.mapped()));
+  }
+  for (ListenSocket& ls : changes.set) {
+    const std::string id = id_of(ls);
     auto runtime = std::make_shared<const ListenerRuntime>(
         ListenerRuntime{.name = ls.listener_name,
                         .pool_index = ls.pool_index,
@@ -59,30 +81,30 @@ void Worker::Loop::set_listeners(std::vector<ListenSocket> listeners) {
                         .proxy_header_timeout = ls.proxy_header_timeout,
                         .stats = ls.stats,
                         .log_connections = ls.log_connections});
-    std::unique_ptr<Listening> l;
+    auto old = listeners_.find(id);
+    std::unique_ptr<Listening>* slot = nullptr;
     if (!ls.fd.valid()) {
-      auto old = listeners_.find(id);
       if (old == listeners_.end()) continue;  // nothing to keep: cannot happen by contract
-      l = std::move(old->second);
-      listeners_.erase(old);
+      slot = &old->second;
     } else {
-      l = std::make_unique<Listening>();
+      if (old != listeners_.end()) retire(std::move(old->second));  // bound again
+      auto l = std::make_unique<Listening>();
       l->fd = std::move(ls.fd);
       // Level-triggered: accept a bounded batch per wake-up, the rest on the next round.
       epoll_event lev{};
       lev.events = EPOLLIN;
       lev.data.ptr = static_cast<Handler*>(l.get());
       ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, l->fd.get(), &lev);
+      slot = &listeners_[id];
+      *slot = std::move(l);
     }
+    Listening& l = **slot;
     // Accepted sockets inherit these from the listening socket (net/socket_test.cc checks it):
     // set once here instead of six syscalls per connection.
-    net::set_nodelay(l->fd.get());
-    net::set_dead_peer_detection(l->fd.get(), runtime->client_dead_peer);
-    l->runtime = std::move(runtime);
-    next[id] = std::move(l);
+    net::set_nodelay(l.fd.get());
+    net::set_dead_peer_detection(l.fd.get(), runtime->client_dead_peer);
+    l.runtime = std::move(runtime);
   }
-  for (auto& [id, old] : listeners_) retire(std::move(old));
-  listeners_ = std::move(next);
 }
 
 Balancer& Worker::Loop::balancer(uint32_t index) {
@@ -240,6 +262,14 @@ void Worker::start() {
 
 void Worker::publish(std::vector<PoolSnapshotPtr> pools) {
   post([pools = std::move(pools)](Loop& loop) mutable { loop.set_pools(std::move(pools)); });
+}
+
+void Worker::update(std::vector<PoolSnapshotPtr> pools, ListenerChanges changes) {
+  auto box = std::make_shared<ListenerChanges>(std::move(changes));  // as in reconfigure()
+  post([pools = std::move(pools), box](Loop& loop) mutable {
+    loop.set_pools(std::move(pools));
+    loop.update_listeners(std::move(*box));
+  });
 }
 
 void Worker::reconfigure(std::vector<PoolSnapshotPtr> pools, std::vector<ListenSocket> listeners) {

@@ -35,6 +35,15 @@ struct ListenSocket {
   bool log_connections = false;
 };
 
+// What a reconfiguration changes of a worker's listeners; those it does not name run on as they
+// are. Ten thousand listeners in one process are not all sent again for a change to one.
+struct ListenerChanges {
+  // New listeners, and listeners with new settings: as in Worker::reconfigure(), a valid fd is
+  // new (or replaces the listener's socket), none keeps the socket and takes the settings.
+  std::vector<ListenSocket> set;
+  std::vector<std::string> removed;  // stop accepting; the sessions they accepted live on
+};
+
 struct WorkerCallbacks {
   // Runs on the worker thread; must only hand the event over (e.g. asio::post to the control
   // thread), never block.
@@ -59,6 +68,8 @@ class Worker {
   // bound again); one without keeps its socket and takes the new settings. Listeners not named
   // stop accepting; sessions they accepted live on.
   void reconfigure(std::vector<PoolSnapshotPtr> pools, std::vector<ListenSocket> listeners);
+  // Any thread. The pools by index, and the listeners `changes` names; the others stay.
+  void update(std::vector<PoolSnapshotPtr> pools, ListenerChanges changes);
   // Members are named by their counters (the BackendStats in their snapshots).
   // Any thread. Closes this worker's established sessions to the member, so their clients
   // reconnect through a healthy one; `done` then runs on the worker thread with the count.

@@ -173,6 +173,44 @@ TEST(Worker, ReconfigureAddsAndRemovesListenersWhileSessionsLiveOn) {
   EXPECT_EQ(c, 'b');
 }
 
+TEST(Worker, UpdateChangesOnlyTheListenersItNames) {
+  Member a;
+  Proxy proxy({a.address()});
+  const auto first = proxy.address();
+  const auto pools = [&] {
+    return std::vector<PoolSnapshotPtr>{std::make_shared<PoolSnapshot>(proxy.pool())};
+  };
+  auto fd = net::listen_tcp(loopback());
+  const auto second = *net::local_address(fd->get());
+  ListenerChanges add;
+  add.set.push_back({.listener_id = "l2",
+                     .listener_name = "l2",
+                     .fd = std::move(*fd),
+                     .pool_index = 0,
+                     .stats = std::make_shared<ListenerStats>()});
+  proxy.worker().update(pools(), std::move(add));
+  EXPECT_EQ(echo_through(second, "new"), "new");
+  EXPECT_EQ(echo_through(first, "unnamed, so kept"), "unnamed, so kept");
+
+  // New settings without a socket: the listener keeps its port and takes them.
+  ListenerChanges limit;
+  limit.set.push_back({.listener_id = "l2",
+                       .listener_name = "l2",
+                       .pool_index = 0,
+                       .max_connections = 1,
+                       .stats = std::make_shared<ListenerStats>()});
+  limit.removed.push_back("l");
+  proxy.worker().update(pools(), std::move(limit));
+  net::Fd held = connect_blocking(second);
+  ASSERT_EQ(::send(held.get(), "a", 1, 0), 1);
+  char c;
+  ASSERT_EQ(::recv(held.get(), &c, 1, 0), 1);
+  net::Fd extra = connect_blocking(second);
+  EXPECT_TRUE(closed_by_peer(extra.get())) << "max_connections 1 was taken";
+  net::Fd refused(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  EXPECT_NE(::connect(refused.get(), first.sockaddr_ptr(), first.size()), 0) << "l was removed";
+}
+
 TEST(Worker, NoMemberMeansTheClientIsClosedNotLeftHanging) {
   Proxy proxy({});
   net::Fd fd = connect_blocking(proxy.address());
