@@ -20,8 +20,9 @@ _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 # Listeners per sink or nginx: the hard descriptor limit here may be 20,000 (raising it needs
-# CAP_SYS_RESOURCE), and nginx also holds vigil's kept check connections.
-PER_PROCESS = 9000
+# CAP_SYS_RESOURCE), and nginx also holds vigil's kept check connections, with a sixteenth of its
+# worker_connections free (see _spawn).
+PER_PROCESS = 6000
 
 
 def shards(members):
@@ -94,7 +95,11 @@ class TlsServer:
         os.makedirs(d)
         stub_port = free_port()
         listens = "\n".join(f"        listen {member_address(i)}:{self.port} ssl;" for i in range(first, first + count))
-        conns = 2 * count + 512  # a slot per listener and per kept check connection (vigil)
+        # A slot per listener and per kept check connection (vigil), and a sixteenth more: once
+        # fewer than a sixteenth of its connections are free, nginx closes idle keep-alive
+        # connections ("worker_connections are not enough, reusing connections"), which would
+        # turn vigil's kept connections into new TLS handshakes.
+        conns = (2 * count * 16) // 15 + 512
         conf = os.path.join(d, "nginx.conf")
         Path(conf).write_text(f"""\
 user root;
