@@ -376,6 +376,7 @@ void ControlPlane::adopt_listeners(const std::vector<model::Config*>& lbs, size_
   const auto remove = [&](const std::string& id) {
     auto node = listeners_.extract(id);
     if (!node) return;
+    if (node.mapped().config.log_connections) --logging_listeners_;
     log::info("listener {} on {}: removed", node.mapped().config.name, node.mapped().bound);
     removed_listeners_.push_back(id);
   };
@@ -399,7 +400,9 @@ void ControlPlane::adopt_listeners(const std::vector<model::Config*>& lbs, size_
       ListenerRuntime& rt = listeners_[l.id];
       rt.id = l.id;
       rt.lb_id = lb->id;
+      if (rt.config.log_connections) --logging_listeners_;
       rt.config = l;
+      if (rt.config.log_connections) ++logging_listeners_;
       rt.pushed_max_connections.reset();  // its settings go to the workers again
       rt.pool_id.clear();
       if (auto p = pool_ids.find(l.pool); p != pool_ids.end()) rt.pool_id = *p->second;

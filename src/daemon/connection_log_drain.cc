@@ -1,7 +1,6 @@
 // The connection log's consumer side: every 200 ms while a listener logs its connections, the
 // control thread takes the records out of each worker's ring and writes their lines. The workers
 // never wait for it; what their full rings dropped is said here, at most every 10 s.
-#include <algorithm>
 #include <vector>
 
 #include "base/log.h"
@@ -17,9 +16,7 @@ constexpr Duration kDropsSaidEvery = std::chrono::seconds(10);
 
 void ControlPlane::schedule_connection_log() {
   if (stopped_ || connection_log_->armed()) return;
-  const bool logging = std::ranges::any_of(
-      listeners_, [](const auto& entry) { return entry.second.config.log_connections; });
-  if (logging) connection_log_->arm(clock_.now() + kDrainEvery);
+  if (logging_listeners_ > 0) connection_log_->arm(clock_.now() + kDrainEvery);
 }
 
 void ControlPlane::drain_connection_logs() {

@@ -249,6 +249,9 @@ class ControlPlane {
   std::vector<LoadBalancerRuntime> lbs_;                                 // the file's first
   std::unordered_map<std::string, std::unique_ptr<PoolRuntime>> pools_;  // by id
   std::unordered_map<std::string, ListenerRuntime> listeners_;           // by id
+  // Listeners with log_connections on, counted as adopt_listeners() sets and removes them: the
+  // connection log's timer runs while there is one, and an API write does not scan them all.
+  size_t logging_listeners_ = 0;
   // Listeners removed since the workers last heard (push_to_workers() tells them).
   std::vector<std::string> removed_listeners_;
   // The file's listeners by address and port, for an API write's listeners to be checked against

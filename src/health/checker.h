@@ -139,6 +139,7 @@ class HealthChecker {
   StringMap<Member> members_;
   // One monitor per monitor id, shared by the members' probe targets while they check with it.
   StringMap<std::weak_ptr<model::HealthMonitor>> monitors_;
+  size_t monitors_after_sweep_ = 0;  // monitors_.size() after the last sweep of expired ones
   std::shared_ptr<model::HealthMonitor> shared_monitor(const model::HealthMonitor& m);
   // members_ by scheduler slot (unordered_map nodes don't move): a check's start and result
   // find their member without hashing its id, ten thousand times a second.
