@@ -148,6 +148,41 @@ std::vector<net::Cidr> trusted_sources(const model::Listener& l) {
   return out;
 }
 
+// The ids of the objects (`objects`: &Config::pools or &Config::listeners) the load balancers
+// given anew bring.
+template <typename Object>
+StringSet given_ids(std::span<model::Config* const> given,
+                    std::vector<Object> model::Config::*objects) {
+  StringSet out;
+  for (const model::Config* lb : given) {
+    for (const Object& o : lb->*objects) out.insert(o.id);
+  }
+  return out;
+}
+
+// The running objects an apply removes: on a reload, any that `given` lacks; on an API write, only
+// those of the API's load balancers as they ran (`old_api`), so that the file's are not even
+// looked at.
+template <typename Running, typename Object>
+std::vector<std::string> leaving(const Running& running, bool reload,
+                                 std::span<const LoadBalancerRuntime> old_api,
+                                 const StringSet& given,
+                                 std::vector<Object> model::Config::*objects) {
+  std::vector<std::string> out;
+  if (reload) {
+    for (const auto& [id, object] : running) {
+      if (!given.contains(id)) out.push_back(id);
+    }
+    return out;
+  }
+  for (const LoadBalancerRuntime& lb : old_api) {
+    for (const Object& o : lb.config.*objects) {
+      if (!given.contains(o.id)) out.push_back(o.id);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<void> ControlPlane::apply(std::vector<model::Config> lbs) {
@@ -244,32 +279,16 @@ Result<std::vector<ControlPlane::Binding>> ControlPlane::bind_changed(
 ControlPlane::PoolsChanged ControlPlane::adopt_pools(const std::vector<model::Config*>& lbs,
                                                      size_t kept) {
   PoolsChanged out;
-  StringSet given;
-  for (const model::Config* lb : std::span(lbs).subspan(kept)) {
-    for (const model::Pool& p : lb->pools) given.insert(p.id);
-  }
-  // The pools that may go: every one on a reload; on an API write the API's only, which lbs_
-  // still holds as they were. The file's are not even looked at.
-  const auto remove = [&](const std::string& id) {
+  // lbs_ still holds the load balancers as they ran.
+  const StringSet given = given_ids(std::span(lbs).subspan(kept), &model::Config::pools);
+  for (const std::string& id :
+       leaving(pools_, kept == 0, std::span(lbs_).subspan(kept), given, &model::Config::pools)) {
     auto node = pools_.extract(id);
-    if (!node) return;
+    if (!node) continue;
     PoolRuntime& removed = *node.mapped();
     forget_members(removed, out);
     slots_[removed.slot] = nullptr;  // its sessions hold what they need and drain
     log::info("pool {}: removed", removed.config.name);
-  };
-  if (kept == 0) {
-    std::vector<std::string> gone;
-    for (const auto& [id, p] : pools_) {
-      if (!given.contains(id)) gone.push_back(id);
-    }
-    for (const std::string& id : gone) remove(id);
-  } else {
-    for (const LoadBalancerRuntime& old : std::span(lbs_).subspan(kept)) {
-      for (const model::Pool& p : old.config.pools) {
-        if (!given.contains(p.id)) remove(p.id);
-      }
-    }
   }
   for (model::Config* lb : std::span(lbs).subspan(kept)) {
     for (model::Pool& p : lb->pools) {
@@ -367,31 +386,16 @@ void ControlPlane::drop_stale_overrides() {
 void ControlPlane::adopt_listeners(const std::vector<model::Config*>& lbs, size_t kept,
                                    std::vector<Binding>& bindings) {
   const StringMap<Binding*> bound = Binding::by_listener(bindings);
-  StringSet given;
-  for (const model::Config* lb : std::span(lbs).subspan(kept)) {
-    for (const auto& l : lb->listeners) given.insert(l.id);
-  }
   // As adopt_pools(): the file's listeners run on untouched through an API write. A listener
   // whose port was taken at start-up has no binding here; rebind.cc binds it.
-  const auto remove = [&](const std::string& id) {
+  const StringSet given = given_ids(std::span(lbs).subspan(kept), &model::Config::listeners);
+  for (const std::string& id : leaving(listeners_, kept == 0, std::span(lbs_).subspan(kept), given,
+                                       &model::Config::listeners)) {
     auto node = listeners_.extract(id);
-    if (!node) return;
+    if (!node) continue;
     if (node.mapped().config.log_connections) --logging_listeners_;
     log::info("listener {} on {}: removed", node.mapped().config.name, node.mapped().bound);
     removed_listeners_.push_back(id);
-  };
-  if (kept == 0) {
-    std::vector<std::string> gone;
-    for (const auto& [id, l] : listeners_) {
-      if (!given.contains(id)) gone.push_back(id);
-    }
-    for (const std::string& id : gone) remove(id);
-  } else {
-    for (const LoadBalancerRuntime& old : std::span(lbs_).subspan(kept)) {
-      for (const auto& l : old.config.listeners) {
-        if (!given.contains(l.id)) remove(l.id);
-      }
-    }
   }
   for (const model::Config* lb : std::span(lbs).subspan(kept)) {
     StringMap<const std::string*> pool_ids;
