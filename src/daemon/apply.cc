@@ -59,15 +59,14 @@ Result<std::shared_ptr<const config::BindIndex>> check_binds(
   const auto name = [](const model::Config& lb, const model::Listener& l) {
     return lb.name + "/" + l.name;
   };
-  const auto clash = [&](const std::string& a, const std::string& b, uint16_t port) {
+  const auto clash = [](const std::string& a, const std::string& b, uint16_t port) {
     return fail(fmt::format("listeners {} and {} both listen on port {}", a, b, port));
   };
   if (!file) {
     auto index = std::make_shared<config::BindIndex>();
     for (const auto& l : first.listeners) {
       if (const auto at = index->add({.address = l.bind_address, .port = l.port})) {
-        return std::unexpected(
-            clash(name(first, first.listeners[*at]), name(first, l), l.port).error());
+        return clash(name(first, first.listeners[*at]), name(first, l), l.port);
       }
     }
     file = std::move(index);
@@ -78,12 +77,11 @@ Result<std::shared_ptr<const config::BindIndex>> check_binds(
     for (const auto& l : lb->listeners) {
       const config::BindAddress bind{.address = l.bind_address, .port = l.port};
       if (const auto at = file->find(bind)) {
-        return std::unexpected(
-            clash(name(first, first.listeners[*at]), name(*lb, l), l.port).error());
+        return clash(name(first, first.listeners[*at]), name(*lb, l), l.port);
       }
       if (const auto at = others.add(bind)) {
         const auto& [earlier_lb, earlier] = numbered[*at];
-        return std::unexpected(clash(name(*earlier_lb, *earlier), name(*lb, l), l.port).error());
+        return clash(name(*earlier_lb, *earlier), name(*lb, l), l.port);
       }
       numbered.emplace_back(lb, &l);
     }
