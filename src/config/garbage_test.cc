@@ -88,7 +88,7 @@ TEST(Garbage, NastyYaml) {
       std::string("pools: [{name: \"a\0b\"}]\n", 23),
       std::string("\0\0\0", 3),
       "*unknown_alias\n",
-      // yaml-cpp 0.7's LoadAll loops forever on these (jbeder/yaml-cpp#1040).
+      // yaml-cpp 0.7, which vigil once used, looped forever on these (jbeder/yaml-cpp#1040).
       ",",
       "# c\n  ,\r  none  admin:\n",
       "a: 1\n---\n,\n",

@@ -231,9 +231,9 @@ const Section<TlsCheck>& tls_section() {
 }
 
 void read_health_monitor(YamlReader& r, const Field& f, PoolDraft& pool) {
-  if (f.value.IsNull()) return;  // `health_monitor:` with nothing after it: as if absent
-  if (f.value.IsScalar()) {
-    if (upper(f.value.Scalar()) == "NONE") {
+  if (f.value.is_null()) return;  // `health_monitor:` with nothing after it: as if absent
+  if (f.value.is_scalar()) {
+    if (upper(f.value.scalar()) == "NONE") {
       pool.monitor_none = true;
       return;
     }

@@ -111,7 +111,7 @@ TEST(ProxyKeys, BadValuesNameTheirLine) {
        .message = "listener.trusted_sources: empty"},
       {.description = "zero timeout",
        .yaml = "listeners:\n  - {name: l, bind: \":1\", pool: p, accept_proxy: true,\n"
-               "     trusted_sources: [::1], proxy_header_timeout: 0s}\n" +
+               "     trusted_sources: [\"::1\"], proxy_header_timeout: 0s}\n" +
                pool,
        .line = 3,
        .message = "listener.proxy_header_timeout"},

@@ -109,19 +109,19 @@ std::optional<model::ProxyProtocol> read_proxy_protocol(YamlReader& r, const Fie
 
 void read_trusted_sources(YamlReader& r, const Field& f, Listener& l) {
   if (!r.expect_list(f, "a list of networks (CIDR), like [10.0.0.0/8, \"::1\"]")) return;
-  for (const YAML::Node& item : f.value) {
+  for (const YamlNode& item : f.value.items()) {
     const int line = YamlReader::line_of(item, f.line);
-    if (!item.IsScalar()) {
+    if (!item.is_scalar()) {
       r.error(line, f.path() + ": expected a network (CIDR), got " + YamlReader::describe(item));
       continue;
     }
-    if (auto cidr = net::Cidr::parse(item.Scalar()); !cidr) {
+    if (auto cidr = net::Cidr::parse(item.scalar()); !cidr) {
       r.error(line, f.path() + ": " + cidr.error().message);
     }
     // Kept even when bad, which is reported already: not as a missing list on top of it.
-    l.trusted_sources.push_back(item.Scalar());
+    l.trusted_sources.push_back(item.scalar());
   }
-  if (f.value.size() == 0) {
+  if (f.value.items().empty()) {
     r.error(f.line, f.path() + ": empty; name the upstream load balancers' addresses");
   }
 }
@@ -137,7 +137,7 @@ void read_log_format(YamlReader& r, const Field& f, model::Log& l) {
 template <typename T>
 void read_list(YamlReader& r, const Field& f, const Section<T>& section, std::vector<T>& out) {
   if (!r.expect_list(f, "a list of " + std::string(section.name) + "s")) return;
-  for (const YAML::Node& item : f.value) {
+  for (const YamlNode& item : f.value.items()) {
     T value;
     const int line = YamlReader::line_of(item, f.line);
     value.where = r.at(line);

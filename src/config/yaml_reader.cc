@@ -37,19 +37,18 @@ void YamlReader::warning(int line, std::string message) {
   out_.push_back(make_warning(at(line), std::move(message)));
 }
 
-int YamlReader::line_of(const YAML::Node& node, int fallback) {
-  const int line = node.Mark().line;
-  return line >= 0 ? line + 1 : fallback;
+int YamlReader::line_of(const YamlNode& node, int fallback) {
+  return node.line() > 0 ? node.line() : fallback;
 }
 
-std::string YamlReader::describe(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Sequence:
+std::string YamlReader::describe(const YamlNode& node) {
+  switch (node.kind()) {
+    case YamlNode::Kind::kSequence:
       return "a list";
-    case YAML::NodeType::Map:
+    case YamlNode::Kind::kMap:
       return "a map";
-    case YAML::NodeType::Scalar: {
-      std::string text = node.Scalar();
+    case YamlNode::Kind::kScalar: {
+      std::string text = node.scalar();
       if (text.size() > 40) text = text.substr(0, 37) + "...";
       for (char& c : text) {
         if (std::iscntrl(static_cast<unsigned char>(c))) c = '?';
@@ -72,11 +71,11 @@ void YamlReader::unknown_key(int line, std::string_view key, std::string_view se
 }
 
 std::optional<std::string> YamlReader::scalar(const Field& f, std::string_view expected) {
-  if (!f.value.IsScalar()) {
+  if (!f.value.is_scalar()) {
     error(f.line, f.path() + ": expected " + std::string(expected) + ", got " + describe(f.value));
     return std::nullopt;
   }
-  return f.value.Scalar();
+  return f.value.scalar();
 }
 
 void YamlReader::set_string(const Field& f, std::string& out) {
@@ -161,7 +160,7 @@ std::optional<long long> YamlReader::integer(const Field& f, long long low, long
 }
 
 bool YamlReader::expect_list(const Field& f, std::string_view what) {
-  if (f.value.IsSequence()) return true;
+  if (f.value.is_sequence()) return true;
   error(f.line, f.path() + ": expected " + std::string(what) + ", got " + describe(f.value));
   return false;
 }

@@ -1,10 +1,8 @@
-// YamlReader: turns yaml-cpp nodes into typed values for the key tables, reporting every problem as
-// a Diagnostic with file:line rather than an exception. Also the key table types (KeySpec,
-// Section): each config section's keys live in one table, used for parsing, "unknown key" errors
-// and docs. Internal to config/. One YamlReader per load; not thread-safe.
+// YamlReader: turns YAML nodes (config/yaml_tree.h) into typed values for the key tables, reporting
+// every problem as a Diagnostic with file:line rather than an exception. Also the key table types
+// (KeySpec, Section): each config section's keys live in one table, used for parsing, "unknown key"
+// errors and docs. Internal to config/. One YamlReader per load; not thread-safe.
 #pragma once
-
-#include <yaml-cpp/yaml.h>
 
 #include <optional>
 #include <span>
@@ -14,6 +12,7 @@
 
 #include "base/clock.h"
 #include "config/diagnostic.h"
+#include "config/yaml_tree.h"
 
 namespace vigil::config {
 
@@ -21,7 +20,7 @@ namespace vigil::config {
 struct Field {
   std::string_view section;  // as in messages: "pool", "health_monitor"; empty at top level
   std::string_view key;
-  YAML::Node value;
+  const YamlNode& value;
   int line = 0;  // 1-based line of the key
 
   std::string path() const;  // "health_monitor.interval"
@@ -62,8 +61,8 @@ class YamlReader {
   void error(int line, std::string message);
   void warning(int line, std::string message);
 
-  static int line_of(const YAML::Node& node, int fallback);
-  static std::string describe(const YAML::Node& node);  // "a list", "\"abc\"", "nothing"
+  static int line_of(const YamlNode& node, int fallback);
+  static std::string describe(const YamlNode& node);  // "a list", "\"abc\"", "nothing"
 
   // Each set_* stores the value when it is valid and otherwise reports an error naming the field
   // and what was expected, leaving `out` as it was.
@@ -86,7 +85,7 @@ class YamlReader {
   // Reads a map through a section's key table: unknown keys, duplicate keys and missing required
   // keys are errors. Returns the keys seen, or nothing when `node` is not a map.
   template <typename T>
-  std::optional<std::vector<SeenKey<T>>> read_map(const YAML::Node& node, int line,
+  std::optional<std::vector<SeenKey<T>>> read_map(const YamlNode& node, int line,
                                                   const Section<T>& section, T& out);
 
  private:
@@ -98,28 +97,29 @@ class YamlReader {
 };
 
 template <typename T>
-std::optional<std::vector<SeenKey<T>>> YamlReader::read_map(const YAML::Node& node, int line,
+std::optional<std::vector<SeenKey<T>>> YamlReader::read_map(const YamlNode& node, int line,
                                                             const Section<T>& section, T& out) {
-  if (!node.IsMap()) {
+  if (!node.is_map()) {
     error(line, std::string(section.name.empty() ? "the config" : section.name) +
                     ": expected a map of keys, got " + describe(node));
     return std::nullopt;
   }
   std::vector<SeenKey<T>> seen;
-  for (auto it = node.begin(); it != node.end(); ++it) {
-    const int key_line = line_of(it->first, line);
-    if (!it->first.IsScalar()) {
-      error(key_line, "a key must be a word, got " + describe(it->first));
+  for (std::size_t i = 0; i < node.entry_count(); ++i) {
+    const YamlNode::Entry it = node.entry(i);
+    const int key_line = line_of(it.key, line);
+    if (!it.key.is_scalar()) {
+      error(key_line, "a key must be a word, got " + describe(it.key));
       continue;
     }
     const KeySpec<T>* spec = nullptr;
     for (const KeySpec<T>& k : section.keys) {
-      if (k.name == it->first.Scalar()) spec = &k;
+      if (k.name == it.key.scalar()) spec = &k;
     }
     if (spec == nullptr) {
       std::vector<std::string_view> known;
       for (const KeySpec<T>& k : section.keys) known.push_back(k.name);
-      unknown_key(key_line, it->first.Scalar(), section.name, known);
+      unknown_key(key_line, it.key.scalar(), section.name, known);
       continue;
     }
     bool duplicate = false;
@@ -132,7 +132,7 @@ std::optional<std::vector<SeenKey<T>>> YamlReader::read_map(const YAML::Node& no
     }
     if (duplicate) continue;
     seen.push_back({spec, key_line});
-    spec->read(*this, Field{section.name, spec->name, it->second, key_line}, out);
+    spec->read(*this, Field{section.name, spec->name, it.value, key_line}, out);
   }
   for (const KeySpec<T>& k : section.keys) {
     if (!k.required) continue;

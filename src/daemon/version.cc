@@ -4,6 +4,7 @@
 #include <link.h>
 #include <openssl/crypto.h>
 #include <openssl/opensslv.h>
+#include <yaml.h>
 
 #include <CLI/Version.hpp>
 #include <boost/version.hpp>
@@ -24,7 +25,7 @@ int add_object(dl_phdr_info* info, size_t, void* data) {
   return 0;
 }
 
-// The shared objects this process has loaded, as their real files ("libyaml-cpp.so.0.7.0"): the
+// The shared objects this process has loaded, as their real files ("libfmt.so.9.1.0"): the
 // library versions that run, which are not always those the build saw.
 std::vector<std::string> loaded_objects() {
   std::vector<std::string> paths;
@@ -62,8 +63,8 @@ std::string version_text() {
   out += fmt::format("Boost: {}.{}.{} (Asio and Beast built in{})\n", BOOST_VERSION / 100000,
                      BOOST_VERSION / 100 % 1000, BOOST_VERSION % 100,
                      loaded(objects, "libboost_json.so"));
-  out += fmt::format("yaml-cpp: {} (built with{})\n", or_unknown(VIGIL_BUILT_WITH_YAML_CPP),
-                     loaded(objects, "libyaml-cpp.so"));
+  out += fmt::format("libyaml: {} (built with {}{})\n", yaml_get_version_string(),
+                     or_unknown(VIGIL_BUILT_WITH_LIBYAML), loaded(objects, "libyaml-0.so"));
   out += fmt::format("libsystemd: {} (built with{})\n", or_unknown(VIGIL_BUILT_WITH_SYSTEMD),
                      loaded(objects, "libsystemd.so"));
   out += fmt::format("fmt: {}.{}.{} (built with{})\n", FMT_VERSION / 10000, FMT_VERSION / 100 % 100,

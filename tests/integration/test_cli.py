@@ -81,7 +81,7 @@ def test_version_names_the_commit_the_build_and_the_libraries():
     assert fields["build"].split(",")[0] in ("Debug", "Release", "RelWithDebInfo", "MinSizeRel")
     assert fields["OpenSSL"].startswith("OpenSSL 3.")
     assert fields["Boost"].startswith("1.81.0")
-    assert re.match(r"\d+\.\d+", fields["yaml-cpp"]), fields["yaml-cpp"]
+    assert re.match(r"\d+\.\d+", fields["libyaml"]), fields["libyaml"]
     assert re.match(r"\d+ ", fields["libsystemd"]) and "libsystemd.so" in fields["libsystemd"]
 
 
