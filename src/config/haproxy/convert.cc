@@ -26,22 +26,37 @@ bool plain_safe(std::string_view text) {
   return true;
 }
 
-// A YAML scalar that reads back as exactly `text`.
+// A YAML scalar that reads back as exactly `text` (UTF-8: the tokenizer refuses other words).
 std::string scalar(std::string_view text) {
   if (plain_safe(text)) return std::string(text);
+  static constexpr char kHex[] = "0123456789abcdef";
+  const auto at = [&](size_t i) {
+    return i < text.size() ? static_cast<unsigned char>(text[i]) : 0;
+  };
   std::string out = "\"";
-  for (char c : text) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char u = at(i);
+    if (u == '"' || u == '\\') {
       out += '\\';
-      out += c;
+      out += static_cast<char>(u);
     } else if (u < 0x20 || u == 0x7f) {
-      static constexpr char kHex[] = "0123456789abcdef";
       out += "\\x";
       out += kHex[u >> 4];
       out += kHex[u & 15];
+    } else if (u == 0xC2 && at(i + 1) >= 0x80 && at(i + 1) <= 0x9F) {
+      // U+0080..U+009F: YAML does not allow them written out, only escaped.
+      out += "\\x";
+      out += kHex[at(i + 1) >> 4];
+      out += kHex[at(i + 1) & 15];
+      ++i;
+    } else if (u == 0xE2 && at(i + 1) == 0x80 && (at(i + 2) == 0xA8 || at(i + 2) == 0xA9)) {
+      out += at(i + 2) == 0xA8 ? "\\u2028" : "\\u2029";  // line breaks to YAML: folded if raw
+      i += 2;
+    } else if (u == 0xEF && at(i + 1) == 0xBF && (at(i + 2) == 0xBE || at(i + 2) == 0xBF)) {
+      out += at(i + 2) == 0xBE ? "\\uFFFE" : "\\uFFFF";  // not characters to YAML
+      i += 2;
     } else {
-      out += c;
+      out += static_cast<char>(u);
     }
   }
   return out + "\"";

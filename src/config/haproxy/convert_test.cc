@@ -180,6 +180,28 @@ pools:
   expect_round_trip(*every_key.config, "every key");
 }
 
+TEST(HaproxyConvert, CharactersYamlMustEscapeRoundTrip) {
+  // U+0085 and U+2028 are line breaks to YAML and U+0080..U+009F, U+FFFE and U+FFFF may not be
+  // written out: each is escaped, and reads back as itself.
+  const LoadResult r = testing::load(R"(
+pools:
+  - name: p
+    health_monitor:
+      type: HTTP
+      host: "a\x85b\u2028c\u2029d\x80\x9f\uFFFE\uFFFF\u00e9e"
+      path: "/caf\u00e9"
+    members: []
+)");
+  ASSERT_TRUE(r.ok()) << all(r.diagnostics);
+  EXPECT_EQ(r.config->pools[0].health_monitor->host,
+            "a\xc2\x85"
+            "b\xe2\x80\xa8"
+            "c\xe2\x80\xa9"
+            "d\xc2\x80\xc2\x9f\xef\xbf\xbe\xef\xbf\xbf\xc3\xa9"
+            "e");
+  expect_round_trip(*r.config, "escapes");
+}
+
 TEST(HaproxyConvert, ReportListsWhatWasNotCarriedOver) {
   const LoadResult r = load_haproxy_cfg(R"(global
     daemon

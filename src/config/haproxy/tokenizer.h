@@ -29,8 +29,9 @@ struct CfgLine {
   std::vector<bool> env;           // env[i]: words[i] names an environment variable
 };
 
-// Lines that hold at least one word, in file order. An unmatched quote, a bad \x escape or a NUL
-// byte is an error at its line, and that line is left out. A UTF-8 byte order mark is skipped.
+// Lines that hold at least one word, in file order. An unmatched quote, a bad \x escape, a NUL
+// byte or a word that is not UTF-8 is an error at its line, and that line is left out. A UTF-8
+// byte order mark is skipped.
 std::vector<CfgLine> tokenize(std::string_view text, const std::string& file,
                               std::vector<Diagnostic>& out);
 

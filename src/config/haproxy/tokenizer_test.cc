@@ -103,6 +103,24 @@ TEST(HaproxyTokenizer, UnicodeSpacesFromWebPagesAreBlanksWithOneWarning) {
   EXPECT_NE(out[0].message.find("no-break spaces"), std::string::npos);
 }
 
+TEST(HaproxyTokenizer, WordsMustBeUtf8CommentsNeedNot) {
+  // vigil's YAML is UTF-8, so `vigil convert` could not write such a word; a comment is dropped.
+  std::vector<Diagnostic> out;
+  const auto lines = tokenize(
+      "backend b # caf\xe9\n  option httpchk GET /ready\xb9z\n  server m \"\\xff\"\n"
+      "  option httpchk GET /caf\xc3\xa9\n",
+      "haproxy.cfg", out);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].where.line, 2);
+  EXPECT_EQ(out[0].message,
+            "a word that is not UTF-8 text (byte 0xB9); vigil's config is UTF-8: write the "
+            "character in UTF-8, or percent-encode it in a path");
+  EXPECT_EQ(out[1].where.line, 3);  // a \x escape of a high byte is a byte, not a character
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].words, Words({"backend", "b"}));
+  EXPECT_EQ(lines[1].words, Words({"option", "httpchk", "GET", "/caf\xc3\xa9"}));
+}
+
 TEST(HaproxyTokenizer, ByteOrderMarkAndLineNumbers) {
   std::vector<Diagnostic> out;
   const auto lines = tokenize("\xEF\xBB\xBFglobal\n\n\n  daemon", "f", out);
