@@ -211,7 +211,6 @@ Result<void> ControlPlane::apply_changes(std::vector<model::Config> changed, boo
   lbs_.resize(kept);
   for (auto& lb : changed) {
     LoadBalancerRuntime r{.config = std::move(lb)};
-    for (const auto& l : r.config.listeners) r.listener_ids.push_back(l.id);
     for (auto& p : r.config.pools) {
       // The file's members live in their MemberRuntime; a reload reads the file again. (The
       // API's stay: a reload applies them as they are.)

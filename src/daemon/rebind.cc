@@ -57,8 +57,8 @@ void ControlPlane::rebind_tick() {
 std::optional<std::string> ControlPlane::unbound_listeners() const {
   std::string out;
   for (const LoadBalancerRuntime& lb : lbs_) {
-    for (const std::string& id : lb.listener_ids) {
-      const ListenerRuntime& l = listeners_.at(id);
+    for (const model::Listener& given : lb.config.listeners) {
+      const ListenerRuntime& l = listeners_.at(given.id);
       if (l.bind_error.empty()) continue;
       if (!out.empty()) out += "; ";
       out += l.bind_error;

@@ -92,7 +92,6 @@ struct LoadBalancerRuntime {
   // As given (listeners and pools with their ids filled in); the config file's pools without
   // their members, which are in PoolRuntime::members.
   model::Config config;
-  std::vector<std::string> listener_ids;
 };
 
 }  // namespace vigil::daemon

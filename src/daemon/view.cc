@@ -102,8 +102,8 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
     // Octavia's terms) would otherwise cost N * N lookups per view. A narrowed view has none.
     std::unordered_map<std::string_view, std::vector<std::string>> listeners_of;
     const bool listeners = !key || api;
-    for (size_t i = 0; listeners && i < lb.listener_ids.size(); ++i) {
-      const ListenerRuntime& l = listeners_.at(lb.listener_ids[i]);
+    for (size_t i = 0; listeners && i < lb.config.listeners.size(); ++i) {
+      const ListenerRuntime& l = listeners_.at(lb.config.listeners[i].id);
       listeners_of[l.pool_id].push_back(l.id);
       add_listener(lb, l, v, listener_statuses, used_pool_statuses);
     }
@@ -167,8 +167,8 @@ model::LoadBalancerView ControlPlane::view() const { return views().front(); }
 
 std::string ControlPlane::ready_json() const {
   std::string listeners;
-  for (const auto& id : lbs_.front().listener_ids) {
-    const ListenerRuntime& l = listeners_.at(id);
+  for (const model::Listener& given : lbs_.front().config.listeners) {
+    const ListenerRuntime& l = listeners_.at(given.id);
     if (!listeners.empty()) listeners += ", ";
     // Names are limited to [A-Za-z0-9._-] by config validation: no escaping needed.
     listeners += fmt::format("\"{}\": \"{}\"", l.config.name, l.bound);

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <string>
-#include <unordered_set>
 
 #include "base/log.h"
 #include "net/socket.h"
@@ -32,7 +31,7 @@ Worker::Loop::Loop(int index, std::vector<ListenSocket> listeners,
   ev.data.ptr = &wake_handler_;
   ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, wake_.get(), &ev);
   set_pools(std::move(pools));
-  set_listeners(std::move(listeners));
+  update_listeners({.set = std::move(listeners)});
 }
 
 Worker::Loop::~Loop() {
@@ -52,16 +51,6 @@ const std::string& id_of(const ListenSocket& ls) {
 }
 
 }  // namespace
-
-void Worker::Loop::set_listeners(std::vector<ListenSocket> listeners) {
-  std::unordered_set<std::string> named;
-  for (const ListenSocket& ls : listeners) named.insert(id_of(ls));
-  ListenerChanges changes{.set = std::move(listeners)};
-  for (const auto& [id, l] : listeners_) {
-    if (!named.contains(id)) changes.removed.push_back(id);
-  }
-  update_listeners(std::move(changes));
-}
 
 void Worker::Loop::update_listeners(ListenerChanges changes) {
   if (!accepting_) return;  // stopping: the sockets given are closed with `changes`
@@ -265,19 +254,11 @@ void Worker::publish(std::vector<PoolSnapshotPtr> pools) {
 }
 
 void Worker::update(std::vector<PoolSnapshotPtr> pools, ListenerChanges changes) {
-  auto box = std::make_shared<ListenerChanges>(std::move(changes));  // as in reconfigure()
+  // std::function needs a copyable callable; the sockets travel in a shared box.
+  auto box = std::make_shared<ListenerChanges>(std::move(changes));
   post([pools = std::move(pools), box](Loop& loop) mutable {
     loop.set_pools(std::move(pools));
     loop.update_listeners(std::move(*box));
-  });
-}
-
-void Worker::reconfigure(std::vector<PoolSnapshotPtr> pools, std::vector<ListenSocket> listeners) {
-  // std::function needs a copyable callable; the sockets travel in a shared box.
-  auto box = std::make_shared<std::vector<ListenSocket>>(std::move(listeners));
-  post([pools = std::move(pools), box](Loop& loop) mutable {
-    loop.set_pools(std::move(pools));
-    loop.set_listeners(std::move(*box));
   });
 }
 

@@ -38,8 +38,9 @@ struct ListenSocket {
 // What a reconfiguration changes of a worker's listeners; those it does not name run on as they
 // are. Ten thousand listeners in one process are not all sent again for a change to one.
 struct ListenerChanges {
-  // New listeners, and listeners with new settings: as in Worker::reconfigure(), a valid fd is
-  // new (or replaces the listener's socket), none keeps the socket and takes the settings.
+  // New listeners, and listeners with new settings: a valid fd is new (or replaces the socket
+  // of the listener with the same id: it was bound again), none keeps the socket and takes the
+  // settings.
   std::vector<ListenSocket> set;
   std::vector<std::string> removed;  // stop accepting; the sessions they accepted live on
 };
@@ -63,12 +64,8 @@ class Worker {
   void start();
   // Any thread. The new pools replace the old ones by index (the listener's pool_index).
   void publish(std::vector<PoolSnapshotPtr> pools);
-  // Any thread. A reload: the pools by index, and every listener this worker serves from now on.
-  // A listener with a valid fd is new (or replaces the one with the same id: its sockets were
-  // bound again); one without keeps its socket and takes the new settings. Listeners not named
-  // stop accepting; sessions they accepted live on.
-  void reconfigure(std::vector<PoolSnapshotPtr> pools, std::vector<ListenSocket> listeners);
-  // Any thread. The pools by index, and the listeners `changes` names; the others stay.
+  // Any thread. The pools by index, and the listeners `changes` names; the others stay. A
+  // removed listener stops accepting; the sessions it accepted live on.
   void update(std::vector<PoolSnapshotPtr> pools, ListenerChanges changes);
   // Members are named by their counters (the BackendStats in their snapshots).
   // Any thread. Closes this worker's established sessions to the member, so their clients
@@ -90,7 +87,7 @@ class Worker {
   void ping(std::function<void()> answered);
   // Any thread. A graceful stop's first step: closes this worker's listening sockets (new
   // connects are refused once every worker has) and keeps its sessions passing bytes; `done`
-  // then runs on the worker thread with how many it holds. Later reconfigure()s add no listener.
+  // then runs on the worker thread with how many it holds. Later update()s add no listener.
   void stop_accepting(std::function<void(size_t)> done);
   // Any thread. `idle` runs once on the worker thread when the worker holds no session (at once
   // when it holds none): how a graceful stop learns that it may end early.

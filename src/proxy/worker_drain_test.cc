@@ -74,20 +74,20 @@ TEST(WorkerDrain, WhenIdleAnswersAtOnceWithoutSessions) {
   EXPECT_EQ(idle.get_future().wait_for(5s), std::future_status::ready);
 }
 
-TEST(WorkerDrain, AReconfigureWhileStoppingAddsNoListener) {
+TEST(WorkerDrain, AnUpdateWhileStoppingAddsNoListener) {
   Member a;
   Proxy proxy({a.address()});
   proxy.worker().stop_accepting(nullptr);
   auto fd = net::listen_tcp(loopback());
   const auto second = *net::local_address(fd->get());
-  std::vector<ListenSocket> listeners;
-  listeners.push_back({.listener_id = "l2",
-                       .listener_name = "l2",
-                       .fd = std::move(*fd),
-                       .pool_index = 0,
-                       .stats = std::make_shared<ListenerStats>()});
-  proxy.worker().reconfigure({std::make_shared<PoolSnapshot>(proxy.pool())}, std::move(listeners));
-  std::promise<void> seen;  // the mailbox is in order: after this, the reconfigure has run
+  ListenerChanges changes;
+  changes.set.push_back({.listener_id = "l2",
+                         .listener_name = "l2",
+                         .fd = std::move(*fd),
+                         .pool_index = 0,
+                         .stats = std::make_shared<ListenerStats>()});
+  proxy.worker().update({std::make_shared<PoolSnapshot>(proxy.pool())}, std::move(changes));
+  std::promise<void> seen;  // the mailbox is in order: after this, the update has run
   proxy.worker().ping([&] { seen.set_value(); });
   ASSERT_EQ(seen.get_future().wait_for(5s), std::future_status::ready);
   EXPECT_TRUE(refused(second));

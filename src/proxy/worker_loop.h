@@ -23,7 +23,6 @@ class Worker::Loop final : public SessionHost {
   void run();
   void post(std::function<void(Loop&)> fn);
   void set_pools(std::vector<PoolSnapshotPtr> pools);
-  void set_listeners(std::vector<ListenSocket> listeners);  // every listener: the rest stop
   void update_listeners(ListenerChanges changes);
   void request_stop() { stopping_ = true; }
   size_t stop_accepting();

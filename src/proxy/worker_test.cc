@@ -143,7 +143,7 @@ TEST(Worker, CloseMemberSessionsEndsThemAndCounts) {
   EXPECT_TRUE(closed_by_peer(fd.get()));
 }
 
-TEST(Worker, ReconfigureAddsAndRemovesListenersWhileSessionsLiveOn) {
+TEST(Worker, AnUpdateAddsAndRemovesListenersWhileSessionsLiveOn) {
   Member a;
   Proxy proxy({a.address()});
   net::Fd held = connect_blocking(proxy.address());
@@ -154,13 +154,13 @@ TEST(Worker, ReconfigureAddsAndRemovesListenersWhileSessionsLiveOn) {
   // Replace listener "l" by a new one, "l2", on another port.
   auto fd = net::listen_tcp(loopback());
   const auto second = *net::local_address(fd->get());
-  std::vector<ListenSocket> listeners;
-  listeners.push_back({.listener_id = "l2",
-                       .listener_name = "l2",
-                       .fd = std::move(*fd),
-                       .pool_index = 0,
-                       .stats = std::make_shared<ListenerStats>()});
-  proxy.worker().reconfigure({std::make_shared<PoolSnapshot>(proxy.pool())}, std::move(listeners));
+  ListenerChanges changes{.removed = {"l"}};
+  changes.set.push_back({.listener_id = "l2",
+                         .listener_name = "l2",
+                         .fd = std::move(*fd),
+                         .pool_index = 0,
+                         .stats = std::make_shared<ListenerStats>()});
+  proxy.worker().update({std::make_shared<PoolSnapshot>(proxy.pool())}, std::move(changes));
 
   EXPECT_EQ(echo_through(second, "via the new listener"), "via the new listener");
   // The old listener no longer accepts (its socket is closed: refused)...
