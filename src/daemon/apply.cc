@@ -405,6 +405,7 @@ void ControlPlane::adopt_listeners(const std::vector<model::Config*>& lbs, size_
       rt.config = l;
       if (rt.config.log_connections) ++logging_listeners_;
       rt.pushed_max_connections.reset();  // its settings go to the workers again
+      unpushed_listeners_.push_back(l.id);
       rt.pool_id.clear();
       if (auto p = pool_ids.find(l.pool); p != pool_ids.end()) rt.pool_id = *p->second;
       if (auto found = bound.find(l.id); found != bound.end()) {
@@ -431,14 +432,27 @@ void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
   fd_budget_said_ = said;
   const StringMap<Binding*> bound = Binding::by_listener(bindings);
   // Only what changed goes to the workers: new listeners, new sockets, new settings, and the
-  // limits the budget moved. A member created beside ten thousand listeners sends none of them.
+  // limits the budget moved. A member created beside ten thousand listeners sends none of them,
+  // and while the budget's scale holds, only the listeners given settings or sockets are looked at.
   std::vector<ListenerRuntime*> changed;
-  for (auto& [id, l] : listeners_) {
+  const auto consider = [&](const std::string& id, ListenerRuntime& l) {
     const int max_connections = budget.effective(l.config.max_connections, needs.max_connections);
-    if (l.pushed_max_connections == max_connections && !bound.contains(id)) continue;
+    if (l.pushed_max_connections == max_connections && !bound.contains(id)) return;
     l.pushed_max_connections = max_connections;
     changed.push_back(&l);
+  };
+  const FdBudget::Scale scale = budget.scale(needs.max_connections);
+  if (pushed_scale_ != scale) {
+    for (auto& [id, l] : listeners_) consider(id, l);
+  } else {
+    StringSet named(unpushed_listeners_.begin(), unpushed_listeners_.end());
+    for (const auto& [id, b] : bound) named.emplace(id);
+    for (const std::string& id : named) {
+      if (auto it = listeners_.find(id); it != listeners_.end()) consider(id, it->second);
+    }
   }
+  pushed_scale_ = scale;
+  unpushed_listeners_.clear();
   const std::vector<std::string> removed = std::exchange(removed_listeners_, {});
   for (int w = 0; w < worker_count_; ++w) {
     proxy::ListenerChanges changes{.removed = removed};

@@ -23,6 +23,7 @@
 #include "base/error.h"
 #include "base/string_map.h"
 #include "daemon/event_log.h"
+#include "daemon/fd_budget.h"
 #include "daemon/health_handover.h"
 #include "daemon/pool_state.h"
 #include "daemon/runtime.h"
@@ -254,6 +255,10 @@ class ControlPlane {
   size_t logging_listeners_ = 0;
   // Listeners removed since the workers last heard (push_to_workers() tells them).
   std::vector<std::string> removed_listeners_;
+  // Listeners given new settings since then, and the scale of the descriptor budget the workers
+  // last heard: while that holds, push_to_workers() looks at these alone, not at every listener.
+  std::vector<std::string> unpushed_listeners_;
+  std::optional<FdBudget::Scale> pushed_scale_;
   // The file's listeners by address and port, for an API write's listeners to be checked against
   // (apply.cc); made anew by every apply() of the file.
   std::shared_ptr<const config::BindIndex> file_binds_;

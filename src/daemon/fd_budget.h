@@ -34,6 +34,16 @@ struct FdBudget {
   // A listener's effective max_connections: its own when they all fit, else its share of
   // `sessions` in proportion to what it asked for, at least 1.
   int effective(int max_connections, uint64_t sum) const;
+
+  // All that effective() reads beside a listener's own max_connections: while it is the same,
+  // every listener's effective limit is too.
+  struct Scale {
+    bool lowered = false;
+    uint64_t sessions = 0;
+    uint64_t sum = 0;
+    bool operator==(const Scale&) const = default;
+  };
+  Scale scale(uint64_t sum) const { return lowered ? Scale{true, sessions, sum} : Scale{}; }
 };
 
 // Requires: `limit` is the soft limit after raise_fd_limit().

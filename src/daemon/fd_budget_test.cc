@@ -48,6 +48,29 @@ TEST(FdBudget, LeavesLimitsThatFitAlone) {
   EXPECT_FALSE(plan_fds(0, needs).lowered);  // unlimited
 }
 
+// The scale names everything effective() reads beside a listener's own limit: the control plane
+// sends the workers only the listeners it changed while the scale holds.
+TEST(FdBudget, TheScaleChangesExactlyWhenEffectiveLimitsMay) {
+  FdNeeds needs{.max_connections = 1000, .listeners = 1, .workers = 4};
+  const FdBudget fits = plan_fds(1'048'576, needs);
+  needs.max_connections = 2000;
+  needs.checked_members = 10;
+  EXPECT_EQ(plan_fds(1'048'576, needs).scale(2000), fits.scale(1000));  // own limits either way
+
+  const FdNeeds tight{.max_connections = 60'000, .listeners = 2, .checked_members = 3};
+  FdNeeds more_checks = tight;
+  more_checks.checked_members = 5;  // two descriptors fewer: one session fewer
+  const FdBudget a = plan_fds(1024, tight);
+  const FdBudget b = plan_fds(1024, more_checks);
+  ASSERT_TRUE(a.lowered && b.lowered);
+  EXPECT_NE(a.scale(60'000), b.scale(60'000));
+  EXPECT_NE(a.scale(60'000), a.scale(60'001));
+  EXPECT_NE(a.scale(60'000), fits.scale(1000));
+  for (int own : {1, 100, 30'000}) {  // the same scale, the same limit
+    EXPECT_EQ(a.effective(own, 60'000), plan_fds(1024, tight).effective(own, 60'000));
+  }
+}
+
 TEST(FdBudget, TheEnvironmentMayOverrideTheReserve) {
   const FdNeeds needs{.max_connections = 1000, .listeners = 1, .reserve = 0};
   const FdBudget b = plan_fds(256, needs);
