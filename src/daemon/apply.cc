@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <span>
 #include <utility>
@@ -118,21 +119,46 @@ bool same_pool(const PoolRuntime& rt, const model::Config& lb, model::Pool& p) {
   return same;
 }
 
-FdNeeds fd_needs(const std::unordered_map<std::string, ListenerRuntime>& listeners,
-                 const std::unordered_map<std::string, std::unique_ptr<PoolRuntime>>& pools,
-                 int workers) {
-  FdNeeds n{.listeners = listeners.size(),
-            .workers = static_cast<uint64_t>(workers),
-            .admin_connections = admin::Options{}.max_connections,
-            .reserve = reserve_from_environment()};
-  for (const auto& [id, l] : listeners) n.max_connections += l.config.max_connections;
-  for (const auto& [id, p] : pools) {
-    if (!p->config.health_monitor) continue;
-    const model::HealthMonitor& m = *p->config.health_monitor;
-    n.checked_members += p->members.size();
-    if (model::uses_http(m.type) && m.reuse_connection) n.kept_connections += p->members.size();
-    if (m.type == model::MonitorType::kTcp) n.idle_check_sockets += p->members.size();
-  }
+// What one pool's checks add to the descriptor needs.
+FdNeeds check_needs(const PoolRuntime& p) {
+  FdNeeds n;
+  if (!p.config.health_monitor) return n;
+  const model::HealthMonitor& m = *p.config.health_monitor;
+  n.checked_members = p.members.size();
+  if (model::uses_http(m.type) && m.reuse_connection) n.kept_connections = p.members.size();
+  if (m.type == model::MonitorType::kTcp) n.idle_check_sockets = p.members.size();
+  return n;
+}
+
+// The parts of FdNeeds that are sums over listeners and pools; `sign` +1 adds, -1 takes away.
+void tally(FdNeeds& total, const FdNeeds& part, int sign) {
+  const auto apply = [sign](uint64_t& to, uint64_t by) { to = sign > 0 ? to + by : to - by; };
+  apply(total.max_connections, part.max_connections);
+  apply(total.checked_members, part.checked_members);
+  apply(total.kept_connections, part.kept_connections);
+  apply(total.idle_check_sockets, part.idle_check_sockets);
+}
+
+// The descriptor needs of what runs, from the sums kept as listeners and pools changed (so that
+// an API write does not walk ten thousand of each). Debug builds check the sums by walking.
+FdNeeds fd_needs(
+    const FdNeeds& sums, const std::unordered_map<std::string, ListenerRuntime>& listeners,
+    [[maybe_unused]] const std::unordered_map<std::string, std::unique_ptr<PoolRuntime>>& pools,
+    int workers) {
+#ifndef NDEBUG
+  FdNeeds walked;
+  for (const auto& [id, l] : listeners) walked.max_connections += l.config.max_connections;
+  for (const auto& [id, p] : pools) tally(walked, check_needs(*p), +1);
+  assert(walked.max_connections == sums.max_connections);
+  assert(walked.checked_members == sums.checked_members);
+  assert(walked.kept_connections == sums.kept_connections);
+  assert(walked.idle_check_sockets == sums.idle_check_sockets);
+#endif
+  FdNeeds n = sums;
+  n.listeners = listeners.size();
+  n.workers = static_cast<uint64_t>(workers);
+  n.admin_connections = admin::Options{}.max_connections;
+  n.reserve = reserve_from_environment();
   n.idle_check_sockets = std::min(n.idle_check_sockets, idle_check_sockets());
   return n;
 }
@@ -283,6 +309,7 @@ ControlPlane::PoolsChanged ControlPlane::adopt_pools(const std::vector<model::Co
     auto node = pools_.extract(id);
     if (!node) continue;
     PoolRuntime& removed = *node.mapped();
+    tally(needs_sums_, check_needs(removed), -1);
     forget_members(removed, out);
     slots_[removed.slot] = nullptr;  // its sessions hold what they need and drain
     log::info("pool {}: removed", removed.config.name);
@@ -303,6 +330,7 @@ std::unique_ptr<PoolRuntime> ControlPlane::adopt_pool(const model::Config& lb, c
                                                       PoolsChanged& out) {
   bool monitor_changed = false;
   if (rt) {
+    tally(needs_sums_, check_needs(*rt), -1);
     monitor_changed = !same_monitor(rt->config.health_monitor, p.health_monitor);
     forget_members(*rt, out);
   } else {
@@ -346,6 +374,7 @@ std::unique_ptr<PoolRuntime> ControlPlane::adopt_pool(const model::Config& lb, c
   }
   const bool fresh = rt->members.empty() && !rt->snapshot;
   rt->members = std::move(members);
+  tally(needs_sums_, check_needs(*rt), +1);
   adopt_overrides(*rt);
   carry_out(*rt, recompute(*rt, context(), fresh));
   out.pools.push_back(rt.get());
@@ -391,6 +420,7 @@ void ControlPlane::adopt_listeners(const std::vector<model::Config*>& lbs, size_
     auto node = listeners_.extract(id);
     if (!node) continue;
     if (node.mapped().config.log_connections) --logging_listeners_;
+    needs_sums_.max_connections -= static_cast<uint64_t>(node.mapped().config.max_connections);
     log::info("listener {} on {}: removed", node.mapped().config.name, node.mapped().bound);
     removed_listeners_.push_back(id);
   }
@@ -398,12 +428,17 @@ void ControlPlane::adopt_listeners(const std::vector<model::Config*>& lbs, size_
     StringMap<const std::string*> pool_ids;
     for (const auto& p : lb->pools) pool_ids.emplace(p.name, &p.id);
     for (const auto& l : lb->listeners) {
-      ListenerRuntime& rt = listeners_[l.id];
+      const auto [at, added] = listeners_.try_emplace(l.id);
+      ListenerRuntime& rt = at->second;
       rt.id = l.id;
       rt.lb_id = lb->id;
-      if (rt.config.log_connections) --logging_listeners_;
+      if (!added) {
+        if (rt.config.log_connections) --logging_listeners_;
+        needs_sums_.max_connections -= static_cast<uint64_t>(rt.config.max_connections);
+      }
       rt.config = l;
       if (rt.config.log_connections) ++logging_listeners_;
+      needs_sums_.max_connections += static_cast<uint64_t>(rt.config.max_connections);
       rt.pushed_max_connections.reset();  // its settings go to the workers again
       unpushed_listeners_.push_back(l.id);
       rt.pool_id.clear();
@@ -425,7 +460,7 @@ void ControlPlane::adopt_listeners(const std::vector<model::Config*>& lbs, size_
 }
 
 void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
-  const FdNeeds needs = fd_needs(listeners_, pools_, worker_count_);
+  const FdNeeds needs = fd_needs(needs_sums_, listeners_, pools_, worker_count_);
   const FdBudget budget = plan_fds(fd_limit(), needs);
   const std::string said = describe_lowering(budget, needs).value_or("");
   if (said != fd_budget_said_ && !said.empty()) log::warn("{}", said);

@@ -259,6 +259,9 @@ class ControlPlane {
   // last heard: while that holds, push_to_workers() looks at these alone, not at every listener.
   std::vector<std::string> unpushed_listeners_;
   std::optional<FdBudget::Scale> pushed_scale_;
+  // The sums of the descriptor needs over listeners_ and pools_ (max_connections, checked
+  // members...), kept as adopt_listeners() and adopt_pool() change them (apply.cc).
+  FdNeeds needs_sums_;
   // The file's listeners by address and port, for an API write's listeners to be checked against
   // (apply.cc); made anew by every apply() of the file.
   std::shared_ptr<const config::BindIndex> file_binds_;
