@@ -421,6 +421,7 @@ void ControlPlane::adopt_listeners(const std::vector<model::Config*>& lbs, size_
     if (!node) continue;
     if (node.mapped().config.log_connections) --logging_listeners_;
     needs_sums_.max_connections -= static_cast<uint64_t>(node.mapped().config.max_connections);
+    if (!node.mapped().bind_error.empty()) --unbound_listeners_;
     log::info("listener {} on {}: removed", node.mapped().config.name, node.mapped().bound);
     removed_listeners_.push_back(id);
   }
@@ -446,6 +447,9 @@ void ControlPlane::adopt_listeners(const std::vector<model::Config*>& lbs, size_
       if (auto found = bound.find(l.id); found != bound.end()) {
         const Binding& b = *found->second;
         rt.bound = b.bound;
+        if (rt.bind_error.empty() != b.error.empty()) {
+          unbound_listeners_ = b.error.empty() ? unbound_listeners_ - 1 : unbound_listeners_ + 1;
+        }
         rt.bind_error = b.error;
         if (b.error.empty()) {
           log::info("listener {} on {} -> pool {}", l.name, rt.bound, l.pool);

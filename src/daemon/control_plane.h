@@ -283,8 +283,9 @@ class ControlPlane {
   std::unique_ptr<Timer> rebind_;
   std::unique_ptr<net::Resolver> resolver_;
   std::unique_ptr<Timer> names_retry_;
-  Duration rebind_pause_{};  // before the next attempt; zero: no attempt failed yet
-  bool started_ = false;     // the first apply() is done
+  Duration rebind_pause_{};       // before the next attempt; zero: no attempt failed yet
+  size_t unbound_listeners_ = 0;  // listeners with a bind_error, for rebind.cc
+  bool started_ = false;          // the first apply() is done
   std::unique_ptr<Timer> connection_log_;
   std::unique_ptr<Timer> heap_trim_;  // gives freed memory back (heap_trim.cc)
   ConnectionLogWriter connection_log_writer_;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 
 #include "base/log.h"
 #include "daemon/binding.h"
@@ -19,9 +20,11 @@ constexpr Duration kLongestPause = std::chrono::seconds(5);
 }  // namespace
 
 void ControlPlane::schedule_rebind() {
-  const bool waiting = std::ranges::any_of(
-      listeners_, [](const auto& entry) { return !entry.second.bind_error.empty(); });
-  if (!waiting || stopping()) {
+  // Counted as bind errors come and go: an apply beside ten thousand listeners does not look.
+  assert(unbound_listeners_ ==
+         static_cast<size_t>(std::ranges::count_if(
+             listeners_, [](const auto& e) { return !e.second.bind_error.empty(); })));
+  if (unbound_listeners_ == 0 || stopping()) {
     rebind_->cancel();
     rebind_pause_ = Duration::zero();
     return;
@@ -48,6 +51,7 @@ void ControlPlane::rebind_tick() {
               l.config.name, b->bound, l.config.pool, l.bind_failures);
     l.bound = b->bound;
     l.bind_error.clear();
+    --unbound_listeners_;
     bound.push_back(std::move(*b));
   }
   if (!bound.empty()) push_to_workers(bound);
