@@ -32,6 +32,23 @@ inline void set_timeouts(int fd, std::chrono::milliseconds t = 5000ms) {
   ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 }
 
+// A new listener `id` for pool 0 on a loopback port of its own, for Worker::update(); `address`
+// is where it listens.
+struct NewListener {
+  ListenSocket socket;
+  net::SocketAddress address;
+};
+inline NewListener new_listener(const std::string& id) {
+  auto fd = net::listen_tcp(loopback());
+  const net::SocketAddress address = *net::local_address(fd->get());
+  return {.socket = {.listener_id = id,
+                     .listener_name = id,
+                     .fd = std::move(*fd),
+                     .pool_index = 0,
+                     .stats = std::make_shared<ListenerStats>()},
+          .address = address};
+}
+
 // A blocking member: a thread accepts, one thread per connection answers as `Behaviour` says.
 class Member {
  public:

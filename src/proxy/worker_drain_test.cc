@@ -78,14 +78,10 @@ TEST(WorkerDrain, AnUpdateWhileStoppingAddsNoListener) {
   Member a;
   Proxy proxy({a.address()});
   proxy.worker().stop_accepting(nullptr);
-  auto fd = net::listen_tcp(loopback());
-  const auto second = *net::local_address(fd->get());
+  NewListener l2 = new_listener("l2");
+  const auto second = l2.address;
   ListenerChanges changes;
-  changes.set.push_back({.listener_id = "l2",
-                         .listener_name = "l2",
-                         .fd = std::move(*fd),
-                         .pool_index = 0,
-                         .stats = std::make_shared<ListenerStats>()});
+  changes.set.push_back(std::move(l2.socket));
   proxy.worker().update({std::make_shared<PoolSnapshot>(proxy.pool())}, std::move(changes));
   std::promise<void> seen;  // the mailbox is in order: after this, the update has run
   proxy.worker().ping([&] { seen.set_value(); });

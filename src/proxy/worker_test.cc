@@ -152,14 +152,10 @@ TEST(Worker, AnUpdateAddsAndRemovesListenersWhileSessionsLiveOn) {
   ASSERT_EQ(::recv(held.get(), &c, 1, 0), 1);
 
   // Replace listener "l" by a new one, "l2", on another port.
-  auto fd = net::listen_tcp(loopback());
-  const auto second = *net::local_address(fd->get());
+  NewListener l2 = new_listener("l2");
+  const auto second = l2.address;
   ListenerChanges changes{.removed = {"l"}};
-  changes.set.push_back({.listener_id = "l2",
-                         .listener_name = "l2",
-                         .fd = std::move(*fd),
-                         .pool_index = 0,
-                         .stats = std::make_shared<ListenerStats>()});
+  changes.set.push_back(std::move(l2.socket));
   proxy.worker().update({std::make_shared<PoolSnapshot>(proxy.pool())}, std::move(changes));
 
   EXPECT_EQ(echo_through(second, "via the new listener"), "via the new listener");
@@ -180,14 +176,10 @@ TEST(Worker, UpdateChangesOnlyTheListenersItNames) {
   const auto pools = [&] {
     return std::vector<PoolSnapshotPtr>{std::make_shared<PoolSnapshot>(proxy.pool())};
   };
-  auto fd = net::listen_tcp(loopback());
-  const auto second = *net::local_address(fd->get());
+  NewListener l2 = new_listener("l2");
+  const auto second = l2.address;
   ListenerChanges add;
-  add.set.push_back({.listener_id = "l2",
-                     .listener_name = "l2",
-                     .fd = std::move(*fd),
-                     .pool_index = 0,
-                     .stats = std::make_shared<ListenerStats>()});
+  add.set.push_back(std::move(l2.socket));
   proxy.worker().update(pools(), std::move(add));
   EXPECT_EQ(echo_through(second, "new"), "new");
   EXPECT_EQ(echo_through(first, "unnamed, so kept"), "unnamed, so kept");
