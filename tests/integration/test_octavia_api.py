@@ -123,3 +123,37 @@ def test_a_kill_during_a_burst_of_writes_leaves_a_readable_state_file(tmp_path, 
     cleanup(again)
     code, body = raw(again, "GET", f"/v2/lbaas/pools/{pool['id']}/members")
     assert code == 200 and len(body["members"]) == kept
+
+
+def test_lists_page_sort_and_keep_only_the_fields_asked_for(tmp_path, cleanup):
+    """Octavia's limit, marker, sort and fields, and a client following the `next` links (an
+    href relative to the API's root, as keystoneauth joins it to the endpoint)."""
+    backend = EchoServer()
+    cleanup(backend)
+    vigil = start_vigil(tmp_path, cleanup)
+    ids = build(vigil, backend.port)
+    members = f"/v2/lbaas/pools/{ids['pool']}/members"
+    for n, name in enumerate(("m2", "m3", "m4"), start=2):  # other addresses: one member each
+        create(vigil, None, "member", {"address": f"127.0.0.{n}", "protocol_port": backend.port,
+                                       "name": name}, path=members)
+
+    code, body = raw(vigil, "GET", members + "?fields=name&fields=id")
+    assert code == 200 and all(set(m) == {"name", "id"} for m in body["members"]), body
+    seen, path = [], members + "?limit=3"
+    for _ in range(4):  # two pages: the full first links onwards, the short last does not
+        code, body = raw(vigil, "GET", path)
+        assert code == 200, body
+        seen += [m["name"] for m in body["members"]]
+        following = [link["href"] for link in body["members_links"] if link["rel"] == "next"]
+        if not following:
+            break
+        path = following[0]
+    assert seen == ["m1", "m2", "m3", "m4"]
+
+    code, body = raw(vigil, "GET", members + "?sort=name:desc&limit=2")
+    assert code == 200 and [m["name"] for m in body["members"]] == ["m4", "m3"], body
+    for query, fault in (("limit=two", "Supplied pagination limit 'two' is not valid."),
+                         ("marker=nope", "Supplied pagination marker 'nope' is not valid."),
+                         ("sort=name:sideways", "Supplied sort direction 'sideways' is not valid.")):
+        code, body = raw(vigil, "GET", f"{members}?{query}")
+        assert code == 400 and body["faultstring"] == fault, (query, code, body)

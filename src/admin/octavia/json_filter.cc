@@ -7,6 +7,8 @@
 #include <cctype>
 #include <string>
 
+#include "admin/octavia/json_page.h"
+
 namespace vigil::admin {
 namespace {
 
@@ -46,6 +48,7 @@ bool relation_matches(const json::value& list, std::string_view want) {
 
 bool matches_filters(const json::object& o, const Target& target) {
   for (const auto& [key, want] : target.query) {
+    if (is_page_parameter(key)) continue;
     if (const json::value* v = o.if_contains(key)) {
       if (auto m = scalar_matches(*v, want); m && !*m) return false;
       continue;

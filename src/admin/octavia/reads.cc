@@ -8,6 +8,7 @@
 
 #include "admin/octavia/json.h"
 #include "admin/octavia/json_filter.h"
+#include "admin/octavia/json_page.h"
 #include "admin/octavia/names.h"
 #include "admin/octavia/stored.h"
 
@@ -77,17 +78,19 @@ struct Call {
   const Catalog& catalog;
 };
 
-// Octavia's lists carry "<collection>_links": the pagination links, none while vigil answers
-// every object in one page.
+// Octavia's lists: filtered (json_filter.h), sorted and paged (json_page.h).
 template <typename Render>
 Response list(const Call& c, std::string_view key, Render render) {
-  json::array items;
+  std::vector<json::object> objects;
+  std::vector<bool> matches;
   render([&](json::object o) {
-    if (matches_filters(o, c.target)) items.push_back(std::move(o));
+    matches.push_back(matches_filters(o, c.target));
+    objects.push_back(std::move(o));
   });
+  auto body = page(key, std::move(objects), matches, c.target);
+  if (!body) return fault(400, body.error().message);
   Response r;
-  r.body = json::serialize(
-      json::object{{key, std::move(items)}, {std::string(key) + "_links", json::array()}});
+  r.body = json::serialize(*body);
   return r;
 }
 

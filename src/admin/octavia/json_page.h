@@ -1,0 +1,38 @@
+// The paging of Octavia's list calls, as octavia/api/common/pagination.py does it: `sort`
+// (`key:dir,...`) or `sort_key`/`sort_dir`; `marker` (the id of the last object of the previous
+// page) and `page_reverse`; `limit`; `fields` (the fields each object keeps, repeated or
+// comma-separated). `<collection>_links` get Octavia's `next` and `previous` links.
+// Two departures: without a sort, objects keep vigil's order (the config file's as written, then
+// the API's as created) where Octavia sorts by created_at and id, which would put a file's
+// members, all created at start-up, in the order of their ids; and without a `limit` every object
+// comes in one page, as from an Octavia whose `pagination_max_limit` is `infinite`. Pure.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <expected>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "admin/target.h"
+
+namespace vigil::admin {
+
+// Octavia's 400 for a bad limit, marker, sort key or direction: "Supplied pagination limit 'x'
+// is not valid."
+struct PageError {
+  std::string message;
+};
+
+// Whether a query parameter is one of the above, and so no filter.
+bool is_page_parameter(std::string_view name);
+
+// `objects` in the order and page the query asks for, as {key: [...], key_links: [...]}.
+// `matches[i]`: objects[i] passes the filters; a marker may name an object that does not (it
+// only says where the page starts), as in Octavia, whose marker is looked up unfiltered.
+std::expected<boost::json::object, PageError> page(std::string_view key,
+                                                   std::vector<boost::json::object> objects,
+                                                   const std::vector<bool>& matches,
+                                                   const Target& target);
+
+}  // namespace vigil::admin

@@ -1,0 +1,137 @@
+// Octavia's sort, marker, limit, fields and links, as octavia/api/common/pagination.py has them.
+#include "admin/octavia/json_page.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+namespace vigil::admin {
+namespace {
+
+namespace json = boost::json;
+
+// Five load balancers in vigil's order; b and d were created later than the others.
+std::vector<json::object> five() {
+  std::vector<json::object> out;
+  for (const auto& [id, name, created] : {std::tuple{"id-a", "e", "2026-01-01T00:00:00"},
+                                          {"id-b", "d", "2026-01-02T00:00:00"},
+                                          {"id-c", "c", "2026-01-01T00:00:00"},
+                                          {"id-d", "b", "2026-01-02T00:00:00"},
+                                          {"id-e", "a", "2026-01-01T00:00:00"}}) {
+    out.push_back(json::object{
+        {"id", id}, {"name", name}, {"created_at", created}, {"provisioning_status", "ACTIVE"}});
+  }
+  return out;
+}
+
+json::object paged(std::string_view query,
+                   const std::vector<bool>& matches = {true, true, true, true, true}) {
+  auto body = page("loadbalancers", five(), matches,
+                   parse_target(std::string("/v2/lbaas/loadbalancers") + std::string(query)));
+  EXPECT_TRUE(body.has_value()) << query << ": " << (body ? "" : body.error().message);
+  return body ? *body : json::object();
+}
+
+std::string ids(const json::object& body) {
+  std::string out;
+  for (const json::value& o : body.at("loadbalancers").as_array()) {
+    out += (out.empty() ? "" : " ") + std::string(o.at("id").as_string());
+  }
+  return out;
+}
+
+std::string error(std::string_view query) {
+  auto body = page("loadbalancers", five(), {true, true, true, true, true},
+                   parse_target(std::string("/v2/lbaas/loadbalancers") + std::string(query)));
+  EXPECT_FALSE(body.has_value()) << query;
+  return body ? std::string() : body.error().message;
+}
+
+TEST(JsonPage, WithoutASortObjectsKeepVigilsOrder) {
+  const json::object all = paged("");
+  EXPECT_EQ(ids(all), "id-a id-b id-c id-d id-e");
+  EXPECT_EQ(all.at("loadbalancers_links").as_array().size(), 0u);  // one page, no links
+}
+
+TEST(JsonPage, SortKeysAndDirectionsInBothSpellings) {
+  EXPECT_EQ(ids(paged("?sort=name")), "id-e id-d id-c id-b id-a");
+  EXPECT_EQ(ids(paged("?sort=created_at:desc,name:asc")), "id-d id-b id-e id-c id-a");
+  EXPECT_EQ(ids(paged("?sort=created_at")), "id-a id-c id-e id-b id-d");  // ties keep the order
+  EXPECT_EQ(ids(paged("?sort_key=name&sort_dir=DESC")), "id-a id-b id-c id-d id-e");
+  EXPECT_EQ(ids(paged("?sort_key=created_at,name&sort_dir=desc")), "id-d id-b id-e id-c id-a");
+}
+
+TEST(JsonPage, LimitAndMarkerWalkThePagesWithOctaviasLinks) {
+  const json::object first = paged("?limit=2");
+  EXPECT_EQ(ids(first), "id-a id-b");
+  EXPECT_EQ(json::serialize(first.at("loadbalancers_links")),
+            R"([{"rel":"next","href":"/v2/lbaas/loadbalancers?limit=2&marker=id-b"}])");
+  const json::object second = paged("?limit=2&marker=id-b");
+  EXPECT_EQ(ids(second), "id-c id-d");
+  EXPECT_EQ(
+      json::serialize(second.at("loadbalancers_links")),
+      R"([{"rel":"previous","href":"/v2/lbaas/loadbalancers?limit=2&marker=id-c&page_reverse=True"},)"
+      R"({"rel":"next","href":"/v2/lbaas/loadbalancers?limit=2&marker=id-d"}])");
+  const json::object last = paged("?limit=2&marker=id-d");
+  EXPECT_EQ(ids(last), "id-e");
+  EXPECT_EQ(last.at("loadbalancers_links").as_array().size(), 1u);  // previous only
+  // Octavia's page_reverse: the first objects before the marker, in the same order.
+  EXPECT_EQ(ids(paged("?limit=2&marker=id-d&page_reverse=True")), "id-a id-b");
+  // Sort parameters ride along in the links.
+  const json::object sorted = paged("?limit=1&sort=name:desc");
+  EXPECT_EQ(
+      json::serialize(sorted.at("loadbalancers_links")),
+      R"([{"rel":"next","href":"/v2/lbaas/loadbalancers?limit=1&sort=name:desc&marker=id-a"}])");
+}
+
+TEST(JsonPage, NoLimitMeansEveryObject) {
+  EXPECT_EQ(ids(paged("?limit=infinite")), "id-a id-b id-c id-d id-e");
+  EXPECT_EQ(ids(paged("?limit=0")), "id-a id-b id-c id-d id-e");
+  EXPECT_EQ(ids(paged("?limit=-3")), "id-a id-b id-c id-d id-e");
+}
+
+TEST(JsonPage, FiltersApplyAfterTheMarkerWhichMayNameAnyObject) {
+  // id-c and id-e do not pass the filters; the marker id-c still says where to start.
+  const std::vector<bool> matches{true, true, false, true, false};
+  EXPECT_EQ(ids(paged("", matches)), "id-a id-b id-d");
+  EXPECT_EQ(ids(paged("?limit=1&marker=id-c", matches)), "id-d");
+}
+
+TEST(JsonPage, FieldsKeepOnlyTheNamedOnes) {
+  const json::object body = paged("?fields=id&fields=name,created_at&limit=1");
+  const json::object& o = body.at("loadbalancers").as_array().at(0).as_object();
+  EXPECT_EQ(o.size(), 3u);
+  EXPECT_TRUE(o.contains("name"));
+  EXPECT_FALSE(o.contains("provisioning_status"));
+  // The next link still names the last object, by the id taken before the fields were.
+  const json::object names_only = paged("?fields=name&limit=1");
+  EXPECT_EQ(json::serialize(names_only.at("loadbalancers_links")),
+            R"([{"rel":"next","href":"/v2/lbaas/loadbalancers?limit=1&marker=id-a"}])");
+}
+
+TEST(JsonPage, BadParametersAreOctaviasFourHundreds) {
+  EXPECT_EQ(error("?limit=ten"), "Supplied pagination limit 'ten' is not valid.");
+  EXPECT_EQ(error("?marker=nope"), "Supplied pagination marker 'nope' is not valid.");
+  EXPECT_EQ(error("?sort=name:up"), "Supplied sort direction 'up' is not valid.");
+  EXPECT_EQ(error("?sort=a:b:c"), "Supplied sort key 'a:b:c' is not valid.");
+  EXPECT_EQ(error("?sort_key=colour"), "Supplied sort key 'colour' is not valid.");
+}
+
+TEST(JsonPage, AnEmptyListHasNoLinksAndTakesAnySortKey) {
+  auto body =
+      page("members", {}, {}, parse_target("/v2/lbaas/pools/p/members?limit=2&sort=weight"));
+  ASSERT_TRUE(body.has_value());
+  EXPECT_EQ(json::serialize(*body), R"({"members":[],"members_links":[]})");
+}
+
+TEST(JsonPage, PageParametersAreNoFilters) {
+  for (const char* name :
+       {"limit", "marker", "sort", "sort_key", "sort_dir", "fields", "page_reverse"}) {
+    EXPECT_TRUE(is_page_parameter(name)) << name;
+  }
+  EXPECT_FALSE(is_page_parameter("name"));
+}
+
+}  // namespace
+}  // namespace vigil::admin
