@@ -112,7 +112,8 @@ YamlSyntaxError syntax_error(std::string_view text, const yaml_parser_t& p) {
 class Builder {
  public:
   std::optional<YamlSyntaxError> scalar(YamlNode node, const yaml_char_t* anchor) {
-    return finish(std::move(node), text_of(anchor));
+    finish(std::move(node), text_of(anchor));
+    return std::nullopt;
   }
 
   std::optional<YamlSyntaxError> open(YamlNode::Kind kind, int line, const yaml_char_t* anchor) {
@@ -127,7 +128,8 @@ class Builder {
   std::optional<YamlSyntaxError> close() {
     Open last = std::move(open_.back());
     open_.pop_back();
-    return finish(std::move(last.node), std::move(last.anchor));
+    finish(std::move(last.node), std::move(last.anchor));
+    return std::nullopt;
   }
 
   std::optional<YamlSyntaxError> alias(const yaml_char_t* anchor, int line) {
@@ -159,13 +161,12 @@ class Builder {
     std::size_t size;
   };
 
-  std::optional<YamlSyntaxError> finish(YamlNode node, std::string anchor) {
+  void finish(YamlNode node, std::string anchor) {
     if (!anchor.empty()) {
       const std::size_t size = node.subtree_size();
       anchors_.insert_or_assign(std::move(anchor), Anchored{node, size});
     }
     place(std::move(node));
-    return std::nullopt;
   }
 
   void place(YamlNode node) {

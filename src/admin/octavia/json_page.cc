@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <boost/json/array.hpp>
 #include <boost/json/value.hpp>
+#include <boost/url/encode.hpp>
+#include <boost/url/rfc/unreserved_chars.hpp>
 #include <cctype>
 #include <charconv>
 #include <optional>
@@ -107,18 +109,11 @@ std::string id_of(const json::object& o) {
   return id != nullptr && id->is_string() ? std::string(id->as_string()) : std::string();
 }
 
-// The characters a query value may hold as they are; the rest is percent-encoded.
+// A query value in a link, percent-encoded but for the unreserved characters, and ':' and ','
+// that a sort holds (`sort=name:desc,id`).
 std::string encoded(std::string_view value) {
-  std::string out;
-  for (const char c : value) {
-    const auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) || c == '-' || c == '_' || c == '.' || c == '~' || c == ':' || c == ',') {
-      out += c;
-    } else {
-      out += fmt::format("%{:02X}", u);
-    }
-  }
-  return out;
+  static constexpr auto kKept = boost::urls::unreserved_chars + ':' + ',';
+  return boost::urls::encode(value, kKept);
 }
 
 json::array links(const std::vector<json::object*>& items, size_t limit, const Target& t) {

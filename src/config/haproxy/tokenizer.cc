@@ -1,5 +1,7 @@
 #include "config/haproxy/tokenizer.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 
 #include "base/utf8.h"
@@ -134,11 +136,10 @@ std::string split(std::string_view row, CfgLine& line, bool& unicode) {
   // could not be carried into it. Comments are gone by now: they may hold any bytes.
   for (const std::string& w : line.words) {
     if (const size_t at = utf8_invalid_at(w); at < w.size()) {
-      static constexpr char kHex[] = "0123456789ABCDEF";
-      const auto b = static_cast<unsigned char>(w[at]);
-      return std::string("a word that is not UTF-8 text (byte 0x") + kHex[b >> 4] + kHex[b & 15] +
-             "); vigil's config is UTF-8: write the character in UTF-8, or percent-encode it in "
-             "a path";
+      return fmt::format(
+          "a word that is not UTF-8 text (byte 0x{:02X}); vigil's config is UTF-8: write the "
+          "character in UTF-8, or percent-encode it in a path",
+          static_cast<unsigned char>(w[at]));
     }
   }
   return "";
