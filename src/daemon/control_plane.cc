@@ -312,6 +312,7 @@ void ControlPlane::on_check(const health::Event& e) {
   const auto [pool_ptr, index] = checked_[e.tag];
   assert(index < pool_ptr->members.size() && pool_ptr->members[index].id == e.member_id);
   const CheckRecorded recorded = record_check_of(*pool_ptr, index, e, context());
+  if (recorded.hidden) log_hidden_health(*pool_ptr, pool_ptr->members[index], *recorded.hidden);
   if (recorded.close_sessions) {
     // Decided before the recomputation, and carried out before what it decides.
     carry_out(*pool_ptr, {.closes = {{.member = index, .reason = CloseReason::kSilent}}});

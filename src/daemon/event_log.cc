@@ -41,6 +41,19 @@ void log_transition(const PoolRuntime& pool, const MemberRuntime& m, const Membe
   log::event(level, "member_transition", t.line, o);
 }
 
+void log_hidden_health(const PoolRuntime& pool, const MemberRuntime& m,
+                       const HiddenHealthChange& h) {
+  boost::json::object o{{"pool", pool.config.name},
+                        {"member", m.config.name},
+                        {"address", address_of(m)},
+                        {"health", h.health == model::Health::kUp ? "up" : "down"},
+                        {"status", model::to_string(h.keeps)},
+                        {"hidden_by", h.hidden_by}};
+  if (m.last_check) o["reason"] = model::describe(*m.last_check);
+  const log::Level level = h.health == model::Health::kDown ? log::Level::kWarn : log::Level::kInfo;
+  log::event(level, "member_health", h.line, o);
+}
+
 void log_disruption(std::string_view pool, std::string_view member, std::string_view address,
                     model::OperatingStatus status, const model::DisruptionCounts& counts) {
   boost::json::object o{{"pool", pool},

@@ -22,6 +22,11 @@ void set_log_format(model::LogFormat format);
 // (out of service) the disruption counts.
 void log_transition(const PoolRuntime& pool, const MemberRuntime& m, const MemberTransition& t);
 
+// h.line, as a "member_health" event with the pool, member, address, the health ("up" or
+// "down"), the status it keeps, why, and the check's reason.
+void log_hidden_health(const PoolRuntime& pool, const MemberRuntime& m,
+                       const HiddenHealthChange& h);
+
 // disruption_line() as a "member_disruption" event.
 void log_disruption(std::string_view pool, std::string_view member, std::string_view address,
                     model::OperatingStatus status, const model::DisruptionCounts& counts);

@@ -34,29 +34,45 @@ model::AdminState admin_state(const MemberRuntime& m) {
   return m.admin_override ? m.admin_override->state : model::AdminState::kReady;
 }
 
+// What a line about `m` tells, as it is now: `after` is its new status, or the health's verdict.
+TransitionFacts facts_of(const PoolRuntime& pool, const MemberRuntime& m, OperatingStatus before,
+                         OperatingStatus after) {
+  const auto& monitor = pool.config.health_monitor;
+  return {.pool = pool.config.name,
+          .member = m.config.name,
+          .address = m.address ? m.address->to_string() : m.config.address,
+          .before = before,
+          .after = after,
+          .check = m.last_check,
+          .first_check = m.first_check,
+          .successes = m.successes,
+          .failures = m.failures,
+          .healthy_threshold = monitor ? monitor->healthy_threshold : 0,
+          .unhealthy_threshold = monitor ? monitor->unhealthy_threshold : 0};
+}
+
 // `admin`: the override change that caused the transition, for its line; empty for a check's.
 // `up`: the members up as this change left the pool.
 std::string line_of(const PoolRuntime& pool, const MemberRuntime& m, OperatingStatus before,
                     std::string_view admin, bool closing, size_t up) {
-  const auto& monitor = pool.config.health_monitor;
-  return transition_line({
-      .pool = pool.config.name,
-      .member = m.config.name,
-      .address = m.address ? m.address->to_string() : m.config.address,
-      .before = before,
-      .after = m.status,
-      .check = m.last_check,
-      .first_check = m.first_check,
-      .successes = m.successes,
-      .failures = m.failures,
-      .healthy_threshold = monitor ? monitor->healthy_threshold : 0,
-      .unhealthy_threshold = monitor ? monitor->unhealthy_threshold : 0,
-      .members_up = up,
-      .members_total = pool.members.size(),
-      .admin = std::string(admin),
-      .disruption = in_service(m.status) ? std::nullopt : std::optional(disruption_counts(m)),
-      .closing = closing,
-  });
+  TransitionFacts f = facts_of(pool, m, before, m.status);
+  f.members_up = up;
+  f.members_total = pool.members.size();
+  f.admin = std::string(admin);
+  if (!in_service(m.status)) f.disruption = disruption_counts(m);
+  f.closing = closing;
+  return transition_line(f);
+}
+
+// Why the member's status does not follow its health; empty when it does. (A member disabled in
+// the config is not checked.)
+std::string health_hidden_by(const MemberRuntime& m) {
+  const auto& o = m.admin_override;
+  if (o && (o->state != model::AdminState::kReady || o->weight == 0)) {
+    return fmt::format("admin {}, set by {}", model::describe(*o), o->by);
+  }
+  if (weight_of(m) == 0) return "weight 0 in the config";
+  return {};
 }
 
 // Sets the member's status; reports a change unless the pool is fresh. `up` counts the members
@@ -240,9 +256,22 @@ CheckRecorded record_check_of(PoolRuntime& pool, size_t member, const health::Ev
   MemberRuntime& m = pool.members[member];
   const CheckEffects effects =
       record_check(m, event, at.now, at.wall, pool.config.shutdown_sessions_on_down);
-  return {.recompute = event.changed || effects.passive_out_changed ||
-                       member_status_of(pool, m) != m.status || draining_of(pool, m) != m.draining,
-          .close_sessions = effects.close_sessions};
+  CheckRecorded out{.recompute = event.changed || effects.passive_out_changed ||
+                                 member_status_of(pool, m) != m.status ||
+                                 draining_of(pool, m) != m.draining,
+                    .close_sessions = effects.close_sessions};
+  // The health's own verdicts: ONLINE or ERROR, as they would show on a member in service.
+  if (event.changed && event.health != model::Health::kUnchecked) {
+    if (std::string by = health_hidden_by(m); !by.empty()) {
+      const OperatingStatus verdict =
+          event.health == model::Health::kUp ? OperatingStatus::kOnline : OperatingStatus::kError;
+      const OperatingStatus keeps = member_status_of(pool, m);
+      std::string line = health_line(facts_of(pool, m, keeps, verdict), by);
+      out.hidden = HiddenHealthChange{
+          .health = event.health, .keeps = keeps, .hidden_by = by, .line = std::move(line)};
+    }
+  }
+  return out;
 }
 
 PoolChanges apply_check(PoolRuntime& pool, size_t member, const health::Event& event,

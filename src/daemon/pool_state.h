@@ -78,10 +78,21 @@ int weight_of(const MemberRuntime& m);
 // `fresh`: the pool was just created; the statuses it starts with are no transitions.
 PoolChanges recompute(PoolRuntime& pool, const PoolContext& at, bool fresh = false);
 
+// A member's health changed while its status does not show it: drained (also by weight 0) or in
+// maintenance, it stays DRAINING or OFFLINE whatever its checks say. The operator who made it so
+// still needs to know that it died, or came back, before making it ready again.
+struct HiddenHealthChange {
+  model::Health health = model::Health::kUnchecked;                 // after the result
+  model::OperatingStatus keeps = model::OperatingStatus::kOffline;  // DRAINING or OFFLINE
+  std::string hidden_by;  // "admin drain, set by CLI", "weight 0 in the config"
+  std::string line;       // health_line()
+};
+
 // What recording one check result calls for.
 struct CheckRecorded {
   bool recompute = false;       // the pool's statuses or rotation may have changed
   bool close_sessions = false;  // a silent suspect's check got no answer either (kSilent)
+  std::optional<HiddenHealthChange> hidden;
 };
 
 // Records a check result of `pool.members[member]` and nothing else: a caller that takes a burst

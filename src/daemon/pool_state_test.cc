@@ -628,5 +628,54 @@ TEST(PoolState, AnAdminDrainStaysOutOfAFailOpenRotation) {
   EXPECT_EQ(candidates(pool), std::vector<std::string>{"b"}) << "fail-open, but not the drained";
 }
 
+TEST(PoolState, AHealthChangeADrainHidesIsToldOnItsOwnLine) {
+  PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1"), member("b", "10.0.0.2")});
+  bring_up(pool);
+  apply_override(pool, 0, model::AdminOverride{.state = model::AdminState::kDrain, .by = "CLI"},
+                 "CLI", at());
+  const health::Event refused =
+      result({.outcome = Outcome::kRefused}, Health::kUp, Health::kDown, 0, 3);
+  const CheckRecorded down = record_check_of(pool, 0, refused, at());
+  ASSERT_TRUE(down.hidden.has_value()) << "no status transition would tell it";
+  EXPECT_EQ(down.hidden->health, Health::kDown);
+  EXPECT_EQ(down.hidden->keeps, OperatingStatus::kDraining);
+  EXPECT_EQ(down.hidden->hidden_by, "admin drain, set by CLI");
+  EXPECT_EQ(down.hidden->line,
+            "pool masters member a 10.0.0.1:6443 health DOWN: connection refused (3/3 failures, "
+            "check 0ms); stays DRAINING (admin drain, set by CLI)");
+  EXPECT_TRUE(recompute(pool, at()).transitions.empty()) << "its status did not change";
+
+  const health::Event still_refused =
+      result({.outcome = Outcome::kRefused}, Health::kDown, Health::kDown, 0, 4);
+  EXPECT_FALSE(record_check_of(pool, 0, still_refused, at()).hidden) << "no change, no line";
+  const CheckRecorded up = record_check_of(pool, 0, pass(Health::kDown), at());
+  ASSERT_TRUE(up.hidden.has_value());
+  EXPECT_EQ(up.hidden->line,
+            "pool masters member a 10.0.0.1:6443 health UP: HTTP 200 (2/2 successes, check 0ms); "
+            "stays DRAINING (admin drain, set by CLI)");
+}
+
+TEST(PoolState, OnlyAHiddenHealthChangeGetsAHealthLine) {
+  model::Member zero = member("c", "10.0.0.3");
+  zero.weight = 0;
+  PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1"), member("b", "10.0.0.2"), zero});
+  apply_override(pool, 1, model::AdminOverride{.state = model::AdminState::kMaint, .by = "API"},
+                 "API", at());
+  const health::Event first = pass(Health::kUnchecked, 1);
+  EXPECT_FALSE(record_check_of(pool, 0, first, at()).hidden) << "its transition tells it";
+  const struct {
+    size_t member;
+    std::string_view ends;
+  } cases[] = {
+      {1, "(first check, 0ms); stays OFFLINE (admin maint, set by API)"},
+      {2, "(first check, 0ms); stays DRAINING (weight 0 in the config)"},
+  };
+  for (const auto& c : cases) {
+    const CheckRecorded r = record_check_of(pool, c.member, first, at());
+    ASSERT_TRUE(r.hidden.has_value()) << c.ends;
+    EXPECT_TRUE(r.hidden->line.ends_with(c.ends)) << r.hidden->line;
+  }
+}
+
 }  // namespace
 }  // namespace vigil::daemon

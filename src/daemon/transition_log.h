@@ -36,6 +36,15 @@ struct TransitionFacts {
 
 std::string transition_line(const TransitionFacts& f);
 
+// The line when a member's health changes while its status does not show it (it is drained or in
+// maintenance, so it stays DRAINING or OFFLINE whatever its checks say), e.g.
+//   pool masters member master-01 10.0.0.11:6443 health DOWN: connection refused (3/3 failures,
+//   check 0ms); stays DRAINING (admin drain, set by CLI)
+// `f.after` is the status the health alone would give (ONLINE or ERROR), `f.before` the one the
+// member keeps; `hidden_by` says why it keeps it. f.members_up, f.disruption and f.closing are
+// not used: nothing changes for the pool.
+std::string health_line(const TransitionFacts& f, std::string_view hidden_by);
+
 // "3 sessions closed, 0 retried, 0 hedged, 2 replayed, 0 failed"
 std::string disruption_text(const model::DisruptionCounts& c);
 

@@ -102,6 +102,22 @@ TEST(TransitionLine, OutOfServiceTellsWhatItsClientsSawSoFar) {
             "members up; closing its sessions");
 }
 
+TEST(TransitionLine, AHiddenHealthChangeSaysWhatTheMemberKeepsAndWhy) {
+  const std::string line =
+      health_line({.pool = "masters",
+                   .member = "master-01",
+                   .address = "10.0.0.11:6443",
+                   .before = OperatingStatus::kDraining,
+                   .after = OperatingStatus::kError,
+                   .check = model::CheckResult{.outcome = model::Outcome::kTimeout, .duration = 2s},
+                   .failures = 2,
+                   .unhealthy_threshold = 2},
+                  "admin drain, set by CLI");
+  EXPECT_EQ(line,
+            "pool masters member master-01 10.0.0.11:6443 health DOWN: timeout (2/2 failures, "
+            "check 2000ms); stays DRAINING (admin drain, set by CLI)");
+}
+
 TEST(TransitionLine, TheDisruptionLineFollowsTheClose) {
   EXPECT_EQ(disruption_line("masters", "master-01", "10.0.0.11:6443",
                             model::OperatingStatus::kError, {.sessions_closed = 3, .replays = 2}),

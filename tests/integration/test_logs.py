@@ -97,3 +97,38 @@ def test_text_connection_log_says_who_how_much_and_how_it_ended(tmp_path, cleanu
     assert echo_once(*vigil.listener("api"), b"hello") == b"hello"
     line = wait_for(lambda: TEXT_LINE.search(vigil.log_text()), 10, what="the connection line")
     assert line.groups() == (str(echo.port), "5", "5", "client_close"), line.group(0)
+
+
+DISABLED = """
+admin:
+  listen: 127.0.0.1:0
+  token_file: @TOKEN_FILE@
+log: {{format: json}}
+listeners:
+  - {{name: api, bind: "127.0.0.1:0", pool: masters}}
+pools:
+  - name: masters
+    health_monitor: {{type: TCP, interval: 200ms, timeout: 500ms}}
+    members:
+      - {{name: e1, address: 127.0.0.1, port: {port}}}
+      - {{name: spare, address: 127.0.0.1, port: {port}, weight: 0}}
+"""
+
+
+def test_json_log_tells_a_health_change_the_status_hides(tmp_path, cleanup):
+    echo = EchoServer()
+    cleanup(echo)
+    vigil = Vigil(tmp_path, DISABLED.format(port=echo.port))
+    cleanup(vigil)
+    vigil.wait_member("e1", "ONLINE")
+    health = wait_for(lambda: [e for e in _events(vigil) if e["event"] == "member_health"], 10,
+                      what="the weight-0 member's health event")
+    assert len(health) == 1, health
+    h = health[0]
+    assert (h["pool"], h["member"], h["health"], h["status"]) == ("masters", "spare", "up",
+                                                                  "DRAINING")
+    assert h["hidden_by"] == "weight 0 in the config" and h["level"] == "info"
+    assert h["address"] == f"127.0.0.1:{echo.port}" and h["reason"] == "ok"
+    assert "health UP: ok (first check" in h["message"] and "stays DRAINING" in h["message"]
+    assert not [e for e in _events(vigil)
+                if e["event"] == "member_transition" and e["member"] == "spare"]

@@ -8,7 +8,7 @@ import json
 import signal
 import subprocess
 
-from vigil_harness import (TOKEN, VIGIL, Vigil, closed_by_peer, echo_once, hold,
+from vigil_harness import (TOKEN, VIGIL, EchoServer, Vigil, closed_by_peer, echo_once, hold,
                            start_with_two_echo_members, wait_for)
 
 CONFIG = """
@@ -135,6 +135,29 @@ def test_member_verbs_drain_wait_maint_and_persistence(tmp_path, cleanup):
     wait_state(vigil, "master-02", "ONLINE")
     assert member(vigil, "masters", "master-01")["admin_override"] is None
     assert "member_overrides" not in json.loads((tmp_path / "state.json").read_text())
+
+
+def test_a_drained_member_that_dies_and_comes_back_is_logged(tmp_path, cleanup):
+    """A drain hides the member's health from its status (it stays DRAINING), not from the log:
+    the operator learns that it died before making it ready again."""
+    vigil, b1, b2 = start(tmp_path, cleanup)
+    assert vigil.cli("member", "drain", "masters/master-01").returncode == 0
+    wait_state(vigil, "master-01", "DRAINING")
+    port = b1.port
+    b1.stop()
+    down = f"pool masters member master-01 127.0.0.1:{port} health DOWN: connection refused"
+    wait_for(lambda: down in vigil.log_text(), 10, what="the health DOWN line")
+    line = next(x for x in vigil.log_text().splitlines() if down in x)
+    assert "; stays DRAINING (admin drain, set by CLI" in line, line
+    assert member(vigil, "masters", "master-01")["operating_status"] == "DRAINING"
+    assert "DOWN (was" not in vigil.log_text(), "a status transition where there was none"
+
+    revived = EchoServer(port)
+    cleanup(revived)
+    up = f"pool masters member master-01 127.0.0.1:{port} health UP"
+    wait_for(lambda: up in vigil.log_text(), 10, what="the health UP line")
+    assert vigil.cli("member", "ready", "masters/master-01").returncode == 0
+    wait_state(vigil, "master-01", "ONLINE")
 
 
 def test_a_member_removed_from_the_config_drops_its_override(tmp_path, cleanup):
