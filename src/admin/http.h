@@ -53,6 +53,9 @@ using ViewsSource = std::function<std::vector<model::LoadBalancerView>()>;
 // costs what those pools hold rather than what the daemon runs.
 using PoolViewsSource =
     std::function<std::vector<model::LoadBalancerView>(std::string_view pool_key)>;
+// The API's load balancer with this id alone (none when there is no such one): what a write of
+// one of its objects needs, at a cost that does not grow with the other load balancers.
+using LbViewsSource = std::function<std::vector<model::LoadBalancerView>(std::string_view lb_id)>;
 
 // The daemon's side of an API write: make the running configuration of the API's load balancers
 // what `api_load_balancers` says (one Config per API load balancer, origin kApi, every id set),
@@ -92,6 +95,9 @@ struct RouteContext {
   // The API's load balancers only: what a write's answer shows, since a write changes API
   // objects only. Null: `write_views` or `views`.
   const ViewsSource* api_views = nullptr;
+  // One API load balancer: what a write of a pool, member or monitor that names its object by
+  // id is tried on, and what a write's answer shows. Null: `api_views`.
+  const LbViewsSource* lb_views = nullptr;
   // The views without each member's last hour, which only the status page draws: what
   // /v1/status and /metrics show, at a third less to copy per member. Null: `views`.
   const ViewsSource* status_views = nullptr;

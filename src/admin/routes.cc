@@ -129,7 +129,20 @@ Response authenticated(const Request& request, const Target& target, const Route
     // override. Nothing is written before an object is found. A load balancer or listener write
     // needs the file's ports from the start.
     const bool api_kind = s.size() >= 3 && (s[2] == "pools" || s[2] == "healthmonitors");
-    if (api_kind && ctx.api_views != nullptr) {
+    // One that names its pool or monitor by id is tried on that object's load balancer alone:
+    // ten thousand of them would be ten thousand views to build.
+    const ApiLoadBalancer* holder =
+        api_kind && s.size() >= 4 && ctx.store != nullptr && ctx.lb_views != nullptr
+            ? ctx.store->state().holder(s[3])
+            : nullptr;
+    if (holder != nullptr) {
+      Response r = route_octavia_write(
+          request, target,
+          Catalog(api_lb_views((*ctx.lb_views)(holder->id), *ctx.store, holder->id), ctx.store,
+                  ctx.default_project),
+          ctx);
+      if (r.status != 404) return r;
+    } else if (api_kind && ctx.api_views != nullptr) {
       Response r = route_octavia_write(
           request, target,
           Catalog(merged_views((*ctx.api_views)(), ctx.store), ctx.store, ctx.default_project),

@@ -225,6 +225,7 @@ class Session : public std::enable_shared_from_this<Session> {
                                       .views = server_->view,
                                       .write_views = o.write_views ? &o.write_views : nullptr,
                                       .api_views = o.api_views ? &o.api_views : nullptr,
+                                      .lb_views = o.lb_views ? &o.lb_views : nullptr,
                                       .status_views = o.status_views ? &o.status_views : nullptr,
                                       .pool_views = o.pool_views ? &o.pool_views : nullptr,
                                       .now = std::chrono::system_clock::now(),

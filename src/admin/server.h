@@ -57,6 +57,8 @@ struct Options {
   ViewsSource write_views;
   // The API's load balancers only (RouteContext::api_views); empty: write_views or the views.
   ViewsSource api_views;
+  // One API load balancer (RouteContext::lb_views); empty: api_views.
+  LbViewsSource lb_views;
   // The views without the members' history (RouteContext::status_views); empty: the views.
   ViewsSource status_views;
   // The views narrowed to what a pool key names (RouteContext::pool_views); empty: the full views.

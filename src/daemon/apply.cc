@@ -431,19 +431,24 @@ void ControlPlane::adopt_listeners(const std::vector<model::Config*>& lbs, size_
     for (const auto& l : lb->listeners) {
       const auto [at, added] = listeners_.try_emplace(l.id);
       ListenerRuntime& rt = at->second;
-      rt.id = l.id;
-      rt.lb_id = lb->id;
-      if (!added) {
-        if (rt.config.log_connections) --logging_listeners_;
-        needs_sums_.max_connections -= static_cast<uint64_t>(rt.config.max_connections);
+      const auto p = pool_ids.find(l.pool);
+      const std::string_view pool_id = p == pool_ids.end() ? std::string_view{} : *p->second;
+      // The API gives every load balancer it holds on each write: one whose settings and pool
+      // are as they run sends nothing to the workers (new sockets, below, still do).
+      if (added || rt.config != l || rt.pool_id != pool_id) {
+        if (!added) {
+          if (rt.config.log_connections) --logging_listeners_;
+          needs_sums_.max_connections -= static_cast<uint64_t>(rt.config.max_connections);
+        }
+        rt.id = l.id;
+        rt.lb_id = lb->id;
+        rt.config = l;
+        if (rt.config.log_connections) ++logging_listeners_;
+        needs_sums_.max_connections += static_cast<uint64_t>(rt.config.max_connections);
+        rt.pushed_max_connections.reset();  // its settings go to the workers again
+        unpushed_listeners_.push_back(l.id);
+        rt.pool_id = pool_id;
       }
-      rt.config = l;
-      if (rt.config.log_connections) ++logging_listeners_;
-      needs_sums_.max_connections += static_cast<uint64_t>(rt.config.max_connections);
-      rt.pushed_max_connections.reset();  // its settings go to the workers again
-      unpushed_listeners_.push_back(l.id);
-      rt.pool_id.clear();
-      if (auto p = pool_ids.find(l.pool); p != pool_ids.end()) rt.pool_id = *p->second;
       if (auto found = bound.find(l.id); found != bound.end()) {
         const Binding& b = *found->second;
         rt.bound = b.bound;

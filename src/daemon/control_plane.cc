@@ -146,6 +146,7 @@ Result<void> ControlPlane::start() {
                 },
             .write_views = [this] { return views({.file_members = false}); },
             .api_views = [this] { return views({.file = false}); },
+            .lb_views = [this](std::string_view id) { return views({.file = false, .lb_id = id}); },
             .status_views = [this] { return views({.history = false}); },
             .pool_views = [this](std::string_view key) { return views({.pool_key = key}); },
             .inherited_fd = admin_socket ? admin_socket->get() : -1},

@@ -134,7 +134,9 @@ class ControlPlane {
   // those pools only and no listeners (admin::PoolViewsSource); the API's load balancers, whose
   // names people gave live in the object store, come with all their pools.
   struct ViewScope {
-    bool file = true;  // false: the API's load balancers only (what a write's answer shows)
+    bool file = true;  // false: the API's load balancers only
+    // Only the API's load balancer with this id (admin::LbViewsSource); requires !file.
+    std::optional<std::string_view> lb_id;
     bool file_members = true;
     bool history = true;  // false: the members' last hour left out (only the status page draws it)
     std::optional<std::string_view> pool_key;

@@ -203,6 +203,8 @@ struct Listener {
   // One line per session end (client, member, times, bytes, how it ended): proxy/connection_log.h.
   bool log_connections = false;
   SourceLocation where;
+
+  bool operator==(const Listener&) const = default;
 };
 
 struct Log {

@@ -44,37 +44,67 @@ Result<ObjectStore> ObjectStore::load(const std::string& state_file) {
 }
 
 Result<void> ObjectStore::commit(ApiState next) {
-  next.member_overrides = state_.member_overrides;
-  return save(std::move(next));
+  Text text = text_of(next.loadbalancers, state_.member_overrides);
+  return save(&next.loadbalancers, state_.member_overrides, std::move(text));
 }
 
-Result<void> ObjectStore::save(ApiState next) {
+ObjectStore::Text ObjectStore::text_of(const std::vector<ApiLoadBalancer>& lbs,
+                                       const ApiState::Overrides& overrides) {
+  if (state_file_.empty()) return {};
+  const std::vector<ApiLoadBalancer>& old = state_.loadbalancers;
+  const bool cached = lb_json_.size() == old.size();
+  Text out;
+  out.lb_json.reserve(lbs.size());
+  // A write adds a load balancer at the end, removes one, or changes one in place: both lists
+  // keep their order, so one walk pairs each with the one of the same id as it was.
+  size_t from = 0;
+  for (const ApiLoadBalancer& lb : lbs) {
+    size_t i = from;
+    while (i < old.size() && old[i].id != lb.id) ++i;
+    if (cached && i < old.size() && old[i] == lb) {
+      out.lb_json.push_back(std::move(lb_json_[i]));  // save() puts them back, or drops them
+    } else {
+      out.lb_json.push_back(lb_to_json(lb));
+    }
+    if (i < old.size()) from = i + 1;
+  }
+  out.file = state_to_json(out.lb_json, overrides);
+  return out;
+}
+
+Result<void> ObjectStore::save(std::vector<ApiLoadBalancer>* lbs, ApiState::Overrides overrides,
+                               Text text) {
   if (!state_file_.empty()) {
-    if (auto written = write_file_atomic(state_file_, state_to_json(next)); !written) {
+    if (auto written = write_file_atomic(state_file_, text.file); !written) {
+      lb_json_.clear();  // text_of() took some: the next write makes them all anew
       return fail(fmt::format("cannot save the API objects: {}", written.error().message));
     }
   }
-  state_ = std::move(next);
+  if (lbs != nullptr) state_.loadbalancers = std::move(*lbs);
+  state_.member_overrides = std::move(overrides);
+  lb_json_ = std::move(text.lb_json);
   return {};
 }
 
 Result<void> ObjectStore::set_override(std::string_view member_id,
                                        std::optional<model::AdminOverride> o) {
-  ApiState next = state_;
+  ApiState::Overrides next = state_.member_overrides;
   if (o) {
-    next.member_overrides.insert_or_assign(std::string(member_id), std::move(*o));
-  } else if (auto it = next.member_overrides.find(member_id); it != next.member_overrides.end()) {
-    next.member_overrides.erase(it);
+    next.insert_or_assign(std::string(member_id), std::move(*o));
+  } else if (auto it = next.find(member_id); it != next.end()) {
+    next.erase(it);
   } else {
     return {};  // nothing to save
   }
-  return save(std::move(next));
+  Text text = text_of(state_.loadbalancers, next);
+  return save(nullptr, std::move(next), std::move(text));
 }
 
 Result<void> ObjectStore::drop_overrides(const std::vector<std::string>& member_ids) {
-  ApiState next = state_;
-  for (const std::string& id : member_ids) next.member_overrides.erase(id);
-  return save(std::move(next));
+  ApiState::Overrides next = state_.member_overrides;
+  for (const std::string& id : member_ids) next.erase(id);
+  Text text = text_of(state_.loadbalancers, next);
+  return save(nullptr, std::move(next), std::move(text));
 }
 
 std::vector<model::Config> ObjectStore::configs_of(const ApiState& state) {

@@ -58,10 +58,21 @@ class ObjectStore {
   static std::vector<model::Config> configs_of(const ApiState& state);
 
  private:
-  Result<void> save(ApiState next);
+  // The state file's text for these load balancers and overrides, and each load balancer's part
+  // of it (lb_to_json()): moved out of `lb_json_` for those as they are in state_, made for the
+  // others. At ten thousand load balancers, serializing them all took most of an API write.
+  struct Text {
+    std::vector<std::string> lb_json;
+    std::string file;
+  };
+  Text text_of(const std::vector<ApiLoadBalancer>& lbs, const ApiState::Overrides& overrides);
+  // Writes `text` (when there is a state file); then `lbs` and `overrides` are the state. On an
+  // error nothing changes.
+  Result<void> save(std::vector<ApiLoadBalancer>* lbs, ApiState::Overrides overrides, Text text);
 
   std::string state_file_;
   ApiState state_;
+  std::vector<std::string> lb_json_;  // lb_to_json() of each of state_.loadbalancers
 };
 
 // The config of one load balancer. Listeners bind vip_address:protocol_port; a listener without

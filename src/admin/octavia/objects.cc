@@ -9,6 +9,10 @@ ApiLoadBalancer* ApiState::find_lb(std::string_view id) {
   return nullptr;
 }
 
+const ApiLoadBalancer* ApiState::find_lb(std::string_view id) const {
+  return const_cast<ApiState&>(*this).find_lb(id);
+}
+
 ApiState::Found<ApiListener> ApiState::find_listener(std::string_view id) {
   for (ApiLoadBalancer& lb : loadbalancers) {
     for (ApiListener& l : lb.listeners) {
@@ -54,6 +58,16 @@ bool ApiState::contains(std::string_view id) const {
   auto& self = const_cast<ApiState&>(*this);
   return self.find_lb(id) != nullptr || self.find_listener(id) || self.find_pool(id) ||
          self.find_member(id) || self.find_monitor(id);
+}
+
+const ApiLoadBalancer* ApiState::holder(std::string_view id) const {
+  auto& self = const_cast<ApiState&>(*this);  // as contains()
+  if (const ApiLoadBalancer* lb = self.find_lb(id)) return lb;
+  if (auto l = self.find_listener(id)) return l.lb;
+  if (auto p = self.find_pool(id)) return p.lb;
+  if (auto m = self.find_member(id)) return m.lb;
+  if (auto h = self.find_monitor(id)) return h.lb;
+  return nullptr;
 }
 
 }  // namespace vigil::admin

@@ -42,6 +42,8 @@ struct ApiCommon {
   bool admin_state_up = true;
   std::string created_at;  // Octavia's form, "2024-05-01T12:00:00" (UTC)
   std::string updated_at;
+
+  bool operator==(const ApiCommon&) const = default;
 };
 
 struct ApiHealthMonitor : ApiCommon {
@@ -56,6 +58,8 @@ struct ApiHealthMonitor : ApiCommon {
   std::string expected_codes;
   std::optional<double> http_version;  // 1.0 or 1.1
   std::string domain_name;             // the Host header; empty: none
+
+  bool operator==(const ApiHealthMonitor&) const = default;
 };
 
 struct ApiMember : ApiCommon {
@@ -66,6 +70,8 @@ struct ApiMember : ApiCommon {
   std::string monitor_address;  // empty: none
   int monitor_port = 0;         // 0: none
   std::string subnet_id;        // stored and shown; vigil has no subnets to check it against
+
+  bool operator==(const ApiMember&) const = default;
 };
 
 struct ApiPool : ApiCommon {
@@ -73,6 +79,8 @@ struct ApiPool : ApiCommon {
   std::string lb_algorithm{octavia_name(model::Algorithm::kRoundRobin)};
   std::optional<ApiHealthMonitor> healthmonitor;
   std::vector<ApiMember> members;
+
+  bool operator==(const ApiPool&) const = default;
 };
 
 struct ApiListener : ApiCommon {
@@ -85,6 +93,8 @@ struct ApiListener : ApiCommon {
   std::optional<int64_t> timeout_member_connect;
   std::optional<int64_t> timeout_member_data;
   std::optional<int64_t> timeout_tcp_inspect;
+
+  bool operator==(const ApiListener&) const = default;
 };
 
 struct ApiLoadBalancer : ApiCommon {
@@ -94,6 +104,8 @@ struct ApiLoadBalancer : ApiCommon {
   std::string topology{kOctaviaSingle};  // one of kOctaviaTopologies
   std::vector<ApiListener> listeners;
   std::vector<ApiPool> pools;
+
+  bool operator==(const ApiLoadBalancer&) const = default;
 };
 
 // Everything the API created. Lookups take an id and give pointers into the state (valid until
@@ -103,7 +115,8 @@ struct ApiState {
   // Operators' overrides (drain, maint, weight) of any member, the config file's too, by member
   // id: kept here so that they survive a reload and a restart. ControlPlane drops those of
   // members that no longer exist.
-  std::map<std::string, model::AdminOverride, std::less<>> member_overrides;
+  using Overrides = std::map<std::string, model::AdminOverride, std::less<>>;
+  Overrides member_overrides;
 
   template <typename T>
   struct Found {
@@ -114,12 +127,15 @@ struct ApiState {
   };
 
   ApiLoadBalancer* find_lb(std::string_view id);
+  const ApiLoadBalancer* find_lb(std::string_view id) const;
   Found<ApiListener> find_listener(std::string_view id);
   Found<ApiPool> find_pool(std::string_view id);
   Found<ApiMember> find_member(std::string_view id);
   Found<ApiHealthMonitor> find_monitor(std::string_view id);
   // True when some object of the state has this id, of whatever kind.
   bool contains(std::string_view id) const;
+  // The load balancer that holds the object with this id (itself, for a load balancer), or null.
+  const ApiLoadBalancer* holder(std::string_view id) const;
 };
 
 }  // namespace vigil::admin

@@ -237,16 +237,35 @@ Result<void> load_overrides(const json::object& top, ApiState& out) {
 
 }  // namespace
 
-std::string state_to_json(const ApiState& state) {
-  json::array lbs;
-  for (const ApiLoadBalancer& lb : state.loadbalancers) lbs.push_back(lb_json(lb));
-  json::object top{{"version", kStateVersion}, {"loadbalancers", std::move(lbs)}};
-  if (!state.member_overrides.empty()) {
-    json::object overrides;
-    for (const auto& [id, o] : state.member_overrides) overrides[id] = override_json(o);
-    top["member_overrides"] = std::move(overrides);
+std::string lb_to_json(const ApiLoadBalancer& lb) { return json::serialize(lb_json(lb)); }
+
+std::string state_to_json(std::span<const std::string> lbs, const ApiState::Overrides& overrides) {
+  // As json::serialize writes {"version": 1, "loadbalancers": [...], "member_overrides": {...}}.
+  size_t size = 64;
+  for (const std::string& lb : lbs) size += lb.size() + 1;
+  std::string out;
+  out.reserve(size);
+  out += fmt::format("{{\"version\":{},\"loadbalancers\":[", kStateVersion);
+  for (size_t i = 0; i < lbs.size(); ++i) {
+    if (i > 0) out += ',';
+    out += lbs[i];
   }
-  return json::serialize(top) + "\n";
+  out += ']';
+  if (!overrides.empty()) {
+    json::object all;
+    for (const auto& [id, o] : overrides) all[id] = override_json(o);
+    out += ",\"member_overrides\":";
+    out += json::serialize(all);
+  }
+  out += "}\n";
+  return out;
+}
+
+std::string state_to_json(const ApiState& state) {
+  std::vector<std::string> lbs;
+  lbs.reserve(state.loadbalancers.size());
+  for (const ApiLoadBalancer& lb : state.loadbalancers) lbs.push_back(lb_to_json(lb));
+  return state_to_json(lbs, state.member_overrides);
 }
 
 Result<ApiState> state_from_json(std::string_view text) {

@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -82,6 +84,8 @@ TEST_F(StoreFileTest, RoundTripKeepsEveryField) {
   auto back = state_from_json(text);
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(state_to_json(*back), text);
+  // Put together from each load balancer's text, it is what Boost.JSON writes for the whole.
+  EXPECT_EQ(text, boost::json::serialize(boost::json::parse(text)) + "\n");
   const ApiHealthMonitor& hm = *back->loadbalancers[0].pools[0].healthmonitor;
   EXPECT_EQ(hm.domain_name, "api.k8s");
   EXPECT_EQ(hm.http_version, 1.1);
@@ -137,6 +141,52 @@ TEST_F(StoreFileTest, CommitWritesTheFileAndLoadReadsIt) {
   EXPECT_EQ(state_to_json(again->state()), state_to_json(sample_state()));
   // Only the file is left behind: the temporary file was renamed over it.
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
+// The store keeps each load balancer's text between writes: what it writes is still the whole state
+// after creates, changes in place, deletes, overrides and a failed write.
+TEST_F(StoreFileTest, EveryWriteSavesTheWholeStateThoughItSerializesOnlyWhatChanged) {
+  auto store = ObjectStore::load(path());
+  ASSERT_TRUE(store) << store.error().message;
+  const auto saved = [&] { return *read_file(path()) == state_to_json(store->state()); };
+  int ids = 100;
+  const OpContext c{.now = "2024-05-02T12:00:00",
+                    .new_id = [&] { return fmt::format("00000000-0000-4000-8000-{:012}", ++ids); },
+                    .is_local_address = is_local_address};
+  ApiState next = sample_state();
+  ASSERT_TRUE(store->commit(next));
+  ASSERT_TRUE(saved());
+  for (const char* name : {"second", "third"}) {
+    ASSERT_TRUE(
+        create_loadbalancer(next, fmt::format(R"({{"loadbalancer": {{"name": "{}"}}}})", name), c));
+    ASSERT_TRUE(store->commit(next));
+    ASSERT_TRUE(saved()) << name;
+  }
+  next.loadbalancers[0].pools[0].members[0].weight = 7;  // in place, in the first
+  ASSERT_TRUE(store->commit(next));
+  ASSERT_TRUE(saved());
+  EXPECT_NE(read_file(path())->find("\"weight\":7"), std::string::npos);
+  next.loadbalancers.erase(next.loadbalancers.begin() + 1);
+  ASSERT_TRUE(store->commit(next));
+  ASSERT_TRUE(saved());
+  ASSERT_TRUE(store->set_override("m-1", model::AdminOverride{.weight = 0, .by = "CLI"}));
+  ASSERT_TRUE(saved());
+
+  next.loadbalancers[1].name = "renamed";
+  set_fsync_for_tests([](int) {
+    errno = EIO;
+    return -1;
+  });
+  ASSERT_FALSE(store->commit(next));
+  set_fsync_for_tests(nullptr);
+  EXPECT_NE(store->state().loadbalancers[1].name, "renamed");
+  next.loadbalancers[0].name = "after the failure";
+  ASSERT_TRUE(store->commit(next));
+  ASSERT_TRUE(saved());
+  auto again = ObjectStore::load(path());
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(state_to_json(again->state()), state_to_json(store->state()));
+  EXPECT_EQ(again->state().loadbalancers[1].name, "renamed");
 }
 
 TEST_F(StoreFileTest, LoadRemovesTemporariesLeftByADeadProcess) {

@@ -22,6 +22,12 @@ std::vector<model::LoadBalancerView> merged_views(
     std::vector<model::LoadBalancerView> daemon, const ObjectStore* store,
     std::optional<std::string_view> pool_key = std::nullopt);
 
+// The view of the API's load balancer `lb_id` alone (none when the store has no such load
+// balancer); `daemon` is LbViewsSource's (its live view). Costs what it holds, not what the store
+// holds: what a write of its objects needs.
+std::vector<model::LoadBalancerView> api_lb_views(std::vector<model::LoadBalancerView> daemon,
+                                                  const ObjectStore& store, std::string_view lb_id);
+
 // One API load balancer's view; `live` is the daemon's view of it, or null.
 model::LoadBalancerView api_view(const ApiLoadBalancer& lb, const model::LoadBalancerView* live);
 

@@ -144,7 +144,11 @@ Response reply(const RouteContext& ctx, const Target& target, const Plan& plan,
   const ViewsSource& source = ctx.api_views != nullptr     ? *ctx.api_views
                               : ctx.write_views != nullptr ? *ctx.write_views
                                                            : ctx.views;
-  const std::vector<LoadBalancerView> views = merged_views(source(), ctx.store);
+  // The object's own load balancer is all its answer shows.
+  const ApiLoadBalancer* holder = ctx.lb_views != nullptr ? ctx.store->state().holder(id) : nullptr;
+  const std::vector<LoadBalancerView> views =
+      holder != nullptr ? api_lb_views((*ctx.lb_views)(holder->id), *ctx.store, holder->id)
+                        : merged_views(source(), ctx.store);
   const Catalog after(views, ctx.store, ctx.default_project);
   Target show;
   show.segments = {target.segments[0], "lbaas"};
