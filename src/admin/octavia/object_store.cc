@@ -11,6 +11,23 @@
 
 namespace vigil::admin {
 
+void for_each_pair(const LoadBalancers& before, const LoadBalancers& after,
+                   const std::function<void(std::optional<size_t>, size_t)>& visit) {
+  // A write adds a load balancer at the end, removes one, or changes one in place: both lists
+  // keep their order, so one walk pairs each with the one of the same id before.
+  size_t from = 0;
+  for (size_t i = 0; i < after.size(); ++i) {
+    size_t was = from;
+    while (was < before.size() && before[was].id != after[i].id) ++was;
+    if (was < before.size()) {
+      visit(was, i);
+      from = was + 1;
+    } else {
+      visit(std::nullopt, i);
+    }
+  }
+}
+
 Result<ObjectStore> ObjectStore::load(const std::string& state_file) {
   ObjectStore store;
   store.state_file_ = state_file;
@@ -48,32 +65,25 @@ Result<void> ObjectStore::commit(ApiState next) {
   return save(&next.loadbalancers, state_.member_overrides, std::move(text));
 }
 
-ObjectStore::Text ObjectStore::text_of(const std::vector<ApiLoadBalancer>& lbs,
+ObjectStore::Text ObjectStore::text_of(const LoadBalancers& lbs,
                                        const ApiState::Overrides& overrides) {
   if (state_file_.empty()) return {};
-  const std::vector<ApiLoadBalancer>& old = state_.loadbalancers;
+  const LoadBalancers& old = state_.loadbalancers;
   const bool cached = lb_json_.size() == old.size();
   Text out;
   out.lb_json.reserve(lbs.size());
-  // A write adds a load balancer at the end, removes one, or changes one in place: both lists
-  // keep their order, so one walk pairs each with the one of the same id as it was.
-  size_t from = 0;
-  for (const ApiLoadBalancer& lb : lbs) {
-    size_t i = from;
-    while (i < old.size() && old[i].id != lb.id) ++i;
-    if (cached && i < old.size() && old[i] == lb) {
-      out.lb_json.push_back(std::move(lb_json_[i]));  // save() puts them back, or drops them
+  for_each_pair(old, lbs, [&](std::optional<size_t> was, size_t i) {
+    if (cached && was && lbs.shares(i, old, *was)) {
+      out.lb_json.push_back(std::move(lb_json_[*was]));  // save() puts them back, or drops them
     } else {
-      out.lb_json.push_back(lb_to_json(lb));
+      out.lb_json.push_back(lb_to_json(lbs[i]));
     }
-    if (i < old.size()) from = i + 1;
-  }
+  });
   out.file = state_to_json(out.lb_json, overrides);
   return out;
 }
 
-Result<void> ObjectStore::save(std::vector<ApiLoadBalancer>* lbs, ApiState::Overrides overrides,
-                               Text text) {
+Result<void> ObjectStore::save(LoadBalancers* lbs, ApiState::Overrides overrides, Text text) {
   if (!state_file_.empty()) {
     if (auto written = write_file_atomic(state_file_, text.file); !written) {
       lb_json_.clear();  // text_of() took some: the next write makes them all anew

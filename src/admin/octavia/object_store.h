@@ -14,6 +14,7 @@
 // (views.h), which build API objects from this store.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -65,15 +66,21 @@ class ObjectStore {
     std::vector<std::string> lb_json;
     std::string file;
   };
-  Text text_of(const std::vector<ApiLoadBalancer>& lbs, const ApiState::Overrides& overrides);
+  Text text_of(const LoadBalancers& lbs, const ApiState::Overrides& overrides);
   // Writes `text` (when there is a state file); then `lbs` and `overrides` are the state. On an
   // error nothing changes.
-  Result<void> save(std::vector<ApiLoadBalancer>* lbs, ApiState::Overrides overrides, Text text);
+  Result<void> save(LoadBalancers* lbs, ApiState::Overrides overrides, Text text);
 
   std::string state_file_;
   ApiState state_;
   std::vector<std::string> lb_json_;  // lb_to_json() of each of state_.loadbalancers
 };
+
+// Calls visit(j, i) for each load balancer after[i], with j its index in `before` (the one with
+// its id), or none when it is new. Each of `before` is paired at most once. Linear when the
+// order of those in both is the same (as ops.h keeps it; otherwise still right, only slower).
+void for_each_pair(const LoadBalancers& before, const LoadBalancers& after,
+                   const std::function<void(std::optional<size_t>, size_t)>& visit);
 
 // The config of one load balancer. Listeners bind vip_address:protocol_port; a listener without
 // a default pool has `pool` empty. Disabled objects (admin_state_up false): a load balancer or

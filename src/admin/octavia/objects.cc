@@ -2,71 +2,112 @@
 
 namespace vigil::admin {
 
-ApiLoadBalancer* ApiState::find_lb(std::string_view id) {
-  for (ApiLoadBalancer& lb : loadbalancers) {
-    if (lb.id == id) return &lb;
+ApiLoadBalancer& LoadBalancers::edit(size_t i) {
+  Ptr& lb = lbs_.at(i);
+  // Control thread only: the count cannot change under us. Alone, the object is this state's:
+  // it was made by push_back() or a copy below, never const, so changing it is allowed.
+  if (lb.use_count() > 1) lb = std::make_shared<ApiLoadBalancer>(*lb);
+  return const_cast<ApiLoadBalancer&>(*lb);
+}
+
+void LoadBalancers::push_back(ApiLoadBalancer lb) {
+  lbs_.push_back(std::make_shared<ApiLoadBalancer>(std::move(lb)));
+}
+
+namespace {
+
+ApiState::Found<ApiListener> listener_in(ApiLoadBalancer& lb, std::string_view id) {
+  for (ApiListener& l : lb.listeners) {
+    if (l.id == id) return {.lb = &lb, .item = &l};
   }
-  return nullptr;
+  return {};
+}
+
+ApiState::Found<ApiPool> pool_in(ApiLoadBalancer& lb, std::string_view id) {
+  for (ApiPool& p : lb.pools) {
+    if (p.id == id) return {.lb = &lb, .item = &p, .pool = &p};
+  }
+  return {};
+}
+
+ApiState::Found<ApiMember> member_in(ApiLoadBalancer& lb, std::string_view id) {
+  for (ApiPool& p : lb.pools) {
+    for (ApiMember& m : p.members) {
+      if (m.id == id) return {.lb = &lb, .item = &m, .pool = &p};
+    }
+  }
+  return {};
+}
+
+ApiState::Found<ApiHealthMonitor> monitor_in(ApiLoadBalancer& lb, std::string_view id) {
+  for (ApiPool& p : lb.pools) {
+    if (p.healthmonitor && p.healthmonitor->id == id) {
+      return {.lb = &lb, .item = &*p.healthmonitor, .pool = &p};
+    }
+  }
+  return {};
+}
+
+ApiState::Found<ApiLoadBalancer> lb_in(ApiLoadBalancer& lb, std::string_view id) {
+  if (lb.id == id) return {.lb = &lb, .item = &lb};
+  return {};
+}
+
+// The index of the load balancer `in` finds the object in. `in` only reads here: the cast lets
+// one finder serve both the search and, on the load balancer found, the change.
+template <typename T>
+std::optional<size_t> holder_index(const LoadBalancers& lbs, std::string_view id,
+                                   ApiState::Found<T> (*in)(ApiLoadBalancer&, std::string_view)) {
+  for (size_t i = 0; i < lbs.size(); ++i) {
+    if (in(const_cast<ApiLoadBalancer&>(lbs[i]), id)) return i;
+  }
+  return std::nullopt;
+}
+
+template <typename T>
+ApiState::Found<T> find_to_change(LoadBalancers& lbs, std::string_view id,
+                                  ApiState::Found<T> (*in)(ApiLoadBalancer&, std::string_view)) {
+  const std::optional<size_t> i = holder_index(lbs, id, in);
+  return i ? in(lbs.edit(*i), id) : ApiState::Found<T>{};
+}
+
+}  // namespace
+
+ApiLoadBalancer* ApiState::find_lb(std::string_view id) {
+  return find_to_change(loadbalancers, id, lb_in).item;
 }
 
 const ApiLoadBalancer* ApiState::find_lb(std::string_view id) const {
-  return const_cast<ApiState&>(*this).find_lb(id);
+  const std::optional<size_t> i = holder_index(loadbalancers, id, lb_in);
+  return i ? &loadbalancers[*i] : nullptr;
 }
 
 ApiState::Found<ApiListener> ApiState::find_listener(std::string_view id) {
-  for (ApiLoadBalancer& lb : loadbalancers) {
-    for (ApiListener& l : lb.listeners) {
-      if (l.id == id) return {.lb = &lb, .item = &l};
-    }
-  }
-  return {};
+  return find_to_change(loadbalancers, id, listener_in);
 }
 
 ApiState::Found<ApiPool> ApiState::find_pool(std::string_view id) {
-  for (ApiLoadBalancer& lb : loadbalancers) {
-    for (ApiPool& p : lb.pools) {
-      if (p.id == id) return {.lb = &lb, .item = &p, .pool = &p};
-    }
-  }
-  return {};
+  return find_to_change(loadbalancers, id, pool_in);
 }
 
 ApiState::Found<ApiMember> ApiState::find_member(std::string_view id) {
-  for (ApiLoadBalancer& lb : loadbalancers) {
-    for (ApiPool& p : lb.pools) {
-      for (ApiMember& m : p.members) {
-        if (m.id == id) return {.lb = &lb, .item = &m, .pool = &p};
-      }
-    }
-  }
-  return {};
+  return find_to_change(loadbalancers, id, member_in);
 }
 
 ApiState::Found<ApiHealthMonitor> ApiState::find_monitor(std::string_view id) {
-  for (ApiLoadBalancer& lb : loadbalancers) {
-    for (ApiPool& p : lb.pools) {
-      if (p.healthmonitor && p.healthmonitor->id == id) {
-        return {.lb = &lb, .item = &*p.healthmonitor, .pool = &p};
-      }
-    }
-  }
-  return {};
+  return find_to_change(loadbalancers, id, monitor_in);
 }
 
-bool ApiState::contains(std::string_view id) const {
-  // The finders do not modify; one set of them serves both constnesses.
-  auto& self = const_cast<ApiState&>(*this);
-  return self.find_lb(id) != nullptr || self.find_listener(id) || self.find_pool(id) ||
-         self.find_member(id) || self.find_monitor(id);
-}
+bool ApiState::contains(std::string_view id) const { return holder(id) != nullptr; }
 
 const ApiLoadBalancer* ApiState::holder(std::string_view id) const {
-  auto& self = const_cast<ApiState&>(*this);  // as contains()
-  if (const ApiLoadBalancer* lb = self.find_lb(id)) return lb;
-  if (auto l = self.find_listener(id)) return l.lb;
-  if (auto p = self.find_pool(id)) return p.lb;
-  if (auto m = self.find_member(id)) return m.lb;
-  if (auto h = self.find_monitor(id)) return h.lb;
+  for (const ApiLoadBalancer& lb : loadbalancers) {
+    auto& probe = const_cast<ApiLoadBalancer&>(lb);  // read only, as holder_index()
+    if (lb_in(probe, id) || listener_in(probe, id) || pool_in(probe, id) || member_in(probe, id) ||
+        monitor_in(probe, id)) {
+      return &lb;
+    }
+  }
   return nullptr;
 }
 

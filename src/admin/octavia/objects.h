@@ -4,9 +4,11 @@
 // is one JSON tree. Plain values; control thread only (they live in the ObjectStore).
 #pragma once
 
+#include <boost/iterator/indirect_iterator.hpp>
 #include <cstdint>
 #include <expected>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -108,10 +110,44 @@ struct ApiLoadBalancer : ApiCommon {
   bool operator==(const ApiLoadBalancer&) const = default;
 };
 
+// The load balancers of a state, in creation order, each shared with the copies of the state
+// until one of them changes it (copy on write): an API write copies the state, changes one load
+// balancer of its copy and commits it, and at ten thousand load balancers copying them all took
+// longer than the rest of the write. Reading gives const objects; edit() gives a load balancer of
+// this state alone, copied first when another state shares it.
+class LoadBalancers {
+  using Ptr = std::shared_ptr<const ApiLoadBalancer>;
+
+ public:
+  using const_iterator = boost::indirect_iterator<std::vector<Ptr>::const_iterator>;
+
+  const_iterator begin() const { return const_iterator(lbs_.begin()); }
+  const_iterator end() const { return const_iterator(lbs_.end()); }
+  size_t size() const { return lbs_.size(); }
+  bool empty() const { return lbs_.empty(); }
+  const ApiLoadBalancer& operator[](size_t i) const { return *lbs_[i]; }
+  const ApiLoadBalancer& at(size_t i) const { return *lbs_.at(i); }
+  const ApiLoadBalancer& back() const { return *lbs_.back(); }
+
+  ApiLoadBalancer& edit(size_t i);
+  void push_back(ApiLoadBalancer lb);
+  void erase(size_t i) { lbs_.erase(lbs_.begin() + static_cast<std::ptrdiff_t>(i)); }
+  // Whether the i-th is the very object `other`'s j-th is: unchanged since one was copied from
+  // the other, whatever else changed.
+  bool shares(size_t i, const LoadBalancers& other, size_t j) const {
+    return lbs_[i] == other.lbs_[j];
+  }
+
+ private:
+  std::vector<Ptr> lbs_;
+};
+
 // Everything the API created. Lookups take an id and give pointers into the state (valid until
-// the state changes), or nulls when there is no such object.
+// the state changes), or nulls when there is no such object. The non-const lookups give objects
+// to change: the load balancer that holds the one found is this state's own from then on
+// (LoadBalancers::edit()).
 struct ApiState {
-  std::vector<ApiLoadBalancer> loadbalancers;
+  LoadBalancers loadbalancers;
   // Operators' overrides (drain, maint, weight) of any member, the config file's too, by member
   // id: kept here so that they survive a reload and a restart. ControlPlane drops those of
   // members that no longer exist.

@@ -308,15 +308,14 @@ ApiResult<void> update_healthmonitor(ApiState& s, std::string_view id, std::stri
 }
 
 ApiResult<void> delete_loadbalancer(ApiState& s, std::string_view id, bool cascade) {
-  auto it = std::find_if(s.loadbalancers.begin(), s.loadbalancers.end(),
-                         [&](const ApiLoadBalancer& lb) { return lb.id == id; });
+  const auto it = std::ranges::find(s.loadbalancers, id, &ApiLoadBalancer::id);
   if (it == s.loadbalancers.end()) return not_found("Load Balancer", id);
   if (!cascade && (!it->listeners.empty() || !it->pools.empty())) {
     return api_error(400, fmt::format("Validation failure: Cannot delete Load Balancer {} - it has "
                                       "children",
                                       id));
   }
-  s.loadbalancers.erase(it);
+  s.loadbalancers.erase(static_cast<size_t>(it - s.loadbalancers.begin()));
   return {};
 }
 

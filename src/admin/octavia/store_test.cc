@@ -162,17 +162,17 @@ TEST_F(StoreFileTest, EveryWriteSavesTheWholeStateThoughItSerializesOnlyWhatChan
     ASSERT_TRUE(store->commit(next));
     ASSERT_TRUE(saved()) << name;
   }
-  next.loadbalancers[0].pools[0].members[0].weight = 7;  // in place, in the first
+  next.loadbalancers.edit(0).pools[0].members[0].weight = 7;  // in place, in the first
   ASSERT_TRUE(store->commit(next));
   ASSERT_TRUE(saved());
   EXPECT_NE(read_file(path())->find("\"weight\":7"), std::string::npos);
-  next.loadbalancers.erase(next.loadbalancers.begin() + 1);
+  next.loadbalancers.erase(1);
   ASSERT_TRUE(store->commit(next));
   ASSERT_TRUE(saved());
   ASSERT_TRUE(store->set_override("m-1", model::AdminOverride{.weight = 0, .by = "CLI"}));
   ASSERT_TRUE(saved());
 
-  next.loadbalancers[1].name = "renamed";
+  next.loadbalancers.edit(1).name = "renamed";
   set_fsync_for_tests([](int) {
     errno = EIO;
     return -1;
@@ -180,7 +180,7 @@ TEST_F(StoreFileTest, EveryWriteSavesTheWholeStateThoughItSerializesOnlyWhatChan
   ASSERT_FALSE(store->commit(next));
   set_fsync_for_tests(nullptr);
   EXPECT_NE(store->state().loadbalancers[1].name, "renamed");
-  next.loadbalancers[0].name = "after the failure";
+  next.loadbalancers.edit(0).name = "after the failure";
   ASSERT_TRUE(store->commit(next));
   ASSERT_TRUE(saved());
   auto again = ObjectStore::load(path());
@@ -325,9 +325,9 @@ TEST(StoreConfig, PoolProtocolsProxyAndProxyV2SendTheHeader) {
 
 TEST(StoreConfig, DisabledObjectsAreNotRun) {
   ApiState s = sample_state();
-  s.loadbalancers[0].listeners[0].admin_state_up = false;
-  s.loadbalancers[0].pools[0].healthmonitor->admin_state_up = false;
-  s.loadbalancers[0].pools[0].admin_state_up = false;
+  s.loadbalancers.edit(0).listeners[0].admin_state_up = false;
+  s.loadbalancers.edit(0).pools[0].healthmonitor->admin_state_up = false;
+  s.loadbalancers.edit(0).pools[0].admin_state_up = false;
   const model::Config c = config_of(s.loadbalancers[0]);
   EXPECT_TRUE(c.listeners.empty());
   EXPECT_FALSE(c.pools[0].health_monitor);
