@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "admin/api_change.h"
 #include "admin/session_query.h"
 #include "base/error.h"
 #include "model/config.h"
@@ -57,11 +58,10 @@ using PoolViewsSource =
 // one of its objects needs, at a cost that does not grow with the other load balancers.
 using LbViewsSource = std::function<std::vector<model::LoadBalancerView>(std::string_view lb_id)>;
 
-// The daemon's side of an API write: make the running configuration of the API's load balancers
-// what `api_load_balancers` says (one Config per API load balancer, origin kApi, every id set),
-// or refuse with the reason, e.g. "cannot bind 127.0.0.1:6443: Address already in use", leaving
-// the running configuration as it was.
-using ApplyFn = std::function<Result<void>(const std::vector<model::Config>& api_load_balancers)>;
+// The daemon's side of an API write: carry out `change` (the API's load balancers it names are
+// made anew or removed, the others run on), or refuse with the reason, e.g. "cannot bind
+// 127.0.0.1:6443: Address already in use", leaving the running configuration as it was.
+using ApplyFn = std::function<Result<void>(const ApiChange& change)>;
 // Why vigil does not serve now ("a worker's event loop has not answered for 2400 ms"), or
 // nullopt while it does: what /healthz and /readyz report first.
 using ServingFn = std::function<std::optional<std::string>()>;

@@ -50,23 +50,30 @@ bool same_monitor(const std::optional<model::HealthMonitor>& a,
   return !a || model::same_checks(*a, *b);
 }
 
+std::string name(const model::Config& lb, const model::Listener& l) {
+  return lb.name + "/" + l.name;
+}
+
+std::unexpected<Error> clash(const std::string& a, const std::string& b, uint16_t port) {
+  return fail(fmt::format("listeners {} and {} both listen on port {}", a, b, port));
+}
+
+config::BindAddress bind_of(const model::Listener& l) {
+  return {.address = l.bind_address, .port = l.port};
+}
+
 // Two listeners on one port of one address would silently share it (SO_REUSEPORT), so they are
 // refused here, across load balancers too. lbs.front() is the file's load balancer: its listeners
 // are indexed once per reload (`file`, when given, is that index), and an API write checks only
-// its own listeners, against the file's and each other. Returns the file's index.
+// its own listeners, against the file's and each other (and check_running_binds()). Returns the
+// file's index.
 Result<std::shared_ptr<const config::BindIndex>> check_binds(
     const std::vector<model::Config*>& lbs, std::shared_ptr<const config::BindIndex> file) {
   const model::Config& first = *lbs.front();
-  const auto name = [](const model::Config& lb, const model::Listener& l) {
-    return lb.name + "/" + l.name;
-  };
-  const auto clash = [](const std::string& a, const std::string& b, uint16_t port) {
-    return fail(fmt::format("listeners {} and {} both listen on port {}", a, b, port));
-  };
   if (!file) {
     auto index = std::make_shared<config::BindIndex>();
     for (const auto& l : first.listeners) {
-      if (const auto at = index->add({.address = l.bind_address, .port = l.port})) {
+      if (const auto at = index->add(bind_of(l))) {
         return clash(name(first, first.listeners[*at]), name(first, l), l.port);
       }
     }
@@ -76,7 +83,7 @@ Result<std::shared_ptr<const config::BindIndex>> check_binds(
   std::vector<std::pair<const model::Config*, const model::Listener*>> numbered;
   for (const model::Config* lb : std::span(lbs).subspan(1)) {
     for (const auto& l : lb->listeners) {
-      const config::BindAddress bind{.address = l.bind_address, .port = l.port};
+      const config::BindAddress bind = bind_of(l);
       if (const auto at = file->find(bind)) {
         return clash(name(first, first.listeners[*at]), name(*lb, l), l.port);
       }
@@ -88,6 +95,32 @@ Result<std::shared_ptr<const config::BindIndex>> check_binds(
     }
   }
   return file;
+}
+
+// An API write's listeners (of `given`) against those of the API's load balancers it leaves
+// running (`running` but `replaced`): one pass over those, each looked up among the few given.
+Result<void> check_running_binds(std::span<model::Config* const> given,
+                                 std::span<const LoadBalancerRuntime> running,
+                                 const std::vector<const LoadBalancerRuntime*>& replaced) {
+  config::BindIndex index;
+  std::vector<std::pair<const model::Config*, const model::Listener*>> numbered;
+  for (const model::Config* lb : given) {
+    for (const auto& l : lb->listeners) {
+      index.add(bind_of(l));  // a clash among them is check_binds()'
+      numbered.emplace_back(lb, &l);
+    }
+  }
+  if (numbered.empty()) return {};
+  for (const LoadBalancerRuntime& lb : running) {
+    if (std::ranges::find(replaced, &lb) != replaced.end()) continue;
+    for (const auto& l : lb.config.listeners) {
+      if (const auto at = index.find(bind_of(l))) {
+        const auto& [given_lb, given_l] = numbered[*at];
+        return clash(name(lb.config, l), name(*given_lb, *given_l), l.port);
+      }
+    }
+  }
+  return {};
 }
 
 // A host name is looked up by the resolver thread (names.cc), never here on the control thread:
@@ -185,11 +218,10 @@ StringSet given_ids(std::span<model::Config* const> given,
 }
 
 // The running objects an apply removes: on a reload, any that `given` lacks; on an API write, only
-// those of the API's load balancers as they ran (`old_api`), so that the file's are not even
-// looked at.
+// those of the load balancers it replaces, so that the others are not even looked at.
 template <typename Running, typename Object>
 std::vector<std::string> leaving(const Running& running, bool reload,
-                                 std::span<const LoadBalancerRuntime> old_api,
+                                 const std::vector<const LoadBalancerRuntime*>& replaced,
                                  const StringSet& given,
                                  std::vector<Object> model::Config::*objects) {
   std::vector<std::string> out;
@@ -199,8 +231,8 @@ std::vector<std::string> leaving(const Running& running, bool reload,
     }
     return out;
   }
-  for (const LoadBalancerRuntime& lb : old_api) {
-    for (const Object& o : lb.config.*objects) {
+  for (const LoadBalancerRuntime* lb : replaced) {
+    for (const Object& o : lb->config.*objects) {
       if (!given.contains(o.id)) out.push_back(o.id);
     }
   }
@@ -210,20 +242,38 @@ std::vector<std::string> leaving(const Running& running, bool reload,
 }  // namespace
 
 Result<void> ControlPlane::apply(std::vector<model::Config> lbs) {
-  return apply_changes(std::move(lbs), /*keep_file=*/false);
+  return apply_changes(std::move(lbs), {}, /*api=*/false);
 }
 
-Result<void> ControlPlane::apply_changes(std::vector<model::Config> changed, bool keep_file) {
+Result<void> ControlPlane::apply_changes(std::vector<model::Config> changed,
+                                         const std::vector<std::string>& removed, bool api) {
   // A graceful stop closed the listeners: binding new ones would take connections it cannot keep.
   if (stopping()) return fail("vigil is stopping; the configuration can no longer change");
   for (auto& lb : changed) assign_ids(lb);
   // The file's load balancer, when it stays as it runs, is neither copied nor compared.
   std::vector<model::Config*> lbs;
-  if (keep_file) lbs.push_back(&lbs_.front().config);
+  if (api) lbs.push_back(&lbs_.front().config);
   for (auto& lb : changed) lbs.push_back(&lb);
-  const size_t kept = keep_file ? 1 : 0;
-  auto file_binds = check_binds(lbs, keep_file ? file_binds_ : nullptr);
+  const size_t kept = api ? 1 : 0;
+  // The running load balancers this apply replaces: every one on a reload; on an API write those
+  // it changes or removes.
+  std::vector<const LoadBalancerRuntime*> replaced;
+  for (size_t i = kept; i < lbs_.size(); ++i) {
+    const std::string& id = lbs_[i].config.id;
+    if (!api || std::ranges::find(removed, id) != removed.end() ||
+        std::ranges::find(changed, id, &model::Config::id) != changed.end()) {
+      replaced.push_back(&lbs_[i]);
+    }
+  }
+  auto file_binds = check_binds(lbs, api ? file_binds_ : nullptr);
   if (!file_binds) return std::unexpected(file_binds.error());
+  if (api) {
+    if (auto clash = check_running_binds(std::span(lbs).subspan(kept),
+                                         std::span(lbs_).subspan(kept), replaced);
+        !clash) {
+      return clash;
+    }
+  }
   // At start-up a port taken by another process must not keep the other listeners down; later,
   // the operator who asked for the change hears of it at once and nothing changes.
   auto bindings = bind_changed(std::span(lbs).subspan(kept), /*retry_taken=*/!started_);
@@ -232,9 +282,15 @@ Result<void> ControlPlane::apply_changes(std::vector<model::Config> changed, boo
   file_binds_ = std::move(*file_binds);
   drain_connection_logs();  // while the members its records name are all still known
 
-  const PoolsChanged pools = adopt_pools(lbs, kept);
-  adopt_listeners(lbs, kept, *bindings);
-  lbs_.resize(kept);
+  const PoolsChanged pools = adopt_pools(lbs, kept, replaced);
+  adopt_listeners(lbs, kept, replaced, *bindings);
+  if (!api) lbs_.clear();
+  if (!removed.empty()) {
+    std::erase_if(lbs_, [&](const LoadBalancerRuntime& lb) {
+      return lb.config.origin != model::Origin::kFile &&
+             std::ranges::find(removed, lb.config.id) != removed.end();
+    });
+  }
   for (auto& lb : changed) {
     LoadBalancerRuntime r{.config = std::move(lb)};
     for (auto& p : r.config.pools) {
@@ -242,7 +298,16 @@ Result<void> ControlPlane::apply_changes(std::vector<model::Config> changed, boo
       // API's stay: a reload applies them as they are.)
       if (r.config.origin == model::Origin::kFile) std::vector<model::Member>().swap(p.members);
     }
-    lbs_.push_back(std::move(r));
+    // An API write's load balancer keeps its place: the status lists them in creation order.
+    const auto at =
+        api ? std::ranges::find(std::span(lbs_).subspan(kept), r.config.id,
+                                [](const LoadBalancerRuntime& x) { return x.config.id; })
+            : std::span(lbs_).subspan(kept).end();
+    if (api && at != std::span(lbs_).subspan(kept).end()) {
+      *at = std::move(r);
+    } else {
+      lbs_.push_back(std::move(r));
+    }
   }
   reindex(pools);
   drop_stale_overrides();
@@ -299,13 +364,13 @@ Result<std::vector<ControlPlane::Binding>> ControlPlane::bind_changed(
   return out;
 }
 
-ControlPlane::PoolsChanged ControlPlane::adopt_pools(const std::vector<model::Config*>& lbs,
-                                                     size_t kept) {
+ControlPlane::PoolsChanged ControlPlane::adopt_pools(
+    const std::vector<model::Config*>& lbs, size_t kept,
+    const std::vector<const LoadBalancerRuntime*>& replaced) {
   PoolsChanged out;
   // lbs_ still holds the load balancers as they ran.
   const StringSet given = given_ids(std::span(lbs).subspan(kept), &model::Config::pools);
-  for (const std::string& id :
-       leaving(pools_, kept == 0, std::span(lbs_).subspan(kept), given, &model::Config::pools)) {
+  for (const std::string& id : leaving(pools_, kept == 0, replaced, given, &model::Config::pools)) {
     auto node = pools_.extract(id);
     if (!node) continue;
     PoolRuntime& removed = *node.mapped();
@@ -410,13 +475,14 @@ void ControlPlane::drop_stale_overrides() {
 }
 
 void ControlPlane::adopt_listeners(const std::vector<model::Config*>& lbs, size_t kept,
+                                   const std::vector<const LoadBalancerRuntime*>& replaced,
                                    std::vector<Binding>& bindings) {
   const StringMap<Binding*> bound = Binding::by_listener(bindings);
   // As adopt_pools(): the file's listeners run on untouched through an API write. A listener
   // whose port was taken at start-up has no binding here; rebind.cc binds it.
   const StringSet given = given_ids(std::span(lbs).subspan(kept), &model::Config::listeners);
-  for (const std::string& id : leaving(listeners_, kept == 0, std::span(lbs_).subspan(kept), given,
-                                       &model::Config::listeners)) {
+  for (const std::string& id :
+       leaving(listeners_, kept == 0, replaced, given, &model::Config::listeners)) {
     auto node = listeners_.extract(id);
     if (!node) continue;
     if (node.mapped().config.log_connections) --logging_listeners_;

@@ -123,7 +123,7 @@ Result<void> ControlPlane::start() {
             .read_token = tokens_.read,
             .default_project = file.admin.octavia_project,
             .store = store_.get(),
-            .apply = [this](const std::vector<model::Config>& api) { return apply_api(api); },
+            .apply = [this](const admin::ApiChange& change) { return apply_api(change); },
             .reload = [this] { return announced_reload(*this); },
             .set_override =
                 [this](const std::string& id, std::optional<model::AdminOverride> next,
@@ -235,8 +235,8 @@ Result<std::vector<std::string>> ControlPlane::reload() {
   return warnings;
 }
 
-Result<void> ControlPlane::apply_api(std::vector<model::Config> api_load_balancers) {
-  return apply_changes(std::move(api_load_balancers), /*keep_file=*/true);
+Result<void> ControlPlane::apply_api(admin::ApiChange change) {
+  return apply_changes(std::move(change.changed), change.removed, /*api=*/true);
 }
 
 Result<void> ControlPlane::set_override(const std::string& member_id,

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "admin/api_change.h"
 #include "admin/session_query.h"
 #include "admin/token_files.h"
 #include "base/asio_timer.h"
@@ -96,8 +97,9 @@ class ControlPlane {
   // configuration stays and the error is returned (and logged). On success, warnings (logged
   // too) about changes only a restart carries out: admin.listen, admin.state_file.
   Result<std::vector<std::string>> reload();
-  // Applies new API objects next to the file's load balancer.
-  Result<void> apply_api(std::vector<model::Config> api_load_balancers);
+  // Carries out an API write next to the file's load balancer: the API's load balancers it names
+  // are made anew or removed, the others run on untouched.
+  Result<void> apply_api(admin::ApiChange change);
 
   // An operator's override of a member (admin::OverrideFn): saved in the state file first, then
   // carried out (transition log, sessions closed for maint, new snapshot).
@@ -181,9 +183,12 @@ class ControlPlane {
     std::vector<PoolRuntime*> pools;        // new or changed: their members were made anew
     std::vector<std::string> gone_members;  // the ids the changed and removed pools had before
   };
-  // apply(), or with `keep_file` apply_api(): `changed` are the API's load balancers, and the
-  // file's runs on as it is, neither copied nor compared.
-  Result<void> apply_changes(std::vector<model::Config> changed, bool keep_file);
+  // apply() (`api` false: `changed` is every load balancer, the file's first), or apply_api():
+  // `changed` are API load balancers, new or to replace those of their ids, `removed` the ids of
+  // API load balancers to remove, and the others, the file's too, run on as they are, neither
+  // copied nor compared.
+  Result<void> apply_changes(std::vector<model::Config> changed,
+                             const std::vector<std::string>& removed, bool api);
   Result<Binding> bind_listener(const model::Listener& l);
   Result<std::vector<Binding>> bind_changed(std::span<model::Config* const> lbs, bool retry_taken);
   // Listeners whose port was taken at start-up are bound again and again, with a growing pause,
@@ -198,15 +203,18 @@ class ControlPlane {
                    Result<std::vector<net::SocketAddress>> addresses);
   // The listeners not bound, with why: "listener api: cannot bind ...: Address already in use".
   std::optional<std::string> unbound_listeners() const;
-  // The first `kept` load balancers run on as they are; of the others, a pool whose config and
-  // members are unchanged is kept as it runs, and only the others are adopted anew.
-  PoolsChanged adopt_pools(const std::vector<model::Config*>& lbs, size_t kept);
+  // The first `kept` of `lbs` run on as they are; the others replace those running in
+  // `replaced`. Of theirs, a pool whose config and members are unchanged is kept as it runs, and
+  // only the others are adopted anew.
+  PoolsChanged adopt_pools(const std::vector<model::Config*>& lbs, size_t kept,
+                           const std::vector<const LoadBalancerRuntime*>& replaced);
   std::unique_ptr<PoolRuntime> adopt_pool(const model::Config& lb, const model::Pool& p,
                                           std::unique_ptr<PoolRuntime> running, PoolsChanged& out);
   void adopt_overrides(PoolRuntime& pool) const;
   void drop_stale_overrides();
-  // The first `kept` of `lbs` run as they are (adopt_pools too).
+  // As adopt_pools().
   void adopt_listeners(const std::vector<model::Config*>& lbs, size_t kept,
+                       const std::vector<const LoadBalancerRuntime*>& replaced,
                        std::vector<Binding>& bindings);
   void push_to_workers(std::vector<Binding>& bindings);
   // One listener's view into `v`, its status and its pool's beside the others' (view.cc).

@@ -128,3 +128,62 @@ def test_the_member_route_finds_pools_of_the_file_and_of_the_api_alike(tmp_path,
         assert raw(vigil, "GET", path)[1]["member"]["admin_override"]["state"] == "drain"
     assert raw(vigil, "GET", "/v1/pools/k8s%2Fnone/members/a1/admin")[0] == 404
     assert raw(vigil, "GET", "/v1/pools/k8s%2Fmasters/members/m1/admin")[0] == 404
+
+
+def api_load_balancer(vigil, name, backend_port, pool_name):
+    """An API load balancer with a listener, a pool checked once an hour and one member; returns
+    (load balancer, listener port, pool id)."""
+    lb = create(vigil, "loadbalancers", "loadbalancer", {"name": name})
+    port = free_port()
+    listener = create(vigil, "listeners", "listener", {
+        "loadbalancer_id": lb["id"], "protocol": "TCP", "protocol_port": port})
+    pool = create(vigil, "pools", "pool", {"listener_id": listener["id"], "protocol": "TCP",
+                                           "lb_algorithm": "ROUND_ROBIN", "name": pool_name})
+    create(vigil, "healthmonitors", "healthmonitor", {
+        "pool_id": pool["id"], "type": "TCP", "delay": 3600, "timeout": 1, "max_retries": 1})
+    create(vigil, None, "member", {"address": "127.0.0.1", "protocol_port": backend_port,
+                                   "name": f"{pool_name}-m"},
+           path=f"/v2.0/lbaas/pools/{pool['id']}/members")
+    return lb, port, pool["id"]
+
+
+def test_a_write_to_one_api_load_balancer_leaves_the_others_running(tmp_path, cleanup):
+    """A write hands the daemon the load balancer it changed (or the id of the one it deleted):
+    the API's other load balancers run on, their members neither checked again nor reset, their
+    listeners serving, in the order they were created; a port another one holds is still refused."""
+    backend = EchoServer()
+    cleanup(backend)
+    vigil = Vigil(tmp_path, CONFIG.format(state=tmp_path / "state.json", port=backend.port))
+    cleanup(vigil)
+    first, _, first_pool = api_load_balancer(vigil, "first", backend.port, "first-pool")
+    _, second_port, _ = api_load_balancer(vigil, "second", backend.port, "second-pool")
+    third, _, _ = api_load_balancer(vigil, "third", backend.port, "third-pool")
+    wait_for(lambda: all(checked(vigil, p, [f"{p}-m"]) for p in ("first-pool", "second-pool",
+                                                                  "third-pool")),
+             15, what="the first checks")
+    assert echo_once("127.0.0.1", second_port, b"before") == b"before"
+    wait_for(lambda: members(vigil, "second-pool")["second-pool-m"]["total_connections"] == 1,
+             10, what="the session's count")
+    second_before = picture(vigil, "second-pool")
+
+    other = EchoServer()
+    cleanup(other)
+    added = create(vigil, None, "member", {"address": "127.0.0.1", "protocol_port": other.port},
+                   path=f"/v2.0/lbaas/pools/{first_pool}/members")
+    code, body = raw(vigil, "PUT", f"/v2.0/lbaas/loadbalancers/{first['id']}",
+                     {"loadbalancer": {"description": "changed"}})
+    assert code == 200, body
+    taken = raw(vigil, "POST", "/v2.0/lbaas/listeners", {"listener": {
+        "loadbalancer_id": first["id"], "protocol": "TCP", "protocol_port": second_port}})
+    assert taken[0] == 409 and str(second_port) in str(taken[1]), taken
+    code, _ = raw(vigil, "DELETE", f"/v2.0/lbaas/loadbalancers/{third['id']}?cascade=true")
+    assert code == 204
+    code, _ = raw(vigil, "DELETE", f"/v2.0/lbaas/pools/{first_pool}/members/{added['id']}")
+    assert code == 204
+
+    assert picture(vigil, "second-pool") == second_before
+    assert echo_once("127.0.0.1", second_port, b"after") == b"after"
+    names = [lb["loadbalancer"]["name"] for lb in vigil.status()["loadbalancers"]]
+    assert names[1:] == ["first", "second"], names
+    code, body = raw(vigil, "GET", "/v2.0/lbaas/loadbalancers")
+    assert [lb["name"] for lb in body["loadbalancers"]][-2:] == ["first", "second"], body

@@ -117,6 +117,21 @@ Result<void> ObjectStore::drop_overrides(const std::vector<std::string>& member_
   return save(nullptr, std::move(next), std::move(text));
 }
 
+ApiChange ObjectStore::change_between(const ApiState& from, const ApiState& to) {
+  ApiChange out;
+  std::vector<bool> kept(from.loadbalancers.size(), false);
+  for_each_pair(from.loadbalancers, to.loadbalancers, [&](std::optional<size_t> was, size_t i) {
+    if (was) kept[*was] = true;
+    if (!was || !to.loadbalancers.shares(i, from.loadbalancers, *was)) {
+      out.changed.push_back(config_of(to.loadbalancers[i]));
+    }
+  });
+  for (size_t i = 0; i < kept.size(); ++i) {
+    if (!kept[i]) out.removed.push_back(from.loadbalancers[i].id);
+  }
+  return out;
+}
+
 std::vector<model::Config> ObjectStore::configs_of(const ApiState& state) {
   std::vector<model::Config> out;
   out.reserve(state.loadbalancers.size());

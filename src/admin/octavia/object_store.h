@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "admin/api_change.h"
 #include "admin/octavia/objects.h"
 #include "base/error.h"
 #include "model/config.h"
@@ -57,6 +58,10 @@ class ObjectStore {
   // in, names = ids; see above).
   std::vector<model::Config> configs() const { return configs_of(state_); }
   static std::vector<model::Config> configs_of(const ApiState& state);
+  // What turns the load balancers of `from` into those of `to`, where `to` is a copy of `from`
+  // that a write changed (or the other way round, to undo it): the configs of those of `to` that
+  // `from` lacks or holds otherwise (LoadBalancers::shares), the ids of those `to` lacks.
+  static ApiChange change_between(const ApiState& from, const ApiState& to);
 
  private:
   // The state file's text for these load balancers and overrides, and each load balancer's part

@@ -218,13 +218,15 @@ Response route_octavia_write(const Request& request, const Target& target, const
   ApiState next = ctx.store->state();
   auto id = run(next, request, target, plan, op_context(catalog, request, ctx));
   if (!id) return fault(id.error().status, id.error().message);
-  if (auto applied = (*ctx.apply)(ObjectStore::configs_of(next)); !applied) {
+  if (auto applied = (*ctx.apply)(ObjectStore::change_between(ctx.store->state(), next));
+      !applied) {
     log::warn("admin API: {} {} refused: {}", method, request.target, applied.error().message);
     return fault(409, applied.error().message);
   }
+  const ApiChange undo = ObjectStore::change_between(next, ctx.store->state());
   if (auto saved = ctx.store->commit(std::move(next)); !saved) {
     log::error("admin API: {}; undoing the change", saved.error().message);
-    if (auto undone = (*ctx.apply)(ctx.store->configs()); !undone) {
+    if (auto undone = (*ctx.apply)(undo); !undone) {
       log::error("admin API: undoing failed too: {}", undone.error().message);
     }
     return fault(500, saved.error().message);

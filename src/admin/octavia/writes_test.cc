@@ -64,11 +64,11 @@ class WritesTest : public ::testing::Test {
 
   fs::path state_file_;
   ObjectStore store_;
-  std::vector<std::vector<model::Config>> applied_;
+  std::vector<ApiChange> applied_;
   std::string refuse_;  // when set, the fake daemon refuses with this message
-  ApplyFn apply_ = [this](const std::vector<model::Config>& configs) -> Result<void> {
+  ApplyFn apply_ = [this](const ApiChange& change) -> Result<void> {
     if (!refuse_.empty()) return fail(refuse_);
-    applied_.push_back(configs);
+    applied_.push_back(change);
     return {};
   };
   ViewsSource views_ = [] { return std::vector{testing::sample_view()}; };
@@ -86,9 +86,10 @@ TEST_F(WritesTest, CreatesAnswer201WithTheObjectAppliedAndSaved) {
   EXPECT_EQ(lb.at("vip_subnet_id"), json::value(local_subnet_id()));
   EXPECT_EQ(lb.at("admin_state_up"), true);
   ASSERT_EQ(applied_.size(), 1u);
-  ASSERT_EQ(applied_[0].size(), 1u);
-  EXPECT_EQ(applied_[0][0].id, lb.at("id").as_string());
-  EXPECT_EQ(applied_[0][0].origin, model::Origin::kApi);
+  ASSERT_EQ(applied_[0].changed.size(), 1u);
+  EXPECT_TRUE(applied_[0].removed.empty());
+  EXPECT_EQ(applied_[0].changed[0].id, lb.at("id").as_string());
+  EXPECT_EQ(applied_[0].changed[0].origin, model::Origin::kApi);
   // Saved before the answer.
   auto reloaded = ObjectStore::load(state_file_.string());
   ASSERT_TRUE(reloaded);
@@ -128,11 +129,17 @@ TEST_F(WritesTest, TheSeedsScenarioThroughTheRoutes) {
   EXPECT_EQ(pool.at("healthmonitor").at("id"), json::value(hm));
   EXPECT_EQ(pool.at("members").at(0).at("name"), "master-01");
   EXPECT_EQ(applied_.size(), 6u);
+  for (const ApiChange& c : applied_) {
+    ASSERT_EQ(c.changed.size(), 1u) << "each write changes its load balancer alone";
+    EXPECT_EQ(c.changed[0].id, lb_);
+    EXPECT_TRUE(c.removed.empty());
+  }
   const Response gone = call("DELETE", "/v2.0/lbaas/loadbalancers/" + lb_ + "?cascade=True");
   EXPECT_EQ(gone.status, 204);
   EXPECT_TRUE(gone.body.empty());
   EXPECT_TRUE(store_.state().loadbalancers.empty());
-  EXPECT_TRUE(applied_.back().empty());
+  EXPECT_TRUE(applied_.back().changed.empty());
+  EXPECT_EQ(applied_.back().removed, std::vector<std::string>{lb_});
 }
 
 TEST_F(WritesTest, ListsShowTheFilesAndTheApisObjectsWithFilters) {
@@ -160,6 +167,32 @@ TEST_F(WritesTest, ListsShowTheFilesAndTheApisObjectsWithFilters) {
   EXPECT_EQ(status.at("loadbalancers").as_array().size(), 2u);
   EXPECT_EQ(status.at("loadbalancer").at("name"), "vigil");
   EXPECT_NE(call("GET", "/metrics").body.find("lb=\"k8s\""), std::string::npos);
+}
+
+TEST_F(WritesTest, AStateFileThatCannotBeWrittenUndoesTheChangeTheDaemonMade) {
+  scenario();
+  const std::string before = *read_file(state_file_.string());
+  const size_t calls = applied_.size();
+  set_fsync_for_tests([](int) {
+    errno = EIO;
+    return -1;
+  });
+  const Response r = call("POST", "/v2.0/lbaas/pools/" + pool_ + "/members",
+                          R"({"member": {"address": "127.0.0.1", "protocol_port": 7002}})");
+  set_fsync_for_tests(nullptr);
+  EXPECT_EQ(r.status, 500);
+  EXPECT_NE(faultstring(r).find("cannot save the API objects"), std::string::npos) << r.body;
+  ASSERT_EQ(applied_.size(), calls + 2) << "the change, then its undoing";
+  const ApiChange& made = applied_[calls];
+  const ApiChange& undone = applied_[calls + 1];
+  ASSERT_EQ(made.changed.size(), 1u);
+  ASSERT_EQ(undone.changed.size(), 1u);
+  EXPECT_EQ(made.changed[0].pools.at(0).members.size(), 2u);
+  EXPECT_EQ(undone.changed[0].pools.at(0).members.size(), 1u) << "the load balancer as it was";
+  EXPECT_TRUE(made.removed.empty());
+  EXPECT_TRUE(undone.removed.empty());
+  EXPECT_EQ(store_.state().loadbalancers[0].pools[0].members.size(), 1u);
+  EXPECT_EQ(*read_file(state_file_.string()), before);
 }
 
 TEST_F(WritesTest, ARefusalByTheDaemonChangesNothing) {
