@@ -89,7 +89,7 @@ Result<void> write_file_atomic_via(const std::string& path, const std::string& t
     off += static_cast<size_t>(n);
   }
   // Closed whether or not the sync worked: the descriptor is not leaked on a failing disk.
-  const bool synced = (g_fsync != nullptr ? g_fsync(fd) : ::fsync(fd)) == 0;
+  const bool synced = sync_fd(fd) == 0;
   const std::string sync_error = synced ? "" : why("cannot sync", tmp);
   const bool closed = ::close(fd) == 0;
   if (!synced || !closed) {
@@ -102,12 +102,18 @@ Result<void> write_file_atomic_via(const std::string& path, const std::string& t
     ::unlink(tmp.c_str());
     return fail(err);
   }
+  sync_directory_of(path);
+  return {};
+}
+
+int sync_fd(int fd) { return g_fsync != nullptr ? g_fsync(fd) : ::fsync(fd); }
+
+void sync_directory_of(const std::string& path) {
   const int dfd = ::open(directory_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     ::fsync(dfd);
     ::close(dfd);
   }
-  return {};
 }
 
 size_t remove_stale_temporaries(const std::string& path) {

@@ -27,7 +27,13 @@ Result<void> write_file_atomic_via(const std::string& path, const std::string& t
 // creating and renaming them: those whose pid no longer runs. Returns how many it removed.
 size_t remove_stale_temporaries(const std::string& path);
 
-// Test seam: the fsync write_file_atomic calls (nullptr: ::fsync). Not for production code.
+// fsync(fd), through the seam below: 0, or -1 with errno set.
+int sync_fd(int fd);
+// Syncs the directory that holds `path`, so that a file created or renamed there stays.
+void sync_directory_of(const std::string& path);
+
+// Test seam: the fsync write_file_atomic and sync_fd call (nullptr: ::fsync). Not for production
+// code.
 using FsyncFn = int (*)(int fd);
 void set_fsync_for_tests(FsyncFn fsync);
 

@@ -9,7 +9,7 @@ import signal
 import subprocess
 
 from vigil_harness import (TOKEN, VIGIL, EchoServer, Vigil, closed_by_peer, echo_once, hold,
-                           start_with_two_echo_members, wait_for)
+                           saved_state, start_with_two_echo_members, wait_for)
 
 CONFIG = """
 admin:
@@ -134,7 +134,7 @@ def test_member_verbs_drain_wait_maint_and_persistence(tmp_path, cleanup):
     wait_state(vigil, "master-01", "ONLINE")
     wait_state(vigil, "master-02", "ONLINE")
     assert member(vigil, "masters", "master-01")["admin_override"] is None
-    assert "member_overrides" not in json.loads((tmp_path / "state.json").read_text())
+    assert "member_overrides" not in saved_state(tmp_path / "state.json")
 
 
 def test_a_drained_member_that_dies_and_comes_back_is_logged(tmp_path, cleanup):
@@ -163,11 +163,11 @@ def test_a_drained_member_that_dies_and_comes_back_is_logged(tmp_path, cleanup):
 def test_a_member_removed_from_the_config_drops_its_override(tmp_path, cleanup):
     vigil, b1, b2 = start(tmp_path, cleanup)
     assert vigil.cli("member", "drain", "others/master-02").returncode == 0
-    state = json.loads((tmp_path / "state.json").read_text())
+    state = saved_state(tmp_path / "state.json")
     assert len(state["member_overrides"]) == 1
     vigil.config.write_text(config(tmp_path, b1, b2, others=False).replace(
         "@TOKEN_FILE@", str(tmp_path / "token")))
     vigil.proc.send_signal(signal.SIGHUP)
-    wait_for(lambda: "member_overrides" not in json.loads((tmp_path / "state.json").read_text()),
+    wait_for(lambda: "member_overrides" not in saved_state(tmp_path / "state.json"),
              10, what="the override dropped from the state file")
     assert "no longer configured; its admin override (drain) is dropped" in vigil.log_text()

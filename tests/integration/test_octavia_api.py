@@ -7,7 +7,7 @@ import signal
 import threading
 
 from test_octavia_helpers import create, free_port, post_huge, raw, start_vigil
-from vigil_harness import EchoServer, Vigil, echo_once, wait_for
+from vigil_harness import EchoServer, Vigil, echo_once, saved_bytes, saved_state, wait_for
 
 
 def build(vigil, backend_port):
@@ -44,7 +44,7 @@ def test_bad_input_gets_a_faultstring_and_changes_nothing(tmp_path, cleanup):
     vigil = start_vigil(tmp_path, cleanup)
     ids = build(vigil, backend.port)
     before = everything(vigil)
-    state = (tmp_path / "state.json").read_bytes()
+    state = saved_bytes(tmp_path / "state.json")
     pool_members = f"/v2.0/lbaas/pools/{ids['pool']}/members"
     cases = [
         ("POST", "/v2.0/lbaas/healthmonitors",
@@ -70,7 +70,7 @@ def test_bad_input_gets_a_faultstring_and_changes_nothing(tmp_path, cleanup):
     assert code == 413
     assert "faultstring" in json.loads(text)
     assert everything(vigil) == before
-    assert (tmp_path / "state.json").read_bytes() == state
+    assert saved_bytes(tmp_path / "state.json") == state
     # The listener still carries traffic.
     wait_for(lambda: echo_once("127.0.0.1", ids["port"], b"ping") == b"ping", 10,
              what="traffic through the API's listener")
@@ -111,13 +111,13 @@ def test_a_kill_during_a_burst_of_writes_leaves_a_readable_state_file(tmp_path, 
                 return  # vigil is gone
     t = threading.Thread(target=writer, daemon=True)
     t.start()
-    wait_for(lambda: len(json.loads((tmp_path / "state.json").read_text())["loadbalancers"][0]
+    wait_for(lambda: len(saved_state(tmp_path / "state.json")["loadbalancers"][0]
                          ["pools"][0]["members"]) >= 20, 20, what="20 members written")
     vigil.proc.send_signal(signal.SIGKILL)
     vigil.proc.wait(timeout=10)
     stop.set()
     t.join(10)
-    saved = json.loads((tmp_path / "state.json").read_text())  # whole, never torn
+    saved = saved_state(tmp_path / "state.json")  # whole, or a last line cut short left out
     kept = len(saved["loadbalancers"][0]["pools"][0]["members"])
     again = Vigil(tmp_path, vigil.config.read_text())
     cleanup(again)

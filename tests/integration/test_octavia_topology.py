@@ -6,7 +6,7 @@ The config file's load balancer reports SINGLE.
 import signal
 
 from test_octavia_helpers import create, raw, start_vigil
-from vigil_harness import Vigil
+from vigil_harness import Vigil, saved_bytes
 
 
 def test_topology_is_validated_kept_and_reported(tmp_path, cleanup):
@@ -16,7 +16,7 @@ def test_topology_is_validated_kept_and_reported(tmp_path, cleanup):
     assert single["topology"] == "SINGLE"
     assert pair["topology"] == "ACTIVE_STANDBY"
 
-    state = (tmp_path / "state.json").read_bytes()
+    state = saved_bytes(tmp_path / "state.json")
     code, body = raw(vigil, "POST", "/v2.0/lbaas/loadbalancers",
                      {"loadbalancer": {"name": "bad", "topology": "ACTIVE_ACTIVE"}})
     assert code == 400, body
@@ -25,7 +25,7 @@ def test_topology_is_validated_kept_and_reported(tmp_path, cleanup):
     code, body = raw(vigil, "PUT", f"/v2.0/lbaas/loadbalancers/{pair['id']}",
                      {"loadbalancer": {"topology": "SINGLE"}})
     assert code == 400 and "topology" in body["faultstring"], (code, body)
-    assert (tmp_path / "state.json").read_bytes() == state
+    assert saved_bytes(tmp_path / "state.json") == state
 
     vigil.proc.send_signal(signal.SIGKILL)
     vigil.proc.wait(timeout=10)

@@ -24,6 +24,40 @@ TOKEN = "integration-test-token"
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
+def saved_state(state_file):
+    """What vigil saved in admin.state_file: the state file with the records of its journal
+    (`<state_file>.journal`, when its first line names the state file's "journal") carried out,
+    as vigil loads it. The journal's last line is left out when it was cut short."""
+    doc = json.loads(open(state_file).read())
+    journal = f"{state_file}.journal"
+    if doc.get("journal") and os.path.exists(journal):
+        lines = open(journal).read().split("\n")
+        if lines and lines[0] and json.loads(lines[0]).get("journal") == doc["journal"]:
+            for line in lines[1:-1]:  # the last is what follows the final newline
+                record = json.loads(line)
+                for lb in record.get("put", []):
+                    at = [i for i, x in enumerate(doc["loadbalancers"]) if x["id"] == lb["id"]]
+                    if at:
+                        doc["loadbalancers"][at[0]] = lb
+                    else:
+                        doc["loadbalancers"].append(lb)
+                gone = set(record.get("delete", []))
+                doc["loadbalancers"] = [x for x in doc["loadbalancers"] if x["id"] not in gone]
+                if "member_overrides" in record:
+                    doc["member_overrides"] = record["member_overrides"]
+    if not doc.get("member_overrides"):
+        doc.pop("member_overrides", None)
+    return doc
+
+
+def saved_bytes(state_file):
+    """The bytes of the state file and of its journal: equal before and after a write that was
+    refused, since nothing was saved."""
+    journal = f"{state_file}.journal"
+    return (open(state_file, "rb").read(),
+            open(journal, "rb").read() if os.path.exists(journal) else None)
+
+
 def wait_for(condition, timeout=10.0, interval=0.05, what="condition"):
     """Polls condition() until it returns a truthy value; fails after `timeout` seconds."""
     deadline = time.monotonic() + timeout

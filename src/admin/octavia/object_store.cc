@@ -5,6 +5,8 @@
 
 #include <cerrno>
 
+#include "admin/octavia/random_id.h"
+#include "admin/octavia/state_journal.h"
 #include "admin/octavia/store_json.h"
 #include "base/file.h"
 #include "base/log.h"
@@ -37,62 +39,137 @@ Result<ObjectStore> ObjectStore::load(const std::string& state_file) {
         "memory only and will not survive a restart");
     return store;
   }
+  const auto failed = [&](const std::string& file, const std::string& problem) {
+    return fail(
+        fmt::format("cannot load the objects created through the API from {}: {}. Fix "
+                    "the file or move it away (vigil then starts without those objects)",
+                    file, problem));
+  };
   // A process killed between creating its temporary and renaming it left the temporary behind.
   if (const size_t stale = remove_stale_temporaries(state_file); stale > 0) {
     log::info("{}: removed {} temporary files left by processes that died while writing",
               state_file, stale);
   }
   struct stat st {};
-  if (::stat(state_file.c_str(), &st) != 0 && errno == ENOENT) return store;
-  auto text = read_file(state_file);
-  if (!text) {
-    return fail(
-        fmt::format("cannot load the objects created through the API: {}", text.error().message));
+  if (::stat(state_file.c_str(), &st) == 0 || errno != ENOENT) {
+    auto text = read_file(state_file);
+    if (!text) {
+      return fail(
+          fmt::format("cannot load the objects created through the API: {}", text.error().message));
+    }
+    auto state = state_from_json(*text, &store.journal_id_);
+    if (!state) return failed(state_file, state.error().message);
+    store.state_ = std::move(*state);
+    store.snapshot_bytes_ = text->size();
   }
-  auto state = state_from_json(*text);
-  if (!state) {
-    return fail(
-        fmt::format("cannot load the objects created through the API from {}: {}. Fix "
-                    "the file or move it away (vigil then starts without those objects)",
-                    state_file, state.error().message));
+  const std::string journal = StateJournal::path_for(state_file);
+  auto contents = StateJournal::read(journal, store.journal_id_);
+  if (!contents) {
+    return fail(fmt::format("cannot load the objects created through the API: {}",
+                            contents.error().message));
   }
-  store.state_ = std::move(*state);
+  for (size_t i = 0; i < contents->records.size(); ++i) {
+    if (auto applied = apply_record(contents->records[i], store.state_); !applied) {
+      return failed(journal, fmt::format("record {}: {}", i + 1, applied.error().message));
+    }
+  }
+  if (contents->torn) {
+    log::warn("{}: its last line was cut short (a write never answered); it is left out", journal);
+  }
+  store.journal_ = std::make_unique<StateJournal>();
+  // The state file's journal goes on; any other starts over. A state file that names none (there
+  // is none yet, or it was written before journals) is written whole at the first write, with
+  // one. A journal that cannot be opened is not fatal here (it was not before journals existed):
+  // the next write writes the whole state file, and says so if that fails too.
+  if (store.journal_id_.empty()) return store;
+  auto opened = contents->current ? store.journal_->resume(journal, contents->good)
+                                  : store.journal_->start(journal, store.journal_id_);
+  if (!opened) log::warn("{}; the next API write saves the whole state", opened.error().message);
   return store;
 }
 
 Result<void> ObjectStore::commit(ApiState next) {
-  Text text = text_of(next.loadbalancers, state_.member_overrides);
-  return save(&next.loadbalancers, state_.member_overrides, std::move(text));
+  // The load balancers the write made or changed, and those it removed.
+  std::vector<size_t> made;
+  std::vector<std::string> removed;
+  std::vector<bool> kept(state_.loadbalancers.size(), false);
+  for_each_pair(state_.loadbalancers, next.loadbalancers, [&](std::optional<size_t> was, size_t i) {
+    if (was) kept[*was] = true;
+    if (!was || !next.loadbalancers.shares(i, state_.loadbalancers, *was)) made.push_back(i);
+  });
+  for (size_t i = 0; i < kept.size(); ++i) {
+    if (!kept[i]) removed.push_back(state_.loadbalancers[i].id);
+  }
+  std::vector<std::string> put;
+  if (!state_file_.empty()) {
+    for (size_t i : made) put.push_back(lb_to_json(next.loadbalancers[i]));
+  }
+  const std::string record = state_file_.empty() ? "" : record_to_json(put, removed, nullptr);
+  if (auto saved = persist(record, next.loadbalancers, made, put, state_.member_overrides);
+      !saved) {
+    return saved;
+  }
+  state_.loadbalancers = std::move(next.loadbalancers);
+  return {};
 }
 
-ObjectStore::Text ObjectStore::text_of(const LoadBalancers& lbs,
-                                       const ApiState::Overrides& overrides) {
-  if (state_file_.empty()) return {};
+std::vector<std::string> ObjectStore::json_of(const LoadBalancers& lbs,
+                                              const std::vector<size_t>& made,
+                                              std::vector<std::string>& put) {
   const LoadBalancers& old = state_.loadbalancers;
   const bool cached = lb_json_.size() == old.size();
-  Text out;
-  out.lb_json.reserve(lbs.size());
+  std::vector<std::string> out(lbs.size());
+  for (size_t k = 0; k < made.size(); ++k) out[made[k]] = std::move(put[k]);
+  size_t next_made = 0;
   for_each_pair(old, lbs, [&](std::optional<size_t> was, size_t i) {
-    if (cached && was && lbs.shares(i, old, *was)) {
-      out.lb_json.push_back(std::move(lb_json_[*was]));  // save() puts them back, or drops them
+    if (next_made < made.size() && made[next_made] == i) {
+      ++next_made;
+    } else if (cached && was && lbs.shares(i, old, *was)) {
+      out[i] = std::move(lb_json_[*was]);
     } else {
-      out.lb_json.push_back(lb_to_json(lbs[i]));
+      out[i] = lb_to_json(lbs[i]);
     }
   });
-  out.file = state_to_json(out.lb_json, overrides);
+  lb_json_.clear();  // taken from: persist() sets it again
   return out;
 }
 
-Result<void> ObjectStore::save(LoadBalancers* lbs, ApiState::Overrides overrides, Text text) {
-  if (!state_file_.empty()) {
-    if (auto written = write_file_atomic(state_file_, text.file); !written) {
-      lb_json_.clear();  // text_of() took some: the next write makes them all anew
-      return fail(fmt::format("cannot save the API objects: {}", written.error().message));
+Result<void> ObjectStore::persist(std::string_view record, const LoadBalancers& lbs,
+                                  const std::vector<size_t>& made, std::vector<std::string>& put,
+                                  const ApiState::Overrides& overrides) {
+  if (state_file_.empty()) return {};
+  const uint64_t limit = std::max(snapshot_bytes_, kMinJournalBytes);
+  if (journal_ && !journal_->broken() && journal_->size() + record.size() <= limit) {
+    if (auto appended = journal_->append(record); !appended) {
+      return fail(fmt::format("cannot save the API objects: {}", appended.error().message));
     }
+    // The cache follows the state when it did: the load balancers shared keep their text.
+    if (lb_json_.size() == state_.loadbalancers.size()) lb_json_ = json_of(lbs, made, put);
+    return {};
   }
-  if (lbs != nullptr) state_.loadbalancers = std::move(*lbs);
-  state_.member_overrides = std::move(overrides);
-  lb_json_ = std::move(text.lb_json);
+  // The journal is as large as the state file (or cannot be written): the whole state goes to a
+  // state file with a new journal, and the journal starts over for it.
+  std::vector<std::string> all = json_of(lbs, made, put);
+  std::string id = random_uuid();
+  const std::string text = state_to_json(all, overrides, id);
+  if (auto written = write_file_atomic(state_file_, text); !written) {
+    return fail(fmt::format("cannot save the API objects: {}", written.error().message));
+  }
+  journal_id_ = std::move(id);
+  snapshot_bytes_ = text.size();
+  lb_json_ = std::move(all);
+  if (!journal_) journal_ = std::make_unique<StateJournal>();
+  if (auto started = journal_->start(StateJournal::path_for(state_file_), journal_id_); !started) {
+    log::warn("{}; the next API write saves the whole state again", started.error().message);
+  }
+  return {};
+}
+
+Result<void> ObjectStore::set_overrides(ApiState::Overrides next) {
+  const std::string record = state_file_.empty() ? "" : record_to_json({}, {}, &next);
+  std::vector<std::string> none;
+  if (auto saved = persist(record, state_.loadbalancers, {}, none, next); !saved) return saved;
+  state_.member_overrides = std::move(next);
   return {};
 }
 
@@ -106,15 +183,13 @@ Result<void> ObjectStore::set_override(std::string_view member_id,
   } else {
     return {};  // nothing to save
   }
-  Text text = text_of(state_.loadbalancers, next);
-  return save(nullptr, std::move(next), std::move(text));
+  return set_overrides(std::move(next));
 }
 
 Result<void> ObjectStore::drop_overrides(const std::vector<std::string>& member_ids) {
   ApiState::Overrides next = state_.member_overrides;
   for (const std::string& id : member_ids) next.erase(id);
-  Text text = text_of(state_.loadbalancers, next);
-  return save(nullptr, std::move(next), std::move(text));
+  return set_overrides(std::move(next));
 }
 
 ApiChange ObjectStore::change_between(const ApiState& from, const ApiState& to) {

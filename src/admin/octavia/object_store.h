@@ -2,10 +2,12 @@
 // pools, members, health monitors), kept in memory and in `admin.state_file`, and their
 // conversion into the model::Config the daemon runs. Control thread only.
 //
-// Writes go through a copy: the admin API copies state(), changes the copy (ops.h), asks the
-// daemon to apply configs_of(copy), and only then commit()s it, which writes the state file
-// (temporary file, fsync, rename, fsync of the directory) before anything is answered. A failed
-// apply or write leaves the store as it was.
+// Writes go through a copy: the admin API copies state() (the load balancers are shared until
+// changed: objects.h), changes the copy (ops.h), asks the daemon to apply what changed
+// (change_between()), and only then commit()s it, which appends what changed to the journal
+// (state_journal.h) and syncs it, or now and then writes the whole state file (temporary file,
+// fsync, rename, fsync of the directory), before anything is answered. A failed apply or write
+// leaves the store as it was.
 //
 // Names. Octavia names are free text: empty, repeated, anything. The converted configs therefore
 // name every object by its id (as Octavia's own amphora haproxy.cfg does), so that
@@ -14,7 +16,9 @@
 // (views.h), which build API objects from this store.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +26,7 @@
 
 #include "admin/api_change.h"
 #include "admin/octavia/objects.h"
+#include "admin/octavia/state_journal.h"
 #include "base/error.h"
 #include "model/config.h"
 
@@ -41,8 +46,9 @@ class ObjectStore {
   const std::string& state_file() const { return state_file_; }
   const ApiState& state() const { return state_; }
 
-  // Saves `next` to the state file, then makes it the state. On a write error the state is
-  // unchanged and the error names the file. The member overrides stay as they are: they change
+  // Saves `next` (what changed, as a line appended to the journal; now and then the whole state
+  // file), then makes it the state. On a write error the state is unchanged and the error names
+  // the file. The member overrides stay as they are: they change
   // only through set_override() and drop_overrides() (a write's copy of the state was taken
   // before the daemon applied it, which may have dropped some).
   Result<void> commit(ApiState next);
@@ -64,21 +70,30 @@ class ObjectStore {
   static ApiChange change_between(const ApiState& from, const ApiState& to);
 
  private:
-  // The state file's text for these load balancers and overrides, and each load balancer's part
-  // of it (lb_to_json()): moved out of `lb_json_` for those as they are in state_, made for the
-  // others. At ten thousand load balancers, serializing them all took most of an API write.
-  struct Text {
-    std::vector<std::string> lb_json;
-    std::string file;
-  };
-  Text text_of(const LoadBalancers& lbs, const ApiState::Overrides& overrides);
-  // Writes `text` (when there is a state file); then `lbs` and `overrides` are the state. On an
-  // error nothing changes.
-  Result<void> save(LoadBalancers* lbs, ApiState::Overrides overrides, Text text);
+  // A journal grows to the state file's size before the state file is written anew, and to this
+  // at least, so that a small state is not written whole at every other write.
+  static constexpr uint64_t kMinJournalBytes = 1 << 20;
+
+  // Saves a write: `record` appended to the journal, or, when the journal is full (or cannot be
+  // written), the whole state (`lbs`, `overrides`) to a state file with a new journal. `made`
+  // are the indices of `lbs` the write made or changed, `put` their text (taken).
+  Result<void> persist(std::string_view record, const LoadBalancers& lbs,
+                       const std::vector<size_t>& made, std::vector<std::string>& put,
+                       const ApiState::Overrides& overrides);
+  // The text of each of `lbs` (lb_to_json()): `put` for those `made`, moved out of lb_json_ for
+  // those state_ shares, made anew for the others. Empties lb_json_.
+  std::vector<std::string> json_of(const LoadBalancers& lbs, const std::vector<size_t>& made,
+                                   std::vector<std::string>& put);
+  Result<void> set_overrides(ApiState::Overrides next);
 
   std::string state_file_;
   ApiState state_;
-  std::vector<std::string> lb_json_;  // lb_to_json() of each of state_.loadbalancers
+  std::string journal_id_;                 // the state file's "journal"; empty: none (yet)
+  uint64_t snapshot_bytes_ = 0;            // the state file's size
+  std::unique_ptr<StateJournal> journal_;  // null without a state file
+  // lb_to_json() of each of state_.loadbalancers when its size is theirs; empty when unknown
+  // (at start, after a failed write): the next state file written makes it anew.
+  std::vector<std::string> lb_json_;
 };
 
 // Calls visit(j, i) for each load balancer after[i], with j its index in `before` (the one with

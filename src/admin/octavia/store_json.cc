@@ -239,13 +239,16 @@ Result<void> load_overrides(const json::object& top, ApiState& out) {
 
 std::string lb_to_json(const ApiLoadBalancer& lb) { return json::serialize(lb_json(lb)); }
 
-std::string state_to_json(std::span<const std::string> lbs, const ApiState::Overrides& overrides) {
+std::string state_to_json(std::span<const std::string> lbs, const ApiState::Overrides& overrides,
+                          std::string_view journal) {
   // As json::serialize writes {"version": 1, "loadbalancers": [...], "member_overrides": {...}}.
-  size_t size = 64;
+  size_t size = 96;
   for (const std::string& lb : lbs) size += lb.size() + 1;
   std::string out;
   out.reserve(size);
-  out += fmt::format("{{\"version\":{},\"loadbalancers\":[", kStateVersion);
+  out += fmt::format("{{\"version\":{},", kStateVersion);
+  if (!journal.empty()) out += "\"journal\":" + json::serialize(json::string(journal)) + ",";
+  out += "\"loadbalancers\":[";
   for (size_t i = 0; i < lbs.size(); ++i) {
     if (i > 0) out += ',';
     out += lbs[i];
@@ -268,7 +271,75 @@ std::string state_to_json(const ApiState& state) {
   return state_to_json(lbs, state.member_overrides);
 }
 
-Result<ApiState> state_from_json(std::string_view text) {
+std::string record_to_json(std::span<const std::string> put, std::span<const std::string> removed,
+                           const ApiState::Overrides* overrides) {
+  std::string out = "{";
+  if (!put.empty()) {
+    out += "\"put\":[";
+    for (size_t i = 0; i < put.size(); ++i) out += (i > 0 ? "," : "") + put[i];
+    out += "]";
+  }
+  if (!removed.empty()) {
+    if (out.size() > 1) out += ",";
+    json::array ids;
+    for (const std::string& id : removed) ids.emplace_back(id);
+    out += "\"delete\":" + json::serialize(ids);
+  }
+  if (overrides != nullptr) {
+    if (out.size() > 1) out += ",";
+    json::object all;
+    for (const auto& [id, o] : *overrides) all[id] = override_json(o);
+    out += "\"member_overrides\":" + json::serialize(all);
+  }
+  return out + "}\n";
+}
+
+Result<void> apply_record(std::string_view record, ApiState& state) {
+  boost::system::error_code ec;
+  json::value doc = json::parse(record, ec);
+  if (ec) return fail(fmt::format("not valid JSON ({})", ec.message()));
+  if (!doc.is_object()) return fail("expected a JSON object");
+  json::object& top = doc.as_object();
+  Loader ld;
+  ApiState put;
+  if (json::value* lbs = top.if_contains("put")) {
+    if (!lbs->is_array()) return fail("\"put\" must be a list");
+    for (size_t i = 0; i < lbs->as_array().size() && !ld.error; ++i) {
+      load_lb(ld, lbs->as_array()[i], fmt::format("put[{}]", i), put);
+    }
+    if (ld.error) return fail(*ld.error);
+  }
+  std::vector<std::string> removed;
+  if (const json::value* ids = top.if_contains("delete")) {
+    if (!ids->is_array()) return fail("\"delete\" must be a list of ids");
+    for (const json::value& id : ids->as_array()) {
+      if (!id.is_string()) return fail("\"delete\" must be a list of ids");
+      removed.emplace_back(id.as_string());
+    }
+  }
+  ApiState overrides;
+  if (auto loaded = load_overrides(top, overrides); !loaded) return loaded;
+  // Checked whole before anything changes: a bad record changes nothing.
+  for (const ApiLoadBalancer& lb : put.loadbalancers) {
+    const auto at = std::ranges::find(state.loadbalancers, lb.id, &ApiLoadBalancer::id);
+    if (at == state.loadbalancers.end()) {
+      state.loadbalancers.push_back(lb);
+    } else {
+      state.loadbalancers.edit(static_cast<size_t>(at - state.loadbalancers.begin())) = lb;
+    }
+  }
+  for (const std::string& id : removed) {
+    const auto at = std::ranges::find(state.loadbalancers, id, &ApiLoadBalancer::id);
+    if (at != state.loadbalancers.end()) {
+      state.loadbalancers.erase(static_cast<size_t>(at - state.loadbalancers.begin()));
+    }
+  }
+  if (top.contains("member_overrides"))
+    state.member_overrides = std::move(overrides.member_overrides);
+  return {};
+}
+
+Result<ApiState> state_from_json(std::string_view text, std::string* journal) {
   boost::system::error_code ec;
   json::value doc = json::parse(text, ec);
   if (ec) return fail(fmt::format("not valid JSON ({})", ec.message()));
@@ -279,6 +350,10 @@ Result<ApiState> state_from_json(std::string_view text) {
   if (version == nullptr || !version->is_int64() || version->as_int64() != kStateVersion) {
     return fail(fmt::format("unknown format version {} (this vigil reads version {})",
                             version ? json::serialize(*version) : "none", kStateVersion));
+  }
+  if (const json::value* id = top.if_contains("journal"); journal != nullptr) {
+    if (id != nullptr && !id->is_string()) return fail("\"journal\" must be a string");
+    *journal = id != nullptr ? std::string(id->as_string()) : std::string();
   }
   const json::value* lbs = top.if_contains("loadbalancers");
   if (lbs == nullptr || !lbs->is_array()) return fail("\"loadbalancers\" must be a list");

@@ -1,10 +1,15 @@
-// The state file's format: {"version": 1, "loadbalancers": [...], "member_overrides": {...}},
-// each load balancer with its listeners and pools, each pool with its members and health monitor,
-// under Octavia's field names; member_overrides (absent when there are none) by member id. Loading
-// runs every object through the API's own validation (fields.h), so a state file never holds what
-// the API would refuse. Pure; any thread.
+// The state file's format: {"version": 1, "journal": "<uuid>", "loadbalancers": [...],
+// "member_overrides": {...}}, each load balancer with its listeners and pools, each pool with its
+// members and health monitor, under Octavia's field names; member_overrides (absent when there
+// are none) by member id. `journal` (absent: none) names the journal that goes with it
+// (state_journal.h), whose records are one JSON object a line:
+//   {"put": [load balancer, ...], "delete": ["id", ...], "member_overrides": {...}}
+// (each key absent when the write did not change it). Loading runs every object through the API's
+// own validation (fields.h), so a state file never holds what the API would refuse. Pure; any
+// thread.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -22,10 +27,20 @@ std::string state_to_json(const ApiState& state);
 // (in order; ObjectStore keeps them, so that a write serializes only what it changed):
 // state_to_json(s) == state_to_json(each lb_to_json(s.loadbalancers[i]), s.member_overrides).
 std::string lb_to_json(const ApiLoadBalancer& lb);
-std::string state_to_json(std::span<const std::string> lbs, const ApiState::Overrides& overrides);
+std::string state_to_json(std::span<const std::string> lbs, const ApiState::Overrides& overrides,
+                          std::string_view journal = {});
+
+// One journal record, with its newline: the load balancers made or changed (their lb_to_json()),
+// the ids of those removed, and the overrides when the write changed them.
+std::string record_to_json(std::span<const std::string> put, std::span<const std::string> removed,
+                           const ApiState::Overrides* overrides);
+// Carries out one record (a line without its newline) on `state`: a load balancer put replaces
+// the one of its id, in its place, or comes last. The error says what is wrong with the record.
+Result<void> apply_record(std::string_view record, ApiState& state);
 
 // The error names the object and field: "loadbalancers[0].pools[1].members[2]: Invalid input
 // for field/attribute protocol_port. Value: '70000'. Value should be lower or equal to 65535".
-Result<ApiState> state_from_json(std::string_view text);
+// `journal`, when given, is set to the id of the file's journal (empty when it names none).
+Result<ApiState> state_from_json(std::string_view text, std::string* journal = nullptr);
 
 }  // namespace vigil::admin

@@ -139,16 +139,20 @@ TEST_F(StoreFileTest, CommitWritesTheFileAndLoadReadsIt) {
   auto again = ObjectStore::load(path());
   ASSERT_TRUE(again) << again.error().message;
   EXPECT_EQ(state_to_json(again->state()), state_to_json(sample_state()));
-  // Only the file is left behind: the temporary file was renamed over it.
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+  // Only the file and its journal are left behind: the temporary file was renamed over it.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 2);
+  EXPECT_TRUE(fs::exists(path("state.json.journal")));
 }
 
-// The store keeps each load balancer's text between writes: what it writes is still the whole state
-// after creates, changes in place, deletes, overrides and a failed write.
-TEST_F(StoreFileTest, EveryWriteSavesTheWholeStateThoughItSerializesOnlyWhatChanged) {
+// What a store saves (the state file and its journal) loads back as the state it had, after
+// creates, changes in place, deletes, overrides and a failed write.
+TEST_F(StoreFileTest, EveryWriteIsSavedThoughOnlyWhatChangedIsWritten) {
   auto store = ObjectStore::load(path());
   ASSERT_TRUE(store) << store.error().message;
-  const auto saved = [&] { return *read_file(path()) == state_to_json(store->state()); };
+  const auto saved = [&] {
+    auto loaded = ObjectStore::load(path());
+    return loaded && state_to_json(loaded->state()) == state_to_json(store->state());
+  };
   int ids = 100;
   const OpContext c{.now = "2024-05-02T12:00:00",
                     .new_id = [&] { return fmt::format("00000000-0000-4000-8000-{:012}", ++ids); },
@@ -156,6 +160,7 @@ TEST_F(StoreFileTest, EveryWriteSavesTheWholeStateThoughItSerializesOnlyWhatChan
   ApiState next = sample_state();
   ASSERT_TRUE(store->commit(next));
   ASSERT_TRUE(saved());
+  const std::string state_file = *read_file(path());
   for (const char* name : {"second", "third"}) {
     ASSERT_TRUE(
         create_loadbalancer(next, fmt::format(R"({{"loadbalancer": {{"name": "{}"}}}})", name), c));
@@ -165,12 +170,13 @@ TEST_F(StoreFileTest, EveryWriteSavesTheWholeStateThoughItSerializesOnlyWhatChan
   next.loadbalancers.edit(0).pools[0].members[0].weight = 7;  // in place, in the first
   ASSERT_TRUE(store->commit(next));
   ASSERT_TRUE(saved());
-  EXPECT_NE(read_file(path())->find("\"weight\":7"), std::string::npos);
+  EXPECT_NE(read_file(path("state.json.journal"))->find("\"weight\":7"), std::string::npos);
   next.loadbalancers.erase(1);
   ASSERT_TRUE(store->commit(next));
   ASSERT_TRUE(saved());
   ASSERT_TRUE(store->set_override("m-1", model::AdminOverride{.weight = 0, .by = "CLI"}));
   ASSERT_TRUE(saved());
+  EXPECT_EQ(*read_file(path()), state_file) << "the journal took every write since";
 
   next.loadbalancers.edit(1).name = "renamed";
   set_fsync_for_tests([](int) {
@@ -180,13 +186,91 @@ TEST_F(StoreFileTest, EveryWriteSavesTheWholeStateThoughItSerializesOnlyWhatChan
   ASSERT_FALSE(store->commit(next));
   set_fsync_for_tests(nullptr);
   EXPECT_NE(store->state().loadbalancers[1].name, "renamed");
+  ASSERT_TRUE(saved()) << "the failed write's line was cut off";
   next.loadbalancers.edit(0).name = "after the failure";
   ASSERT_TRUE(store->commit(next));
   ASSERT_TRUE(saved());
   auto again = ObjectStore::load(path());
   ASSERT_TRUE(again) << again.error().message;
-  EXPECT_EQ(state_to_json(again->state()), state_to_json(store->state()));
   EXPECT_EQ(again->state().loadbalancers[1].name, "renamed");
+  EXPECT_EQ(again->state().loadbalancers[0].name, "after the failure");
+}
+
+// Once the journal is as large as the state file (1 MiB at least), the state file is written
+// whole, with a new journal id, and the journal starts over.
+TEST_F(StoreFileTest, AFullJournalIsFoldedIntoANewStateFile) {
+  auto store = ObjectStore::load(path());
+  ASSERT_TRUE(store) << store.error().message;
+  int ids = 0;
+  const OpContext c{.now = "2024-05-02T12:00:00",
+                    .new_id = [&] { return fmt::format("00000000-0000-4000-8000-{:012}", ++ids); },
+                    .is_local_address = is_local_address};
+  ApiState next = store->state();
+  ASSERT_TRUE(create_loadbalancer(next, R"({"loadbalancer": {"name": "first"}})", c));
+  ASSERT_TRUE(store->commit(next));
+  const std::string first = *read_file(path());
+  const std::string description(200, 'd');
+  int writes = 0;
+  while (*read_file(path()) == first && writes < 20'000) {
+    next.loadbalancers.edit(0).description = fmt::format("{}{}", writes, description);
+    ASSERT_TRUE(store->commit(next));
+    ++writes;
+  }
+  ASSERT_NE(*read_file(path()), first) << "never folded";
+  const size_t line = lb_to_json(next.loadbalancers[0]).size() + 12;  // {"put":[...]}\n
+  EXPECT_GE(static_cast<size_t>(writes) * line, size_t{1} << 20) << "1 MiB of journal first";
+  EXPECT_LT(read_file(path("state.json.journal"))->size(), 1000u) << "started over";
+  auto again = ObjectStore::load(path());
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(state_to_json(again->state()), state_to_json(store->state()));
+}
+
+// A journal is replayed only beside the state file that names it: not once that file is gone
+// or replaced by another.
+TEST_F(StoreFileTest, AJournalOfAnotherStateFileIsNotReplayed) {
+  auto store = ObjectStore::load(path());
+  ASSERT_TRUE(store->commit(sample_state()));
+  ApiState next = store->state();
+  next.loadbalancers.edit(0).name = "journaled";
+  ASSERT_TRUE(store->commit(next));
+  ASSERT_EQ(ObjectStore::load(path())->state().loadbalancers[0].name, "journaled");
+
+  const std::string older = state_to_json(sample_state());  // names no journal
+  write(older);
+  auto restored = ObjectStore::load(path());
+  ASSERT_TRUE(restored) << restored.error().message;
+  EXPECT_EQ(restored->state().loadbalancers[0].name, "k8s") << "the backup as it was";
+
+  fs::remove(path());
+  ASSERT_TRUE(ObjectStore::load(path())->state().loadbalancers.empty())
+      << "a state file moved away takes its objects along";
+}
+
+TEST_F(StoreFileTest, ALineCutShortIsLeftOutAndABadOneStopsTheLoad) {
+  auto store = ObjectStore::load(path());
+  ASSERT_TRUE(store->commit(sample_state()));
+  ApiState next = store->state();
+  next.loadbalancers.edit(0).name = "kept";
+  ASSERT_TRUE(store->commit(next));
+  const std::string journal = path("state.json.journal");
+  const std::string good = *read_file(journal);
+  std::ofstream(journal, std::ios::app) << R"({"put":[{"id":)";  // died mid-write
+  auto loaded = ObjectStore::load(path());
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_EQ(loaded->state().loadbalancers[0].name, "kept");
+  EXPECT_EQ(*read_file(journal), good) << "cut off, so that the next line starts clean";
+  next = loaded->state();
+  next.loadbalancers.edit(0).name = "after";
+  ASSERT_TRUE(loaded->commit(next));
+  EXPECT_EQ(ObjectStore::load(path())->state().loadbalancers[0].name, "after");
+
+  std::ofstream(journal, std::ios::app) << R"({"delete": "not a list"})"
+                                        << "\n";
+  auto refused = ObjectStore::load(path());
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("state.json.journal: record 3: \"delete\" must be a list"),
+            std::string::npos)
+      << refused.error().message;
 }
 
 TEST_F(StoreFileTest, LoadRemovesTemporariesLeftByADeadProcess) {
@@ -194,7 +278,8 @@ TEST_F(StoreFileTest, LoadRemovesTemporariesLeftByADeadProcess) {
   // pid 999999999 is above any pid_max: a process killed between create and rename.
   ASSERT_TRUE(write_file_atomic(path() + ".tmp.999999999.0123456789abcdef", "{\"torn"));
   ASSERT_TRUE(ObjectStore::load(path()));
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 2)
+      << "the state file and its journal";
 }
 
 TEST_F(StoreFileTest, AFailedWriteKeepsTheStateAndTheOldFile) {
