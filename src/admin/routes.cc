@@ -133,7 +133,7 @@ Response authenticated(const Request& request, const Target& target, const Route
     // ten thousand of them would be ten thousand views to build.
     const ApiLoadBalancer* holder =
         api_kind && s.size() >= 4 && ctx.store != nullptr && ctx.lb_views != nullptr
-            ? ctx.store->state().holder(s[3])
+            ? ctx.store->state().holder(s[3], s[2])
             : nullptr;
     if (holder != nullptr) {
       Response r = route_octavia_write(

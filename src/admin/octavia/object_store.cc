@@ -20,7 +20,10 @@ void for_each_pair(const LoadBalancers& before, const LoadBalancers& after,
   size_t from = 0;
   for (size_t i = 0; i < after.size(); ++i) {
     size_t was = from;
-    while (was < before.size() && before[was].id != after[i].id) ++was;
+    // The same object has the same id: most are, and their ids need no comparing.
+    while (was < before.size() && !after.shares(i, before, was) && before[was].id != after[i].id) {
+      ++was;
+    }
     if (was < before.size()) {
       visit(was, i);
       from = was + 1;

@@ -171,7 +171,9 @@ struct ApiState {
   // True when some object of the state has this id, of whatever kind.
   bool contains(std::string_view id) const;
   // The load balancer that holds the object with this id (itself, for a load balancer), or null.
-  const ApiLoadBalancer* holder(std::string_view id) const;
+  // `kind`, when given, is the object's collection ("pools", "members", ...): only those are
+  // looked at, a seventh of the objects.
+  const ApiLoadBalancer* holder(std::string_view id, std::string_view kind = {}) const;
 };
 
 }  // namespace vigil::admin

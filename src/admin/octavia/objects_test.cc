@@ -51,6 +51,9 @@ TEST(ApiStateCopy, ConstLookupsCopyNothing) {
   EXPECT_EQ(copy.holder("lb-2-pool")->id, "lb-2");
   EXPECT_EQ(copy.holder("lb-2")->id, "lb-2");
   EXPECT_EQ(copy.holder("nothing"), nullptr);
+  EXPECT_EQ(copy.holder("lb-2-pool", "pools")->id, "lb-2") << "of the kind named";
+  EXPECT_EQ(copy.holder("lb-2-pool", "members"), nullptr) << "of no other kind";
+  EXPECT_EQ(copy.holder("lb-1-member", "members")->id, "lb-1");
   EXPECT_TRUE(copy.contains("lb-1-pool"));
   EXPECT_NE(copy.find_lb("lb-1"), nullptr);
   EXPECT_TRUE(copy.loadbalancers.shares(0, original.loadbalancers, 0));

@@ -145,7 +145,8 @@ Response reply(const RouteContext& ctx, const Target& target, const Plan& plan,
                               : ctx.write_views != nullptr ? *ctx.write_views
                                                            : ctx.views;
   // The object's own load balancer is all its answer shows.
-  const ApiLoadBalancer* holder = ctx.lb_views != nullptr ? ctx.store->state().holder(id) : nullptr;
+  const ApiLoadBalancer* holder =
+      ctx.lb_views != nullptr ? ctx.store->state().holder(id, plan.kind) : nullptr;
   const std::vector<LoadBalancerView> views =
       holder != nullptr ? api_lb_views((*ctx.lb_views)(holder->id), *ctx.store, holder->id)
                         : merged_views(source(), ctx.store);
