@@ -105,6 +105,34 @@ ApiState::Found<ApiHealthMonitor> ApiState::find_monitor(std::string_view id) {
   return find_to_change(loadbalancers, id, monitor_in);
 }
 
+namespace {
+
+// The object `in` finds, read only.
+template <typename T>
+const T* find_to_read(const LoadBalancers& lbs, std::string_view id,
+                      ApiState::Found<T> (*in)(ApiLoadBalancer&, std::string_view)) {
+  const std::optional<size_t> i = holder_index(lbs, id, in);
+  return i ? in(const_cast<ApiLoadBalancer&>(lbs[*i]), id).item : nullptr;
+}
+
+}  // namespace
+
+const ApiListener* ApiState::listener(std::string_view id) const {
+  return find_to_read(loadbalancers, id, listener_in);
+}
+
+const ApiPool* ApiState::pool(std::string_view id) const {
+  return find_to_read(loadbalancers, id, pool_in);
+}
+
+const ApiMember* ApiState::member(std::string_view id) const {
+  return find_to_read(loadbalancers, id, member_in);
+}
+
+const ApiHealthMonitor* ApiState::monitor(std::string_view id) const {
+  return find_to_read(loadbalancers, id, monitor_in);
+}
+
 bool ApiState::contains(std::string_view id) const { return holder(id) != nullptr; }
 
 const ApiLoadBalancer* ApiState::holder(std::string_view id, std::string_view kind) const {

@@ -168,6 +168,11 @@ struct ApiState {
   Found<ApiPool> find_pool(std::string_view id);
   Found<ApiMember> find_member(std::string_view id);
   Found<ApiHealthMonitor> find_monitor(std::string_view id);
+  // Lookups that change nothing (the read paths'): the object as it is, or null.
+  const ApiListener* listener(std::string_view id) const;
+  const ApiPool* pool(std::string_view id) const;
+  const ApiMember* member(std::string_view id) const;
+  const ApiHealthMonitor* monitor(std::string_view id) const;
   // True when some object of the state has this id, of whatever kind.
   bool contains(std::string_view id) const;
   // The load balancer that holds the object with this id (itself, for a load balancer), or null.

@@ -56,6 +56,11 @@ TEST(ApiStateCopy, ConstLookupsCopyNothing) {
   EXPECT_EQ(copy.holder("lb-1-member", "members")->id, "lb-1");
   EXPECT_TRUE(copy.contains("lb-1-pool"));
   EXPECT_NE(copy.find_lb("lb-1"), nullptr);
+  ASSERT_NE(copy.member("lb-2-member"), nullptr);
+  EXPECT_EQ(copy.member("lb-2-member")->weight, 1);
+  EXPECT_EQ(copy.pool("lb-1-pool"), &original.loadbalancers[0].pools[0]) << "the shared object";
+  EXPECT_EQ(copy.listener("lb-1-pool"), nullptr);
+  EXPECT_EQ(copy.monitor("lb-1-pool"), nullptr);
   EXPECT_TRUE(copy.loadbalancers.shares(0, original.loadbalancers, 0));
   EXPECT_TRUE(copy.loadbalancers.shares(1, original.loadbalancers, 1));
 }

@@ -46,18 +46,13 @@ const T* find(const std::vector<T>& items, std::string_view key, Name name) {
   return nullptr;
 }
 
-ApiState& mutable_state(const ApiState* s) {
-  // ApiState's finders do not modify; they come in one (non-const) flavour.
-  return const_cast<ApiState&>(*s);
-}
-
 // The API's monitors in the status tree carry their own names and admin state.
-void name_tree_monitors(json::object& tree, ApiState& state) {
+void name_tree_monitors(json::object& tree, const ApiState& state) {
   auto fix = [&](json::value& pool) {
     json::object& p = pool.as_object();
-    auto found = state.find_pool(p.at("id").as_string());
-    if (!found || !found.item->healthmonitor) return;
-    const ApiHealthMonitor& hm = *found.item->healthmonitor;
+    const ApiPool* found = state.pool(p.at("id").as_string());
+    if (found == nullptr || !found->healthmonitor) return;
+    const ApiHealthMonitor& hm = *found->healthmonitor;
     for (const char* key : {"health_monitor", "healthmonitor"}) {
       if (json::object* m = p.if_contains(key) ? p.at(key).if_object() : nullptr) {
         (*m)["name"] = hm.name;
@@ -265,7 +260,7 @@ const LoadBalancerView* Catalog::owner_of(std::string_view id) const {
 }
 
 bool Catalog::from_api(const LoadBalancerView& lb) const {
-  return state() != nullptr && mutable_state(state()).find_lb(lb.id) != nullptr;
+  return state() != nullptr && state()->find_lb(lb.id) != nullptr;
 }
 
 Response Catalog::read_only(const LoadBalancerView& lb) const {
@@ -277,7 +272,7 @@ Response Catalog::read_only(const LoadBalancerView& lb) const {
 
 json::object Catalog::render(const LoadBalancerView& lb) const {
   json::object o = octavia::loadbalancer(lb);
-  const ApiLoadBalancer* a = state() ? mutable_state(state()).find_lb(lb.id) : nullptr;
+  const ApiLoadBalancer* a = state() ? state()->find_lb(lb.id) : nullptr;
   if (a != nullptr) {
     octavia::stored_loadbalancer(o, *a);
   } else {
@@ -288,9 +283,8 @@ json::object Catalog::render(const LoadBalancerView& lb) const {
 
 json::object Catalog::render(const LoadBalancerView& lb, const model::ListenerView& l) const {
   json::object o = octavia::listener(lb, l);
-  if (auto a =
-          state() ? mutable_state(state()).find_listener(l.id) : ApiState::Found<ApiListener>{}) {
-    octavia::stored_listener(o, *a.item);
+  if (const ApiListener* a = state() ? state()->listener(l.id) : nullptr) {
+    octavia::stored_listener(o, *a);
   } else {
     file_project(o);
   }
@@ -299,8 +293,8 @@ json::object Catalog::render(const LoadBalancerView& lb, const model::ListenerVi
 
 json::object Catalog::render(const LoadBalancerView& lb, const model::PoolView& p) const {
   json::object o = octavia::pool(lb, p);
-  if (auto a = state() ? mutable_state(state()).find_pool(p.id) : ApiState::Found<ApiPool>{}) {
-    octavia::stored_pool(o, *a.item);
+  if (const ApiPool* a = state() ? state()->pool(p.id) : nullptr) {
+    octavia::stored_pool(o, *a);
   } else {
     file_project(o);
   }
@@ -309,8 +303,8 @@ json::object Catalog::render(const LoadBalancerView& lb, const model::PoolView& 
 
 json::object Catalog::render(const LoadBalancerView& lb, const model::MemberView& m) const {
   json::object o = octavia::member(lb, m);
-  if (auto a = state() ? mutable_state(state()).find_member(m.id) : ApiState::Found<ApiMember>{}) {
-    octavia::stored_member(o, *a.item);
+  if (const ApiMember* a = state() ? state()->member(m.id) : nullptr) {
+    octavia::stored_member(o, *a);
   } else {
     file_project(o);
   }
@@ -319,9 +313,8 @@ json::object Catalog::render(const LoadBalancerView& lb, const model::MemberView
 
 json::object Catalog::render_monitor(const LoadBalancerView& lb, const model::PoolView& p) const {
   json::object o = octavia::health_monitor(lb, p);
-  if (auto a = state() ? mutable_state(state()).find_monitor(p.health_monitor_id)
-                       : ApiState::Found<ApiHealthMonitor>{}) {
-    octavia::stored_monitor(o, *a.item);
+  if (const ApiHealthMonitor* a = state() ? state()->monitor(p.health_monitor_id) : nullptr) {
+    octavia::stored_monitor(o, *a);
   } else {
     file_project(o);
   }
@@ -330,7 +323,7 @@ json::object Catalog::render_monitor(const LoadBalancerView& lb, const model::Po
 
 json::object Catalog::status_tree(const LoadBalancerView& lb) const {
   json::object tree = octavia::status_tree(lb);
-  if (from_api(lb)) name_tree_monitors(tree, mutable_state(state()));
+  if (from_api(lb)) name_tree_monitors(tree, *state());
   return tree;
 }
 
