@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Octavia API writes beside N load balancers made through the API (the provider driver's load):
+a state file of N load balancers (a TCP listener, a pool checked over TCP every 5 s and three
+members each, as vigil's Octavia API writes them) is generated, vigil starts from it, and after
+its first round of checks, --writes member creates, updates and deletes go through the Octavia
+API into the last load balancer's pool. Per binary (--vigil, and --baseline when given, one after
+the other, each from the same generated file): the time from start to ready, the first write's
+time (it writes the whole state file: the generated one names no journal), each later write's
+time (p50, max), and the sizes of the state file and its journal at the end; with --baseline, the
+ratios. Benchmarks print numbers and never gate CI.
+
+Listeners on 127.0.0.1, ports 20000 + i (so at most 40,000 load balancers); members on 127.1.X.Y,
+where nothing listens (their checks are refused at once). Loopback only; every process is started
+here and stopped at the end; every wait is bounded; files go to a directory under /tmp.
+
+    bench/scale/api_state.py [--lbs 10000] [--writes 30] [--vigil PATH] [--baseline PATH]
+"""
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for benchlib
+
+from benchlib import (Processes, admin_call, emit_json, log, machine_info, loadavg, on_sigterm,  # noqa: E402
+                      raise_nofile, run_main, wait_until)
+
+ROOT = Path(__file__).resolve().parents[2]
+TOKEN = "bench-api-state-token"
+STAMP = "2026-01-01T00:00:00"
+
+
+def common(name=""):
+    return {"id": str(uuid.uuid4()), "name": name, "description": "", "project_id": "", "tags": [],
+            "admin_state_up": True, "created_at": STAMP, "updated_at": STAMP}
+
+
+def common_without_description():
+    c = common()
+    del c["description"]  # Octavia's monitors and members have none
+    return c
+
+
+def state_file(path, lbs):
+    """The state file vigil's Octavia API would have written for `lbs` load balancers."""
+    out = []
+    for i in range(lbs):
+        pool = {**common(), "protocol": "TCP", "lb_algorithm": "ROUND_ROBIN",
+                "healthmonitor": {**common_without_description(), "type": "TCP", "delay": 5, "timeout": 3, "max_retries": 3,
+                                  "max_retries_down": 3},
+                "members": [{**common_without_description(), "address": f"127.1.{i // 250}.{i % 250 + 1}", "protocol_port": 9000 + k,
+                             "weight": 1, "backup": False} for k in range(3)]}
+        listener = {**common(), "protocol": "TCP", "protocol_port": 20000 + i, "connection_limit": -1,
+                    "default_pool_id": pool["id"]}
+        out.append({**common(f"lb{i}"), "vip_address": "127.0.0.1", "topology": "SINGLE",
+                    "listeners": [listener], "pools": [pool]})
+    with open(path, "w") as f:
+        json.dump({"version": 1, "loadbalancers": out}, f)
+
+
+def run_one(label, binary, args, tmp, procs):
+    state = os.path.join(tmp, "state.json")
+    for leftover in (state, state + ".journal"):
+        if os.path.exists(leftover):
+            os.remove(leftover)
+    state_file(state, args.lbs)
+    config = os.path.join(tmp, "vigil.yaml")
+    with open(config, "w") as f:
+        f.write(f'admin: {{listen: "127.0.0.1:0", token_file: {tmp}/token, state_file: {state}}}\n'
+                "workers: 1\nlisteners: []\npools: []\n")
+    ready = os.path.join(tmp, f"{label}.ready.json")
+    started = time.monotonic()
+    proc = procs.spawn(label, [binary, "serve", "-c", config, "--ready-file", ready, "--log-level", "error"])
+    if not wait_until(lambda: os.path.exists(ready) or proc.poll() is not None, 120):
+        raise RuntimeError(f"{label}: not ready within 120 s")
+    if proc.poll() is not None:
+        raise RuntimeError(f"{label}: exited with {proc.returncode}")
+    ready_s = time.monotonic() - started
+    with open(ready) as f:
+        admin = json.load(f)["admin"]
+
+    def call(method, path, body=None):
+        status, answer, seconds = admin_call(admin, TOKEN, method, path, body, 120)
+        if status not in (200, 201, 204):
+            raise RuntimeError(f"{label}: {method} {path} answered {status}: {answer[:200]!r}")
+        return (json.loads(answer) if answer else None), seconds
+
+    pools, _ = call("GET", "/v2.0/lbaas/pools?fields=id")
+    members = f"/v2.0/lbaas/pools/{pools['pools'][-1]['id']}/members"
+    # The first write after a start from a state file that names no journal writes the whole file
+    # (and the disk is busy with it for a moment after): timed apart, before the settling.
+    m, first = call("POST", members, {"member": {"address": "127.3.0.2", "protocol_port": 999}})
+    call("DELETE", f"{members}/{m['member']['id']}")
+    # Past the first round of checks (every 5 s), so that the writes meet the steady state.
+    time.sleep(args.settle)
+    times = {"create": [], "update": [], "delete": []}
+    for k in range(args.writes):
+        m, created = call("POST", members, {"member": {"address": "127.3.0.1", "protocol_port": 1000 + k}})
+        _, updated = call("PUT", f"{members}/{m['member']['id']}", {"member": {"weight": 5}})
+        _, deleted = call("DELETE", f"{members}/{m['member']['id']}")
+        for key, s in (("create", created), ("update", updated), ("delete", deleted)):
+            times[key].append(s * 1000)
+    result = {"ready_s": round(ready_s, 2), "first_write_ms": round(first * 1000, 1),
+              "state_file_mb": round(os.path.getsize(state) / 1e6, 2),
+              "journal_mb": round(os.path.getsize(state + ".journal") / 1e6, 3)
+              if os.path.exists(state + ".journal") else None}
+    for key, ts in times.items():
+        result[f"{key}_p50_ms"] = round(statistics.median(ts), 2)
+        result[f"{key}_max_ms"] = round(max(ts), 2)
+    procs.stop(proc)
+    return result
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    p.add_argument("--lbs", type=int, default=10000, help="load balancers made through the API (default 10000)")
+    p.add_argument("--writes", type=int, default=30, help="member create, update and delete each (default 30)")
+    p.add_argument("--settle", type=float, default=10.0, help="seconds after ready before the writes (default 10)")
+    p.add_argument("--vigil", default=str(ROOT / "build/release/src/daemon/vigil"))
+    p.add_argument("--baseline", help="another vigil binary, run the same way after --vigil")
+    p.add_argument("--json-out", help="also write the result line to this file")
+    p.add_argument("--keep-tmp", action="store_true", help="keep the temporary directory (logs, state)")
+    args = p.parse_args(argv)
+    if not 1 <= args.lbs <= 40000:
+        p.error("--lbs must be between 1 and 40000 (one port each from 20000)")
+    signal.signal(signal.SIGTERM, on_sigterm)
+    nofile = raise_nofile(max(65536, args.lbs + 4096))
+    tmp = tempfile.mkdtemp(prefix="vigil-bench-api-state-", dir="/tmp")
+    with open(os.path.join(tmp, "token"), "w") as f:
+        f.write(TOKEN + "\n")
+    os.chmod(os.path.join(tmp, "token"), 0o600)
+    procs = Processes(tmp, nofile, grace=20.0)
+    load_start = loadavg()
+    results = {}
+    try:
+        for label, binary in (("vigil", args.vigil), ("baseline", args.baseline)):
+            if binary:
+                log(f"{label}: {args.lbs} load balancers from the state file, {args.writes} writes of each kind")
+                results[label] = run_one(label, binary, args, tmp, procs)
+                print(f"  {label}: " + ", ".join(f"{k} {v}" for k, v in results[label].items()), flush=True)
+    finally:
+        procs.stop_all()
+        if args.keep_tmp:
+            log(f"kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    if "baseline" in results:
+        r = {k: round(results["vigil"][k] / results["baseline"][k], 4)
+             for k in results["vigil"] if k.endswith("_ms") and results["baseline"][k]}
+        print("  vigil / baseline: " + ", ".join(f"{k} {v}" for k, v in r.items()))
+        results["ratios"] = r
+    machine = machine_info()
+    machine["loadavg_start"], machine["loadavg_end"] = load_start, loadavg()
+    emit_json({"bench": "api_state", "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+               "machine": machine, "params": {"lbs": args.lbs, "writes": args.writes, "settle": args.settle},
+               **results}, args.json_out)
+    return 0
+
+
+if __name__ == "__main__":
+    run_main(main, sys.argv[1:])
