@@ -84,11 +84,6 @@ ApiLoadBalancer* ApiState::find_lb(std::string_view id) {
   return find_to_change(loadbalancers, id, lb_in).item;
 }
 
-const ApiLoadBalancer* ApiState::find_lb(std::string_view id) const {
-  const std::optional<size_t> i = holder_index(loadbalancers, id, lb_in);
-  return i ? &loadbalancers[*i] : nullptr;
-}
-
 ApiState::Found<ApiListener> ApiState::find_listener(std::string_view id) {
   return find_to_change(loadbalancers, id, listener_in);
 }
@@ -116,6 +111,10 @@ const T* find_to_read(const LoadBalancers& lbs, std::string_view id,
 }
 
 }  // namespace
+
+const ApiLoadBalancer* ApiState::lb(std::string_view id) const {
+  return find_to_read(loadbalancers, id, lb_in);
+}
 
 const ApiListener* ApiState::listener(std::string_view id) const {
   return find_to_read(loadbalancers, id, listener_in);
@@ -149,6 +148,18 @@ const ApiLoadBalancer* ApiState::holder(std::string_view id, std::string_view ki
     if (in(const_cast<ApiLoadBalancer&>(lb))) return &lb;  // read only, as holder_index()
   }
   return nullptr;
+}
+
+ApiIndex::ApiIndex(const ApiState& state) {
+  for (const ApiLoadBalancer& lb : state.loadbalancers) {
+    lbs_.emplace(lb.id, &lb);
+    for (const ApiListener& l : lb.listeners) listeners_.emplace(l.id, &l);
+    for (const ApiPool& p : lb.pools) {
+      pools_.emplace(p.id, &p);
+      if (p.healthmonitor) monitors_.emplace(p.healthmonitor->id, &*p.healthmonitor);
+      for (const ApiMember& m : p.members) members_.emplace(m.id, &m);
+    }
+  }
 }
 
 }  // namespace vigil::admin

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -163,12 +164,12 @@ struct ApiState {
   };
 
   ApiLoadBalancer* find_lb(std::string_view id);
-  const ApiLoadBalancer* find_lb(std::string_view id) const;
   Found<ApiListener> find_listener(std::string_view id);
   Found<ApiPool> find_pool(std::string_view id);
   Found<ApiMember> find_member(std::string_view id);
   Found<ApiHealthMonitor> find_monitor(std::string_view id);
   // Lookups that change nothing (the read paths'): the object as it is, or null.
+  const ApiLoadBalancer* lb(std::string_view id) const;
   const ApiListener* listener(std::string_view id) const;
   const ApiPool* pool(std::string_view id) const;
   const ApiMember* member(std::string_view id) const;
@@ -179,6 +180,35 @@ struct ApiState {
   // `kind`, when given, is the object's collection ("pools", "members", ...): only those are
   // looked at, a seventh of the objects.
   const ApiLoadBalancer* holder(std::string_view id, std::string_view kind = {}) const;
+};
+
+// Every object of a state by id, made in one walk: for a reader that looks up many objects (a list
+// of ten thousand, each shown with what the store keeps of it), where each lookup would otherwise
+// walk them all. Valid while the state is unchanged.
+class ApiIndex {
+ public:
+  explicit ApiIndex(const ApiState& state);
+
+  const ApiLoadBalancer* lb(std::string_view id) const { return find(lbs_, id); }
+  const ApiListener* listener(std::string_view id) const { return find(listeners_, id); }
+  const ApiPool* pool(std::string_view id) const { return find(pools_, id); }
+  const ApiMember* member(std::string_view id) const { return find(members_, id); }
+  const ApiHealthMonitor* monitor(std::string_view id) const { return find(monitors_, id); }
+
+ private:
+  template <typename T>
+  using Map = std::unordered_map<std::string_view, const T*>;
+  template <typename T>
+  static const T* find(const Map<T>& map, std::string_view id) {
+    const auto it = map.find(id);
+    return it == map.end() ? nullptr : it->second;
+  }
+
+  Map<ApiLoadBalancer> lbs_;
+  Map<ApiListener> listeners_;
+  Map<ApiPool> pools_;
+  Map<ApiMember> members_;
+  Map<ApiHealthMonitor> monitors_;
 };
 
 }  // namespace vigil::admin

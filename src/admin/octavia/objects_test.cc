@@ -55,7 +55,7 @@ TEST(ApiStateCopy, ConstLookupsCopyNothing) {
   EXPECT_EQ(copy.holder("lb-2-pool", "members"), nullptr) << "of no other kind";
   EXPECT_EQ(copy.holder("lb-1-member", "members")->id, "lb-1");
   EXPECT_TRUE(copy.contains("lb-1-pool"));
-  EXPECT_NE(copy.find_lb("lb-1"), nullptr);
+  EXPECT_NE(copy.lb("lb-1"), nullptr);
   ASSERT_NE(copy.member("lb-2-member"), nullptr);
   EXPECT_EQ(copy.member("lb-2-member")->weight, 1);
   EXPECT_EQ(copy.pool("lb-1-pool"), &original.loadbalancers[0].pools[0]) << "the shared object";
@@ -72,6 +72,26 @@ TEST(ApiStateCopy, ALookupThatFindsNothingCopiesNothing) {
   EXPECT_FALSE(copy.find_monitor("lb-1-member")) << "a member is no monitor";
   EXPECT_TRUE(copy.loadbalancers.shares(0, original.loadbalancers, 0));
   EXPECT_TRUE(copy.loadbalancers.shares(1, original.loadbalancers, 1));
+}
+
+TEST(ApiIndex, FindsWhatTheWalkingLookupsFind) {
+  ApiState s = two_load_balancers();
+  s.loadbalancers.edit(1).pools[0].healthmonitor = ApiHealthMonitor{};
+  s.loadbalancers.edit(1).pools[0].healthmonitor->id = "lb-2-monitor";
+  ApiListener l;
+  l.id = "lb-1-listener";
+  s.loadbalancers.edit(0).listeners.push_back(l);
+  const ApiIndex index(s);
+  for (const char* id : {"lb-1", "lb-2", "lb-1-listener", "lb-1-pool", "lb-2-pool", "lb-1-member",
+                         "lb-2-member", "lb-2-monitor", "nothing"}) {
+    EXPECT_EQ(index.lb(id), s.lb(id)) << id;
+    EXPECT_EQ(index.listener(id), s.listener(id)) << id;
+    EXPECT_EQ(index.pool(id), s.pool(id)) << id;
+    EXPECT_EQ(index.member(id), s.member(id)) << id;
+    EXPECT_EQ(index.monitor(id), s.monitor(id)) << id;
+  }
+  EXPECT_NE(index.monitor("lb-2-monitor"), nullptr);
+  EXPECT_NE(index.listener("lb-1-listener"), nullptr);
 }
 
 }  // namespace

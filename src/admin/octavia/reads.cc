@@ -259,8 +259,17 @@ const LoadBalancerView* Catalog::owner_of(std::string_view id) const {
   return nullptr;
 }
 
+template <typename T>
+const T* Catalog::stored(std::string_view id, const T* (ApiIndex::*indexed)(std::string_view) const,
+                         const T* (ApiState::*walked)(std::string_view) const) const {
+  if (state() == nullptr) return nullptr;
+  constexpr int kWalks = 8;  // a single object's GET or write never makes the index
+  if (index_ == nullptr && ++lookups_ > kWalks) index_ = std::make_shared<const ApiIndex>(*state());
+  return index_ ? (*index_.*indexed)(id) : (*state().*walked)(id);
+}
+
 bool Catalog::from_api(const LoadBalancerView& lb) const {
-  return state() != nullptr && state()->find_lb(lb.id) != nullptr;
+  return stored(lb.id, &ApiIndex::lb, &ApiState::lb) != nullptr;
 }
 
 Response Catalog::read_only(const LoadBalancerView& lb) const {
@@ -272,7 +281,7 @@ Response Catalog::read_only(const LoadBalancerView& lb) const {
 
 json::object Catalog::render(const LoadBalancerView& lb) const {
   json::object o = octavia::loadbalancer(lb);
-  const ApiLoadBalancer* a = state() ? state()->find_lb(lb.id) : nullptr;
+  const ApiLoadBalancer* a = stored(lb.id, &ApiIndex::lb, &ApiState::lb);
   if (a != nullptr) {
     octavia::stored_loadbalancer(o, *a);
   } else {
@@ -283,7 +292,7 @@ json::object Catalog::render(const LoadBalancerView& lb) const {
 
 json::object Catalog::render(const LoadBalancerView& lb, const model::ListenerView& l) const {
   json::object o = octavia::listener(lb, l);
-  if (const ApiListener* a = state() ? state()->listener(l.id) : nullptr) {
+  if (const ApiListener* a = stored(l.id, &ApiIndex::listener, &ApiState::listener)) {
     octavia::stored_listener(o, *a);
   } else {
     file_project(o);
@@ -293,7 +302,7 @@ json::object Catalog::render(const LoadBalancerView& lb, const model::ListenerVi
 
 json::object Catalog::render(const LoadBalancerView& lb, const model::PoolView& p) const {
   json::object o = octavia::pool(lb, p);
-  if (const ApiPool* a = state() ? state()->pool(p.id) : nullptr) {
+  if (const ApiPool* a = stored(p.id, &ApiIndex::pool, &ApiState::pool)) {
     octavia::stored_pool(o, *a);
   } else {
     file_project(o);
@@ -303,7 +312,7 @@ json::object Catalog::render(const LoadBalancerView& lb, const model::PoolView& 
 
 json::object Catalog::render(const LoadBalancerView& lb, const model::MemberView& m) const {
   json::object o = octavia::member(lb, m);
-  if (const ApiMember* a = state() ? state()->member(m.id) : nullptr) {
+  if (const ApiMember* a = stored(m.id, &ApiIndex::member, &ApiState::member)) {
     octavia::stored_member(o, *a);
   } else {
     file_project(o);
@@ -313,7 +322,8 @@ json::object Catalog::render(const LoadBalancerView& lb, const model::MemberView
 
 json::object Catalog::render_monitor(const LoadBalancerView& lb, const model::PoolView& p) const {
   json::object o = octavia::health_monitor(lb, p);
-  if (const ApiHealthMonitor* a = state() ? state()->monitor(p.health_monitor_id) : nullptr) {
+  if (const ApiHealthMonitor* a =
+          stored(p.health_monitor_id, &ApiIndex::monitor, &ApiState::monitor)) {
     octavia::stored_monitor(o, *a);
   } else {
     file_project(o);

@@ -159,7 +159,7 @@ std::vector<model::LoadBalancerView> merged_views(std::vector<model::LoadBalance
 std::vector<model::LoadBalancerView> api_lb_views(std::vector<model::LoadBalancerView> daemon,
                                                   const ObjectStore& store,
                                                   std::string_view lb_id) {
-  const ApiLoadBalancer* lb = store.state().find_lb(lb_id);
+  const ApiLoadBalancer* lb = store.state().lb(lb_id);
   if (lb == nullptr) return {};
   const auto live = std::ranges::find(daemon, lb_id, &model::LoadBalancerView::id);
   std::vector<model::LoadBalancerView> out;
