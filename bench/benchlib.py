@@ -332,6 +332,16 @@ class Processes:
             self.stop(p)
 
 
+def finish(procs, tmp, keep_tmp):
+    """The end of a run, however it ends: every process stopped, then `tmp` removed, or kept (and
+    said so) when asked."""
+    procs.stop_all()
+    if keep_tmp:
+        log(f"kept {tmp}")
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def group_alive(pgid):
     try:
         os.killpg(pgid, 0)

@@ -68,7 +68,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for benchlib
 
-from benchlib import (CLK_TCK, HOST, Processes, compile_c, emit_json, fmt, free_port, listening, loadavg, log,  # noqa: E402
+from benchlib import (CLK_TCK, HOST, Processes, compile_c, emit_json, finish, fmt, free_port, listening, loadavg, log,  # noqa: E402
                       log_findings, machine_info, on_sigterm, parse_variants, proc_children, process_cpu,
                       raise_nofile,
                       run_main, stat_ticks, tail, tool_version, wait_until)
@@ -1026,11 +1026,7 @@ def main(argv):
         else:
             result, failed = run_https_load(args, tmp, procs)
     finally:
-        procs.stop_all()
-        if args.keep_tmp:
-            log(f"kept {tmp}")
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
+        finish(procs, tmp, args.keep_tmp)
     machine = machine_info()
     machine["loadavg_start"], machine["loadavg_end"] = load_start, loadavg()
     print(f"  machine: {machine['nproc']} CPUs ({machine['cpu']}), kernel {machine['kernel']}; "

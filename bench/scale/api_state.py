@@ -19,7 +19,6 @@ here and stopped at the end; every wait is bounded; files go to a directory unde
 import argparse
 import json
 import os
-import shutil
 import signal
 import statistics
 import sys
@@ -30,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for benchlib
 
-from benchlib import (Processes, admin_call, emit_json, log, machine_info, loadavg, on_sigterm,  # noqa: E402
+from benchlib import (Processes, admin_call, emit_json, finish, log, machine_info, loadavg, on_sigterm,  # noqa: E402
                       raise_nofile, run_main, wait_until)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -148,11 +147,7 @@ def main(argv):
                 results[label] = run_one(label, binary, args, tmp, procs)
                 print(f"  {label}: " + ", ".join(f"{k} {v}" for k, v in results[label].items()), flush=True)
     finally:
-        procs.stop_all()
-        if args.keep_tmp:
-            log(f"kept {tmp}")
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
+        finish(procs, tmp, args.keep_tmp)
     if "baseline" in results:
         r = {k: round(results["vigil"][k] / results["baseline"][k], 4)
              for k in results["vigil"] if k.endswith("_ms") and results["baseline"][k]}

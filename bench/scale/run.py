@@ -36,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for benchlib
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchlib import (Processes, emit_json, fmt, free_port, loadavg, log, log_findings, machine_info,  # noqa: E402
+from benchlib import (Processes, emit_json, finish, fmt, free_port, loadavg, log, log_findings, machine_info,  # noqa: E402
                       on_sigterm, raise_nofile, run_main, tool_version)
 from backends import Sink, TlsServer  # noqa: E402
 from configs import MAX_LBS  # noqa: E402
@@ -184,11 +184,7 @@ def main(argv):
     try:
         result, failed = run(args, tmp, procs)
     finally:
-        procs.stop_all()
-        if args.keep_tmp:
-            log(f"kept {tmp}")
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
+        finish(procs, tmp, args.keep_tmp)
     machine = machine_info(memory=True)
     machine["loadavg_start"], machine["loadavg_end"] = load_start, loadavg()
     print(f"  machine: {machine['nproc']} CPUs ({machine['cpu']}), {machine['mem_gib']} GiB, kernel "
