@@ -19,22 +19,6 @@ std::string_view verb_of(model::OperatingStatus s) {
   }
 }
 
-}  // namespace
-
-std::string disruption_text(const model::DisruptionCounts& c) {
-  return fmt::format("{} sessions closed, {} retried, {} hedged, {} replayed, {} failed",
-                     c.sessions_closed, c.retries, c.hedges, c.replays, c.failed_sessions);
-}
-
-std::string disruption_line(std::string_view pool, std::string_view member,
-                            std::string_view address, model::OperatingStatus status,
-                            const model::DisruptionCounts& c) {
-  return fmt::format("pool {} member {} {} {}, its sessions closed: {}", pool, member, address,
-                     verb_of(status), disruption_text(c));
-}
-
-namespace {
-
 // ": HTTP 500 \"[-]etcd failed\" (3/3 failures, check 12ms)": the result that decided.
 std::string check_text(const TransitionFacts& f) {
   using model::OperatingStatus;
@@ -56,6 +40,18 @@ std::string check_text(const TransitionFacts& f) {
 }
 
 }  // namespace
+
+std::string disruption_text(const model::DisruptionCounts& c) {
+  return fmt::format("{} sessions closed, {} retried, {} hedged, {} replayed, {} failed",
+                     c.sessions_closed, c.retries, c.hedges, c.replays, c.failed_sessions);
+}
+
+std::string disruption_line(std::string_view pool, std::string_view member,
+                            std::string_view address, model::OperatingStatus status,
+                            const model::DisruptionCounts& c) {
+  return fmt::format("pool {} member {} {} {}, its sessions closed: {}", pool, member, address,
+                     verb_of(status), disruption_text(c));
+}
 
 std::string transition_line(const TransitionFacts& f) {
   std::string line =

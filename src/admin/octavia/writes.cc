@@ -224,10 +224,11 @@ Response route_octavia_write(const Request& request, const Target& target, const
     log::warn("admin API: {} {} refused: {}", method, request.target, applied.error().message);
     return fault(409, applied.error().message);
   }
-  const ApiChange undo = ObjectStore::change_between(next, ctx.store->state());
-  if (auto saved = ctx.store->commit(std::move(next)); !saved) {
+  // A copy of the state shares its load balancers: committing one keeps `next` for the undoing.
+  if (auto saved = ctx.store->commit(next); !saved) {
     log::error("admin API: {}; undoing the change", saved.error().message);
-    if (auto undone = (*ctx.apply)(undo); !undone) {
+    if (auto undone = (*ctx.apply)(ObjectStore::change_between(next, ctx.store->state()));
+        !undone) {
       log::error("admin API: undoing failed too: {}", undone.error().message);
     }
     return fault(500, saved.error().message);
