@@ -76,6 +76,7 @@ Result<ObjectStore> ObjectStore::load(const std::string& state_file) {
       return failed(journal, fmt::format("record {}: {}", i + 1, applied.error().message));
     }
   }
+  store.state_.loadbalancers.remember();
   if (contents->torn) {
     log::warn("{}: its last line was cut short (a write never answered); it is left out", journal);
   }
@@ -113,6 +114,7 @@ Result<void> ObjectStore::commit(ApiState next) {
     return saved;
   }
   state_.loadbalancers = std::move(next.loadbalancers);
+  state_.loadbalancers.remember();
   return {};
 }
 

@@ -1,17 +1,96 @@
 #include "admin/octavia/objects.h"
 
+#include <algorithm>
+#include <functional>
+#include <numeric>
+
 namespace vigil::admin {
+
+// Ids by their 64-bit hash rather than the text: a third of the memory, and a collision only
+// makes a hint wrong, which holder_of() finds out.
+struct LoadBalancers::Hints {
+  std::unordered_map<uint64_t, uint64_t> holder;  // an object's id > its load balancer's id
+  std::unordered_map<uint64_t, size_t> at;        // a load balancer's id > its index, last seen
+  size_t made_from = 0;                           // objects in the state they were made whole from
+};
+
+namespace {
+
+uint64_t id_hash(std::string_view id) { return std::hash<std::string_view>{}(id); }
+
+template <typename F>
+void for_each_id(const ApiLoadBalancer& lb, const F& f) {
+  f(lb.id);
+  for (const ApiListener& l : lb.listeners) f(l.id);
+  for (const ApiPool& p : lb.pools) {
+    f(p.id);
+    if (p.healthmonitor) f(p.healthmonitor->id);
+    for (const ApiMember& m : p.members) f(m.id);
+  }
+}
+
+}  // namespace
 
 ApiLoadBalancer& LoadBalancers::edit(size_t i) {
   Ptr& lb = lbs_.at(i);
   // Control thread only: the count cannot change under us. Alone, the object is this state's:
   // it was made by push_back() or a copy below, never const, so changing it is allowed.
   if (lb.use_count() > 1) lb = std::make_shared<ApiLoadBalancer>(*lb);
+  if (const auto at = std::ranges::lower_bound(changed_, i); at == changed_.end() || *at != i) {
+    changed_.insert(at, i);
+  }
   return const_cast<ApiLoadBalancer&>(*lb);
 }
 
 void LoadBalancers::push_back(ApiLoadBalancer lb) {
   lbs_.push_back(std::make_shared<ApiLoadBalancer>(std::move(lb)));
+  changed_.push_back(lbs_.size() - 1);
+}
+
+void LoadBalancers::erase(size_t i) {
+  lbs_.erase(lbs_.begin() + static_cast<std::ptrdiff_t>(i));
+  std::erase(changed_, i);
+  for (size_t& c : changed_) c -= c > i ? 1 : 0;
+}
+
+void LoadBalancers::remember() {
+  // Hints of deleted objects stay until the hints are made anew, which happens once they could
+  // be more than twice what the state holds, so that their memory stays bounded. Made anew, they
+  // are this state's alone: the copies that shared the old ones keep them.
+  const bool anew = !hints_ || hints_->holder.size() > 2 * hints_->made_from + 1024;
+  if (anew) {
+    hints_ = std::make_shared<Hints>();
+    changed_.resize(lbs_.size());
+    std::iota(changed_.begin(), changed_.end(), size_t{0});
+  }
+  for (size_t i : changed_) {
+    const uint64_t lb = id_hash(lbs_[i]->id);
+    hints_->at[lb] = i;
+    for_each_id(*lbs_[i], [&](const std::string& id) { hints_->holder[id_hash(id)] = lb; });
+  }
+  if (anew) hints_->made_from = hints_->holder.size();
+  changed_.clear();
+}
+
+size_t LoadBalancers::hinted() const { return hints_ ? hints_->holder.size() : 0; }
+
+LoadBalancers::Hint LoadBalancers::hint(std::string_view id) const {
+  if (!hints_) return {};
+  const auto holder = hints_->holder.find(id_hash(id));
+  if (holder == hints_->holder.end()) return {};
+  const auto at = hints_->at.find(holder->second);
+  if (at == hints_->at.end()) return {.known = true};
+  // Deletions since move a load balancer down; it is most likely just below where it was.
+  const auto is_it = [&](size_t j) { return id_hash(lbs_[j]->id) == holder->second; };
+  size_t& was = at->second;
+  if (was < lbs_.size() && is_it(was)) return {.known = true, .at = was};
+  for (size_t j = std::min(was, lbs_.size()); j-- > 0;) {
+    if (is_it(j)) return {.known = true, .at = was = j};
+  }
+  for (size_t j = was + 1; j < lbs_.size(); ++j) {
+    if (is_it(j)) return {.known = true, .at = was = j};
+  }
+  return {.known = true};
 }
 
 namespace {
@@ -65,10 +144,9 @@ ApiState::Found<ApiLoadBalancer> lb_in(ApiLoadBalancer& lb, std::string_view id)
 template <typename T>
 std::optional<size_t> holder_index(const LoadBalancers& lbs, std::string_view id,
                                    ApiState::Found<T> (*in)(ApiLoadBalancer&, std::string_view)) {
-  for (size_t i = 0; i < lbs.size(); ++i) {
-    if (in(const_cast<ApiLoadBalancer&>(lbs[i]), id)) return i;
-  }
-  return std::nullopt;
+  return lbs.holder_of(id, [&](const ApiLoadBalancer& lb) {
+    return bool(in(const_cast<ApiLoadBalancer&>(lb), id));
+  });
 }
 
 template <typename T>
@@ -144,10 +222,9 @@ const ApiLoadBalancer* ApiState::holder(std::string_view id, std::string_view ki
     return lb_in(lb, id) || listener_in(lb, id) || pool_in(lb, id) || member_in(lb, id) ||
            monitor_in(lb, id);
   };
-  for (const ApiLoadBalancer& lb : loadbalancers) {
-    if (in(const_cast<ApiLoadBalancer&>(lb))) return &lb;  // read only, as holder_index()
-  }
-  return nullptr;
+  const auto i = loadbalancers.holder_of(
+      id, [&](const ApiLoadBalancer& lb) { return in(const_cast<ApiLoadBalancer&>(lb)); });
+  return i ? &loadbalancers[*i] : nullptr;  // read only, as holder_index()
 }
 
 ApiIndex::ApiIndex(const ApiState& state) {

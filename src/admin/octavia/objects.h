@@ -116,6 +116,15 @@ struct ApiLoadBalancer : ApiCommon {
 // balancer of its copy and commits it, and at ten thousand load balancers copying them all took
 // longer than the rest of the write. Reading gives const objects; edit() gives a load balancer of
 // this state alone, copied first when another state shares it.
+//
+// Finding the load balancer that holds an id (holder_of()) would walk all of them, seventy
+// thousand objects at ten thousand load balancers, and a write looks up several ids. So the
+// copies of a state share hints: for each id, the load balancer it was in, and where that one
+// stood, as of the last remember(). The hints are never trusted, only tried: holder_of() looks in
+// the load balancers changed since (few), then where the hints say, and walks them all only when
+// a hint was wrong (an object deleted, or deleted and made again elsewhere with its id). An id the
+// hints never saw is in none of the unchanged load balancers, so it is found or known absent
+// without a walk, as a new object's requested id is.
 class LoadBalancers {
   using Ptr = std::shared_ptr<const ApiLoadBalancer>;
 
@@ -132,16 +141,52 @@ class LoadBalancers {
 
   ApiLoadBalancer& edit(size_t i);
   void push_back(ApiLoadBalancer lb);
-  void erase(size_t i) { lbs_.erase(lbs_.begin() + static_cast<std::ptrdiff_t>(i)); }
+  void erase(size_t i);
   // Whether the i-th is the very object `other`'s j-th is: unchanged since one was copied from
   // the other, whatever else changed.
   bool shares(size_t i, const LoadBalancers& other, size_t j) const {
     return lbs_[i] == other.lbs_[j];
   }
 
+  // The index of the load balancer that holds the object `id`, for which holds(lb) is true (and
+  // false for every other: ids are unique in a state), or none.
+  template <typename Holds>
+  std::optional<size_t> holder_of(std::string_view id, const Holds& holds) const;
+  // Hints where the objects of the load balancers changed since the last call are, and forgets
+  // that they changed. Control thread only, as the hints are shared; called by the object store
+  // for each state it commits or loads, which no write changes afterwards (writes copy it).
+  void remember();
+  // How many ids the hints hold, deleted ones included (bounded by remember()).
+  size_t hinted() const;
+
  private:
+  struct Hints;
+  // Where the hints say the holder of `id` is: known is false when they never saw `id`; at is
+  // empty when the load balancer they name is gone. Corrects the position they keep.
+  struct Hint {
+    bool known = false;
+    std::optional<size_t> at;
+  };
+  Hint hint(std::string_view id) const;
+
   std::vector<Ptr> lbs_;
+  std::vector<size_t> changed_;   // indices edited or added since remember(), ascending
+  std::shared_ptr<Hints> hints_;  // null: none yet
 };
+
+template <typename Holds>
+std::optional<size_t> LoadBalancers::holder_of(std::string_view id, const Holds& holds) const {
+  for (size_t i : changed_) {
+    if (holds(*lbs_[i])) return i;
+  }
+  const Hint h = hint(id);
+  if (!h.known) return std::nullopt;
+  if (h.at && holds(*lbs_[*h.at])) return h.at;
+  for (size_t i = 0; i < lbs_.size(); ++i) {  // the hint was wrong
+    if (holds(*lbs_[i])) return i;
+  }
+  return std::nullopt;
+}
 
 // Everything the API created. Lookups take an id and give pointers into the state (valid until
 // the state changes), or nulls when there is no such object. The non-const lookups give objects

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <string>
+#include <vector>
+
 namespace vigil::admin {
 namespace {
 
@@ -92,6 +96,120 @@ TEST(ApiIndex, FindsWhatTheWalkingLookupsFind) {
   }
   EXPECT_NE(index.monitor("lb-2-monitor"), nullptr);
   EXPECT_NE(index.listener("lb-1-listener"), nullptr);
+}
+
+// The hints holder_of() tries are only hints: whatever happened since they were made (load
+// balancers deleted before others, objects deleted, an id deleted and made again elsewhere,
+// copies changed apart, in the state they were made for or in an older one), every lookup gives
+// what walking every load balancer gives.
+TEST(LoadBalancersHints, LookupsAgreeWithAWalkWhateverChangedSince) {
+  std::mt19937 random(20261202);  // fixed: a failure repeats
+  const auto pick = [&](size_t n) {
+    return std::uniform_int_distribution<size_t>(0, n - 1)(random);
+  };
+  int next_id = 0;
+  const auto new_id = [&] { return "id-" + std::to_string(next_id++); };
+  std::vector<std::string> ever;  // every id made, the deleted ones too
+  std::vector<std::string> deleted;
+  const auto walk = [](const ApiState& s, std::string_view id) -> const ApiLoadBalancer* {
+    for (const ApiLoadBalancer& lb : s.loadbalancers) {
+      if (lb.id == id) return &lb;
+      for (const ApiPool& p : lb.pools) {
+        if (p.id == id) return &lb;
+        for (const ApiMember& m : p.members) {
+          if (m.id == id) return &lb;
+        }
+      }
+    }
+    return nullptr;
+  };
+  ApiState committed;
+  for (int round = 0; round < 200; ++round) {
+    ApiState s = committed;  // a write's copy
+    for (int change = 0; change < 3; ++change) {
+      const size_t what = pick(10);
+      if (what < 3 || s.loadbalancers.empty()) {
+        ApiLoadBalancer lb;
+        lb.id = new_id();
+        ApiPool pool;
+        pool.id = new_id();
+        ever.push_back(lb.id);
+        ever.push_back(pool.id);
+        lb.pools.push_back(pool);
+        s.loadbalancers.push_back(lb);
+      } else if (what < 4) {
+        s.loadbalancers.erase(pick(s.loadbalancers.size()));
+      } else if (what < 8) {
+        ApiPool& pool = s.loadbalancers.edit(pick(s.loadbalancers.size())).pools[0];
+        ApiMember m;
+        // Now and then the id of the member deleted last, made again, maybe in another load
+        // balancer (an API client may ask for an id).
+        m.id = pick(2) == 0 && !deleted.empty() ? deleted.back() : new_id();
+        if (walk(s, m.id) == nullptr) pool.members.push_back(m);
+        ever.push_back(m.id);
+      } else {
+        auto& members = s.loadbalancers.edit(pick(s.loadbalancers.size())).pools[0].members;
+        if (!members.empty()) {
+          const auto gone = members.begin() + static_cast<long>(pick(members.size()));
+          deleted.push_back(gone->id);
+          members.erase(gone);
+        }
+      }
+      for (int k = 0; k < 20; ++k) {  // before the state is remembered: from changed_
+        const std::string& id =
+            k < 5 ? ever[ever.size() - 1 - k % ever.size()] : ever[pick(ever.size())];
+        ASSERT_EQ(s.holder(id), walk(s, id)) << "round " << round << ", id " << id;
+      }
+    }
+    if (pick(5) == 0) continue;         // a write that failed: the committed state stays
+    const ApiState before = committed;  // an older state sharing the hints
+    committed = s;
+    committed.loadbalancers.remember();
+    for (int k = 0; k < 60; ++k) {
+      const std::string& id = k < 10 && k < int(deleted.size()) ? deleted[deleted.size() - 1 - k]
+                                                                : ever[pick(ever.size())];
+      ASSERT_EQ(committed.holder(id), walk(committed, id)) << "round " << round << ", id " << id;
+      ASSERT_EQ(before.holder(id), walk(before, id)) << "round " << round << ", id " << id;
+    }
+  }
+  EXPECT_GT(committed.loadbalancers.size(), 10u) << "the test made a state worth looking in";
+}
+
+// An id the hints never saw is in no load balancer that is unchanged since they were made; one
+// in a load balancer changed since is found there.
+TEST(LoadBalancersHints, FindsObjectsAddedSinceAndNotThoseNeverMade) {
+  ApiState s = two_load_balancers();
+  s.loadbalancers.remember();
+  ApiState copy = s;
+  ApiMember m;
+  m.id = "lb-1-member-2";
+  copy.find_pool("lb-1-pool").item->members.push_back(m);
+  EXPECT_EQ(copy.holder("lb-1-member-2")->id, "lb-1");
+  EXPECT_EQ(s.holder("lb-1-member-2"), nullptr) << "the original has no such member";
+  EXPECT_EQ(copy.holder("never"), nullptr);
+  copy.loadbalancers.erase(0);
+  EXPECT_EQ(copy.holder("lb-2-member")->id, "lb-2") << "moved down by the erase";
+  EXPECT_EQ(copy.holder("lb-1-member"), nullptr);
+  EXPECT_EQ(s.holder("lb-1-member")->id, "lb-1") << "still in the original";
+  EXPECT_EQ(s.holder("lb-2-member")->id, "lb-2");
+}
+
+// Deleted objects' hints go when the hints are made anew, so that a store that makes and deletes
+// load balancers for months does not grow.
+TEST(LoadBalancersHints, DeletedObjectsDoNotPileUp) {
+  ApiState s = two_load_balancers();
+  s.loadbalancers.remember();
+  for (int i = 0; i < 10000; ++i) {
+    ApiLoadBalancer lb;
+    lb.id = "churn-" + std::to_string(i);
+    s.loadbalancers.push_back(lb);
+    s.loadbalancers.remember();
+    s.loadbalancers.erase(s.loadbalancers.size() - 1);
+    s.loadbalancers.remember();
+    ASSERT_LE(s.loadbalancers.hinted(), 2 * 6 + 1024 + 1) << "after " << i;
+  }
+  EXPECT_EQ(s.holder("lb-2-member")->id, "lb-2");
+  EXPECT_EQ(s.holder("churn-9999"), nullptr);
 }
 
 }  // namespace
