@@ -245,6 +245,11 @@ Result<void> ControlPlane::apply(std::vector<model::Config> lbs) {
   return apply_changes(std::move(lbs), {}, /*api=*/false);
 }
 
+void ControlPlane::index_lbs() {
+  lb_at_.clear();
+  for (size_t i = 0; i < lbs_.size(); ++i) lb_at_[lbs_[i].config.id] = i;
+}
+
 Result<void> ControlPlane::apply_changes(std::vector<model::Config> changed,
                                          const std::vector<std::string>& removed, bool api) {
   // A graceful stop closed the listeners: binding new ones would take connections it cannot keep.
@@ -258,12 +263,22 @@ Result<void> ControlPlane::apply_changes(std::vector<model::Config> changed,
   // The running load balancers this apply replaces: every one on a reload; on an API write those
   // it changes or removes.
   std::vector<const LoadBalancerRuntime*> replaced;
-  for (size_t i = kept; i < lbs_.size(); ++i) {
-    const std::string& id = lbs_[i].config.id;
-    if (!api || std::ranges::find(removed, id) != removed.end() ||
-        std::ranges::find(changed, id, &model::Config::id) != changed.end()) {
-      replaced.push_back(&lbs_[i]);
+  if (api) {
+    std::vector<size_t> at;  // in the order they run, as on a reload
+    for (const auto& lb : changed) {
+      if (const auto i = lb_at_.find(lb.id); i != lb_at_.end() && i->second >= kept) {
+        at.push_back(i->second);
+      }
     }
+    for (const std::string& id : removed) {
+      if (const auto i = lb_at_.find(id); i != lb_at_.end() && i->second >= kept) {
+        at.push_back(i->second);
+      }
+    }
+    std::ranges::sort(at);
+    for (size_t i : at) replaced.push_back(&lbs_[i]);
+  } else {
+    for (size_t i = kept; i < lbs_.size(); ++i) replaced.push_back(&lbs_[i]);
   }
   auto file_binds = check_binds(lbs, api ? file_binds_ : nullptr);
   if (!file_binds) return std::unexpected(file_binds.error());
@@ -291,6 +306,7 @@ Result<void> ControlPlane::apply_changes(std::vector<model::Config> changed,
              std::ranges::find(removed, lb.config.id) != removed.end();
     });
   }
+  if (!api || !removed.empty()) index_lbs();
   for (auto& lb : changed) {
     LoadBalancerRuntime r{.config = std::move(lb)};
     for (auto& p : r.config.pools) {
@@ -299,13 +315,11 @@ Result<void> ControlPlane::apply_changes(std::vector<model::Config> changed,
       if (r.config.origin == model::Origin::kFile) std::vector<model::Member>().swap(p.members);
     }
     // An API write's load balancer keeps its place: the status lists them in creation order.
-    const auto at =
-        api ? std::ranges::find(std::span(lbs_).subspan(kept), r.config.id,
-                                [](const LoadBalancerRuntime& x) { return x.config.id; })
-            : std::span(lbs_).subspan(kept).end();
-    if (api && at != std::span(lbs_).subspan(kept).end()) {
-      *at = std::move(r);
+    const auto at = api ? lb_at_.find(r.config.id) : lb_at_.end();
+    if (at != lb_at_.end() && at->second >= kept) {
+      lbs_[at->second] = std::move(r);
     } else {
+      lb_at_[r.config.id] = lbs_.size();
       lbs_.push_back(std::move(r));
     }
   }

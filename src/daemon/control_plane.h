@@ -189,6 +189,7 @@ class ControlPlane {
   // copied nor compared.
   Result<void> apply_changes(std::vector<model::Config> changed,
                              const std::vector<std::string>& removed, bool api);
+  void index_lbs();  // lb_at_ made anew, after lbs_ lost some
   Result<Binding> bind_listener(const model::Listener& l);
   Result<std::vector<Binding>> bind_changed(std::span<model::Config* const> lbs, bool retry_taken);
   // Listeners whose port was taken at start-up are bound again and again, with a growing pause,
@@ -258,6 +259,7 @@ class ControlPlane {
   AsioTimerSource timer_source_{io_};  // every timer of the control thread, on clock_
   int worker_count_ = 1;
   std::vector<LoadBalancerRuntime> lbs_;                                 // the file's first
+  StringMap<size_t> lb_at_;  // the index in lbs_ of each by id (index_lbs())
   std::unordered_map<std::string, std::unique_ptr<PoolRuntime>> pools_;  // by id
   std::unordered_map<std::string, ListenerRuntime> listeners_;           // by id
   // Listeners with log_connections on, counted as adopt_listeners() sets and removes them: the

@@ -72,7 +72,12 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
   const std::optional<admin::PoolKey> key =
       scope.pool_key ? std::optional(admin::PoolKey::parse(*scope.pool_key)) : std::nullopt;
   std::vector<model::LoadBalancerView> out;
-  for (const LoadBalancerRuntime& lb : lbs_) {
+  std::span<const LoadBalancerRuntime> shown(lbs_);
+  if (scope.lb_id) {  // one of ten thousand: not found by comparing ten thousand ids
+    const auto at = lb_at_.find(*scope.lb_id);
+    shown = at == lb_at_.end() ? shown.first(0) : shown.subspan(at->second, 1);
+  }
+  for (const LoadBalancerRuntime& lb : shown) {
     const bool api = lb.config.origin != model::Origin::kFile;
     if (!api && !scope.file) continue;
     if (scope.lb_id && lb.config.id != *scope.lb_id) continue;
