@@ -258,8 +258,8 @@ class ControlPlane {
   SteadyClock clock_;
   AsioTimerSource timer_source_{io_};  // every timer of the control thread, on clock_
   int worker_count_ = 1;
-  std::vector<LoadBalancerRuntime> lbs_;                                 // the file's first
-  StringMap<size_t> lb_at_;  // the index in lbs_ of each by id (index_lbs())
+  std::vector<LoadBalancerRuntime> lbs_;  // the file's first
+  StringMap<size_t> lb_at_;               // the index in lbs_ of each by id (index_lbs())
   std::unordered_map<std::string, std::unique_ptr<PoolRuntime>> pools_;  // by id
   std::unordered_map<std::string, ListenerRuntime> listeners_;           // by id
   // Listeners with log_connections on, counted as adopt_listeners() sets and removes them: the
