@@ -4,6 +4,7 @@ connection across two upgrades, and a session opened before them keeps echoing i
 process until it ends."""
 import json
 import os
+import re
 import signal
 import socket
 import threading
@@ -146,7 +147,11 @@ def test_two_upgrades_refuse_no_connection_and_keep_the_old_session(tmp_path, cl
     assert alive(third) and ready_pid(vigil) == third
     code, body = vigil.get("/v1/status")
     assert code == 200, body
-    assert "waited for 1 sessions; 0 cut at the deadline" in vigil.log_text()
+    # The first process waited for the long session, and for a loop connection if one was open
+    # when it stopped accepting (more likely on a busy machine); no process cut one.
+    stops = re.findall(r"waited for (\d+) sessions; (\d+) cut at the deadline", vigil.log_text())
+    assert stops and all(cut == "0" for _, cut in stops), stops
+    assert any(int(waited) >= 1 for waited, _ in stops), stops
 
 
 def test_an_upgrade_that_fails_leaves_the_old_process_serving(tmp_path, cleanup):
