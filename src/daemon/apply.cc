@@ -390,7 +390,7 @@ ControlPlane::PoolsChanged ControlPlane::adopt_pools(
     PoolRuntime& removed = *node.mapped();
     tally(needs_sums_, check_needs(removed), -1);
     forget_members(removed, out);
-    slots_[removed.slot] = nullptr;  // its sessions hold what they need and drain
+    set_slot(removed.slot, nullptr);  // its sessions hold what they need and drain
     log::info("pool {}: removed", removed.config.name);
   }
   for (model::Config* lb : std::span(lbs).subspan(kept)) {
@@ -415,8 +415,7 @@ std::unique_ptr<PoolRuntime> ControlPlane::adopt_pool(const model::Config& lb, c
   } else {
     rt = std::make_unique<PoolRuntime>();
     rt->id = p.id;
-    rt->slot = static_cast<uint32_t>(slots_.size());
-    slots_.emplace_back();
+    rt->slot = new_slot();
   }
   rt->lb_id = lb.id;
   rt->lb_name = lb.name;
@@ -578,6 +577,7 @@ void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
   pushed_scale_ = scale;
   unpushed_listeners_.clear();
   const std::vector<std::string> removed = std::exchange(removed_listeners_, {});
+  const proxy::PoolSlots slots = slot_changes();
   for (int w = 0; w < worker_count_; ++w) {
     proxy::ListenerChanges changes{.removed = removed};
     for (ListenerRuntime* l : changed) {
@@ -601,7 +601,7 @@ void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
       if (s.fd.valid()) l->worker_fds[static_cast<size_t>(w)] = s.fd.get();
       changes.set.push_back(std::move(s));
     }
-    workers_[static_cast<size_t>(w)]->update(slots_, std::move(changes));
+    workers_[static_cast<size_t>(w)]->update(slots, std::move(changes));
   }
 }
 

@@ -395,7 +395,7 @@ bool ControlPlane::carry_out(const PoolRuntime& pool, const PoolChanges& changes
   if (changes.reweigh_at) schedule_ramp(*changes.reweigh_at);
   if (!changes.snapshot) return false;
   snapshot_version_ = changes.snapshot->version;
-  slots_[pool.slot] = changes.snapshot;
+  set_slot(pool.slot, changes.snapshot);
   return true;
 }
 
@@ -415,7 +415,30 @@ void ControlPlane::reweigh_all() {
 }
 
 void ControlPlane::publish() {
-  for (auto& w : workers_) w->publish(slots_);
+  const proxy::PoolSlots slots = slot_changes();
+  for (auto& w : workers_) w->publish(slots);
+}
+
+void ControlPlane::set_slot(uint32_t slot, proxy::PoolSnapshotPtr pool) {
+  slots_[slot] = std::move(pool);
+  unsent_slots_.push_back(slot);
+}
+
+uint32_t ControlPlane::new_slot() {
+  slots_.emplace_back();
+  unsent_slots_.push_back(static_cast<uint32_t>(slots_.size() - 1));
+  return static_cast<uint32_t>(slots_.size() - 1);
+}
+
+proxy::PoolSlots ControlPlane::slot_changes() {
+  std::ranges::sort(unsent_slots_);
+  const auto [end, last] = std::ranges::unique(unsent_slots_);
+  unsent_slots_.erase(end, last);
+  proxy::PoolSlots out{.size = slots_.size()};
+  out.set.reserve(unsent_slots_.size());
+  for (uint32_t slot : unsent_slots_) out.set.emplace_back(slot, slots_[slot]);
+  unsent_slots_.clear();
+  return out;
 }
 
 // Closes the member's sessions on every worker so that their clients reconnect through a healthy

@@ -190,6 +190,10 @@ class ControlPlane {
   Result<void> apply_changes(std::vector<model::Config> changed,
                              const std::vector<std::string>& removed, bool api);
   void index_lbs();  // lb_at_ made anew, after lbs_ lost some
+  // slots_[slot] = pool, to be sent to the workers by the next publish() or push_to_workers().
+  void set_slot(uint32_t slot, proxy::PoolSnapshotPtr pool);
+  uint32_t new_slot();
+  proxy::PoolSlots slot_changes();  // the slots set since the last call
   Result<Binding> bind_listener(const model::Listener& l);
   Result<std::vector<Binding>> bind_changed(std::span<model::Config* const> lbs, bool retry_taken);
   // Listeners whose port was taken at start-up are bound again and again, with a growing pause,
@@ -278,7 +282,9 @@ class ControlPlane {
   // (apply.cc); made anew by every apply() of the file.
   std::shared_ptr<const config::BindIndex> file_binds_;
   std::vector<proxy::PoolSnapshotPtr> slots_;  // what workers index by PoolRuntime::slot
-  StringMap<MemberRef> index_;                 // by member id
+  // The slots set since the workers last heard (set_slot()); sent by slot_changes().
+  std::vector<uint32_t> unsent_slots_;
+  StringMap<MemberRef> index_;  // by member id
   // Checked members by health::Target::tag (update_checks() numbers them): a result finds its
   // member without hashing its id, ten thousand times a second. A tag freed by a changed pool
   // ({nullptr, 0}) is in free_tags_ until another member takes it.

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/clock.h"
@@ -64,6 +65,25 @@ struct PoolSnapshot {
 };
 
 using PoolSnapshotPtr = std::shared_ptr<const PoolSnapshot>;
+
+// What a publish sends the workers: the pools that changed since the last one, by index, and the
+// size of the table after (it only grows; a removed pool's index holds null). Sending the whole
+// table each time copied ten thousand pointers per worker per publish, and freed as many, for
+// the one pool an API write or a health change touched.
+struct PoolSlots {
+  size_t size = 0;
+  std::vector<std::pair<uint32_t, PoolSnapshotPtr>> set;  // indices below `size`
+  bool whole = false;  // `set` is the whole table: indices it leaves out are null
+
+  // The whole table: every index set.
+  static PoolSlots all(const std::vector<PoolSnapshotPtr>& pools) {
+    PoolSlots s{.size = pools.size(), .whole = true};
+    s.set.reserve(pools.size());
+    for (size_t i = 0; i < pools.size(); ++i)
+      s.set.emplace_back(static_cast<uint32_t>(i), pools[i]);
+    return s;
+  }
+};
 
 // A passive failure: a connect from the data plane to `member_id` failed. Sent to the control
 // thread, which takes the member out of rotation and checks it at once.

@@ -30,7 +30,7 @@ Worker::Loop::Loop(int index, std::vector<ListenSocket> listeners,
   ev.events = EPOLLIN;
   ev.data.ptr = &wake_handler_;
   ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, wake_.get(), &ev);
-  set_pools(std::move(pools));
+  set_pools(PoolSlots::all(pools));
   update_listeners({.set = std::move(listeners)});
 }
 
@@ -38,8 +38,12 @@ Worker::Loop::~Loop() {
   sessions_.clear();  // sessions release their fds and counts
 }
 
-void Worker::Loop::set_pools(std::vector<PoolSnapshotPtr> pools) {
-  pools_ = std::move(pools);
+void Worker::Loop::set_pools(PoolSlots slots) {
+  if (slots.whole) pools_.clear();
+  pools_.resize(std::max(pools_.size(), slots.size));
+  for (auto& [i, pool] : slots.set) {
+    if (i < pools_.size()) pools_[i] = std::move(pool);
+  }
   balancers_.resize(pools_.size());
   balancer_versions_.resize(pools_.size(), 0);
 }
@@ -249,15 +253,15 @@ void Worker::start() {
   thread_ = std::thread([this] { loop_->run(); });
 }
 
-void Worker::publish(std::vector<PoolSnapshotPtr> pools) {
-  post([pools = std::move(pools)](Loop& loop) mutable { loop.set_pools(std::move(pools)); });
+void Worker::publish(PoolSlots slots) {
+  post([slots = std::move(slots)](Loop& loop) mutable { loop.set_pools(std::move(slots)); });
 }
 
-void Worker::update(std::vector<PoolSnapshotPtr> pools, ListenerChanges changes) {
+void Worker::update(PoolSlots slots, ListenerChanges changes) {
   // std::function needs a copyable callable; the sockets travel in a shared box.
   auto box = std::make_shared<ListenerChanges>(std::move(changes));
-  post([pools = std::move(pools), box](Loop& loop) mutable {
-    loop.set_pools(std::move(pools));
+  post([slots = std::move(slots), box](Loop& loop) mutable {
+    loop.set_pools(std::move(slots));
     loop.update_listeners(std::move(*box));
   });
 }

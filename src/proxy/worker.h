@@ -62,11 +62,16 @@ class Worker {
   Worker& operator=(const Worker&) = delete;
 
   void start();
-  // Any thread. The new pools replace the old ones by index (the listener's pool_index).
-  void publish(std::vector<PoolSnapshotPtr> pools);
-  // Any thread. The pools by index, and the listeners `changes` names; the others stay. A
+  // Any thread. The pools `slots` sets replace the old ones at their index (the listener's
+  // pool_index); the others stay. A whole table (a vector) replaces the table.
+  void publish(PoolSlots slots);
+  void publish(const std::vector<PoolSnapshotPtr>& pools) { publish(PoolSlots::all(pools)); }
+  // Any thread. The pools, as publish(), and the listeners `changes` names; the others stay. A
   // removed listener stops accepting; the sessions it accepted live on.
-  void update(std::vector<PoolSnapshotPtr> pools, ListenerChanges changes);
+  void update(PoolSlots slots, ListenerChanges changes);
+  void update(const std::vector<PoolSnapshotPtr>& pools, ListenerChanges changes) {
+    update(PoolSlots::all(pools), std::move(changes));
+  }
   // Members are named by their counters (the BackendStats in their snapshots).
   // Any thread. Closes this worker's established sessions to the member, so their clients
   // reconnect through a healthy one; `done` then runs on the worker thread with the count.

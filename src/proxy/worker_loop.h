@@ -22,7 +22,7 @@ class Worker::Loop final : public SessionHost {
 
   void run();
   void post(std::function<void(Loop&)> fn);
-  void set_pools(std::vector<PoolSnapshotPtr> pools);
+  void set_pools(PoolSlots slots);
   void update_listeners(ListenerChanges changes);
   void request_stop() { stopping_ = true; }
   size_t stop_accepting();

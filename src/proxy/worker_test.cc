@@ -291,5 +291,28 @@ TEST(Worker, NewSnapshotRoutesNewConnectionsElsewhere) {
   EXPECT_GE(b.accepted(), 1);
 }
 
+// A publish carries the pools that changed, by index: the others stay as the worker has them.
+TEST(Worker, APublishOfSomePoolsLeavesTheOthers) {
+  Member a, b;
+  Proxy proxy({a.address()});
+  auto elsewhere = std::make_shared<PoolSnapshot>(proxy.pool());
+  elsewhere->candidates[0].address = b.address();
+  elsewhere->version = 2;
+  // Pool 1 (no listener uses it) is set; pool 0, the listener's, is not named and stays.
+  proxy.worker().publish(PoolSlots{.size = 2, .set = {{1, elsewhere}}});
+  std::promise<void> handled;
+  proxy.worker().ping([&] { handled.set_value(); });
+  ASSERT_EQ(handled.get_future().wait_for(5s), std::future_status::ready);
+  EXPECT_EQ(echo_through(proxy.address(), "1"), "1");
+  EXPECT_EQ(a.accepted(), 1);
+  EXPECT_EQ(b.accepted(), 0);
+  // Now pool 0 is named: new connections go to b.
+  proxy.worker().publish(PoolSlots{.size = 2, .set = {{0, elsewhere}}});
+  for (int i = 0; i < 200 && b.accepted() == 0; ++i) {
+    EXPECT_EQ(echo_through(proxy.address(), "2"), "2");
+  }
+  EXPECT_GE(b.accepted(), 1);
+}
+
 }  // namespace
 }  // namespace vigil::proxy
