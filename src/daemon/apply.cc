@@ -265,16 +265,13 @@ Result<void> ControlPlane::apply_changes(std::vector<model::Config> changed,
   std::vector<const LoadBalancerRuntime*> replaced;
   if (api) {
     std::vector<size_t> at;  // in the order they run, as on a reload
-    for (const auto& lb : changed) {
-      if (const auto i = lb_at_.find(lb.id); i != lb_at_.end() && i->second >= kept) {
-        at.push_back(i->second);
-      }
-    }
-    for (const std::string& id : removed) {
+    const auto running = [&](std::string_view id) {
       if (const auto i = lb_at_.find(id); i != lb_at_.end() && i->second >= kept) {
         at.push_back(i->second);
       }
-    }
+    };
+    for (const auto& lb : changed) running(lb.id);
+    for (const std::string& id : removed) running(id);
     std::ranges::sort(at);
     for (size_t i : at) replaced.push_back(&lbs_[i]);
   } else {
