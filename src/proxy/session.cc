@@ -68,7 +68,7 @@ void Session::on_event(Side& side, uint32_t events) {
   }
   if (state_ == State::kConnecting) {
     for (Attempt& a : attempts_) {
-      if (&side == &a.side && a.active() && side.writable) on_connect_event(a);
+      if (&side == &a.side && a.active() && side.writable) on_connect_event(a, events);
     }
     if (&side == &client_ && (events & EPOLLERR)) close();  // the client gave up meanwhile
     return;

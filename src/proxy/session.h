@@ -172,7 +172,7 @@ class Session {
   bool start_attempt(Attempt& a, bool hedge = false);
   void attempt_failed(Attempt& a, const std::string& reason, bool silent);
   void attempt_connected(Attempt& a);
-  void on_connect_event(Attempt& a);
+  void on_connect_event(Attempt& a, uint32_t events);
   void on_connect_timer(TimePoint now);
   // `failed`: the member whose failure left the session without one (null: none was to blame).
   void give_up(BackendStats* failed = nullptr);

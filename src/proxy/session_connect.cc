@@ -103,8 +103,11 @@ bool Session::start_attempt(Attempt& a, bool hedge) {
   return false;
 }
 
-void Session::on_connect_event(Attempt& a) {
-  const int err = net::socket_error(a.side.fd.get());
+void Session::on_connect_event(Attempt& a, uint32_t events) {
+  // A connect that failed reports EPOLLERR (a refusal EPOLLHUP too): only then is the reason
+  // asked for. A plain EPOLLOUT is an established connection, and one system call per new
+  // connection is saved.
+  const int err = (events & (EPOLLERR | EPOLLHUP)) != 0 ? net::socket_error(a.side.fd.get()) : 0;
   if (err == 0) {
     attempt_connected(a);
   } else {
