@@ -30,14 +30,15 @@ HOST = "127.0.0.1"  # the only address the benchmarks listen on or connect to
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
-def compile_c(source, tmp, libs=()):
-    """Compiles the C file `source` (a path) with cc -O2 into tmp, linked with `libs` (names as
-    for -l); returns the binary's path."""
+def compile_c(source, tmp, libs=(), defines=(), name=None):
+    """Compiles the C file `source` (a path) with cc -O2 into tmp/NAME (default: the source's
+    stem), with -D`defines`, linked with `libs` (names as for -l); returns the binary's path."""
     cc = shutil.which("cc") or shutil.which("gcc")
     if cc is None:
         raise RuntimeError("no C compiler (cc): run.sh installs gcc")
-    out = os.path.join(tmp, Path(source).stem)
-    r = subprocess.run([cc, "-O2", "-std=c17", "-Wall", "-o", out, str(source)] + [f"-l{lib}" for lib in libs],
+    out = os.path.join(tmp, name or Path(source).stem)
+    r = subprocess.run([cc, "-O2", "-std=c17", "-Wall", *(f"-D{d}" for d in defines), "-o", out, str(source)]
+                       + [f"-l{lib}" for lib in libs],
                        capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         raise RuntimeError(f"cc {source} failed:\n{r.stderr[-2000:]}")

@@ -12,11 +12,19 @@
 // limits, no logging, no balancing: nothing a real load balancer can do without. A half-close is
 // passed on with shutdown(SHUT_WR). Stops on SIGTERM or SIGINT. C17 and Linux only; compiled by
 // run.py at run time (cc -O2).
+//
+// Built with -DFLOOR_SOCKMAP (and -lbpf) it is target "floor-sockmap" instead:
+//
+//   floor-sockmap BPF_OBJECT LISTEN_PORT:BACKEND_PORT ...
+//
+// the same process, but once a connection's backend leg is established both legs go into a BPF
+// sockmap whose verdict program (floor_sockmap.bpf.c) sends each segment out of the peer socket:
+// the kernel alone forwards, and this process only accepts, connects and passes on the ends.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/tcp.h>  // TCP_NODELAY; floor-sockmap: the tcp_info with tcpi_bytes_acked
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,6 +34,12 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#ifdef FLOOR_SOCKMAP
+#include <time.h>
+
+#include "floor_sockmap.h"
+#endif
 
 #define BUF_SIZE 65536
 #define MAX_PORTS 16
@@ -49,12 +63,18 @@ struct side {
   struct side* peer;
   char* pending;  // malloc'd, only while a send was short
   size_t pending_len, pending_off;
-  bool read_eof;
+  uint64_t sent;  // bytes this process sent out of this socket
+  bool read_eof, write_shut;
+#ifdef FLOOR_SOCKMAP
+  struct side* next_ending;  // in `ending`: its peer has ended, bytes are still on their way
+  long ending_deadline_ms;
+#endif
 };
 
 struct pair {
   struct side client, backend;
   bool closed;
+  bool offloaded;  // floor-sockmap: in the map (or refused by it), whichever came first
   struct pair* next_dead;
 };
 
@@ -66,10 +86,27 @@ struct listener {
 
 static int ep;
 static struct pair* dead;  // closed this round, freed after the batch of events
+#ifdef FLOOR_SOCKMAP
+static struct side* ending;  // sides that pass on their peer's end once the kernel sent the rest
+
+static void stop_ending(struct side* s) {
+  for (struct side** at = &ending; *at != NULL; at = &(*at)->next_ending) {
+    if (*at == s) {
+      *at = s->next_ending;
+      return;
+    }
+  }
+}
+#endif
 
 static void close_pair(struct pair* p) {
   if (p->closed) return;
   p->closed = true;
+#ifdef FLOOR_SOCKMAP
+  stop_ending(&p->client);
+  stop_ending(&p->backend);
+  if (p->offloaded) offload_forget(p->client.fd, p->backend.fd);
+#endif
   close(p->client.fd);  // a closed fd leaves the epoll set by itself
   close(p->backend.fd);
   free(p->client.pending);
@@ -89,12 +126,57 @@ static bool flush(struct side* to) {
       return false;
     }
     to->pending_off += (size_t)n;
+    to->sent += (uint64_t)n;
   }
   free(to->pending);
   to->pending = NULL;
   to->pending_len = to->pending_off = 0;
   return true;
 }
+
+// `to`'s peer has read its end of stream: `to` passes it on, and the pair closes once both ways
+// have ended.
+static void shut(struct side* to) {
+  shutdown(to->fd, SHUT_WR);
+  to->write_shut = true;
+  if (to->peer->write_shut) close_pair(to->pair);
+}
+
+#ifdef FLOOR_SOCKMAP
+static long now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+// Bytes the kernel redirected may still be queued for `to` behind a kernel worker, and the end
+// of stream must not overtake them: `to` waits in `ending` (checked every millisecond) until it
+// has taken them all, or 5 s have passed.
+static void end_stream(struct side* to) {
+  if (!to->pair->offloaded || offload_drained(to->fd, to->sent, to->peer->fd)) {
+    shut(to);
+    return;
+  }
+  to->ending_deadline_ms = now_ms() + 5000;
+  to->next_ending = ending;
+  ending = to;
+}
+
+static void finish_endings(void) {
+  const long now = now_ms();
+  for (struct side** at = &ending; *at != NULL;) {
+    struct side* s = *at;
+    if (offload_drained(s->fd, s->sent, s->peer->fd) || now >= s->ending_deadline_ms) {
+      *at = s->next_ending;
+      shut(s);
+    } else {
+      at = &s->next_ending;
+    }
+  }
+}
+#else
+static void end_stream(struct side* to) { shut(to); }
+#endif
 
 // Moves what `from` can read to its peer until `from` is drained or the peer is full.
 static void pump(struct side* from, uint32_t events) {
@@ -110,8 +192,7 @@ static void pump(struct side* from, uint32_t events) {
     }
     if (n == 0) {
       from->read_eof = true;
-      shutdown(to->fd, SHUT_WR);
-      if (to->read_eof) close_pair(from->pair);
+      end_stream(to);
       return;
     }
     ssize_t s = send(to->fd, buf, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -122,6 +203,7 @@ static void pump(struct side* from, uint32_t events) {
       }
       s = 0;
     }
+    to->sent += (uint64_t)s;
     if (s < n) {  // the peer is full (or still connecting): keep the rest, wait for EPOLLOUT
       to->pending = malloc((size_t)(n - s));
       if (to->pending == NULL) {
@@ -185,7 +267,29 @@ static int listen_on(int port) {
   return s;
 }
 
+#ifdef FLOOR_SOCKMAP
+// The backend leg is established (its first EPOLLOUT) and what arrived before has been pumped:
+// the kernel takes over. A refusal is said once, as "error", which the run reports.
+static void offload(struct pair* p) {
+  p->offloaded = true;
+  static bool told;
+  if (!offload_pair(p->client.fd, p->backend.fd) && !told) {
+    told = true;
+    fprintf(stderr, "floor-sockmap: error: a pair stays in user space: %s\n", strerror(errno));
+  }
+}
+#endif
+
 int main(int argc, char** argv) {
+#ifdef FLOOR_SOCKMAP
+  if (argc < 2) {
+    fprintf(stderr, "usage: floor-sockmap BPF_OBJECT LISTEN_PORT:BACKEND_PORT ...\n");
+    return 2;
+  }
+  offload_start(argv[1]);
+  argv++;
+  argc--;
+#endif
   if (argc < 2 || argc > 1 + MAX_PORTS) {
     fprintf(stderr, "usage: floor LISTEN_PORT:BACKEND_PORT ... (at most %d)\n", MAX_PORTS);
     return 2;
@@ -212,7 +316,11 @@ int main(int argc, char** argv) {
   }
   struct epoll_event evs[256];
   while (!stop_flag) {
+#ifdef FLOOR_SOCKMAP
+    int n = epoll_wait(ep, evs, 256, ending != NULL ? 1 : 1000);
+#else
     int n = epoll_wait(ep, evs, 256, 1000);
+#endif
     for (int i = 0; i < n; i++) {
       if (*(enum kind*)evs[i].data.ptr == LISTENER) {
         accept_all(evs[i].data.ptr);
@@ -225,7 +333,16 @@ int main(int argc, char** argv) {
         pump(s->peer, EPOLLRDHUP);  // the peer's data may have arrived while it waited
       }
       if (evs[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) pump(s, evs[i].events);
+#ifdef FLOOR_SOCKMAP
+      if (s == &s->pair->backend && !s->pair->closed && !s->pair->offloaded &&
+          (evs[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) == EPOLLOUT) {
+        offload(s->pair);
+      }
+#endif
     }
+#ifdef FLOOR_SOCKMAP
+    finish_endings();
+#endif
     while (dead) {
       struct pair* p = dead;
       dead = p->next_dead;

@@ -18,6 +18,8 @@ measures, interleaved over several rounds (round 1: every target, round 2: every
 Targets (targets.py): direct, vigil, haproxy (its defaults), haproxy-tuned, nginx (stream) and,
 on request, floor (floor.c, compiled here with cc: a bare epoll forwarder, the kernel's share of
 each figure), floor-uring (floor_uring.c: the same forwarder on io_uring, linked with liburing),
+floor-sockmap (floor.c built with -DFLOOR_SOCKMAP: it accepts and connects, and a BPF sockmap
+verdict program, floor_sockmap.bpf.c, moves the bytes in the kernel; needs clang and libbpf-dev),
 vigil-connlog (vigil with `log_connections: true` on every listener: the connection log's cost,
 against vigil in the same run; its lines go to the log file of the run) and, with --variant,
 vigil-NAME (vigil from another binary).
@@ -32,7 +34,14 @@ backend (the client from getrusage, the others from /proc) leaves out what no pr
 for, but also what other work on the machine costs: the figure to compare on a busy machine
 (cpu_meter.py). It prints, per metric, the
 median, the spread (min-max) and the ratios to HAProxy default, to direct and (when it ran) to
-the floor, then one JSON line.
+the floor; with the floor, each target's ratio to it round by round (median and middle half: a
+round runs the targets back to back, so each pair shares the machine's state); then one JSON
+line.
+
+With --pin every load balancer runs on the last CPU alone and the clients and backends on the
+others: the LB's CPU per request then does not move with where the scheduler puts it next to
+the client, which is what comparing it with the floor's to a few percent needs. Rates against
+direct mean nothing then (direct has fewer CPUs).
 
 Everything listens on and connects to 127.0.0.1 only. Every process is started here and stopped
 at the end (also on Ctrl-C or SIGTERM); temporary files go to a directory under /tmp. Every wait
@@ -70,7 +79,7 @@ HOLDER_LIFETIME_S = 24 * 3600
 DEFAULT_TARGETS = ["direct", "vigil", "haproxy", "haproxy-tuned", "nginx"]
 # On request: they answer "how much is the kernel's?", "would io_uring cost the machine less?" and
 # "what does the connection log cost?"
-ALL_TARGETS = DEFAULT_TARGETS + ["floor", "floor-uring", "vigil-connlog"]
+ALL_TARGETS = DEFAULT_TARGETS + ["floor", "floor-uring", "floor-sockmap", "vigil-connlog"]
 
 # (key, title, unit, higher_is_better, lb_only): lb_only metrics have no value for direct.
 METRICS = [
@@ -285,8 +294,30 @@ http {{
 # Measurements. Each returns {metric: value} plus notes; it raises on a failed measurement.
 
 
+# With --pin: the CPUs of the clients and the backends (everything but the last CPU); the
+# load balancer gets the last one to itself. None: the scheduler places everything.
+CLIENT_CPUS = None
+
+
+def pin(pids, cpus):
+    """Pins every thread of the processes to `cpus` (threads made later inherit it from the thread
+    that makes them). A process or thread that is already gone is skipped."""
+    for pid in pids:
+        try:
+            tids = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                os.sched_setaffinity(tid, cpus)
+            except OSError:
+                pass
+
+
 def run_client(argv, timeout):
-    r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    preexec = (lambda: os.sched_setaffinity(0, CLIENT_CPUS)) if CLIENT_CPUS else None
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+                       preexec_fn=preexec)
     return r.returncode, r.stdout, r.stderr
 
 
@@ -462,6 +493,43 @@ def ratio(s, ref):
     return s["median"] / ref["median"] if ref and ref["median"] else None
 
 
+def middle_half(values):
+    """(median, first quartile, third quartile) of values."""
+    q = statistics.quantiles(values, n=4) if len(values) > 1 else [values[0]] * 3
+    return statistics.median(values), q[0], q[2]
+
+
+def round_ratios(samples, targets, tests):
+    """Each target's ratio to the floor round by round, for the metrics both measured in every
+    round: a round runs the targets back to back, so a pair of its figures shares the machine's
+    state, and the median of these ratios moves less than the ratio of the medians."""
+    out = {}
+    floor = samples.get("floor", {})
+    for t in targets:
+        if t == "floor":
+            continue
+        for key, _title, _unit, _higher, _lb_only in METRICS:
+            a, b = samples.get(t, {}).get(key), floor.get(key)
+            if key.split("_", 1)[0] in tests and a and b and len(a) == len(b):
+                rs = [x / y for x, y in zip(a, b) if y]
+                if rs:
+                    med, q1, q3 = middle_half(rs)
+                    out.setdefault(t, {})[key] = {"median": med, "q1": q1, "q3": q3, "n": len(rs),
+                                                  "below": sum(r < 1 for r in rs)}
+    return out
+
+
+def print_round_ratios(ratios):
+    if not ratios:
+        return
+    print("\nround by round, against the floor: median ratio (middle half), rounds below the floor",
+          file=sys.stdout)
+    for t, by_key in ratios.items():
+        for key, r in by_key.items():
+            print(f"  {t:<14} {key:<34} {r['median']:.3f} ({r['q1']:.3f} - {r['q3']:.3f}), "
+                  f"{r['below']} of {r['n']} below", file=sys.stdout)
+
+
 def print_tables(targets, summary, missing, tests):
     """One table per metric: median, spread and the ratios to HAProxy, direct and (when it ran)
     the epoll floor, each measured in the same run."""
@@ -502,7 +570,7 @@ def parse_args(argv):
     p.add_argument("--duration", type=int, default=3, help="seconds per iperf3/hey/wrk run (default 3)")
     p.add_argument("--idle", type=int, default=10000, help="idle connections held (default 10000; 0 skips)")
     p.add_argument("--targets", default=",".join(DEFAULT_TARGETS),
-                   help=f"comma-separated, from {','.join(ALL_TARGETS)} (default all but floor, floor-uring and vigil-connlog)")
+                   help=f"comma-separated, from {','.join(ALL_TARGETS)} (default all but floor, floor-uring, floor-sockmap and vigil-connlog)")
     p.add_argument("--workers", type=int, default=1,
                    help="vigil workers = haproxy nbthread = nginx worker_processes (default 1)")
     p.add_argument("--concurrency", type=int, default=32, help="connections of hey and wrk (default 32)")
@@ -511,6 +579,10 @@ def parse_args(argv):
     p.add_argument("--vigil", default=DEFAULT_VIGIL, help=f"vigil binary (default {DEFAULT_VIGIL})")
     p.add_argument("--variant", action="append", default=[], metavar="NAME=PATH",
                    help="also measure target vigil-NAME, vigil from PATH (repeatable): a change against the build before it")
+    p.add_argument("--pin", action="store_true",
+                   help="pin each load balancer to the last CPU and the clients and backends to the others, "
+                        "so that the LB's CPU per request is not moved by where the scheduler puts it; "
+                        "rates against direct mean nothing then (direct gets fewer CPUs)")
     p.add_argument("--json-out", help="also write the JSON result to this file")
     p.add_argument("--keep-tmp", action="store_true", help="keep the temporary directory (configs, logs)")
     a = p.parse_args(argv)
@@ -547,6 +619,14 @@ def main(argv):
               file=sys.stderr)
         return 2
     signal.signal(signal.SIGTERM, on_sigterm)
+    global CLIENT_CPUS
+    lb_cpus = None
+    if args.pin:
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) < 2:
+            print("run.py: --pin needs at least two CPUs", file=sys.stderr)
+            return 2
+        lb_cpus, CLIENT_CPUS = {cpus[-1]}, set(cpus[:-1])
 
     # An LB holds two descriptors per idle connection; this process and the holder one each.
     # Raising the hard limit needs CAP_SYS_RESOURCE; without it the hard limit caps the idle test.
@@ -571,11 +651,16 @@ def main(argv):
     try:
         backends.start()
         log(f"backends: nginx http {backends.http_port}, iperf3 {backends.bulk_port}, holder {backends.holder.port}")
+        if lb_cpus:
+            pin(backends.nginx_pids() + [backends.iperf.pid, backends.holder.proc.pid], CLIENT_CPUS)
+            log(f"pinned: load balancers to CPU {sorted(lb_cpus)}, clients and backends to {sorted(CLIENT_CPUS)}")
         for name in args.targets:
             t = TARGET_CLASSES[name](procs, backends, tmp, args)
             try:
                 t.start()
                 targets[name] = t
+                if lb_cpus:
+                    pin(t.pids(), lb_cpus)
                 log(f"{name}: ports {t.ports}" + (f", pids {t.pids()}" if t.pids() else ""))
             except Exception as e:  # a target that cannot start is reported, not fatal
                 missing[name] = f"did not start: {e}"
@@ -655,6 +740,8 @@ def main(argv):
         if name in missing:
             print(f"MISSING {name}: {missing[name].splitlines()[0]}")
     print_tables(args.targets, summary, missing, args.tests)
+    by_round = round_ratios(samples, args.targets, args.tests)
+    print_round_ratios(by_round)
     unverified = [(t, n["round"]) for t in args.targets for n in notes[t]
                   if n.get("test") == "newconn" and n.get("new_connection_per_request") is False]
     print("\nnew connection per request (backend accepts >= requests): "
@@ -672,13 +759,15 @@ def main(argv):
         "machine": machine,
         "versions": versions,
         "params": {"rounds": args.rounds, "duration_s": args.duration, "idle": args.idle,
-                   "workers": args.workers, "concurrency": args.concurrency, "tests": args.tests},
+                   "workers": args.workers, "concurrency": args.concurrency, "tests": args.tests,
+                   "pinned": bool(args.pin)},
         "targets": args.targets,
         "missing": {k: v.splitlines()[0] for k, v in missing.items()},
         "results": summary,
         "ratios": {t: {k: {f"vs_{r}": ratio(s, summary.get(r, {}).get(k)) for r in ("haproxy", "direct", "floor")}
                        for k, s in summary[t].items() if s}
                    for t in args.targets},
+        "round_ratios_vs_floor": by_round,
         "features": features,
         "notes": notes,
         "log_findings": findings,

@@ -11,7 +11,10 @@ need haproxy nginx iperf3 wrk hey
 need_as cc gcc libc6-dev
 need_file /usr/lib/nginx/modules/ngx_stream_module.so libnginx-mod-stream
 need_file /usr/include/liburing.h liburing-dev  # floor-uring
+need_as clang clang                               # floor-sockmap: its BPF program
+need_file /usr/include/bpf/libbpf.h libbpf-dev    # floor-sockmap
 need python3
-install_missing haproxy nginx libnginx-mod-stream iperf3 wrk hey python3 gcc libc6-dev liburing-dev
+install_missing haproxy nginx libnginx-mod-stream iperf3 wrk hey python3 gcc libc6-dev liburing-dev \
+  clang libbpf-dev
 
 exec python3 "$here/run.py" "$@"

@@ -4,12 +4,29 @@ only."""
 
 import json
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 from benchlib import HOST, compile_c, free_port, listening, proc_children, tail, wait_until
 
 NGINX_STREAM_MODULE = "/usr/lib/nginx/modules/ngx_stream_module.so"
 MAXPIPES = 256  # haproxy-tuned: pipes for splicing
+HERE = Path(__file__).resolve().parent
+
+
+def compile_bpf(source, tmp):
+    """Compiles a BPF program (clang -target bpf) into tmp; returns the object's path."""
+    clang = shutil.which("clang")
+    if clang is None:
+        raise RuntimeError("no clang: run.sh installs clang and libbpf-dev")
+    multiarch = subprocess.run(["gcc", "-print-multiarch"], capture_output=True, text=True).stdout.strip()
+    out = os.path.join(tmp, Path(source).stem + ".o")
+    r = subprocess.run([clang, "-O2", "-g", "-target", "bpf", f"-I/usr/include/{multiarch}", "-c", str(source),
+                        "-o", out], capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        raise RuntimeError(f"clang {source} failed:\n{r.stderr[-2000:]}")
+    return out
 
 
 class Target:
@@ -128,16 +145,28 @@ class Floor(Target):
     name = "floor"
     source = "floor.c"
     libs = ()
+    defines = ()
+
+    def build(self):
+        """[binary, arguments before the ports], built once: the idle test starts more."""
+        binaries = self.args.floor_binaries
+        if self.name not in binaries:
+            binaries[self.name] = [compile_c(HERE / self.source, self.tmp, self.libs, self.defines, self.name)]
+        return binaries[self.name]
 
     def start(self):
-        binaries = self.args.floor_binaries  # compiled once: the idle test starts more
-        if self.name not in binaries:
-            binaries[self.name] = compile_c(Path(__file__).resolve().parent / self.source, self.tmp, self.libs)
+        argv = self.build()
         back = self._backend_ports()
         self.ports = {k: free_port() for k in ("bulk", "http", "idle")}
         self.proc = self.procs.spawn(self.name + self.instance,
-                                     [binaries[self.name]] + [f"{self.ports[k]}:{back[k]}" for k in ("bulk", "http", "idle")])
+                                     argv + [f"{self.ports[k]}:{back[k]}" for k in ("bulk", "http", "idle")])
         self._wait_listening()
+
+    def read_features(self):
+        """The first line of its log names the kernel features it uses."""
+        if not wait_until(lambda: "features" in tail(self.proc.logpath, 1) or self.proc.poll() is not None, 5):
+            raise RuntimeError(f"said nothing of its features:\n{tail(self.proc.logpath)}")
+        self.features = tail(self.proc.logpath, 1).strip()
 
 
 class FloorUring(Floor):
@@ -149,9 +178,29 @@ class FloorUring(Floor):
 
     def start(self):
         super().start()
-        if not wait_until(lambda: "features" in tail(self.proc.logpath, 1) or self.proc.poll() is not None, 5):
-            raise RuntimeError(f"said nothing of its features:\n{tail(self.proc.logpath)}")
-        self.features = tail(self.proc.logpath, 1).strip()
+        self.read_features()
+
+
+class FloorSockmap(Floor):
+    """floor.c built with -DFLOOR_SOCKMAP: the same process accepts and connects, and a BPF sockmap
+    verdict program (floor_sockmap.bpf.c) moves every segment from one leg to the other in the
+    kernel. A probe of the kernel's own path, not a forwarder to build on: the kernel does not
+    order a leg's end of stream behind segments still queued for redirection, so the last bytes
+    before a close can be lost (docs/performance.md)."""
+    name = "floor-sockmap"
+    libs = ("bpf",)
+    defines = ("FLOOR_SOCKMAP",)
+
+    def build(self):
+        binaries = self.args.floor_binaries
+        if self.name not in binaries:
+            obj = compile_bpf(HERE / "floor_sockmap.bpf.c", self.tmp)
+            binaries[self.name] = [compile_c(HERE / self.source, self.tmp, self.libs, self.defines, self.name), obj]
+        return binaries[self.name]
+
+    def start(self):
+        super().start()
+        self.read_features()
 
 
 class Vigil(Target):
@@ -207,7 +256,7 @@ class VigilConnectionLog(Vigil):
 
 TARGET_CLASSES = {"direct": Direct, "vigil": Vigil, "haproxy": HAProxy,
                   "haproxy-tuned": HAProxyTuned, "nginx": Nginx, "floor": Floor,
-                  "floor-uring": FloorUring,
+                  "floor-uring": FloorUring, "floor-sockmap": FloorSockmap,
                   "vigil-connlog": VigilConnectionLog}
 
 
