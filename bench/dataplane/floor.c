@@ -134,6 +134,13 @@ static bool flush(struct side* to) {
   return true;
 }
 
+#ifdef FLOOR_SOCKMAP
+static void watch_out(struct side* s) {
+  struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = s};
+  epoll_ctl(ep, EPOLL_CTL_MOD, s->fd, &ev);
+}
+#endif
+
 // `to`'s peer has read its end of stream: `to` passes it on, and the pair closes once both ways
 // have ended.
 static void shut(struct side* to) {
@@ -213,6 +220,9 @@ static void pump(struct side* from, uint32_t events) {
       memcpy(to->pending, buf + s, (size_t)(n - s));
       to->pending_len = (size_t)(n - s);
       to->pending_off = 0;
+#ifdef FLOOR_SOCKMAP
+      if (to->pair->offloaded) watch_out(to);  // offload() stopped watching for EPOLLOUT
+#endif
       return;
     }
     if (n < (ssize_t)sizeof buf && !hangup) return;  // drained: the next data is a new edge
@@ -273,9 +283,20 @@ static int listen_on(int port) {
 static void offload(struct pair* p) {
   p->offloaded = true;
   static bool told;
-  if (!offload_pair(p->client.fd, p->backend.fd) && !told) {
+  if (!offload_pair(p->client.fd, p->backend.fd)) {
+    if (!told)
+      fprintf(stderr, "floor-sockmap: error: a pair stays in user space: %s\n", strerror(errno));
     told = true;
-    fprintf(stderr, "floor-sockmap: error: a pair stays in user space: %s\n", strerror(errno));
+    return;
+  }
+  // The kernel's sends make a leg writable again and again; with nothing of its own to send,
+  // the process would wake for each of them. It still hears of the ends (and of data that came
+  // before the map took over).
+  struct side* legs[] = {&p->client, &p->backend};
+  for (int i = 0; i < 2; i++) {
+    if (legs[i]->pending != NULL) continue;
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP | EPOLLET, .data.ptr = legs[i]};
+    epoll_ctl(ep, EPOLL_CTL_MOD, legs[i]->fd, &ev);
   }
 }
 #endif
