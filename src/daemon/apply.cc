@@ -13,7 +13,7 @@
 #include "admin/octavia/object_store.h"
 #include "admin/server.h"
 #include "base/log.h"
-#include "config/bind_index.h"
+#include "daemon/bind_check.h"
 #include "daemon/binding.h"
 #include "daemon/control_plane.h"
 #include "daemon/fd_budget.h"
@@ -48,79 +48,6 @@ bool same_monitor(const std::optional<model::HealthMonitor>& a,
                   const std::optional<model::HealthMonitor>& b) {
   if (a.has_value() != b.has_value()) return false;
   return !a || model::same_checks(*a, *b);
-}
-
-std::string name(const model::Config& lb, const model::Listener& l) {
-  return lb.name + "/" + l.name;
-}
-
-std::unexpected<Error> clash(const std::string& a, const std::string& b, uint16_t port) {
-  return fail(fmt::format("listeners {} and {} both listen on port {}", a, b, port));
-}
-
-config::BindAddress bind_of(const model::Listener& l) {
-  return {.address = l.bind_address, .port = l.port};
-}
-
-// Two listeners on one port of one address would silently share it (SO_REUSEPORT), so they are
-// refused here, across load balancers too. lbs.front() is the file's load balancer: its listeners
-// are indexed once per reload (`file`, when given, is that index), and an API write checks only
-// its own listeners, against the file's and each other (and check_running_binds()). Returns the
-// file's index.
-Result<std::shared_ptr<const config::BindIndex>> check_binds(
-    const std::vector<model::Config*>& lbs, std::shared_ptr<const config::BindIndex> file) {
-  const model::Config& first = *lbs.front();
-  if (!file) {
-    auto index = std::make_shared<config::BindIndex>();
-    for (const auto& l : first.listeners) {
-      if (const auto at = index->add(bind_of(l))) {
-        return clash(name(first, first.listeners[*at]), name(first, l), l.port);
-      }
-    }
-    file = std::move(index);
-  }
-  config::BindIndex others;
-  std::vector<std::pair<const model::Config*, const model::Listener*>> numbered;
-  for (const model::Config* lb : std::span(lbs).subspan(1)) {
-    for (const auto& l : lb->listeners) {
-      const config::BindAddress bind = bind_of(l);
-      if (const auto at = file->find(bind)) {
-        return clash(name(first, first.listeners[*at]), name(*lb, l), l.port);
-      }
-      if (const auto at = others.add(bind)) {
-        const auto& [earlier_lb, earlier] = numbered[*at];
-        return clash(name(*earlier_lb, *earlier), name(*lb, l), l.port);
-      }
-      numbered.emplace_back(lb, &l);
-    }
-  }
-  return file;
-}
-
-// An API write's listeners (of `given`) against those of the API's load balancers it leaves
-// running (`running` but `replaced`): one pass over those, each looked up among the few given.
-Result<void> check_running_binds(std::span<model::Config* const> given,
-                                 std::span<const LoadBalancerRuntime> running,
-                                 const std::vector<const LoadBalancerRuntime*>& replaced) {
-  config::BindIndex index;
-  std::vector<std::pair<const model::Config*, const model::Listener*>> numbered;
-  for (const model::Config* lb : given) {
-    for (const auto& l : lb->listeners) {
-      index.add(bind_of(l));  // a clash among them is check_binds()'
-      numbered.emplace_back(lb, &l);
-    }
-  }
-  if (numbered.empty()) return {};
-  for (const LoadBalancerRuntime& lb : running) {
-    if (std::ranges::find(replaced, &lb) != replaced.end()) continue;
-    for (const auto& l : lb.config.listeners) {
-      if (const auto at = index.find(bind_of(l))) {
-        const auto& [given_lb, given_l] = numbered[*at];
-        return clash(name(lb.config, l), name(*given_lb, *given_l), l.port);
-      }
-    }
-  }
-  return {};
 }
 
 // A host name is looked up by the resolver thread (names.cc), never here on the control thread:
