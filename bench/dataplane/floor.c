@@ -13,6 +13,10 @@
 // passed on with shutdown(SHUT_WR). Stops on SIGTERM or SIGINT. C17 and Linux only; compiled by
 // run.py at run time (cc -O2).
 //
+// Built with -DFLOOR_VIGIL_SOCKETS it is target "floor-vigil-sockets": the same forwarder with the
+// socket options vigil's listeners have (listen_on()), so that what they cost the kernel is
+// told apart from what vigil's own code costs.
+//
 // Built with -DFLOOR_SOCKMAP (and -lbpf) it is target "floor-sockmap" instead:
 //
 //   floor-sockmap BPF_OBJECT LISTEN_PORT:BACKEND_PORT ...
@@ -268,6 +272,20 @@ static int listen_on(int port) {
   int s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   const int one = 1;
   setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+#ifdef FLOOR_VIGIL_SOCKETS
+  // What vigil's listeners carry and their connections inherit: SO_REUSEPORT (a listening socket
+  // per worker, and the hand-over of an upgrade) and the client legs' dead-peer detection with
+  // the default dead_peer_timeout of 60 s (keepalive after 30 s, 3 probes 10 s apart, and
+  // TCP_USER_TIMEOUT).
+  const int idle = 30, interval = 10, count = 3;
+  const unsigned user_timeout_ms = 60000;
+  setsockopt(s, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+  setsockopt(s, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+  setsockopt(s, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+  setsockopt(s, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
+  setsockopt(s, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count);
+  setsockopt(s, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout_ms, sizeof user_timeout_ms);
+#endif
   struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (s < 0 || bind(s, (struct sockaddr*)&a, sizeof a) != 0 || listen(s, 4096) != 0) {

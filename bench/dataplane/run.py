@@ -18,7 +18,8 @@ measures, interleaved over several rounds (round 1: every target, round 2: every
 Targets (targets.py): direct, vigil, haproxy (its defaults), haproxy-tuned, nginx (stream) and,
 on request, floor (floor.c, compiled here with cc: a bare epoll forwarder, the kernel's share of
 each figure), floor-uring (floor_uring.c: the same forwarder on io_uring, linked with liburing),
-floor-sockmap (floor.c built with -DFLOOR_SOCKMAP: it accepts and connects, and a BPF sockmap
+floor-vigil-sockets (floor.c built with -DFLOOR_VIGIL_SOCKETS: its listeners carry vigil's
+socket options), floor-sockmap (floor.c built with -DFLOOR_SOCKMAP: it accepts and connects, and a BPF sockmap
 verdict program, floor_sockmap.bpf.c, moves the bytes in the kernel; needs clang and libbpf-dev),
 vigil-connlog (vigil with `log_connections: true` on every listener: the connection log's cost,
 against vigil in the same run; its lines go to the log file of the run) and, with --variant,
@@ -79,7 +80,7 @@ HOLDER_LIFETIME_S = 24 * 3600
 DEFAULT_TARGETS = ["direct", "vigil", "haproxy", "haproxy-tuned", "nginx"]
 # On request: they answer "how much is the kernel's?", "would io_uring cost the machine less?" and
 # "what does the connection log cost?"
-ALL_TARGETS = DEFAULT_TARGETS + ["floor", "floor-uring", "floor-sockmap", "vigil-connlog"]
+ALL_TARGETS = DEFAULT_TARGETS + ["floor", "floor-vigil-sockets", "floor-uring", "floor-sockmap", "vigil-connlog"]
 
 # (key, title, unit, higher_is_better, lb_only): lb_only metrics have no value for direct.
 METRICS = [
@@ -570,7 +571,7 @@ def parse_args(argv):
     p.add_argument("--duration", type=int, default=3, help="seconds per iperf3/hey/wrk run (default 3)")
     p.add_argument("--idle", type=int, default=10000, help="idle connections held (default 10000; 0 skips)")
     p.add_argument("--targets", default=",".join(DEFAULT_TARGETS),
-                   help=f"comma-separated, from {','.join(ALL_TARGETS)} (default all but floor, floor-uring, floor-sockmap and vigil-connlog)")
+                   help=f"comma-separated, from {','.join(ALL_TARGETS)} (default all but the floors and vigil-connlog)")
     p.add_argument("--workers", type=int, default=1,
                    help="vigil workers = haproxy nbthread = nginx worker_processes (default 1)")
     p.add_argument("--concurrency", type=int, default=32, help="connections of hey and wrk (default 32)")

@@ -181,6 +181,14 @@ class FloorUring(Floor):
         self.read_features()
 
 
+class FloorVigilSockets(Floor):
+    """floor.c built with -DFLOOR_VIGIL_SOCKETS: the floor whose listeners carry vigil's socket
+    options (SO_REUSEPORT; SO_KEEPALIVE and TCP_USER_TIMEOUT for the client legs' dead-peer
+    detection), to tell their kernel cost apart from vigil's own."""
+    name = "floor-vigil-sockets"
+    defines = ("FLOOR_VIGIL_SOCKETS",)
+
+
 class FloorSockmap(Floor):
     """floor.c built with -DFLOOR_SOCKMAP: the same process accepts and connects, and a BPF sockmap
     verdict program (floor_sockmap.bpf.c) moves every segment from one leg to the other in the
@@ -257,6 +265,7 @@ class VigilConnectionLog(Vigil):
 TARGET_CLASSES = {"direct": Direct, "vigil": Vigil, "haproxy": HAProxy,
                   "haproxy-tuned": HAProxyTuned, "nginx": Nginx, "floor": Floor,
                   "floor-uring": FloorUring, "floor-sockmap": FloorSockmap,
+                  "floor-vigil-sockets": FloorVigilSockets,
                   "vigil-connlog": VigilConnectionLog}
 
 
