@@ -302,7 +302,8 @@ CLIENT_CPUS = None
 
 def pin(pids, cpus):
     """Pins every thread of the processes to `cpus` (threads made later inherit it from the thread
-    that makes them). A process or thread that is already gone is skipped."""
+    that makes them). A thread that is already gone is skipped; one that cannot be pinned is
+    said in the run's log, as its figures are then not the pinned ones."""
     for pid in pids:
         try:
             tids = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
@@ -311,8 +312,10 @@ def pin(pids, cpus):
         for tid in tids:
             try:
                 os.sched_setaffinity(tid, cpus)
-            except OSError:
+            except ProcessLookupError:
                 pass
+            except OSError as e:
+                log(f"could not pin thread {tid} of process {pid} to CPUs {sorted(cpus)}: {e}")
 
 
 def run_client(argv, timeout):

@@ -193,8 +193,8 @@ class FloorSockmap(Floor):
     """floor.c built with -DFLOOR_SOCKMAP: the same process accepts and connects, and a BPF sockmap
     verdict program (floor_sockmap.bpf.c) moves every segment from one leg to the other in the
     kernel. A probe of the kernel's own path, not a forwarder to build on: the kernel does not
-    order a leg's end of stream behind segments still queued for redirection, so the last bytes
-    before a close can be lost (docs/performance.md)."""
+    order a leg's end of stream behind segments still queued for redirection, so the process
+    holds each end until the leg has taken them (docs/performance.md)."""
     name = "floor-sockmap"
     libs = ("bpf",)
     defines = ("FLOOR_SOCKMAP",)
