@@ -23,7 +23,12 @@ model::Config lb(std::string name, std::vector<model::Listener> listeners) {
   return c;
 }
 
-std::string error_of(const Result<void>& r) { return r ? "" : r.error().message; }
+// Load balancers an API write may leave running.
+std::vector<LoadBalancerRuntime> running(std::vector<model::Config> configs) {
+  std::vector<LoadBalancerRuntime> out(configs.size());
+  for (size_t i = 0; i < configs.size(); ++i) out[i].config = std::move(configs[i]);
+  return out;
+}
 
 template <typename T>
 std::string error_of(const Result<T>& r) {
@@ -82,40 +87,38 @@ TEST(CheckBinds, AnApiWriteReusesTheIndexOfTheFile) {
 }
 
 TEST(CheckRunningBinds, AWriteClashesWithALoadBalancerItLeavesRunning) {
-  std::vector<LoadBalancerRuntime> running(2);
-  running[0].config = lb("one", {listener("l", "10.0.0.1", 443)});
-  running[1].config = lb("two", {listener("l", "10.0.0.2", 443)});
+  const std::vector<LoadBalancerRuntime> lbs = running(
+      {lb("one", {listener("l", "10.0.0.1", 443)}), lb("two", {listener("l", "10.0.0.2", 443)})});
   model::Config write = lb("new", {listener("web", "10.0.0.2", 443)});
   model::Config* given[] = {&write};
-  EXPECT_EQ(error_of(check_running_binds(given, running, {})),
+  EXPECT_EQ(error_of(check_running_binds(given, lbs, {})),
             "listeners two/l and new/web both listen on port 443");
-  EXPECT_EQ(error_of(check_running_binds(given, running, {&running[0]})),
+  EXPECT_EQ(error_of(check_running_binds(given, lbs, {&lbs[0]})),
             "listeners two/l and new/web both listen on port 443");
 }
 
 TEST(CheckRunningBinds, ALoadBalancerTheWriteReplacesDoesNotClash) {
   // Moving a listener within one load balancer, or taking over the port of one it removes.
-  std::vector<LoadBalancerRuntime> running(2);
-  running[0].config = lb("one", {listener("l", "10.0.0.1", 443)});
-  running[1].config = lb("two", {listener("l", "10.0.0.2", 443)});
+  const std::vector<LoadBalancerRuntime> lbs = running(
+      {lb("one", {listener("l", "10.0.0.1", 443)}), lb("two", {listener("l", "10.0.0.2", 443)})});
   model::Config write = lb("two", {listener("l2", "10.0.0.2", 443)});
   model::Config* given[] = {&write};
-  EXPECT_TRUE(check_running_binds(given, running, {&running[1]}));
+  EXPECT_TRUE(check_running_binds(given, lbs, {&lbs[1]}));
 }
 
 TEST(CheckRunningBinds, OtherAddressesPortsAndAWriteWithoutListenersDoNotClash) {
-  std::vector<LoadBalancerRuntime> running(1);
-  running[0].config = lb("one", {listener("l", "10.0.0.1", 443), listener("m", "", 8443)});
+  const std::vector<LoadBalancerRuntime> lbs =
+      running({lb("one", {listener("l", "10.0.0.1", 443), listener("m", "", 8443)})});
   model::Config write = lb("new", {listener("a", "10.0.0.2", 443), listener("b", "10.0.0.1", 80)});
   model::Config empty = lb("empty", {});
   model::Config* given[] = {&write, &empty};
-  EXPECT_TRUE(check_running_binds(given, running, {}));
+  EXPECT_TRUE(check_running_binds(given, lbs, {}));
   model::Config wildcard = lb("new", {listener("a", "10.0.0.3", 8443)});
   model::Config* clashing[] = {&empty, &wildcard};
-  EXPECT_EQ(error_of(check_running_binds(clashing, running, {})),
+  EXPECT_EQ(error_of(check_running_binds(clashing, lbs, {})),
             "listeners one/m and new/a both listen on port 8443");
   model::Config* none[] = {&empty};
-  EXPECT_TRUE(check_running_binds(none, running, {}));
+  EXPECT_TRUE(check_running_binds(none, lbs, {}));
 }
 
 }  // namespace
