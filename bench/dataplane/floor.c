@@ -70,6 +70,7 @@ struct side {
   uint64_t sent;  // bytes this process sent out of this socket
   bool read_eof, write_shut;
 #ifdef FLOOR_SOCKMAP
+  uint32_t key;              // its key in the sockmap (local port << 16 | remote port)
   struct side* next_ending;  // in `ending`: its peer has ended, bytes are still on their way
   long ending_deadline_ms;
 #endif
@@ -109,7 +110,7 @@ static void close_pair(struct pair* p) {
 #ifdef FLOOR_SOCKMAP
   stop_ending(&p->client);
   stop_ending(&p->backend);
-  if (p->offloaded) offload_forget(p->client.fd, p->backend.fd);
+  if (p->offloaded) offload_forget(p->client.key, p->backend.key);
 #endif
   close(p->client.fd);  // a closed fd leaves the epoll set by itself
   close(p->backend.fd);
@@ -164,7 +165,7 @@ static long now_ms(void) {
 // of stream must not overtake them: `to` waits in `ending` (checked every millisecond) until it
 // has taken them all, or 5 s have passed.
 static void end_stream(struct side* to) {
-  if (!to->pair->offloaded || offload_drained(to->fd, to->sent, to->peer->fd)) {
+  if (!to->pair->offloaded || offload_drained(to->fd, to->sent, to->peer->key)) {
     shut(to);
     return;
   }
@@ -177,7 +178,7 @@ static void finish_endings(void) {
   const long now = now_ms();
   for (struct side** at = &ending; *at != NULL;) {
     struct side* s = *at;
-    if (offload_drained(s->fd, s->sent, s->peer->fd) || now >= s->ending_deadline_ms) {
+    if (offload_drained(s->fd, s->sent, s->peer->key) || now >= s->ending_deadline_ms) {
       *at = s->next_ending;
       shut(s);
     } else {
@@ -301,7 +302,7 @@ static int listen_on(int port) {
 static void offload(struct pair* p) {
   p->offloaded = true;
   static bool told;
-  if (!offload_pair(p->client.fd, p->backend.fd)) {
+  if (!offload_pair(p->client.fd, p->backend.fd, &p->client.key, &p->backend.key)) {
     if (!told)
       fprintf(stderr, "floor-sockmap: error: a pair stays in user space: %s\n", strerror(errno));
     told = true;

@@ -48,33 +48,32 @@ static bool socket_key(int fd, uint32_t* key) {
   return true;
 }
 
-// Both legs established: each goes in the map under the other's key. False if the kernel
-// refused (the pair then stays with floor.c's own pumping).
-static bool offload_pair(int client, int backend) {
-  uint32_t client_key, backend_key;
-  if (!socket_key(client, &client_key) || !socket_key(backend, &backend_key)) return false;
+// Both legs established: each goes in the map under the other's key, which it learns once into
+// *client_key and *backend_key (0 when it could not). False if the kernel refused (the pair then
+// stays with floor.c's own pumping).
+static bool offload_pair(int client, int backend, uint32_t* client_key, uint32_t* backend_key) {
+  *client_key = *backend_key = 0;
+  if (!socket_key(client, client_key) || !socket_key(backend, backend_key)) return false;
   uint64_t client_fd = (uint64_t)client, backend_fd = (uint64_t)backend, zero = 0;
-  return bpf_map_update_elem(moved_map, &client_key, &zero, BPF_ANY) == 0 &&
-         bpf_map_update_elem(moved_map, &backend_key, &zero, BPF_ANY) == 0 &&
-         bpf_map_update_elem(peers_map, &client_key, &backend_fd, BPF_ANY) == 0 &&
-         bpf_map_update_elem(peers_map, &backend_key, &client_fd, BPF_ANY) == 0;
+  return bpf_map_update_elem(moved_map, client_key, &zero, BPF_ANY) == 0 &&
+         bpf_map_update_elem(moved_map, backend_key, &zero, BPF_ANY) == 0 &&
+         bpf_map_update_elem(peers_map, client_key, &backend_fd, BPF_ANY) == 0 &&
+         bpf_map_update_elem(peers_map, backend_key, &client_fd, BPF_ANY) == 0;
 }
 
 // Before the pair's sockets close (which takes them out of `peers`): their counts go, as the
 // ports of the next connections may name other sockets by the same keys.
-static void offload_forget(int client, int backend) {
-  uint32_t key;
-  if (socket_key(client, &key)) bpf_map_delete_elem(moved_map, &key);
-  if (socket_key(backend, &key)) bpf_map_delete_elem(moved_map, &key);
+static void offload_forget(uint32_t client_key, uint32_t backend_key) {
+  bpf_map_delete_elem(moved_map, &client_key);
+  bpf_map_delete_elem(moved_map, &backend_key);
 }
 
 // Whether socket `fd` has taken every byte meant for it: what this process sent out of it plus
-// what the kernel redirected to it from `peer`. What it has taken is what it had acknowledged
-// (read first: it only grows) plus what it still holds (SIOCOUTQ).
-static bool offload_drained(int fd, uint64_t sent_here, int peer) {
-  uint32_t peer_key;
+// what the kernel redirected to it from its peer (whose key is `peer_key`). What it has taken is
+// what it had acknowledged (read first: it only grows) plus what it still holds (SIOCOUTQ).
+static bool offload_drained(int fd, uint64_t sent_here, uint32_t peer_key) {
   uint64_t redirected = 0;
-  if (!socket_key(peer, &peer_key) || bpf_map_lookup_elem(moved_map, &peer_key, &redirected) != 0) {
+  if (bpf_map_lookup_elem(moved_map, &peer_key, &redirected) != 0) {
     return true;  // not offloaded after all, or gone: nothing to wait for
   }
   struct tcp_info info;
