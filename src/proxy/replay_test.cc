@@ -148,6 +148,29 @@ TEST(Replay, ASilentMemberIsSuspectAfterATenthOfTheTimeoutThenReportedOnce) {
   EXPECT_EQ(proxy.suspects().size(), 1u) << "the member that answered is not suspect";
 }
 
+// A session holds one wake-up at a time, at its earliest deadline. Here that is the hedge's (10 ms
+// after the accept), which the connect made moot before it came; woken then with nothing to do,
+// the session must still keep the later deadlines it learnt meanwhile: the suspect report and the
+// first-byte timeout.
+TEST(Replay, AnEarlierWakeUpWithNothingDueKeepsTheLaterDeadlines) {
+  HungMember hung;
+  Member good;
+  PoolSnapshot settings = watching(Replay::kTls, 800ms);
+  settings.hedge_after = 10ms;
+  Proxy proxy({hung.address, good.address()}, settings);
+  net::Fd client = connect_blocking(proxy.address());
+  const std::string flight = tls_flight(600);
+  const auto sent = std::chrono::steady_clock::now();
+  send_all(client.get(), flight);
+  const auto suspects = wait_for_suspects(proxy, 1);
+  ASSERT_EQ(suspects.size(), 1u);
+  EXPECT_GE(std::chrono::steady_clock::now() - sent, 80ms) << "not before suspect_after";
+  EXPECT_EQ(read_exactly(client.get(), flight.size()), flight) << "replayed after the timeout";
+  EXPECT_GE(std::chrono::steady_clock::now() - sent, 800ms) << "only after first_byte_timeout";
+  EXPECT_EQ(proxy.stats().hedged.load(), 0u) << "both connects completed at once";
+  EXPECT_EQ(proxy.failures().size(), 1u);
+}
+
 // A member that answers late, but within first_byte_timeout, is checked (suspect) and nothing
 // else: not reported, not replaced, the session carries on with it.
 TEST(Replay, ASlowMemberIsOnlySuspect) {

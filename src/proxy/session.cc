@@ -198,19 +198,50 @@ void Session::on_timer(TimePoint now) {
   report_if_suspect(now);
   if (first_byte_overdue(now) &&
       first_flight_failed("no first byte within first_byte_timeout", true)) {
-    return;  // another member now (its connect scheduled the next wake-up), or closed
+    return;  // another member now, or closed
   }
-  if (dead_peer_pending_) {
+  if (dead_peer_pending_ && now >= dead_peer_at()) {
+    dead_peer_pending_ = false;  // also when a reload removed the pool: nothing to apply then
     const PoolSnapshotPtr& pool = host_.pool(listener_.pool_index);
     if (pool) set_backend_dead_peer(pool->backend_dead_peer);
   }
-  const TimePoint idle_deadline = last_activity_ + listener_.idle_timeout;
-  if (now >= idle_deadline) {
+  if (now >= last_activity_ + listener_.idle_timeout) {
     ending(SessionEnd::kIdleTimeout);
     close();
-  } else {
-    host_.schedule(id_, idle_deadline);
   }
+}
+
+// Every deadline on_timer() acts on, in the state that it acts on it in.
+TimePoint Session::next_wake() const {
+  const auto earliest = [](TimePoint a, TimePoint b) {
+    return a == TimePoint{} || (b != TimePoint{} && b < a) ? b : a;
+  };
+  switch (state_) {
+    case State::kReadingHeader:
+      return phase_deadline_;
+    case State::kConnecting: {
+      TimePoint next = phase_deadline_;  // the hedge's
+      for (const Attempt& a : attempts_) {
+        if (a.active()) next = earliest(next, a.deadline);
+      }
+      return next;
+    }
+    case State::kPumping: {
+      TimePoint next = last_activity_ + listener_.idle_timeout;
+      if (awaiting_first_byte_) next = earliest(next, earliest(suspect_at(), phase_deadline_));
+      if (dead_peer_pending_) next = earliest(next, dead_peer_at());
+      return next;
+    }
+    case State::kClosed:
+      break;
+  }
+  return {};
+}
+
+TimePoint Session::dead_peer_at() const {
+  constexpr Duration kDeadPeerAfter = std::chrono::seconds(1);
+  const TimePoint connected = accepted_at_ + std::chrono::microseconds(connected_us_ - 1);
+  return connected + std::min(kDeadPeerAfter, listener_.idle_timeout);
 }
 
 void Session::set_backend_dead_peer(const net::DeadPeerOptions& options) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "base/wake_queue.h"
 #include "net/address.h"
 #include "net/cidr.h"
 #include "net/fd.h"
@@ -68,7 +69,9 @@ class SessionHost {
   virtual int epoll_fd() const = 0;
   virtual BufferPool& buffers() = 0;
   virtual PipePool& pipes() = 0;
-  virtual void schedule(uint64_t session_id, TimePoint when) = 0;
+  // Wakes `s` (Session::on_timer) at `when` or earlier; after each wake-up the host queues the
+  // session's next_wake(), so a deadline later than one already queued may be dropped here.
+  virtual void schedule(Session& s, TimePoint when) = 0;
   virtual const PoolSnapshotPtr& pool(uint32_t index) const = 0;
   virtual Balancer& balancer(uint32_t index) = 0;
   virtual bool take_hedge_token() = 0;  // the hedge budget: false when hedging too often
@@ -111,6 +114,12 @@ class Session {
   void start();
   void on_event(Side& side, uint32_t events);
   void on_timer(TimePoint now);
+  // The earliest time on_timer() has something to do, after all that was due at its last call
+  // was done; zero for none. Each deadline is derived from the state, so a session holds one
+  // entry in its host's queue however many deadlines it has.
+  TimePoint next_wake() const;
+  // The session's entry in its host's WakeQueue.
+  WakeSlot& wake_slot() { return wake_slot_; }
   void close();
   // Closes the session for a cause that its legs do not show (a stop, an operator's kill).
   void close_for(SessionEnd why) {
@@ -215,6 +224,8 @@ class Session {
   }
   // When the first flight went out: the first-byte deadline less its timeout.
   TimePoint first_flight_sent_at() const { return phase_deadline_ - pool_->first_byte_timeout; }
+  // When the first flight's member is to be reported suspect; zero when no report is pending.
+  TimePoint suspect_at() const;
 
   // session.cc
   bool pump(Side& src, Side& dst, Flow& flow, std::atomic<uint64_t>* bytes);
@@ -267,8 +278,10 @@ class Session {
   PoolSnapshotPtr pool_;
   static constexpr int kMaxTried = 16;
   std::array<uint32_t, kMaxTried> tried_{};  // NOLINT: indices into pool_->candidates
-  int tried_count_ = 0;
-  int attempts_made_ = 0;
+  // Bytes, not ints (at most kMaxTried and 1 + retries, 11): wake_slot_ fits where they were.
+  uint8_t tried_count_ = 0;
+  uint8_t attempts_made_ = 0;
+  WakeSlot wake_slot_;
   // While reading the client's PROXY header: when it is overdue. While connecting: when to
   // hedge. While awaiting the member's first byte: when it is overdue
   // (first_byte_timeout after the client's first bytes went out to it). Zero: neither.
@@ -284,6 +297,9 @@ class Session {
   // When the last member connect that completed did, in microseconds after the accept plus one
   // (0: none), capped: 4 bytes instead of a TimePoint's 8.
   uint32_t connected_us_ = 0;
+  // When the backend leg's dead-peer options are due (dead_peer_pending_): a second after the
+  // connect, or at the idle timeout if that is sooner.
+  TimePoint dead_peer_at() const;
   void note_eof(const Side& src) {
     if (!client_.read_eof && (backend_ == nullptr || !backend_->read_eof)) {
       first_eof_member_ = &src != &client_;

@@ -21,7 +21,7 @@ void Session::start() {
     // The member is picked once the header says who the client is (source_ip hashes on it).
     state_ = State::kReadingHeader;
     phase_deadline_ = host_.now() + listener_.proxy_header_timeout;
-    host_.schedule(id_, phase_deadline_);
+    host_.schedule(*this, phase_deadline_);
     read_proxy_header();  // it may be here already
     return;
   }
@@ -40,7 +40,7 @@ void Session::connect_first() {
 void Session::schedule_hedge() {
   if (state_ == State::kConnecting && pool_->hedge_after > Duration::zero()) {
     phase_deadline_ = host_.now() + pool_->hedge_after;
-    host_.schedule(id_, phase_deadline_);
+    host_.schedule(*this, phase_deadline_);
   }
 }
 
@@ -96,7 +96,7 @@ bool Session::start_attempt(Attempt& a, bool hedge) {
     if (!connecting->in_progress) {
       attempt_connected(a);
     } else {
-      host_.schedule(id_, a.deadline);
+      host_.schedule(*this, a.deadline);
     }
     return true;
   }
@@ -159,8 +159,7 @@ void Session::attempt_connected(Attempt& a) {
   if (!awaiting_first_byte_) pool_.reset();  // else kept to report the member or replay
   backend_->writable = true;
   last_activity_ = host_.now();
-  constexpr Duration kDeadPeerAfter = std::chrono::seconds(1);
-  host_.schedule(id_, last_activity_ + std::min(kDeadPeerAfter, listener_.idle_timeout));
+  host_.schedule(*this, dead_peer_at());
   after_pump(pump(client_, *backend_, up_, &backend_stats_->bytes_out) &&
              pump(*backend_, client_, down_, &backend_stats_->bytes_in));
 }
@@ -187,12 +186,6 @@ void Session::on_connect_timer(TimePoint now) {
       }
     }
   }
-  if (state_ != State::kConnecting) return;
-  TimePoint next = phase_deadline_;
-  for (const Attempt& a : attempts_) {
-    if (a.active() && (next == TimePoint{} || a.deadline < next)) next = a.deadline;
-  }
-  if (next != TimePoint{}) host_.schedule(id_, next);
 }
 
 void Session::member_failed(const Backend& b, const std::string& reason, bool silent,

@@ -52,7 +52,7 @@ void Session::first_flight_sent() {
   phase_deadline_ = now + pool_->first_byte_timeout;
   suspect_reported_ = false;
   // One wake-up at a time: the suspect time's, which schedules the deadline's (on_timer).
-  host_.schedule(id_, now + suspect_after(pool_->first_byte_timeout));
+  host_.schedule(*this, now + suspect_after(pool_->first_byte_timeout));
 }
 
 void Session::first_byte_received() { stop_watching_first_flight(); }
@@ -70,11 +70,15 @@ void Session::stop_watching_first_flight() {
 // the session still waiting on it. A slow member that then answers costs one check, and its
 // report is throttled per member (BackendStats::take_suspect_report).
 void Session::report_if_suspect(TimePoint now) {
-  if (!awaiting_first_byte_ || phase_deadline_ == TimePoint{} || suspect_reported_) return;
-  if (now < first_flight_sent_at() + suspect_after(pool_->first_byte_timeout)) return;
+  const TimePoint at = suspect_at();
+  if (at == TimePoint{} || now < at) return;
   suspect_reported_ = true;
   host_.member_suspect(*pool_, pool_->candidates[connected_attempt().candidate]);
-  host_.schedule(id_, phase_deadline_);
+}
+
+TimePoint Session::suspect_at() const {
+  if (!awaiting_first_byte_ || phase_deadline_ == TimePoint{} || suspect_reported_) return {};
+  return first_flight_sent_at() + suspect_after(pool_->first_byte_timeout);
 }
 
 bool Session::first_byte_overdue(TimePoint now) const {

@@ -35,6 +35,7 @@ Worker::Loop::Loop(int index, std::vector<ListenSocket> listeners,
 }
 
 Worker::Loop::~Loop() {
+  timers_.clear();    // it points at the sessions
   sessions_.clear();  // sessions release their fds and counts
 }
 
@@ -175,17 +176,17 @@ void Worker::Loop::drain_mailbox() {
 
 void Worker::Loop::run_timers() {
   if (!paused_.empty() && now_ >= resume_at_) resume_accepting();
-  while (!timers_.empty() && timers_.top().when <= now_) {
-    const Timer t = timers_.top();
-    timers_.pop();
-    auto it = sessions_.find(t.session_id);
-    if (it != sessions_.end()) it->second->on_timer(now_);
+  while (Session* s = timers_.pop_due(now_)) {
+    s->on_timer(now_);
+    // Never at or before now: a deadline that on_timer() left due would spin this loop.
+    const TimePoint next = s->next_wake();
+    if (next != TimePoint{}) schedule(*s, std::max(next, now_ + std::chrono::milliseconds(1)));
   }
 }
 
 int Worker::Loop::next_timeout_ms() const {
   if (timers_.empty() && paused_.empty()) return -1;
-  TimePoint next = timers_.empty() ? resume_at_ : timers_.top().when;
+  TimePoint next = timers_.empty() ? resume_at_ : timers_.next();
   if (!paused_.empty() && resume_at_ < next) next = resume_at_;
   const auto wait = next - now_;
   if (wait <= Duration::zero()) return 0;

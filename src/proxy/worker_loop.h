@@ -6,7 +6,6 @@
 #include <sys/epoll.h>
 
 #include <mutex>
-#include <queue>
 #include <unordered_map>
 
 #include "proxy/session.h"
@@ -34,7 +33,9 @@ class Worker::Loop final : public SessionHost {
   int epoll_fd() const override { return epoll_.get(); }
   BufferPool& buffers() override { return buffers_; }
   PipePool& pipes() override { return pipes_; }
-  void schedule(uint64_t session_id, TimePoint when) override { timers_.push({when, session_id}); }
+  void schedule(Session& s, TimePoint when) override {
+    if (!s.closed()) timers_.schedule(s, when);
+  }
   // Null for an index a reload has retired (a session may outlive its listener's pool).
   const PoolSnapshotPtr& pool(uint32_t index) const override {
     static const PoolSnapshotPtr kNone;
@@ -49,6 +50,7 @@ class Worker::Loop final : public SessionHost {
   void probe_member_sessions(const BackendStats* member, const net::DeadPeerOptions& probe);
   SessionListing list_sessions(const std::vector<const BackendStats*>* members, size_t limit) const;
   void session_closed(Session& s) override {
+    timers_.remove(s);
     finished_.push_back(s.id());
     if (s.logged()) connection_log_.push(s.record(now_));
   }
@@ -62,12 +64,6 @@ class Worker::Loop final : public SessionHost {
     std::shared_ptr<const ListenerRuntime> runtime;
     net::Fd fd;  // invalid once retired
   };
-  struct Timer {
-    TimePoint when;
-    uint64_t session_id;
-    bool operator>(const Timer& o) const { return when > o.when; }
-  };
-
   void accept_from(Listening& l);
   void retire(std::unique_ptr<Listening> l);
   void pause_accepting();
@@ -93,7 +89,8 @@ class Worker::Loop final : public SessionHost {
   PipePool pipes_;
   std::unordered_map<uint64_t, std::unique_ptr<Session>> sessions_;
   std::vector<uint64_t> finished_;  // closed this round; deleted after the event batch
-  std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
+  // Each live session at its next wake-up, at most once; a closed one leaves at once.
+  WakeQueue<Session> timers_;
   uint64_t next_session_id_ = 1;
   // Hedge budget: each new session earns a tenth of a hedge, up to a burst of kHedgeBurst, so
   // that a slow but healthy pool is not hit twice as hard.

@@ -255,7 +255,8 @@ bool keepalive_on(int fd) {
 
 TEST(Worker, TheBackendLegGetsItsDeadPeerOptionsOnceTheSessionIsASecondOld) {
   Member backend;
-  Proxy proxy({backend.address()});
+  // With the first-byte watch, whose suspect time wakes the session 100 ms after its first flight.
+  Proxy proxy({backend.address()}, PoolSnapshot{.first_byte_timeout = 1s});
   const auto connected = std::chrono::steady_clock::now();
   net::Fd fd = connect_blocking(proxy.address());
   ASSERT_EQ(::send(fd.get(), "a", 1, 0), 1);
@@ -263,8 +264,16 @@ TEST(Worker, TheBackendLegGetsItsDeadPeerOptionsOnceTheSessionIsASecondOld) {
   ASSERT_EQ(::recv(fd.get(), &c, 1, 0), 1);
   const int leg = leg_to(backend.address());
   ASSERT_GE(leg, 0);
-  // Not at once (unless this thread stalled for most of the second) ...
+  // Not at once (unless this thread stalled for most of the second), nor at an earlier wake-up
+  // of the session (the first-byte watch's, 100 ms after its first flight) ...
   if (std::chrono::steady_clock::now() - connected < 500ms) {
+    EXPECT_FALSE(keepalive_on(leg));
+  }
+  while (std::chrono::steady_clock::now() - connected < 300ms) {
+    pollfd p{.fd = fd.get(), .events = POLLIN, .revents = 0};
+    ::poll(&p, 1, 20);  // the session stays quiet meanwhile
+  }
+  if (std::chrono::steady_clock::now() - connected < 900ms) {
     EXPECT_FALSE(keepalive_on(leg));
   }
   // ... but within about a second.
