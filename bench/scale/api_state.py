@@ -6,8 +6,10 @@ its first round of checks, --writes member creates, updates and deletes go throu
 API into the last load balancer's pool. Per binary (--vigil, and --baseline when given, one after
 the other, each from the same generated file): the time from start to ready, the first write's
 time (it writes the whole state file: the generated one names no journal), each later write's
-time (p50, max), and the sizes of the state file and its journal at the end; with --baseline, the
-ratios. Benchmarks print numbers and never gate CI.
+time (p50, max), each whole Octavia list's time (GET of every load balancer, listener, pool and
+monitor, and a page of 10), the writes made while such a list is being built (how long a list
+holds up the API: p50, max), and the sizes of the state file and its journal at the end; with
+--baseline, the ratios. Benchmarks print numbers and never gate CI.
 
 Listeners on 127.0.0.1, ports 20000 + i (so at most 40,000 load balancers); members on 127.1.X.Y,
 where nothing listens (their checks are refused at once). Loopback only; every process is started
@@ -23,6 +25,7 @@ import signal
 import statistics
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -107,6 +110,28 @@ def run_one(label, binary, args, tmp, procs):
         _, deleted = call("DELETE", f"{members}/{m['member']['id']}")
         for key, s in (("create", created), ("update", updated), ("delete", deleted)):
             times[key].append(s * 1000)
+    # Each whole list once; then the load balancers' list again, with member creates and deletes
+    # sent one after another for as long as it takes (a list built on the control thread holds
+    # every one of them up until it is done).
+    lists = {}
+    for kind in ("loadbalancers", "listeners", "pools", "healthmonitors", "loadbalancers?limit=10"):
+        _, secs = call("GET", f"/v2.0/lbaas/{kind}")
+        lists["list_" + kind.replace("?limit=10", "_page10") + "_ms"] = round(secs * 1000, 1)
+    beside = []
+    listing = threading.Thread(target=lambda: beside.append(call("GET", "/v2.0/lbaas/loadbalancers")[1]))
+    listing.start()
+    during = []
+    while listing.is_alive() and len(during) < 1000:
+        m, created = call("POST", members, {"member": {"address": "127.3.0.3", "protocol_port": 2000}})
+        _, deleted = call("DELETE", f"{members}/{m['member']['id']}")
+        if listing.is_alive():
+            during += [created * 1000, deleted * 1000]
+    listing.join(120)
+    lists["list_beside_writes_ms"] = round(beside[0] * 1000, 1) if beside else None
+    lists["writes_during_list"] = len(during)
+    if during:
+        lists["write_during_list_p50_ms"] = round(statistics.median(during), 2)
+        lists["write_during_list_max_ms"] = round(max(during), 2)
     result = {"ready_s": round(ready_s, 2), "first_write_ms": round(first * 1000, 1),
               "state_file_mb": round(os.path.getsize(state) / 1e6, 2),
               "journal_mb": round(os.path.getsize(state + ".journal") / 1e6, 3)
@@ -114,6 +139,7 @@ def run_one(label, binary, args, tmp, procs):
     for key, ts in times.items():
         result[f"{key}_p50_ms"] = round(statistics.median(ts), 2)
         result[f"{key}_max_ms"] = round(max(ts), 2)
+    result.update(lists)
     procs.stop(proc)
     return result
 
@@ -150,7 +176,7 @@ def main(argv):
         finish(procs, tmp, args.keep_tmp)
     if "baseline" in results:
         r = {k: round(results["vigil"][k] / results["baseline"][k], 4)
-             for k in results["vigil"] if k.endswith("_ms") and results["baseline"][k]}
+             for k in results["vigil"] if k.endswith("_ms") and results["vigil"][k] and results["baseline"].get(k)}
         print("  vigil / baseline: " + ", ".join(f"{k} {v}" for k, v in r.items()))
         results["ratios"] = r
     machine = machine_info()

@@ -95,8 +95,8 @@ class AdminServer {
 
  private:
   std::shared_ptr<ServerState> state_;
-  // Builds the large answers (/metrics, /v1/status) off the control thread; joined when the
-  // server is destroyed. Sessions that outlive the server render on the control thread.
+  // Builds the large answers (/metrics, /v1/status, Octavia lists) off the control thread; joined
+  // when the server is destroyed. Sessions that outlive the server render on the control thread.
   std::shared_ptr<boost::asio::thread_pool> renderer_;
 };
 

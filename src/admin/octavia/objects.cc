@@ -1,6 +1,7 @@
 #include "admin/octavia/objects.h"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <numeric>
 
@@ -33,9 +34,13 @@ void for_each_id(const ApiLoadBalancer& lb, const F& f) {
 
 ApiLoadBalancer& LoadBalancers::edit(size_t i) {
   Ptr& lb = lbs_.at(i);
-  // Control thread only: the count cannot change under us. Alone, the object is this state's:
-  // it was made by push_back() or a copy below, never const, so changing it is allowed.
+  // Control thread only: only it copies states, so the count cannot grow under us; a render
+  // thread's copy (an Octavia list, routes.cc) may drop it meanwhile, which at worst makes a copy
+  // that was not needed. Alone, the object is this state's: it was made by push_back() or a copy
+  // below, never const, so changing it is allowed, once the fence has ordered this after the
+  // reads of whichever thread let go of it last.
   if (lb.use_count() > 1) lb = std::make_shared<ApiLoadBalancer>(*lb);
+  std::atomic_thread_fence(std::memory_order_acquire);
   if (const auto at = std::ranges::lower_bound(changed_, i); at == changed_.end() || *at != i) {
     changed_.insert(at, i);
   }

@@ -170,9 +170,13 @@ Response healthmonitors(const Call& c) {
 
 }  // namespace
 
-Catalog::Catalog(const std::vector<LoadBalancerView>& lbs, const ObjectStore* store,
-                 std::string_view file_project)
-    : lbs_(lbs), store_(store), file_project_(file_project) {}
+Catalog::Catalog(const std::vector<LoadBalancerView>& lbs, const ApiState* state,
+                 std::string_view file_project, Lookup lookup)
+    : lbs_(lbs), state_(state), file_project_(file_project) {
+  if (lookup == Lookup::kIndexNow && state_ != nullptr) {
+    index_ = std::make_shared<const ApiIndex>(*state_);
+  }
+}
 
 void Catalog::file_project(json::object& o) const {
   o["project_id"] = file_project_;

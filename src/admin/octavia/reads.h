@@ -1,6 +1,7 @@
 // The Octavia v2 subset under /v2/lbaas and /v2.0/lbaas, reads: lists with filters on any scalar
 // field, shows, the status tree and stats, over every load balancer (the config file's and the
-// API's). Writes are in writes.h. Pure; called by route() on the control thread.
+// API's). Writes are in writes.h. Pure; called by route() on the control thread, and for whole
+// lists on a render thread, from copies (routes.cc).
 #pragma once
 
 #include <boost/json/fwd.hpp>
@@ -20,10 +21,20 @@ namespace vigil::admin {
 // balancers, and rendered in Octavia's shape with the store's fields for API objects.
 class Catalog {
  public:
+  // How what the store keeps of an object is looked up. A walk of the state reads its lookup
+  // hints, which the control thread updates at each write: only there, and only for the first
+  // few lookups (a single object's GET never pays for an index). Off the control thread, from a
+  // copy of the state, the index is made at once and nothing walks.
+  enum class Lookup { kWalkFirst, kIndexNow };
+
   // `lbs` are the merged views (views.h); `store` may be null. Both must outlive the catalog.
   // `file_project` is the project_id shown on the config file's objects (admin.octavia_project).
   Catalog(const std::vector<model::LoadBalancerView>& lbs, const ObjectStore* store,
-          std::string_view file_project = {});
+          std::string_view file_project = {})
+      : Catalog(lbs, store != nullptr ? &store->state() : nullptr, file_project) {}
+  // The same from the API's state (null: none), which must outlive the catalog.
+  Catalog(const std::vector<model::LoadBalancerView>& lbs, const ApiState* state,
+          std::string_view file_project = {}, Lookup lookup = Lookup::kWalkFirst);
 
   template <typename T>
   struct Hit {
@@ -45,7 +56,7 @@ class Catalog {
   Response read_only(const model::LoadBalancerView& lb) const;
 
   const std::vector<model::LoadBalancerView>& lbs() const { return lbs_; }
-  const ApiState* state() const { return store_ ? &store_->state() : nullptr; }
+  const ApiState* state() const { return state_; }
 
   boost::json::object render(const model::LoadBalancerView& lb) const;
   boost::json::object render(const model::LoadBalancerView& lb, const model::ListenerView& l) const;
@@ -65,7 +76,7 @@ class Catalog {
                   const T* (ApiState::*walked)(std::string_view) const) const;
 
   const std::vector<model::LoadBalancerView>& lbs_;
-  const ObjectStore* store_;
+  const ApiState* state_;
   std::string file_project_;
   mutable int lookups_ = 0;
   mutable std::shared_ptr<const ApiIndex> index_;

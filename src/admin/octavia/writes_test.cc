@@ -6,6 +6,7 @@
 
 #include <boost/json.hpp>
 #include <filesystem>
+#include <thread>
 
 #include "admin/octavia/local_network.h"
 #include "admin/octavia/object_store.h"
@@ -28,13 +29,16 @@ class WritesTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove(state_file_); }
 
-  Response call(std::string_view method, std::string_view target, std::string_view body = "") {
+  // `render`: the server's way of building an answer off the control thread; null: none.
+  Response call(std::string_view method, std::string_view target, std::string_view body = "",
+                const RenderFn* render = nullptr) {
     const Request request{.method = method, .target = target, .x_auth_token = "T", .body = body};
     return route(request, RouteContext{.token = "T",
                                        .views = views_,
                                        .now = testing::kNow,
                                        .store = &store_,
-                                       .apply = &apply_});
+                                       .apply = &apply_,
+                                       .render = render});
   }
   json::value body(const Response& r) { return json::parse(r.body); }
   std::string faultstring(const Response& r) {
@@ -299,6 +303,54 @@ TEST_F(WritesTest, NeutronAnswersForTheCli) {
       1u);
   EXPECT_TRUE(body(call("GET", "/v2.0/ports")).at("ports").as_array().empty());
   EXPECT_EQ(call("POST", "/v2.0/subnets", "{}").status, 405);
+}
+
+}  // namespace
+}  // namespace vigil::admin
+
+namespace vigil::admin {
+namespace {
+
+// A whole list is built on another thread (as the server does it), from what the store held when
+// it was asked: a write that lands before the list is built is not in it, and nothing the list
+// reads is what the write changes. Single objects answer at once.
+TEST_F(WritesTest, AListIsRenderedOffTheControlThreadFromTheStateAsAsked) {
+  scenario();
+  std::thread::id rendered_on;
+  const RenderFn render = [&](std::function<Response()> build, std::function<void(Response)> send) {
+    std::thread worker([&] {
+      rendered_on = std::this_thread::get_id();
+      send(build());
+    });
+    worker.join();
+  };
+  for (const char* list : {"/v2.0/lbaas/loadbalancers", "/v2.0/lbaas/listeners",
+                           "/v2.0/lbaas/pools", "/v2.0/lbaas/healthmonitors"}) {
+    const Response inline_answer = call("GET", list);
+    Response later = call("GET", list, "", &render);
+    ASSERT_TRUE(later.later) << list;
+    Response answer;
+    later.later([&](Response r) { answer = std::move(r); });
+    EXPECT_NE(rendered_on, std::this_thread::get_id());
+    EXPECT_EQ(answer.status, 200) << list;
+    EXPECT_EQ(answer.body, inline_answer.body) << list;
+  }
+  EXPECT_FALSE(call("GET", "/v2.0/lbaas/loadbalancers/" + lb_, "", &render).later);
+  EXPECT_FALSE(call("GET", "/v2.0/lbaas/pools/" + pool_ + "/members", "", &render).later);
+
+  Response asked = call("GET", "/v2.0/lbaas/loadbalancers?name=second", "", &render);
+  ASSERT_TRUE(asked.later);
+  create("/v2.0/lbaas/loadbalancers", "loadbalancer",
+         R"({"name": "second", "vip_subnet_id": ")" + local_subnet_id() + "\"}");
+  Response answer;
+  asked.later([&](Response r) { answer = std::move(r); });
+  EXPECT_TRUE(body(answer).at("loadbalancers").as_array().empty()) << answer.body;
+  EXPECT_EQ(body(call("GET", "/v2.0/lbaas/loadbalancers?name=second"))
+                .at("loadbalancers")
+                .as_array()
+                .size(),
+            1u)
+      << "asked again, the list has it";
 }
 
 }  // namespace
