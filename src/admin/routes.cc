@@ -58,26 +58,30 @@ Response rendered(const RouteContext& ctx, std::vector<model::LoadBalancerView> 
   return r;
 }
 
-// An Octavia GET. A whole list renders every object of its kind (at 10,000 load balancers,
-// 0.3-0.8 s and megabytes of JSON): off the control thread when the server can, from the views
-// and a copy of the API's state, both made here (copy on write makes the state's cheap: its load
-// balancers are shared until a write changes one). The answer is the state as it was when asked.
-Response octavia_read(const Target& target, std::vector<model::LoadBalancerView> lbs,
+// An Octavia GET, from the views without the members' last hour (Octavia shows none of it). A
+// whole list renders every object of its kind (at 10,000 load balancers, 0.3-0.8 s and megabytes
+// of JSON): off the control thread when the server can. The daemon's views and a copy of the
+// API's state are taken here (copy on write makes the copy cheap: its load balancers are shared
+// until a write changes one); merging them and rendering happen on the render thread. The answer
+// is the state as it was when asked.
+Response octavia_read(const Target& target, std::vector<model::LoadBalancerView> daemon,
                       const RouteContext& ctx) {
   const bool whole_list = target.segments.size() == 3;
   if (ctx.render == nullptr || !whole_list) {
+    const auto lbs = merged_views(std::move(daemon), ctx.store);
     return route_octavia(target, Catalog(lbs, ctx.store, ctx.default_project));
   }
   Response r;
-  r.later = [lbs = std::make_shared<const std::vector<model::LoadBalancerView>>(std::move(lbs)),
+  r.later = [daemon = std::make_shared<std::vector<model::LoadBalancerView>>(std::move(daemon)),
              state = ctx.store != nullptr ? std::make_shared<const ApiState>(ctx.store->state())
                                           : nullptr,
              target, project = std::string(ctx.default_project),
              run = *ctx.render](std::function<void(Response)> send) {
     run(
-        [lbs, state, target, project] {
+        [daemon, state, target, project] {
+          const auto lbs = merged_views(std::move(*daemon), state.get());
           return route_octavia(target,
-                               Catalog(*lbs, state.get(), project, Catalog::Lookup::kIndexNow));
+                               Catalog(lbs, state.get(), project, Catalog::Lookup::kIndexNow));
         },
         std::move(send));
   };
@@ -148,7 +152,9 @@ Response authenticated(const Request& request, const Target& target, const Route
     return ctx.status_views != nullptr ? merged_views((*ctx.status_views)(), ctx.store) : views();
   };
   if (v2 && s[1] == "lbaas") {
-    if (get) return octavia_read(target, views(), ctx);
+    if (get) {
+      return octavia_read(target, ctx.status_views ? (*ctx.status_views)() : ctx.views(), ctx);
+    }
     // A write of a pool, member or monitor names API objects: it is tried on the API's load
     // balancers alone, whose cost does not grow with the file's. Its 404 (an id it did not find)
     // is given again on every load balancer: a file object's answer is a 409 or a runtime

@@ -122,8 +122,14 @@ model::LoadBalancerView api_view(const ApiLoadBalancer& lb, const model::LoadBal
 std::vector<model::LoadBalancerView> merged_views(std::vector<model::LoadBalancerView> daemon,
                                                   const ObjectStore* store,
                                                   std::optional<std::string_view> pool_key) {
-  if (store == nullptr) return daemon;
-  const ApiState& state = store->state();
+  return merged_views(std::move(daemon), store != nullptr ? &store->state() : nullptr, pool_key);
+}
+
+std::vector<model::LoadBalancerView> merged_views(std::vector<model::LoadBalancerView> daemon,
+                                                  const ApiState* api,
+                                                  std::optional<std::string_view> pool_key) {
+  if (api == nullptr) return daemon;
+  const ApiState& state = *api;
   std::unordered_set<std::string_view> api_ids;
   for (const ApiLoadBalancer& lb : state.loadbalancers) api_ids.insert(lb.id);
   // By id, once: ten thousand load balancers are ten thousand views.

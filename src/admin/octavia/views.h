@@ -21,6 +21,11 @@ namespace vigil::admin {
 std::vector<model::LoadBalancerView> merged_views(
     std::vector<model::LoadBalancerView> daemon, const ObjectStore* store,
     std::optional<std::string_view> pool_key = std::nullopt);
+// The same from the API's state (null: none), e.g. a copy of it off the control thread: it walks
+// the state's load balancers and never looks one up through the state's hints.
+std::vector<model::LoadBalancerView> merged_views(
+    std::vector<model::LoadBalancerView> daemon, const ApiState* state,
+    std::optional<std::string_view> pool_key = std::nullopt);
 
 // The view of the API's load balancer `lb_id` alone (none when the store has no such load
 // balancer); `daemon` is LbViewsSource's (its live view). Costs what it holds, not what the store
