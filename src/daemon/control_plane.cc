@@ -17,6 +17,7 @@
 #include "daemon/announced_reload.h"
 #include "daemon/fd_budget.h"
 #include "daemon/member_health.h"
+#include "daemon/upgrade.h"
 #include "health/checker.h"
 #include "net/socket.h"
 
@@ -179,6 +180,17 @@ size_t ControlPlane::stop() {
   }
   drain_connection_logs();  // the sessions the stop cut
   return cut;
+}
+
+void ControlPlane::fold_state(bool ready_told) {
+  if (!store_ || upgrade_started_ || (upgrade::started_by_upgrade() && !ready_told)) return;
+  const auto folded = store_->fold();
+  if (!folded) {
+    log::warn("at stop: {}; the state file and its journal stay as they were",
+              folded.error().message);
+  } else if (*folded) {
+    log::info("at stop: wrote {} whole, with the writes its journal held", store_->state_file());
+  }
 }
 
 Result<std::vector<std::string>> ControlPlane::reload() {

@@ -72,6 +72,13 @@ class ControlPlane {
   Result<void> start();
   // Closes the listeners, the admin API and every session now; returns how many were cut.
   size_t stop();
+  // After stop(): writes the API's state file whole when its journal holds writes (ObjectStore::
+  // fold()), so that the state file alone has every object, as a vigil from before the journal
+  // reads it (a downgrade). Only when no other process can be writing the two files: not after
+  // this process started an upgrade (its new process took them over, or was stopped while
+  // starting), nor in a process an upgrade started that never said it was ready (its parent
+  // kept them). `ready_told`: this process told its parent it was ready.
+  void fold_state(bool ready_told);
 
   // A graceful stop (SIGTERM; graceful_stop.cc): every listener closes at once (new connects
   // are refused), established sessions go on, as do the checks and the admin API (/healthz
@@ -322,6 +329,7 @@ class ControlPlane {
   std::unordered_map<std::string, CarriedHealth> carried_;  // by member id; during start() only
   Result<upgrade::Command> command_ = fail("not started");  // what an upgrade runs
   std::shared_ptr<Upgrade> upgrade_;                        // while a new process starts
+  bool upgrade_started_ = false;  // a new process was started, whatever became of it
 };
 
 // `vigil serve`: loads the config, runs until SIGTERM/SIGINT, reloads on SIGHUP. Returns the

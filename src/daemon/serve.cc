@@ -61,18 +61,21 @@ void wait_for_signals(boost::asio::signal_set& signals, ControlPlane& control,
 
 // READY=1 once the first checks have their results (or their bound passed): systemd then starts
 // what comes After= vigil knowing that members already have a verdict.
-void announce_ready(boost::asio::steady_timer& timer, ControlPlane& control, TimePoint deadline) {
+// `told`: set once an upgrade's parent was told (ControlPlane::fold_state).
+void announce_ready(boost::asio::steady_timer& timer, ControlPlane& control, TimePoint deadline,
+                    bool& told) {
   if (control.first_checks_done() || std::chrono::steady_clock::now() >= deadline) {
     if (!control.first_checks_done()) log::warn("first checks still running; ready anyway");
     if (upgrade::started_by_upgrade()) service::main_pid(::getpid());
     service::ready("serving");
     // Only now does the old process stop accepting: members have their verdicts here.
     upgrade::tell_parent_ready();
+    told = true;
     return;
   }
   timer.expires_after(std::chrono::milliseconds(20));
-  timer.async_wait([&timer, &control, deadline](const boost::system::error_code& ec) {
-    if (!ec) announce_ready(timer, control, deadline);
+  timer.async_wait([&timer, &control, deadline, &told](const boost::system::error_code& ec) {
+    if (!ec) announce_ready(timer, control, deadline, told);
   });
 }
 
@@ -143,8 +146,9 @@ int serve(const ServeOptions& options) {
   signals.add(SIGUSR2);
   wait_for_signals(signals, control, io);
   boost::asio::steady_timer ready_timer(io);
+  bool ready_told = false;
   announce_ready(ready_timer, control,
-                 std::chrono::steady_clock::now() + control.first_checks_bound());
+                 std::chrono::steady_clock::now() + control.first_checks_bound(), ready_told);
   boost::asio::steady_timer watchdog_timer(io);
   if (const Duration every = service::watchdog_interval(); every > Duration::zero()) {
     keep_watchdog(watchdog_timer, control, every / 2);  // sd_watchdog_enabled(3): half the interval
@@ -152,6 +156,7 @@ int serve(const ServeOptions& options) {
   io.run();
   const bool graceful = control.stopping();
   const size_t cut = control.stop();
+  control.fold_state(ready_told);
   if (graceful) {
     log::info("stopped: waited for {} sessions; {} cut at the deadline", control.sessions_at_stop(),
               cut);

@@ -91,6 +91,7 @@ Result<int> ControlPlane::upgrade() {
     log::error("upgrade failed: {}; this process keeps serving", child.error().message);
     return std::unexpected(child.error());
   }
+  upgrade_started_ = true;
   log::info("upgrade: started {} as pid {} with {} sockets; serving until it is ready",
             command_->path, child->pid, fds.size());
   auto u = std::make_shared<Upgrade>(io_);

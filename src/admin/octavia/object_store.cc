@@ -86,6 +86,7 @@ Result<ObjectStore> ObjectStore::load(const std::string& state_file) {
   // one. A journal that cannot be opened is not fatal here (it was not before journals existed):
   // the next write writes the whole state file, and says so if that fails too.
   if (store.journal_id_.empty()) return store;
+  store.journal_holds_writes_ = contents->current && !contents->records.empty();
   auto opened = contents->current ? store.journal_->resume(journal, contents->good)
                                   : store.journal_->start(journal, store.journal_id_);
   if (!opened) log::warn("{}; the next API write saves the whole state", opened.error().message);
@@ -148,13 +149,29 @@ Result<void> ObjectStore::persist(std::string_view record, const LoadBalancers& 
     if (auto appended = journal_->append(record); !appended) {
       return fail(fmt::format("cannot save the API objects: {}", appended.error().message));
     }
+    journal_holds_writes_ = true;
     // The cache follows the state when it did: the load balancers shared keep their text.
     if (lb_json_.size() == state_.loadbalancers.size()) lb_json_ = json_of(lbs, made, put);
     return {};
   }
   // The journal is as large as the state file (or cannot be written): the whole state goes to a
   // state file with a new journal, and the journal starts over for it.
-  std::vector<std::string> all = json_of(lbs, made, put);
+  return write_whole(json_of(lbs, made, put), overrides);
+}
+
+Result<bool> ObjectStore::fold() {
+  if (state_file_.empty() || !journal_holds_writes_) return false;
+  std::vector<size_t> none;
+  std::vector<std::string> put;
+  if (auto written = write_whole(json_of(state_.loadbalancers, none, put), state_.member_overrides);
+      !written) {
+    return fail(written.error().message);
+  }
+  return true;
+}
+
+Result<void> ObjectStore::write_whole(std::vector<std::string> all,
+                                      const ApiState::Overrides& overrides) {
   std::string id = random_uuid();
   const std::string text = state_to_json(all, overrides, id);
   if (auto written = write_file_atomic(state_file_, text); !written) {
@@ -162,6 +179,7 @@ Result<void> ObjectStore::persist(std::string_view record, const LoadBalancers& 
   }
   journal_id_ = std::move(id);
   snapshot_bytes_ = text.size();
+  journal_holds_writes_ = false;
   lb_json_ = std::move(all);
   if (!journal_) journal_ = std::make_unique<StateJournal>();
   if (auto started = journal_->start(StateJournal::path_for(state_file_), journal_id_); !started) {

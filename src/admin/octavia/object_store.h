@@ -60,6 +60,12 @@ class ObjectStore {
   // Removes the overrides of these members (gone from every config) and saves the state.
   Result<void> drop_overrides(const std::vector<std::string>& member_ids);
 
+  // Writes the whole state file anew when the journal holds writes, and starts the journal over:
+  // then the state file alone holds every object, as a vigil from before the journal reads it.
+  // True when it wrote; the error names the file (the state and the journal stay as they were).
+  // At a stop (daemon/serve.cc), by the only process writing the files.
+  Result<bool> fold();
+
   // One model::Config per load balancer of the state, in creation order (origin kApi, ids filled
   // in, names = ids; see above).
   std::vector<model::Config> configs() const { return configs_of(state_); }
@@ -85,12 +91,16 @@ class ObjectStore {
   std::vector<std::string> json_of(const LoadBalancers& lbs, const std::vector<size_t>& made,
                                    std::vector<std::string>& put);
   Result<void> set_overrides(ApiState::Overrides next);
+  // Writes `all` (lb_to_json() of each load balancer, taken) and `overrides` as a new state file
+  // with a new journal id, and starts the journal over.
+  Result<void> write_whole(std::vector<std::string> all, const ApiState::Overrides& overrides);
 
   std::string state_file_;
   ApiState state_;
   std::string journal_id_;                 // the state file's "journal"; empty: none (yet)
   uint64_t snapshot_bytes_ = 0;            // the state file's size
   std::unique_ptr<StateJournal> journal_;  // null without a state file
+  bool journal_holds_writes_ = false;      // writes since the state file was written whole
   // lb_to_json() of each of state_.loadbalancers when its size is theirs; empty when unknown
   // (at start, after a failed write): the next state file written makes it anew.
   std::vector<std::string> lb_json_;

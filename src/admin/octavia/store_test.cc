@@ -225,6 +225,46 @@ TEST_F(StoreFileTest, AFullJournalIsFoldedIntoANewStateFile) {
   EXPECT_EQ(state_to_json(again->state()), state_to_json(store->state()));
 }
 
+// Folding writes the state file whole when the journal holds writes, so that the state file alone
+// (what a vigil from before the journal reads) has every object; with nothing in the journal it
+// writes nothing.
+TEST_F(StoreFileTest, FoldingLeavesEveryObjectInTheStateFileAlone) {
+  auto store = ObjectStore::load(path());
+  ASSERT_TRUE(store) << store.error().message;
+  ASSERT_TRUE(store->commit(sample_state()));  // the first write: the whole file
+  const auto folded = store->fold();
+  ASSERT_TRUE(folded) << folded.error().message;
+  EXPECT_FALSE(*folded) << "nothing in the journal yet";
+  ApiState next = store->state();
+  next.loadbalancers.edit(0).name = "journaled";
+  ASSERT_TRUE(store->commit(next));
+  ASSERT_TRUE(store->set_override("m-1", model::AdminOverride{.weight = 0, .by = "CLI"}));
+  const std::string before = *read_file(path());
+  ASSERT_EQ(before.find("journaled"), std::string::npos) << "in the journal only";
+
+  const auto again = store->fold();
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_TRUE(*again);
+  EXPECT_NE(*read_file(path()), before);
+  EXPECT_LT(read_file(path("state.json.journal"))->size(), 100u) << "started over";
+  fs::remove(path("state.json.journal"));  // what a vigil from before the journal sees
+  auto alone = ObjectStore::load(path());
+  ASSERT_TRUE(alone) << alone.error().message;
+  EXPECT_EQ(state_to_json(alone->state()), state_to_json(store->state()));
+  EXPECT_EQ(alone->state().loadbalancers[0].name, "journaled");
+  EXPECT_EQ(alone->state().member_overrides.count("m-1"), 1u);
+
+  // A store loaded beside a journal that holds writes folds them.
+  ApiState later = alone->state();
+  later.loadbalancers.edit(0).name = "later";
+  ASSERT_TRUE(alone->commit(later));
+  alone = ObjectStore::load(path());
+  ASSERT_TRUE(alone);
+  EXPECT_TRUE(*alone->fold());
+  fs::remove(path("state.json.journal"));
+  EXPECT_EQ(ObjectStore::load(path())->state().loadbalancers[0].name, "later");
+}
+
 // A journal is replayed only beside the state file that names it: not once that file is gone
 // or replaced by another.
 TEST_F(StoreFileTest, AJournalOfAnotherStateFileIsNotReplayed) {
