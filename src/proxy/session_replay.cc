@@ -51,7 +51,7 @@ void Session::first_flight_sent() {
   const TimePoint now = host_.now();
   phase_deadline_ = now + pool_->first_byte_timeout;
   suspect_reported_ = false;
-  // One wake-up at a time: the suspect time's, which schedules the deadline's (on_timer).
+  // The suspect time comes first; the first-byte deadline follows from next_wake() once it passed.
   host_.schedule(*this, now + suspect_after(pool_->first_byte_timeout));
 }
 

@@ -27,7 +27,10 @@ class WritesTest : public ::testing::Test {
     fs::remove(state_file_);
     store_ = std::move(*ObjectStore::load(state_file_.string()));
   }
-  void TearDown() override { fs::remove(state_file_); }
+  void TearDown() override {
+    fs::remove(state_file_);
+    fs::remove(state_file_.string() + ".journal");
+  }
 
   // `render`: the server's way of building an answer off the control thread; null: none.
   Response call(std::string_view method, std::string_view target, std::string_view body = "",
