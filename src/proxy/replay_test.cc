@@ -129,21 +129,35 @@ std::vector<MemberSuspect> wait_for_suspects(Proxy& proxy, size_t n) {
   return proxy.suspects();
 }
 
+// A client's TLS first flight through a proxy whose first member takes the connection and never
+// answers: what the test reads once that member was reported suspect (or the wait ran out).
+struct SilentFlight {
+  net::Fd client;
+  std::string flight = tls_flight(600);
+  std::chrono::steady_clock::time_point sent;
+  std::vector<MemberSuspect> suspects;
+};
+
+SilentFlight send_to_silent_member(Proxy& proxy) {
+  SilentFlight f{.client = connect_blocking(proxy.address())};
+  f.sent = std::chrono::steady_clock::now();
+  send_all(f.client.get(), f.flight);
+  f.suspects = wait_for_suspects(proxy, 1);
+  return f;
+}
+
 TEST(Replay, ASilentMemberIsSuspectAfterATenthOfTheTimeoutThenReportedOnce) {
   static_assert(Session::suspect_after(1s) == 100ms);
   HungMember hung;
   Member good;
   Proxy proxy({hung.address, good.address()}, watching(Replay::kTls, 800ms));
-  net::Fd client = connect_blocking(proxy.address());
-  const std::string flight = tls_flight(600);
-  const auto sent = std::chrono::steady_clock::now();
-  send_all(client.get(), flight);
-  const auto suspects = wait_for_suspects(proxy, 1);
-  ASSERT_EQ(suspects.size(), 1u);
-  EXPECT_GE(std::chrono::steady_clock::now() - sent, 80ms) << "not before suspect_after";
-  EXPECT_EQ(suspects[0].member_id, "m0");
-  EXPECT_EQ(suspects[0].pool, "p");
-  EXPECT_EQ(read_exactly(client.get(), flight.size()), flight) << "replayed after the timeout";
+  const SilentFlight f = send_to_silent_member(proxy);
+  ASSERT_EQ(f.suspects.size(), 1u);
+  EXPECT_GE(std::chrono::steady_clock::now() - f.sent, 80ms) << "not before suspect_after";
+  EXPECT_EQ(f.suspects[0].member_id, "m0");
+  EXPECT_EQ(f.suspects[0].pool, "p");
+  EXPECT_EQ(read_exactly(f.client.get(), f.flight.size()), f.flight)
+      << "replayed after the timeout";
   EXPECT_EQ(proxy.failures().size(), 1u) << "then reported silent, as before";
   EXPECT_EQ(proxy.suspects().size(), 1u) << "the member that answered is not suspect";
 }
@@ -158,15 +172,12 @@ TEST(Replay, AnEarlierWakeUpWithNothingDueKeepsTheLaterDeadlines) {
   PoolSnapshot settings = watching(Replay::kTls, 800ms);
   settings.hedge_after = 10ms;
   Proxy proxy({hung.address, good.address()}, settings);
-  net::Fd client = connect_blocking(proxy.address());
-  const std::string flight = tls_flight(600);
-  const auto sent = std::chrono::steady_clock::now();
-  send_all(client.get(), flight);
-  const auto suspects = wait_for_suspects(proxy, 1);
-  ASSERT_EQ(suspects.size(), 1u);
-  EXPECT_GE(std::chrono::steady_clock::now() - sent, 80ms) << "not before suspect_after";
-  EXPECT_EQ(read_exactly(client.get(), flight.size()), flight) << "replayed after the timeout";
-  EXPECT_GE(std::chrono::steady_clock::now() - sent, 800ms) << "only after first_byte_timeout";
+  const SilentFlight f = send_to_silent_member(proxy);
+  ASSERT_EQ(f.suspects.size(), 1u);
+  EXPECT_GE(std::chrono::steady_clock::now() - f.sent, 80ms) << "not before suspect_after";
+  EXPECT_EQ(read_exactly(f.client.get(), f.flight.size()), f.flight)
+      << "replayed after the timeout";
+  EXPECT_GE(std::chrono::steady_clock::now() - f.sent, 800ms) << "only after first_byte_timeout";
   EXPECT_EQ(proxy.stats().hedged.load(), 0u) << "both connects completed at once";
   EXPECT_EQ(proxy.failures().size(), 1u);
 }
