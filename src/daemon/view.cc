@@ -77,6 +77,7 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
     const auto at = lb_at_.find(*scope.lb_id);
     shown = at == lb_at_.end() ? shown.first(0) : shown.subspan(at->second, 1);
   }
+  out.reserve(shown.size());
   for (const LoadBalancerRuntime& lb : shown) {
     const bool api = lb.config.origin != model::Origin::kFile;
     if (!api && !scope.file) continue;
@@ -108,6 +109,15 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
     // Octavia's terms) would otherwise cost N * N lookups per view. A narrowed view has none.
     std::unordered_map<std::string_view, std::vector<std::string>> listeners_of;
     const bool listeners = !key || api;
+    if (listeners) {
+      // Sized once: at ten thousand listeners the rehashes and regrowths were a fifth of a view.
+      const size_t n = lb.config.listeners.size();
+      listeners_of.reserve(n);
+      v.listeners.reserve(n);
+      listener_statuses.reserve(n);
+      used_pool_statuses.reserve(n);
+    }
+    v.pools.reserve(pools.size());
     for (size_t i = 0; listeners && i < lb.config.listeners.size(); ++i) {
       const ListenerRuntime& l = listeners_.at(lb.config.listeners[i].id);
       listeners_of[l.pool_id].push_back(l.id);
@@ -135,6 +145,7 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
         model::load_balancer_status({.listeners = listener_statuses, .pools = used_pool_statuses});
     // By pool id: two load balancers may both have a pool named "masters".
     std::unordered_set<std::string_view> pool_ids;
+    pool_ids.reserve(pools.size());
     for (const PoolRuntime* p : pools) pool_ids.insert(p->id);
     for (const auto& t : transitions_) {
       if (pool_ids.contains(t.pool_id)) v.recent_transitions.push_back(t);
