@@ -7,8 +7,9 @@ API into the last load balancer's pool. Per binary (--vigil, and --baseline when
 the other, each from the same generated file): the time from start to ready, the first write's
 time (it writes the whole state file: the generated one names no journal), each later write's
 time (p50, max), each whole Octavia list's time (GET of every load balancer, listener, pool and
-monitor, and a page of 10), the writes made while such a list is being built (how long a list
-holds up the API: p50, max), and the sizes of the state file and its journal at the end; with
+monitor, and a page of 10), the writes made while the list of every load balancer, a /metrics
+scrape and the status tree (/v1/status) are being built (how long each read holds up the API:
+p50, max), and the sizes of the state file and its journal at the end; with
 --baseline, the ratios. Benchmarks print numbers and never gate CI.
 
 Listeners on 127.0.0.1, ports 20000 + i (so at most 40,000 load balancers); members on 127.1.X.Y,
@@ -68,6 +69,29 @@ def state_file(path, lbs):
         json.dump({"version": 1, "loadbalancers": out}, f)
 
 
+def writes_beside(call, members, path, name):
+    """GET `path` on a thread of its own and time member creates and deletes while it runs."""
+    beside = []
+
+    # Not decoded: decoding megabytes of JSON holds Python's lock, and the writes beside it would
+    # wait for this process, not for vigil.
+    reading = threading.Thread(target=lambda: beside.append(call("GET", path, raw=True)[1]))
+    reading.start()
+    during = []
+    while reading.is_alive() and len(during) < 1000:
+        m, created = call("POST", members, {"member": {"address": "127.3.0.3", "protocol_port": 2000}})
+        _, deleted = call("DELETE", f"{members}/{m['member']['id']}")
+        if reading.is_alive():
+            during += [created * 1000, deleted * 1000]
+    reading.join(120)
+    out = {f"{name}_beside_writes_ms": round(beside[0] * 1000, 1) if beside else None,
+           f"writes_during_{name}": len(during)}
+    if during:
+        out[f"write_during_{name}_p50_ms"] = round(statistics.median(during), 2)
+        out[f"write_during_{name}_max_ms"] = round(max(during), 2)
+    return out
+
+
 def run_one(label, binary, args, tmp, procs):
     state = os.path.join(tmp, "state.json")
     for leftover in (state, state + ".journal"):
@@ -89,11 +113,11 @@ def run_one(label, binary, args, tmp, procs):
     with open(ready) as f:
         admin = json.load(f)["admin"]
 
-    def call(method, path, body=None):
+    def call(method, path, body=None, raw=False):
         status, answer, seconds = admin_call(admin, TOKEN, method, path, body, 120)
         if status not in (200, 201, 204):
             raise RuntimeError(f"{label}: {method} {path} answered {status}: {answer[:200]!r}")
-        return (json.loads(answer) if answer else None), seconds
+        return (answer if raw else json.loads(answer) if answer else None), seconds
 
     pools, _ = call("GET", "/v2.0/lbaas/pools?fields=id")
     members = f"/v2.0/lbaas/pools/{pools['pools'][-1]['id']}/members"
@@ -117,21 +141,11 @@ def run_one(label, binary, args, tmp, procs):
     for kind in ("loadbalancers", "listeners", "pools", "healthmonitors", "loadbalancers?limit=10"):
         _, secs = call("GET", f"/v2.0/lbaas/{kind}")
         lists["list_" + kind.replace("?limit=10", "_page10") + "_ms"] = round(secs * 1000, 1)
-    beside = []
-    listing = threading.Thread(target=lambda: beside.append(call("GET", "/v2.0/lbaas/loadbalancers")[1]))
-    listing.start()
-    during = []
-    while listing.is_alive() and len(during) < 1000:
-        m, created = call("POST", members, {"member": {"address": "127.3.0.3", "protocol_port": 2000}})
-        _, deleted = call("DELETE", f"{members}/{m['member']['id']}")
-        if listing.is_alive():
-            during += [created * 1000, deleted * 1000]
-    listing.join(120)
-    lists["list_beside_writes_ms"] = round(beside[0] * 1000, 1) if beside else None
-    lists["writes_during_list"] = len(during)
-    if during:
-        lists["write_during_list_p50_ms"] = round(statistics.median(during), 2)
-        lists["write_during_list_max_ms"] = round(max(during), 2)
+    # The list of every load balancer again, then a Prometheus scrape and the status tree, each
+    # with member creates and deletes sent one after another for as long as it takes: what the
+    # control thread spends on the read holds every one of them up until it is done.
+    for path, name in (("/v2.0/lbaas/loadbalancers", "list"), ("/metrics", "metrics"), ("/v1/status", "status")):
+        lists.update(writes_beside(call, members, path, name))
     result = {"ready_s": round(ready_s, 2), "first_write_ms": round(first * 1000, 1),
               "state_file_mb": round(os.path.getsize(state) / 1e6, 2),
               "journal_mb": round(os.path.getsize(state + ".journal") / 1e6, 3)

@@ -42,17 +42,27 @@ Response text(int status, std::string content_type, std::string body) {
 }
 
 // A text built from the views: off the control thread when the server can (the /metrics of
-// 10,000 members is 20 MB and would keep /healthz waiting), on it otherwise. The views are
-// copied on the control thread, which owns what they are copied from.
+// 10,000 members is 20 MB and would keep /healthz waiting), on it otherwise. The control thread
+// takes the daemon's views, copied from what it owns, and a copy of the API's state (shared until
+// a write changes it); merging the two and rendering happen on the render thread.
 using Render = std::string (*)(const std::vector<model::LoadBalancerView>&, model::WallTime);
-Response rendered(const RouteContext& ctx, std::vector<model::LoadBalancerView> lbs,
+Response rendered(const RouteContext& ctx, std::vector<model::LoadBalancerView> daemon,
                   std::string content_type, Render render) {
-  if (ctx.render == nullptr) return text(200, std::move(content_type), render(lbs, ctx.now));
+  if (ctx.render == nullptr) {
+    return text(200, std::move(content_type),
+                render(merged_views(std::move(daemon), ctx.store), ctx.now));
+  }
   Response r;
-  r.later = [lbs = std::make_shared<const std::vector<model::LoadBalancerView>>(std::move(lbs)),
+  r.later = [daemon = std::make_shared<std::vector<model::LoadBalancerView>>(std::move(daemon)),
+             state = ctx.store != nullptr ? std::make_shared<const ApiState>(ctx.store->state())
+                                          : nullptr,
              now = ctx.now, content_type = std::move(content_type), render,
              run = *ctx.render](std::function<void(Response)> send) {
-    run([lbs, now, content_type, render] { return text(200, content_type, render(*lbs, now)); },
+    run(
+        [daemon, state, now, content_type, render] {
+          return text(200, content_type,
+                      render(merged_views(std::move(*daemon), state.get()), now));
+        },
         std::move(send));
   };
   return r;
@@ -148,12 +158,13 @@ Response authenticated(const Request& request, const Target& target, const Route
   const bool v2 = s.size() >= 2 && (s[0] == "v2" || s[0] == "v2.0");
   // The views are asked for only by routes that show state.
   auto views = [&] { return merged_views(ctx.views(), ctx.store); };
+  // The daemon's views without the members' history, not yet merged with the API's objects.
   auto status_views = [&] {
-    return ctx.status_views != nullptr ? merged_views((*ctx.status_views)(), ctx.store) : views();
+    return ctx.status_views != nullptr ? (*ctx.status_views)() : ctx.views();
   };
   if (v2 && s[1] == "lbaas") {
     if (get) {
-      return octavia_read(target, ctx.status_views ? (*ctx.status_views)() : ctx.views(), ctx);
+      return octavia_read(target, status_views(), ctx);
     }
     // A write of a pool, member or monitor names API objects: it is tried on the API's load
     // balancers alone, whose cost does not grow with the file's. Its 404 (an id it did not find)

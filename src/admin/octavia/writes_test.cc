@@ -356,5 +356,34 @@ TEST_F(WritesTest, AListIsRenderedOffTheControlThreadFromTheStateAsAsked) {
       << "asked again, the list has it";
 }
 
+// /v1/status and /metrics merge the API's objects into the daemon's views on the render thread,
+// from the state as it was when asked, as the lists do.
+TEST_F(WritesTest, StatusAndMetricsMergeTheApiStateOffTheControlThreadAsAsked) {
+  scenario();
+  std::thread::id rendered_on;
+  const RenderFn render = [&](std::function<Response()> build, std::function<void(Response)> send) {
+    std::thread worker([&] {
+      rendered_on = std::this_thread::get_id();
+      send(build());
+    });
+    worker.join();
+  };
+  for (const char* path : {"/v1/status", "/metrics"}) {
+    const Response inline_answer = call("GET", path);
+    ASSERT_NE(inline_answer.body.find(lb_), std::string::npos) << path << " shows the API's LB";
+    Response asked = call("GET", path, "", &render);
+    ASSERT_TRUE(asked.later) << path;
+    const std::string second = std::string("second-") + (path[1] == 'm' ? "m" : "s");
+    create("/v2.0/lbaas/loadbalancers", "loadbalancer",
+           R"({"name": ")" + second + R"(", "vip_subnet_id": ")" + local_subnet_id() + "\"}");
+    Response answer;
+    asked.later([&](Response r) { answer = std::move(r); });
+    EXPECT_NE(rendered_on, std::this_thread::get_id());
+    EXPECT_EQ(answer.status, 200) << path;
+    EXPECT_EQ(answer.body, inline_answer.body) << path << ": made after it was asked, not in it";
+    EXPECT_NE(call("GET", path).body.find(second), std::string::npos) << path << ", asked again";
+  }
+}
+
 }  // namespace
 }  // namespace vigil::admin
