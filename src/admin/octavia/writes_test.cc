@@ -314,19 +314,24 @@ TEST_F(WritesTest, NeutronAnswersForTheCli) {
 namespace vigil::admin {
 namespace {
 
-// A whole list is built on another thread (as the server does it), from what the store held when
-// it was asked: a write that lands before the list is built is not in it, and nothing the list
-// reads is what the write changes. Single objects answer at once.
-TEST_F(WritesTest, AListIsRenderedOffTheControlThreadFromTheStateAsAsked) {
-  scenario();
-  std::thread::id rendered_on;
-  const RenderFn render = [&](std::function<Response()> build, std::function<void(Response)> send) {
+// Renders as the admin server does, on another thread (joined before it returns), and notes which.
+RenderFn render_on_a_thread_of_its_own(std::thread::id& rendered_on) {
+  return [&rendered_on](std::function<Response()> build, std::function<void(Response)> send) {
     std::thread worker([&] {
       rendered_on = std::this_thread::get_id();
       send(build());
     });
     worker.join();
   };
+}
+
+// A whole list is built on another thread (as the server does it), from what the store held when
+// it was asked: a write that lands before the list is built is not in it, and nothing the list
+// reads is what the write changes. Single objects answer at once.
+TEST_F(WritesTest, AListIsRenderedOffTheControlThreadFromTheStateAsAsked) {
+  scenario();
+  std::thread::id rendered_on;
+  const RenderFn render = render_on_a_thread_of_its_own(rendered_on);
   for (const char* list : {"/v2.0/lbaas/loadbalancers", "/v2.0/lbaas/listeners",
                            "/v2.0/lbaas/pools", "/v2.0/lbaas/healthmonitors"}) {
     const Response inline_answer = call("GET", list);
@@ -361,13 +366,7 @@ TEST_F(WritesTest, AListIsRenderedOffTheControlThreadFromTheStateAsAsked) {
 TEST_F(WritesTest, StatusAndMetricsMergeTheApiStateOffTheControlThreadAsAsked) {
   scenario();
   std::thread::id rendered_on;
-  const RenderFn render = [&](std::function<Response()> build, std::function<void(Response)> send) {
-    std::thread worker([&] {
-      rendered_on = std::this_thread::get_id();
-      send(build());
-    });
-    worker.join();
-  };
+  const RenderFn render = render_on_a_thread_of_its_own(rendered_on);
   for (const char* path : {"/v1/status", "/metrics"}) {
     const Response inline_answer = call("GET", path);
     ASSERT_NE(inline_answer.body.find(lb_), std::string::npos) << path << " shows the API's LB";
