@@ -42,7 +42,8 @@ Response text(int status, std::string content_type, std::string body) {
 }
 
 // A text built from the views: off the control thread when the server can (the /metrics of
-// 10,000 members is 20 MB and would keep /healthz waiting), on it otherwise. The control thread
+// 10,000 load balancers of three members is 200 MB and would keep /healthz waiting), on it
+// otherwise. The control thread
 // takes the daemon's views, copied from what it owns, and a copy of the API's state (shared until
 // a write changes it); merging the two and rendering happen on the render thread.
 using Render = std::string (*)(const std::vector<model::LoadBalancerView>&, model::WallTime);
