@@ -110,7 +110,7 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
     std::unordered_map<std::string_view, std::vector<std::string>> listeners_of;
     const bool listeners = !key || api;
     if (listeners) {
-      // Sized once: at ten thousand listeners the rehashes and regrowths were a fifth of a view.
+      // Sized once, not grown: at ten thousand listeners a scrape then held a write a fifth less.
       const size_t n = lb.config.listeners.size();
       listeners_of.reserve(n);
       v.listeners.reserve(n);
