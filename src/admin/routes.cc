@@ -41,11 +41,29 @@ Response text(int status, std::string content_type, std::string body) {
   return r;
 }
 
+// Builds an answer from the daemon's views merged with the API's objects, on the render thread.
+// The control thread has taken the daemon's views, copied from what it owns; here it takes a copy
+// of the API's state (copy on write makes it cheap: its load balancers are shared until a write
+// changes one). The answer is the state as it was when asked. Requires ctx.render.
+using FromViews =
+    std::function<Response(const std::vector<model::LoadBalancerView>&, const ApiState*)>;
+Response merged_later(const RouteContext& ctx, std::vector<model::LoadBalancerView> daemon,
+                      FromViews build) {
+  Response r;
+  r.later = [daemon = std::make_shared<std::vector<model::LoadBalancerView>>(std::move(daemon)),
+             state = ctx.store != nullptr ? std::make_shared<const ApiState>(ctx.store->state())
+                                          : nullptr,
+             build = std::move(build), run = *ctx.render](std::function<void(Response)> send) {
+    run([daemon, state,
+         build] { return build(merged_views(std::move(*daemon), state.get()), state.get()); },
+        std::move(send));
+  };
+  return r;
+}
+
 // A text built from the views: off the control thread when the server can (the /metrics of
 // 10,000 load balancers of three members is 200 MB and would keep /healthz waiting), on it
-// otherwise. The control thread
-// takes the daemon's views, copied from what it owns, and a copy of the API's state (shared until
-// a write changes it); merging the two and rendering happen on the render thread.
+// otherwise.
 using Render = std::string (*)(const std::vector<model::LoadBalancerView>&, model::WallTime);
 Response rendered(const RouteContext& ctx, std::vector<model::LoadBalancerView> daemon,
                   std::string content_type, Render render) {
@@ -53,28 +71,17 @@ Response rendered(const RouteContext& ctx, std::vector<model::LoadBalancerView> 
     return text(200, std::move(content_type),
                 render(merged_views(std::move(daemon), ctx.store), ctx.now));
   }
-  Response r;
-  r.later = [daemon = std::make_shared<std::vector<model::LoadBalancerView>>(std::move(daemon)),
-             state = ctx.store != nullptr ? std::make_shared<const ApiState>(ctx.store->state())
-                                          : nullptr,
-             now = ctx.now, content_type = std::move(content_type), render,
-             run = *ctx.render](std::function<void(Response)> send) {
-    run(
-        [daemon, state, now, content_type, render] {
-          return text(200, content_type,
-                      render(merged_views(std::move(*daemon), state.get()), now));
-        },
-        std::move(send));
-  };
-  return r;
+  return merged_later(ctx, std::move(daemon),
+                      [now = ctx.now, content_type = std::move(content_type), render](
+                          const std::vector<model::LoadBalancerView>& lbs, const ApiState*) {
+                        return text(200, content_type, render(lbs, now));
+                      });
 }
 
 // An Octavia GET, from the views without the members' last hour (Octavia shows none of it). A
 // whole list renders every object of its kind (at 10,000 load balancers, 0.3-0.8 s and megabytes
-// of JSON): off the control thread when the server can. The daemon's views and a copy of the
-// API's state are taken here (copy on write makes the copy cheap: its load balancers are shared
-// until a write changes one); merging them and rendering happen on the render thread. The answer
-// is the state as it was when asked.
+// of JSON): off the control thread when the server can, where its lookups use an index made from
+// the state's copy.
 Response octavia_read(const Target& target, std::vector<model::LoadBalancerView> daemon,
                       const RouteContext& ctx) {
   const bool whole_list = target.segments.size() == 3;
@@ -82,21 +89,12 @@ Response octavia_read(const Target& target, std::vector<model::LoadBalancerView>
     const auto lbs = merged_views(std::move(daemon), ctx.store);
     return route_octavia(target, Catalog(lbs, ctx.store, ctx.default_project));
   }
-  Response r;
-  r.later = [daemon = std::make_shared<std::vector<model::LoadBalancerView>>(std::move(daemon)),
-             state = ctx.store != nullptr ? std::make_shared<const ApiState>(ctx.store->state())
-                                          : nullptr,
-             target, project = std::string(ctx.default_project),
-             run = *ctx.render](std::function<void(Response)> send) {
-    run(
-        [daemon, state, target, project] {
-          const auto lbs = merged_views(std::move(*daemon), state.get());
-          return route_octavia(target,
-                               Catalog(lbs, state.get(), project, Catalog::Lookup::kIndexNow));
-        },
-        std::move(send));
-  };
-  return r;
+  return merged_later(ctx, std::move(daemon),
+                      [target, project = std::string(ctx.default_project)](
+                          const std::vector<model::LoadBalancerView>& lbs, const ApiState* state) {
+                        return route_octavia(
+                            target, Catalog(lbs, state, project, Catalog::Lookup::kIndexNow));
+                      });
 }
 
 // Who asks: a token in a header (tools), else the status page's sign-in cookie (browsers).
