@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Control-plane benchmark: what 10,000 members cost the control thread, in the three figures of
-issue 13's targets.
+"""Control-plane benchmark: what 10,000 members cost the control thread, in three figures, each
+with its target.
 
   cold start   vigil starts with one pool of N members (default 10,000) whose TCP checks all
                fail (127.1.X.Y port 9: nothing listens, loopback refuses at once), checked every
