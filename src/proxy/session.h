@@ -252,7 +252,7 @@ class Session {
   Flow up_;                  // client -> backend
   Flow down_;                // backend -> client
   // The client's address bytes (4 or 16), kept only for source_ip picks and the connection log:
-  // a whole sockaddr would cost every idle session 128 bytes.
+  // a whole sockaddr would add 128 bytes to every idle session.
   std::array<char, 16> client_ip_{};
   uint8_t client_ip_size_ = 0;
   // For the PROXY header vigil sends and the connection log, in what would be padding: the

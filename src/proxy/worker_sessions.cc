@@ -21,7 +21,7 @@ std::string peer_of(int fd) {
 
 // The client leg's bytes each way as its kernel counted them: received from the client (what
 // went on to the member) and acknowledged by it (what came back). Counting them in the session
-// instead cost every session 16 bytes and every pump pass two adds.
+// instead would add 16 bytes to every session and two adds to every pump pass.
 std::pair<uint64_t, uint64_t> client_bytes(int fd) {
   tcp_info info{};
   socklen_t len = sizeof info;

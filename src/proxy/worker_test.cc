@@ -255,7 +255,8 @@ bool keepalive_on(int fd) {
 
 TEST(Worker, TheBackendLegGetsItsDeadPeerOptionsOnceTheSessionIsASecondOld) {
   Member backend;
-  // With the first-byte watch, whose suspect time wakes the session 100 ms after its first flight.
+  // With the first-byte watch, whose suspect time wakes the session up 100 ms after its first
+  // flight.
   Proxy proxy({backend.address()}, PoolSnapshot{.first_byte_timeout = 1s});
   const auto connected = std::chrono::steady_clock::now();
   net::Fd fd = connect_blocking(proxy.address());
