@@ -1,5 +1,5 @@
 """The tables of bench/scale: per check kind and size, vigil beside HAProxy, medians over the
-rounds, the ratio vigil/HAProxy and the issue's target."""
+rounds, the ratio vigil/HAProxy and its target."""
 
 import statistics
 

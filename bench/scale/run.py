@@ -8,7 +8,7 @@ window (vigil: its control thread; HAProxy, nbthread 1: its process), the checks
 per second, the time from start to the first completed round of checks, the checking thread's
 CPU until then, and the time to apply one API change (vigil: PUT .../admin and an Octavia member
 create; HAProxy: `set server ... weight` and `add server` on its runtime API). Then the ratios
-vigil/HAProxy beside the issue's targets: RSS at most 0.5x, checking CPU at most 0.8x, one API
+vigil/HAProxy beside the targets: RSS at most 0.5x, checking CPU at most 0.8x, one API
 change within 10 ms, the first round within 5 s.
 
 Listeners on 127.2.X.Y (one address each, one port for all), members on 127.0.X.Y: for TCP
