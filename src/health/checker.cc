@@ -55,7 +55,8 @@ HealthChecker::HealthChecker(boost::asio::io_context& io, const Clock& clock, Ti
       timer_(timers.create_timer([this] {
         armed_for_.reset();
         on_wakeup();
-      })) {}
+      })),
+      silence_timer_(timers.create_timer([this] { on_silence_due(); })) {}
 
 HealthChecker::~HealthChecker() { stop(); }
 
@@ -63,6 +64,8 @@ void HealthChecker::stop() {
   if (stopped_) return;
   stopped_ = true;
   timer_->cancel();
+  silence_timer_->cancel();
+  silences_.clear();
   for (auto& [id, m] : members_) m.probe.cancel();
 }
 
@@ -166,6 +169,55 @@ void HealthChecker::check_now(const std::string& member_id) {
   arm();
 }
 
+void HealthChecker::confirm_silence(const std::string& member_id, TimePoint by) {
+  check_now(member_id);
+  auto it = members_.find(member_id);
+  if (stopped_ || !on_silence_ || it == members_.end()) return;
+  const Member& m = it->second;
+  // A plain HTTP member sends nothing before its application has answered the request: its
+  // silence is only a slow /readyz, which the check's own timeout judges.
+  if (!model::uses_tls(m.probe_target->monitor.type) &&
+      m.probe_target->monitor.type != model::MonitorType::kTcp) {
+    return;
+  }
+  // The check asked of: the one running now, or else the next to start (check_now's).
+  const uint64_t check = m.checks_started + (m.probe.running() ? 0 : 1);
+  auto same = std::ranges::find_if(
+      silences_, [&](const PendingSilence& p) { return p.slot == m.slot && p.check == check; });
+  if (same != silences_.end()) {
+    same->at = std::min(same->at, by);  // asked twice of one check: the earlier time holds
+  } else {
+    silences_.push_back({.at = by, .slot = m.slot, .generation = m.generation, .check = check});
+  }
+  silence_timer_->arm(std::ranges::min_element(silences_, {}, &PendingSilence::at)->at);
+}
+
+void HealthChecker::on_silence_due() {
+  if (stopped_) return;
+  const TimePoint now = clock_.now();
+  std::vector<std::pair<uint32_t, uint64_t>> silent;  // slot, generation
+  std::erase_if(silences_, [&](const PendingSilence& p) {
+    if (p.at > now) return false;
+    const Member* m = member_at(p.slot);
+    if (m != nullptr && m->generation == p.generation && m->checks_started == p.check &&
+        m->probe.running() && !m->probe.answered()) {
+      silent.emplace_back(p.slot, p.generation);
+    }
+    return true;
+  });
+  if (!silences_.empty()) {
+    silence_timer_->arm(std::ranges::min_element(silences_, {}, &PendingSilence::at)->at);
+  }
+  // The callback may change the members: each is looked up again.
+  const std::weak_ptr<int> alive = alive_;
+  for (const auto& [slot, generation] : silent) {
+    const Member* m = member_at(slot);
+    if (m == nullptr || m->generation != generation) continue;
+    on_silence_({.member_id = m->id, .tag = m->tag});
+    if (alive.expired() || stopped_) return;
+  }
+}
+
 Health HealthChecker::health(const std::string& member_id) const {
   auto it = members_.find(member_id);
   return it == members_.end() ? Health::kUnchecked : it->second.threshold.health();
@@ -213,6 +265,7 @@ void HealthChecker::on_wakeup() {
 
 void HealthChecker::start_check(Member& m) {
   // take_due() has just marked it running, and no probe calls back inside start().
+  ++m.checks_started;
   m.probe =
       prober_.start(m.probe_target, [this, slot = m.slot, generation = m.generation,
                                      alive = std::weak_ptr<int>(alive_)](model::CheckResult r) {

@@ -63,9 +63,16 @@ struct Event {
   int failures = 0;
 };
 
+// A check started by confirm_silence() has had no byte from the member by the time it asked.
+struct Silence {
+  std::string_view member_id;  // valid during the callback
+  uint32_t tag = 0;            // the member's Target::tag
+};
+
 class HealthChecker {
  public:
   using Callback = std::function<void(const Event&)>;
+  using SilenceCallback = std::function<void(const Silence&)>;
 
   // Requires: `io`, `clock` and `timers` outlive the checker, and `timers` runs on `clock`
   // (AsioTimerSource with SteadyClock; in tests a ManualTimerSource with its ManualClock). `io`
@@ -92,6 +99,16 @@ class HealthChecker {
   // running does not keep its own.
   void check_now(const std::string& member_id);
 
+  // check_now(), to confirm that the member has gone silent: when the check it starts (or the
+  // one already running) has had no byte from the member by `by`, on_silence() hears it then,
+  // instead of when that check times out. The check goes on to its own end and counts for the
+  // thresholds like any other. Only for monitors whose first answer comes from below the
+  // member's application (TCP: the connect; TLS-HELLO and HTTPS: the TLS handshake); an HTTP
+  // check's first byte waits for the application's verdict, so there the result decides alone.
+  void confirm_silence(const std::string& member_id, TimePoint by);
+  // Where confirm_silence() reports; none: it only checks.
+  void on_silence(SilenceCallback callback) { on_silence_ = std::move(callback); }
+
   // kUnchecked for unknown members and before the first result.
   model::Health health(const std::string& member_id) const;
 
@@ -113,14 +130,24 @@ class HealthChecker {
     std::shared_ptr<const ProbeTarget> probe_target;  // what each check of it is given
     Threshold threshold;
     ProbeHandle probe;
-    uint64_t generation = 0;  // tells a probe of this member from one of a replaced member
-    uint32_t slot = 0;        // its number in the scheduler, and in by_slot_
+    uint64_t generation = 0;      // tells a probe of this member from one of a replaced member
+    uint32_t slot = 0;            // its number in the scheduler, and in by_slot_
+    uint64_t checks_started = 0;  // tells the check a silence was asked of from later ones
+  };
+  // A confirm_silence() waiting for its time: the check it asks of is the member's
+  // `check`-th, so that a check started just before `at` is not taken for a silent one.
+  struct PendingSilence {
+    TimePoint at;
+    uint32_t slot = 0;
+    uint64_t generation = 0;
+    uint64_t check = 0;
   };
 
   void add(Target target);
   void remove(StringMap<Member>::iterator member);
   void arm();
   void on_wakeup();
+  void on_silence_due();
   Member* member_at(uint32_t slot) { return slot < by_slot_.size() ? by_slot_[slot] : nullptr; }
   void start_check(Member& member);
   void on_probe_done(uint32_t slot, uint64_t generation, model::CheckResult result);
@@ -130,11 +157,14 @@ class HealthChecker {
 
   const Clock& clock_;
   Callback on_result_;
+  SilenceCallback on_silence_;
   Scheduler scheduler_;
   std::mt19937_64 rng_;
   Prober prober_;
-  std::unique_ptr<Timer> timer_;        // the wakeup
-  std::optional<TimePoint> armed_for_;  // when the pending wakeup fires; empty when none is
+  std::unique_ptr<Timer> timer_;          // the wakeup
+  std::unique_ptr<Timer> silence_timer_;  // the earliest of silences_
+  std::vector<PendingSilence> silences_;  // a handful at most: one per member being confirmed
+  std::optional<TimePoint> armed_for_;    // when the pending wakeup fires; empty when none is
   TimePoint last_wakeup_{};
   StringMap<Member> members_;
   // One monitor per monitor id, shared by the members' probe targets while they check with it.

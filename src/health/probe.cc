@@ -17,6 +17,7 @@
 #include "health/tcp_checks.h"
 #include "health/tls_resumption.h"
 #include "net/proxy_header.h"
+#include "net/tcp_info.h"
 
 namespace vigil::health {
 
@@ -31,6 +32,11 @@ void ProbeHandle::cancel() {
 bool ProbeHandle::running() const {
   auto op = op_.lock();
   return op && op->running();
+}
+
+bool ProbeHandle::answered() const {
+  auto op = op_.lock();
+  return op && op->running() && op->answered();
 }
 
 Prober::Prober(asio::io_context& io, const Clock& clock, CheckSockets sockets)
@@ -139,6 +145,9 @@ bool ProbeOp::take_kept(const tcp::resolver::results_type* resolved) {
   }
   opened_ = c->opened;
   reused_ = true;
+  // The kept connection carried earlier checks' answers: only bytes after this point are this
+  // check's.
+  bytes_before_ = net::bytes_received(socket().native_handle());
   return true;
 }
 
@@ -179,6 +188,13 @@ void ProbeOp::connect() {
 
 void ProbeOp::fail_soon(model::CheckResult result) {
   asio::post(io_, [self = shared_from_this(), r = std::move(result)] { self->finish(r); });
+}
+
+bool ProbeOp::answered() const {
+  if (type() == MonitorType::kTcp || !socket().is_open()) return false;
+  // Asio's native_handle() is not const; reading TCP_INFO changes nothing.
+  auto& s = const_cast<tcp::socket&>(socket());
+  return net::bytes_received(s.native_handle()) > bytes_before_;
 }
 
 void ProbeOp::cancel() {

@@ -49,6 +49,10 @@ class RunningProbe {
   virtual ~RunningProbe() = default;
   virtual void cancel() = 0;
   virtual bool running() const = 0;
+  // The member has sent something on this check's connection since the check began: a byte of
+  // the TLS handshake or of the HTTP answer. Not the answer's verdict, only that something above
+  // the member's kernel is alive. False for a TCP check, which ends at the connect.
+  virtual bool answered() const = 0;
 };
 
 class TcpChecks;
@@ -63,6 +67,8 @@ class ProbeHandle {
   void cancel();
   // True from start() until the callback is called or cancel().
   bool running() const;
+  // While running: RunningProbe::answered(). False once it is not running.
+  bool answered() const;
 
  private:
   friend class Prober;

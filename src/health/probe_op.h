@@ -40,6 +40,7 @@ class ProbeOp : public RunningProbe, public std::enable_shared_from_this<ProbeOp
   void fail_soon(model::CheckResult result);
   void cancel() override;
   bool running() const override { return static_cast<bool>(done_); }
+  bool answered() const override;
 
  private:
   // Takes the member's kept connection, when it may serve and, for a name (`resolved` not
@@ -94,8 +95,9 @@ class ProbeOp : public RunningProbe, public std::enable_shared_from_this<ProbeOp
   std::optional<tcp::resolver> resolver_;  // only for host names: addresses are not resolved
   tcp::socket socket_;                     // plain probes; TLS probes use tls_stream_'s own
   std::optional<TlsSocket> tls_stream_;
-  bool reused_ = false;  // the connection was kept from an earlier check
-  TimePoint opened_{};   // when the connection was made (HTTPS: its session's full handshake)
+  bool reused_ = false;        // the connection was kept from an earlier check
+  uint64_t bytes_before_ = 0;  // the kept connection's bytes from the member before this check
+  TimePoint opened_{};         // when the connection was made (HTTPS: its session's full handshake)
   uint64_t kept_epoch_ = 0;
 
   std::string request_;

@@ -51,6 +51,8 @@ class TcpChecks::Check : public RunningProbe {
     release_socket();
   }
   bool running() const override { return static_cast<bool>(done_); }
+  // It ends at the SYN-ACK: while it runs, the member has not answered.
+  bool answered() const override { return false; }
 
   // Reports `error` (0: the SYN-ACK came) unless cancelled meanwhile.
   void finish(int error, TimePoint now) {
