@@ -94,6 +94,7 @@ Result<void> ControlPlane::start() {
       io_, clock_, timer_source_, [this](const health::Event& e) { on_check(e); },
       std::random_device{}(),
       health::CheckSockets{.idle_tcp = static_cast<size_t>(idle_check_sockets())});
+  checker_->on_silence([this](const health::Silence& s) { on_silence(s); });
   for (int w = 0; w < worker_count_; ++w) {
     workers_.push_back(std::make_unique<proxy::Worker>(
         w, std::vector<proxy::ListenSocket>{}, std::vector<proxy::PoolSnapshotPtr>{},
@@ -295,7 +296,13 @@ void ControlPlane::handle_connect_failure(const proxy::ConnectFailure& failure) 
     // them if the check run now gets no answer either (on_check).
     for (auto& w : workers_) w->probe_member_sessions(m.stats, kSuspectProbe);
   }
-  checker_->check_now(m.id);
+  if (failure.silent && !confirmed) {
+    const Duration timeout = pool.config.health_monitor->timeout;  // has one: changes said so
+    checker_->confirm_silence(
+        m.id, clock_.now() + confirm_window(failure.limit, failure.waited, timeout));
+  } else {
+    checker_->check_now(m.id);
+  }
   if (confirmed) {
     // Decided before the recomputation, and carried out before what it decides (as on_check).
     carry_out(pool, {.closes = {{.member = index, .reason = CloseReason::kSilent}}});
@@ -314,7 +321,21 @@ void ControlPlane::handle_suspect(const proxy::MemberSuspect& suspect) {
   if (stopped_ || it == index_.end()) return;
   const PoolRuntime& pool = *it->second.first;
   const MemberRuntime& m = pool.members[it->second.second];
-  if (check_suspect(m, pool.config.health_monitor.has_value())) checker_->check_now(m.id);
+  if (!check_suspect(m, pool.config.health_monitor.has_value())) return;
+  const Duration timeout = pool.config.health_monitor->timeout;
+  checker_->confirm_silence(m.id,
+                            clock_.now() + confirm_window(suspect.limit, suspect.waited, timeout));
+}
+
+// The check started to confirm a silent connect or first flight got no byte in time: the second
+// signal, before the check's own timeout.
+void ControlPlane::on_silence(const health::Silence& s) {
+  if (stopped_ || s.tag >= checked_.size() || checked_[s.tag].first == nullptr) return;
+  PoolRuntime& pool = *checked_[s.tag].first;
+  const size_t index = checked_[s.tag].second;
+  if (record_silence(pool.members[index], clock_.now(), pool.config.shutdown_sessions_on_down)) {
+    carry_out(pool, {.closes = {{.member = index, .reason = CloseReason::kSilent}}});
+  }
 }
 
 void ControlPlane::on_check(const health::Event& e) {

@@ -243,6 +243,7 @@ class ControlPlane {
   void recompute_pending();
   void handle_connect_failure(const proxy::ConnectFailure& failure);
   void handle_suspect(const proxy::MemberSuspect& suspect);
+  void on_silence(const health::Silence& silence);
   PoolContext context() const;
   // Logs, closes sessions, arms the ramp and fills the pool's slot as pool_state decided. True
   // when the pool's snapshot changed (publish() then sends it to the workers).

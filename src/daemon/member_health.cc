@@ -1,5 +1,7 @@
 #include "daemon/member_health.h"
 
+#include <algorithm>
+
 namespace vigil::daemon {
 
 bool answered(const std::optional<model::CheckResult>& check) {
@@ -62,6 +64,17 @@ bool silence_confirmed(MemberRuntime& m, TimePoint now, Duration waited,
 
 bool check_suspect(const MemberRuntime& m, bool has_monitor) {
   return has_monitor && !m.passive_out;
+}
+
+Duration confirm_window(Duration limit, Duration waited, Duration timeout) {
+  return std::min(std::max(limit - waited, limit / 2), timeout);
+}
+
+bool record_silence(MemberRuntime& m, TimePoint now, bool shutdown_sessions_on_down) {
+  m.unanswered_check_at = now;
+  if (!m.silent_suspect) return false;
+  m.silent_suspect = false;  // decided: the check's own timeout confirms nothing more
+  return shutdown_sessions_on_down;
 }
 
 }  // namespace vigil::daemon

@@ -50,4 +50,18 @@ bool silence_confirmed(MemberRuntime& m, TimePoint now, Duration waited,
 // already (its failure started a check).
 bool check_suspect(const MemberRuntime& m, bool has_monitor);
 
+// How long the check started to confirm a silence may go without a byte from the member before
+// it is the second signal (health::HealthChecker::confirm_silence): until the data plane's own
+// wait runs out (`limit`, of which `waited` has passed), so that both signals are in when the
+// first flight or connect fails, not a whole check timeout later; and at least half of it, so that
+// a check started once the wait is over has a silence of its own to show (500 ms at the default
+// first_byte_timeout, hundreds of times a live member's TLS handshake). Never past the check's own
+// `timeout`, which reports the same silence anyway.
+Duration confirm_window(Duration limit, Duration waited, Duration timeout);
+
+// A check started to confirm a silence had no byte from the member within its window, at `now`:
+// the second signal, as a check timing out is (record_check). True when `m`'s sessions close now:
+// a silent connect or first flight is its first signal already.
+bool record_silence(MemberRuntime& m, TimePoint now, bool shutdown_sessions_on_down);
+
 }  // namespace vigil::daemon

@@ -169,16 +169,20 @@ TEST(MemberHealth, ASilentSuspectThatAnswersKeepsItsSessions) {
 }
 
 // One member's timeline on the manual clock, with the system tests' pool (first_byte_timeout 1 s,
-// check timeout 1 s): a client's first flight goes out at 0; the member answers first flights
-// after `flight_answer` and checks after `check_answer` (nullopt: never; a refusal at once when
+// connect_timeout 1 s, check timeout 1 s): a client's first flight goes out at 0; the member
+// answers first flights after `flight_answer`, sends a check its first byte (the TLS handshake)
+// after `check_byte` and its verdict after `check_answer` (nullopt: never; a refusal at once when
 // `refuses`); a check due by its interval starts at `interval_check` (before 0: after the fault
 // but before the first flight reached the member). The worker reports it suspect at
 // suspect_after() and silent at the first-byte timeout, as session_replay.cc does; the control
-// plane checks it when check_suspect() or the connect failure says so (one check at a time, as
-// the scheduler runs them), and the check's result comes at its answer or its timeout.
+// plane asks for a check to confirm the silence when check_suspect() or the failure says so (one
+// check at a time, as the scheduler runs them: a check in flight is the one asked of), and hears
+// of it at the end of confirm_window() when it had no byte by then (HealthChecker::
+// confirm_silence); the check's result comes at its answer or its timeout.
 struct Timeline {
   std::optional<Duration> flight_answer;
   std::optional<Duration> check_answer;
+  std::optional<Duration> check_byte = check_answer;
   bool refuses = false;
   std::optional<Duration> interval_check;
 };
@@ -190,15 +194,19 @@ struct Seen {
 Seen play(const Timeline& t) {
   constexpr Duration kFirstByteTimeout = 1s;
   constexpr Duration kCheckTimeout = 1s;
+  constexpr Duration kSuspectAfter = proxy::Session::suspect_after(kFirstByteTimeout);
   vigil::testing::ManualClock clock;
   MemberRuntime m;
   record_check(m, pass(), clock.now(), kWall, true);  // up and in rotation before the fault
   clock.advance(500ms);
   const TimePoint zero = clock.now() + 1500ms;  // the fault comes before: at -1.5 s at most
   std::optional<TimePoint> check_ends;
+  std::optional<TimePoint> check_byte_at;  // when the check in flight gets its first byte
+  std::optional<TimePoint> silence_at;     // when the check in flight is asked about
   health::Event check_result;
   auto start_check = [&] {
     if (check_ends) return;  // one in flight: the scheduler starts no second one
+    const auto byte = t.check_byte.value_or(Duration::max());
     if (t.refuses) {
       check_ends = clock.now();
       check_result = event(Outcome::kRefused, Health::kUp, Health::kUp);
@@ -209,6 +217,12 @@ Seen play(const Timeline& t) {
       check_ends = clock.now() + kCheckTimeout;
       check_result = event(Outcome::kTimeout, Health::kUp, Health::kUp);
     }
+    if (byte < kCheckTimeout) check_byte_at = clock.now() + byte;
+  };
+  auto confirm_silence = [&](Duration waited) {
+    start_check();
+    const TimePoint by = clock.now() + confirm_window(kFirstByteTimeout, waited, kCheckTimeout);
+    silence_at = std::min(silence_at.value_or(TimePoint::max()), by);
   };
   const bool answered_in_time = t.flight_answer && *t.flight_answer < kFirstByteTimeout;
   Seen out;
@@ -216,17 +230,25 @@ Seen play(const Timeline& t) {
     const Duration at = clock.now() - zero;
     if (t.interval_check && at == *t.interval_check) start_check();
     const bool waiting = !t.flight_answer || at < *t.flight_answer;
-    if (at == proxy::Session::suspect_after(kFirstByteTimeout) && waiting &&
-        check_suspect(m, true)) {
-      start_check();
-    }
+    if (at == kSuspectAfter && waiting && check_suspect(m, true)) confirm_silence(kSuspectAfter);
     if (at == kFirstByteTimeout && !answered_in_time && record_connect_failure(m, true, true)) {
       out.out_at = at;
-      if (silence_confirmed(m, clock.now(), kFirstByteTimeout, true)) out.closed_at = at;
-      start_check();
+      if (silence_confirmed(m, clock.now(), kFirstByteTimeout, true)) {
+        out.closed_at = at;
+      } else {
+        confirm_silence(kFirstByteTimeout);
+      }
     }
+    const bool no_byte = !check_byte_at || *check_byte_at > clock.now();
+    if (silence_at && clock.now() >= *silence_at && check_ends && no_byte &&
+        record_silence(m, clock.now(), true)) {
+      out.closed_at = at;
+    }
+    if (silence_at && clock.now() >= *silence_at) silence_at.reset();
     if (check_ends && clock.now() >= *check_ends) {
       check_ends.reset();
+      check_byte_at.reset();
+      silence_at.reset();  // the check asked of is over
       if (record_check(m, check_result, clock.now(), kWall, true).close_sessions) {
         out.closed_at = at;
       }
@@ -235,10 +257,11 @@ Seen play(const Timeline& t) {
   return out;
 }
 
-TEST(MemberHealth, ASuspectsCheckClosesAHungMembersSessionsATenthPastTheTimeout) {
+TEST(MemberHealth, AHungMembersSessionsCloseAsItsFirstFlightTimesOut) {
   const Seen hung = play({.flight_answer = std::nullopt, .check_answer = std::nullopt});
   EXPECT_EQ(hung.out_at, 1s);
-  EXPECT_EQ(hung.closed_at, 1100ms) << "suspect_after + the check's timeout, not 1 s + 1 s";
+  EXPECT_EQ(hung.closed_at, 1s) << "the suspect's check, silent since 100 ms, confirms it then; "
+                                   "not at its own timeout (1.1 s), nor at 1 s + 1 s";
 }
 
 TEST(MemberHealth, ACheckAlreadyInFlightWhenTheFirstFlightCameIsItsEvidenceToo) {
@@ -251,12 +274,12 @@ TEST(MemberHealth, ACheckAlreadyInFlightWhenTheFirstFlightCameIsItsEvidenceToo) 
       {.description = "it times out before the first-byte timeout: the silence is confirmed then",
        .interval_check = -200ms,
        .closed_at = 1s},
-      {.description = "it times out after the first-byte timeout: confirmed by its timeout",
+      {.description = "it is still silent at the first-byte timeout: confirmed then",
        .interval_check = 50ms,
-       .closed_at = 1050ms},
+       .closed_at = 1s},
       {.description = "it had timed out before the first flight went out: not evidence of it",
-       .interval_check = -1100ms,  // timed out at -100 ms
-       .closed_at = 1100ms},
+       .interval_check = -1100ms,  // timed out at -100 ms; the suspect's check confirms
+       .closed_at = 1s},
   };
   for (const Case& c : cases) {
     const Seen got = play({.flight_answer = std::nullopt,
@@ -265,6 +288,15 @@ TEST(MemberHealth, ACheckAlreadyInFlightWhenTheFirstFlightCameIsItsEvidenceToo) 
     EXPECT_EQ(got.out_at, 1s) << c.description;
     EXPECT_EQ(got.closed_at, c.closed_at) << c.description;
   }
+}
+
+// A first flight that fails with no check asked before (a suspect report is at most one a second
+// per member): the check it starts gets half the wait to send a byte.
+TEST(MemberHealth, ACheckStartedAtTheTimeoutGetsHalfOfItToAnswer) {
+  EXPECT_EQ(confirm_window(1s, 1s, 2s), 500ms);
+  EXPECT_EQ(confirm_window(1s, 100ms, 2s), 900ms) << "until the first flight's own timeout";
+  EXPECT_EQ(confirm_window(1s, 200ms, 2s), 800ms) << "a hedged connect: until connect_timeout";
+  EXPECT_EQ(confirm_window(3s, 100ms, 2s), 2s) << "never past the check's timeout";
 }
 
 TEST(MemberHealth, ASlowButAliveMemberKeepsItsSessions) {
@@ -278,13 +310,13 @@ TEST(MemberHealth, ASlowButAliveMemberKeepsItsSessions) {
        .timeline = {.flight_answer = 500ms, .check_answer = 20ms},
        .out_at = std::nullopt},
       {.description = "answers its first flight late, within the timeout; checks are slow too",
-       .timeline = {.flight_answer = 900ms, .check_answer = 900ms},
+       .timeline = {.flight_answer = 900ms, .check_answer = 900ms, .check_byte = 10ms},
        .out_at = std::nullopt},
       {.description = "too late for the first flight (replayed), but its checks answer",
-       .timeline = {.flight_answer = 1500ms, .check_answer = 600ms},
+       .timeline = {.flight_answer = 1500ms, .check_answer = 600ms, .check_byte = 10ms},
        .out_at = 1s},
-      {.description = "never answers first flights, but answers checks",
-       .timeline = {.flight_answer = std::nullopt, .check_answer = 950ms},
+      {.description = "never answers first flights; its handshake is quick, its /readyz slow",
+       .timeline = {.flight_answer = std::nullopt, .check_answer = 950ms, .check_byte = 10ms},
        .out_at = 1s},
       {.description = "refuses checks: the host is up and resets its sessions itself",
        .timeline = {.flight_answer = std::nullopt, .check_answer = std::nullopt, .refuses = true},
@@ -295,6 +327,27 @@ TEST(MemberHealth, ASlowButAliveMemberKeepsItsSessions) {
     EXPECT_EQ(got.closed_at, std::nullopt) << c.description;
     EXPECT_EQ(got.out_at, c.out_at) << c.description;
   }
+}
+
+// A member whose own TLS stack takes longer than first_byte_timeout to say anything is as silent
+// as the pool's own limit says a dead one is, whatever its /readyz would answer later.
+TEST(MemberHealth, AMemberSilentPastTheFirstByteTimeoutOnBothPathsLosesItsSessions) {
+  const Seen got = play({.flight_answer = std::nullopt, .check_answer = 950ms});
+  EXPECT_EQ(got.out_at, 1s);
+  EXPECT_EQ(got.closed_at, 1s);
+}
+
+TEST(MemberHealth, ASilenceAfterTheCheckAnsweredOrWithoutASuspectClosesNothing) {
+  MemberRuntime m;
+  EXPECT_FALSE(record_silence(m, kNow, true)) << "no silent connect or first flight before it";
+  EXPECT_EQ(m.unanswered_check_at, kNow) << "but it is evidence for one that comes";
+  EXPECT_TRUE(silence_confirmed(m, kNow, 1s, true) == false) << "not suspect yet";
+  ASSERT_TRUE(record_connect_failure(m, true, /*silent=*/true));
+  EXPECT_TRUE(silence_confirmed(m, kNow + 500ms, 1s, true));
+  MemberRuntime kept;
+  ASSERT_TRUE(record_connect_failure(kept, true, true));
+  EXPECT_FALSE(record_silence(kept, kNow, /*shutdown_sessions_on_down=*/false));
+  EXPECT_FALSE(kept.silent_suspect) << "decided: the check's timeout decides nothing more";
 }
 
 TEST(MemberHealth, ASuspectIsCheckedOnlyWhenThatCanTellSomething) {

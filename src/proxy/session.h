@@ -76,7 +76,8 @@ class SessionHost {
   virtual Balancer& balancer(uint32_t index) = 0;
   virtual bool take_hedge_token() = 0;  // the hedge budget: false when hedging too often
   virtual void connect_failed(const PoolSnapshot& pool, const Backend& backend,
-                              const std::string& reason, bool silent, Duration waited) = 0;
+                              const std::string& reason, bool silent, Duration waited,
+                              Duration limit) = 0;
   // A first flight to `backend` has waited Session::suspect_after() without an answer; the host
   // passes it on, at most once per member per first_byte_timeout.
   virtual void member_suspect(const PoolSnapshot& pool, const Backend& backend) = 0;
@@ -186,9 +187,9 @@ class Session {
   // `failed`: the member whose failure left the session without one (null: none was to blame).
   void give_up(BackendStats* failed = nullptr);
   // Reports a member's failed connect (or first flight) to the host, counted on the listener too.
-  // `waited`: how long it went unanswered (ConnectFailure::waited).
-  void member_failed(const Backend& b, const std::string& reason, bool silent,
-                     Duration waited = {});
+  // `waited`: how long it went unanswered, and `limit` the wait allowed it (ConnectFailure).
+  void member_failed(const Backend& b, const std::string& reason, bool silent, Duration waited = {},
+                     Duration limit = {});
   void schedule_hedge();
   Attempt& other(const Attempt& a) { return &a == &attempts_[0] ? attempts_[1] : attempts_[0]; }
 

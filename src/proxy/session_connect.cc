@@ -119,7 +119,8 @@ void Session::attempt_failed(Attempt& a, const std::string& reason, bool silent)
   a.side.fd.reset();  // closing also removes it from epoll
   // Held here: start_attempt() may move on to a newer snapshot without this member.
   const std::shared_ptr<BackendStats> failed = pool_->candidates[a.candidate].stats;
-  member_failed(pool_->candidates[a.candidate], reason, silent, host_.now() - a.started);
+  member_failed(pool_->candidates[a.candidate], reason, silent, host_.now() - a.started,
+                pool_->connect_timeout);
   if (start_attempt(a)) {
     failed->retries.fetch_add(1, std::memory_order_relaxed);
     return;
@@ -142,7 +143,7 @@ void Session::attempt_connected(Attempt& a) {
     const bool loser_was_first = loser.started < a.started;
     if (loser_was_first) {
       member_failed(pool_->candidates[loser.candidate], "no answer to connect within hedge_after",
-                    true, host_.now() - loser.started);
+                    true, host_.now() - loser.started, pool_->connect_timeout);
     }
     loser.side.fd.reset();
   }
@@ -189,9 +190,9 @@ void Session::on_connect_timer(TimePoint now) {
 }
 
 void Session::member_failed(const Backend& b, const std::string& reason, bool silent,
-                            Duration waited) {
+                            Duration waited, Duration limit) {
   listener_.stats->connect_failures.fetch_add(1, std::memory_order_relaxed);
-  host_.connect_failed(*pool_, b, reason, silent, waited);
+  host_.connect_failed(*pool_, b, reason, silent, waited, limit);
 }
 
 // No member could be reached: the client sees its connection closed, never a hang.

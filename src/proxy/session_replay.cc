@@ -92,7 +92,8 @@ bool Session::first_flight_failed(const std::string& reason, bool silent) {
   Attempt& failed = connected_attempt();
   const Duration waited =
       phase_deadline_ == TimePoint{} ? Duration::zero() : host_.now() - first_flight_sent_at();
-  member_failed(pool_->candidates[failed.candidate], reason, silent, waited);
+  member_failed(pool_->candidates[failed.candidate], reason, silent, waited,
+                pool_->first_byte_timeout);
   return move_first_flight(failed, silent);
 }
 

@@ -97,6 +97,9 @@ struct ConnectFailure {
   // How long it waited unanswered before the worker gave up on it (silent only): a check that got
   // no answer within that time is the silence's second signal already (daemon/member_health.h).
   Duration waited{};
+  // The wait the pool allows it (connect_timeout for a connect, first_byte_timeout for a first
+  // flight): the check that confirms the silence is judged by the time this runs out.
+  Duration limit{};
 };
 
 // Not a failure yet: a first flight to `member_id` has waited Session::suspect_after() without an
@@ -104,6 +107,8 @@ struct ConnectFailure {
 struct MemberSuspect {
   std::string pool;
   std::string member_id;
+  Duration waited{};  // as ConnectFailure's
+  Duration limit{};
 };
 
 }  // namespace vigil::proxy

@@ -117,14 +117,16 @@ bool Worker::Loop::take_hedge_token() {
 }
 
 void Worker::Loop::connect_failed(const PoolSnapshot& pool, const Backend& backend,
-                                  const std::string& reason, bool silent, Duration waited) {
+                                  const std::string& reason, bool silent, Duration waited,
+                                  Duration limit) {
   backend.stats->connect_failures.fetch_add(1, std::memory_order_relaxed);
   if (callbacks_.on_connect_failure) {
     callbacks_.on_connect_failure({.pool = pool.name,
                                    .member_id = backend.member_id,
                                    .reason = reason,
                                    .silent = silent,
-                                   .waited = waited});
+                                   .waited = waited,
+                                   .limit = limit});
   }
 }
 
@@ -136,7 +138,10 @@ void Worker::Loop::member_suspect(const PoolSnapshot& pool, const Backend& backe
       !backend.stats->take_suspect_report(now_, std::max(pool.first_byte_timeout, kSuspectEvery))) {
     return;
   }
-  callbacks_.on_suspect({.pool = pool.name, .member_id = backend.member_id});
+  callbacks_.on_suspect({.pool = pool.name,
+                         .member_id = backend.member_id,
+                         .waited = Session::suspect_after(pool.first_byte_timeout),
+                         .limit = pool.first_byte_timeout});
 }
 
 size_t Worker::Loop::close_member_sessions(const BackendStats* member, SessionEnd why) {

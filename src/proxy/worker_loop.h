@@ -44,7 +44,7 @@ class Worker::Loop final : public SessionHost {
   Balancer& balancer(uint32_t index) override;
   bool take_hedge_token() override;
   void connect_failed(const PoolSnapshot& pool, const Backend& backend, const std::string& reason,
-                      bool silent, Duration waited) override;
+                      bool silent, Duration waited, Duration limit) override;
   void member_suspect(const PoolSnapshot& pool, const Backend& backend) override;
   size_t close_member_sessions(const BackendStats* member, SessionEnd why);
   void probe_member_sessions(const BackendStats* member, const net::DeadPeerOptions& probe);
