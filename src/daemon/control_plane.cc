@@ -391,7 +391,7 @@ bool ControlPlane::carry_out(const PoolRuntime& pool, const PoolChanges& changes
     if (c.reason != CloseReason::kSilent) continue;
     log::warn("pool {} member {}: no answer to a connect nor to a check; closing its sessions",
               pool.config.name, pool.members[c.member].config.name);
-    close_sessions(pool, pool.members[c.member]);
+    close_sessions(pool, pool.members[c.member], /*silent=*/true);
   }
   for (const MemberTransition& t : changes.transitions) record_transition(pool, t);
   for (const SessionClose& c : changes.closes) {
@@ -476,13 +476,14 @@ proxy::PoolSlots ControlPlane::slot_changes() {
 
 // Closes the member's sessions on every worker so that their clients reconnect through a healthy
 // member; logs how many once every worker has answered.
-void ControlPlane::close_sessions(const PoolRuntime& pool, const MemberRuntime& m) {
+void ControlPlane::close_sessions(const PoolRuntime& pool, const MemberRuntime& m, bool silent) {
   // What the line needs, copied: by the time every worker answered, a reload may have removed
   // the member. The counts are read then, so that they include what the close did.
   struct Tally {
     size_t pending = 0;
     std::string pool, member, address;
     model::OperatingStatus status;
+    bool silent = false;
     std::shared_ptr<const proxy::BackendStats> stats;
     model::DisruptionCounts since;
   };
@@ -492,6 +493,7 @@ void ControlPlane::close_sessions(const PoolRuntime& pool, const MemberRuntime& 
             .member = m.config.name,
             .address = m.address ? m.address->to_string() : m.config.address,
             .status = m.status,
+            .silent = silent,
             .stats = m.stats,
             .since = m.counted_since});
   for (auto& w : workers_) {
@@ -499,7 +501,7 @@ void ControlPlane::close_sessions(const PoolRuntime& pool, const MemberRuntime& 
       boost::asio::post(io_, [tally] {
         if (--tally->pending > 0) return;
         log_disruption(tally->pool, tally->member, tally->address, tally->status,
-                       tally->stats->disruption() - tally->since);
+                       tally->stats->disruption() - tally->since, tally->silent);
       });
     });
   }

@@ -249,7 +249,8 @@ class ControlPlane {
   // when the pool's snapshot changed (publish() then sends it to the workers).
   bool carry_out(const PoolRuntime& pool, const PoolChanges& changes);
   void publish();
-  void close_sessions(const PoolRuntime& pool, const MemberRuntime& member);
+  // `silent`: for a silence confirmed (CloseReason::kSilent), before any transition.
+  void close_sessions(const PoolRuntime& pool, const MemberRuntime& member, bool silent = false);
   void record_transition(const PoolRuntime& pool, const MemberTransition& t);
   void schedule_ramp(TimePoint at);
   void reweigh_all();     // the ramp's tick

@@ -55,14 +55,16 @@ void log_hidden_health(const PoolRuntime& pool, const MemberRuntime& m,
 }
 
 void log_disruption(std::string_view pool, std::string_view member, std::string_view address,
-                    model::OperatingStatus status, const model::DisruptionCounts& counts) {
+                    model::OperatingStatus status, const model::DisruptionCounts& counts,
+                    bool silent) {
   boost::json::object o{{"pool", pool},
                         {"member", member},
                         {"address", address},
-                        {"status", model::to_string(status)}};
+                        {"status", model::to_string(status)},
+                        {"silent", silent}};
   put_counts(o, counts);
   log::event(log::Level::kInfo, "member_disruption",
-             disruption_line(pool, member, address, status, counts), o);
+             disruption_line(pool, member, address, status, counts, silent), o);
 }
 
 void ConnectionLogWriter::learn(const std::vector<const PoolRuntime*>& pools) {

@@ -29,7 +29,8 @@ void log_hidden_health(const PoolRuntime& pool, const MemberRuntime& m,
 
 // disruption_line() as a "member_disruption" event.
 void log_disruption(std::string_view pool, std::string_view member, std::string_view address,
-                    model::OperatingStatus status, const model::DisruptionCounts& counts);
+                    model::OperatingStatus status, const model::DisruptionCounts& counts,
+                    bool silent = false);
 
 // The connection log: who a record's member serial is, and the clocks to date it by.
 class ConnectionLogWriter {

@@ -48,9 +48,9 @@ std::string disruption_text(const model::DisruptionCounts& c) {
 
 std::string disruption_line(std::string_view pool, std::string_view member,
                             std::string_view address, model::OperatingStatus status,
-                            const model::DisruptionCounts& c) {
+                            const model::DisruptionCounts& c, bool silent) {
   return fmt::format("pool {} member {} {} {}, its sessions closed: {}", pool, member, address,
-                     verb_of(status), disruption_text(c));
+                     silent ? "SILENT" : verb_of(status), disruption_text(c));
 }
 
 std::string transition_line(const TransitionFacts& f) {

@@ -51,8 +51,10 @@ std::string disruption_text(const model::DisruptionCounts& c);
 // The line once a member's sessions are closed, e.g.
 //   pool masters member master-01 10.0.0.11:6443 DOWN, its sessions closed: 3 sessions closed,
 //   0 retried, 0 hedged, 2 replayed, 0 failed
+// `silent`: closed because neither a connect nor a check got an answer, before the thresholds
+// said anything: the line names that, not the status the member still shows (UP).
 std::string disruption_line(std::string_view pool, std::string_view member,
                             std::string_view address, model::OperatingStatus status,
-                            const model::DisruptionCounts& c);
+                            const model::DisruptionCounts& c, bool silent = false);
 
 }  // namespace vigil::daemon

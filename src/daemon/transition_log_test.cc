@@ -123,6 +123,12 @@ TEST(TransitionLine, TheDisruptionLineFollowsTheClose) {
                             model::OperatingStatus::kError, {.sessions_closed = 3, .replays = 2}),
             "pool masters member master-01 10.0.0.11:6443 DOWN, its sessions closed: 3 sessions "
             "closed, 0 retried, 0 hedged, 2 replayed, 0 failed");
+  EXPECT_EQ(
+      disruption_line("masters", "master-01", "10.0.0.11:6443", model::OperatingStatus::kOnline,
+                      {.sessions_closed = 2}, /*silent=*/true),
+      "pool masters member master-01 10.0.0.11:6443 SILENT, its sessions closed: 2 sessions "
+      "closed, 0 retried, 0 hedged, 0 replayed, 0 failed")
+      << "not UP: its checks have not said so yet, and it is out of rotation";
 }
 
 }  // namespace
