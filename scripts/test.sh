@@ -6,10 +6,35 @@
 # (built, installed and purged; root), the parsers' libFuzzer targets for a bounded time, then unit
 # and integration tests again under AddressSanitizer + UndefinedBehaviorSanitizer. Exits non-zero
 # on the first failing stage.
+#
+# scripts/test.sh --repeat-system N: set up, build, and run only the system stage N times in a
+# row, reporting every failure with its figures (a stability check: the stage must pass N of N).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+repeat_system=0
+if [[ "${1:-}" == "--repeat-system" ]]; then
+  repeat_system="${2:?usage: scripts/test.sh [--repeat-system N]}"
+  [[ "$repeat_system" =~ ^[1-9][0-9]*$ ]] || { echo "--repeat-system wants a count, got '$repeat_system'" >&2; exit 2; }
+elif [[ $# -gt 0 ]]; then
+  echo "usage: scripts/test.sh [--repeat-system N]" >&2
+  exit 2
+fi
+
 bash scripts/setup.sh --tests
+
+# One at a time: every system test asserts bounds on time (a watch back within 3 s, requests under
+# 1.5 s), and two scenarios beside each other on a 2-core machine pushed them over (3.6 and 3.7 s
+# watch gaps in CI on 2026-12-04, with load averages past 15). Each test builds its own namespaces.
+system_stage() {
+  VIGIL_BUILD=build/dev /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider "$@" tests/system
+}
+
+if ((repeat_system > 0)); then
+  [[ $(id -u) -eq 0 ]] || { echo "system tests need root (ip netns, iptables)" >&2; exit 1; }
+  bash scripts/build.sh dev
+  exec bash scripts/system_repeat.sh "$repeat_system"
+fi
 
 echo "==> format (clang-format --dry-run)"
 bash scripts/format.sh --check
@@ -30,9 +55,7 @@ run_preset() {
 run_preset dev
 echo "==> system tests (network namespaces; dev)"
 if [[ $(id -u) -eq 0 ]]; then
-  # Two at a time: each runs in network namespaces of its own (random names), and its bounds
-  # hold with the other beside it (the hang scenario's 1.5 s latency bound is the tightest).
-  VIGIL_BUILD=build/dev /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider -n 2 tests/system
+  system_stage
 else
   echo "system tests need root (ip netns, iptables): skipped" >&2
 fi

@@ -2,7 +2,7 @@
 
 Started with --shutdown-delay 30s: /readyz fails at once with [-]shutdown while everything else
 is still served, then after 30 s it closes its listener and every connection and exits; it is
-restarted at once with a 10 s warm-up. Issue 3: no client request fails or takes over 5 s; vigil
+restarted at once with a 10 s warm-up. No client request fails or takes over 5 s; vigil
 takes master-01 out of rotation at the first failing /readyz and shows it DRAINING (with the
 [-]shutdown check in its status and log) until it stops answering, while established sessions
 (the watch) continue until master-01 closes them; then the watch is back within 3 s, and

@@ -28,8 +28,8 @@ pytestmark = [
                        reason="keepalived is not installed (scripts/setup.sh --tests)"),
 ]
 
-MOVE_BOUND = 2.0       # seconds: the target
-WATCH_BOUND = 5.0      # the target, for a client that detects a dead peer itself
+MOVE_BOUND = 2.0       # seconds: the target for the address
+WATCH_BOUND = 5.0      # the target for a client that detects a dead peer itself
 CONVERGE_BOUND = 3.0   # after the resume: one holder, the client's ARP entry on it
 FROZEN = 6.0           # the node stays frozen this long
 AFTER = 4.0            # the clients run on this long after the resume

@@ -2,7 +2,7 @@
 (a) when vigil on the active node is killed (its vrrp_script, `vigil health --exit-code`, fails
 twice) and (b) when keepalived on the active node stops gracefully, while a client opens a new TLS
 connection through the address every 200 ms and two watches stream through it (one with TCP
-keepalive on its socket, one without). The issue's target: the address moves within 2 s;
+keepalive on its socket, one without). The target: the address moves within 2 s;
 asserted: within 3 s (the vrrp_script's fall 2 costs a second), no failed connection but those in
 flight at the fault or started while the address moved, and the keepalive watch streaming again
 within 5 s. The watch without keepalive must come back after (a) (vigil's death resets its
@@ -24,8 +24,8 @@ pytestmark = [
                        reason="keepalived is not installed (scripts/setup.sh --tests)"),
 ]
 
-MOVE_BOUND = 3.0      # seconds; the target is 2 s
-WATCH_BOUND = 5.0     # the target, for the watch with TCP keepalive
+MOVE_BOUND = 3.0      # seconds; the target is 2 s
+WATCH_BOUND = 5.0     # the target for the watch with TCP keepalive
 AFTER_MOVE = 4.0      # the clients run on this long after the address moved
 
 
