@@ -1,6 +1,6 @@
 // ASCII case for the words vigil reads: header names, schemes, keywords, enum spellings. Pure;
-// any thread. Only A-Z and a-z change case: std::tolower follows the C locale, which a library
-// user could change, and a byte >= 0x80 is part of a UTF-8 sequence, never a letter of its own.
+// any thread. Only A-Z and a-z change case: std::tolower follows whatever locale the process was
+// given, and a byte >= 0x80 is part of a UTF-8 sequence, never a letter of its own.
 #pragma once
 
 #include <algorithm>
