@@ -4,7 +4,8 @@
 #include <openssl/evp.h>
 
 #include <array>
-#include <cctype>
+
+#include "base/ascii.h"
 
 namespace vigil::admin {
 namespace {
@@ -16,14 +17,6 @@ Digest sha256(std::string_view text) {
   unsigned int len = 0;
   EVP_Digest(text.data(), text.size(), out.data(), &len, EVP_sha256(), nullptr);
   return out;
-}
-
-bool starts_with_nocase(std::string_view text, std::string_view prefix) {
-  if (text.size() < prefix.size()) return false;
-  for (size_t i = 0; i < prefix.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(text[i])) != prefix[i]) return false;
-  }
-  return true;
 }
 
 std::string_view trim(std::string_view s) {
@@ -38,7 +31,7 @@ std::string_view presented_token(std::string_view x_auth_token, std::string_view
   x_auth_token = trim(x_auth_token);
   if (!x_auth_token.empty()) return x_auth_token;
   authorization = trim(authorization);
-  if (starts_with_nocase(authorization, "bearer ")) return trim(authorization.substr(7));
+  if (istarts_with(authorization, "bearer ")) return trim(authorization.substr(7));
   return {};
 }
 

@@ -55,7 +55,7 @@ inline model::LoadBalancerView sample_view() {
   masters.health_monitor_id = model::health_monitor_id("vigil", "masters");
   masters.config.name = "masters";
   masters.config.health_monitor =
-      model::HealthMonitor{.type = model::MonitorType::kHttps, .interval = 1500ms, .timeout = 2s};
+      model::HealthMonitor{{.type = model::MonitorType::kHttps, .interval = 1500ms, .timeout = 2s}};
   masters.operating_status = model::OperatingStatus::kDegraded;
   masters.members = {sample_member(masters.id, "masters", "master-01", 6443),
                      sample_member(masters.id, "masters", "master-02", 6444),

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "admin/text.h"
+#include "base/duration.h"
 
 namespace vigil::admin {
 namespace {

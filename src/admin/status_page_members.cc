@@ -6,6 +6,7 @@
 #include "admin/sparkline.h"
 #include "admin/status_page.h"
 #include "admin/text.h"
+#include "base/duration.h"
 
 namespace vigil::admin {
 namespace {

@@ -4,6 +4,8 @@
 
 #include <ctime>
 
+#include "base/duration.h"
+
 namespace vigil::admin {
 namespace {
 
@@ -44,14 +46,6 @@ std::string host_port(std::string_view host, uint16_t port) {
 int64_t seconds_between(model::WallTime since, model::WallTime now) {
   if (!is_set(since) || now <= since) return 0;
   return std::chrono::duration_cast<std::chrono::seconds>(now - since).count();
-}
-
-std::string short_age(int64_t s) {
-  if (s < 0) s = 0;
-  if (s < 60) return fmt::format("{}s", s);
-  if (s < 3600) return fmt::format("{}m{}s", s / 60, s % 60);
-  if (s < 86400) return fmt::format("{}h{}m", s / 3600, s % 3600 / 60);
-  return fmt::format("{}d{}h", s / 86400, s % 86400 / 3600);
 }
 
 std::string override_text(const model::AdminOverride& o, model::WallTime now) {

@@ -32,7 +32,4 @@ int64_t seconds_between(model::WallTime since, model::WallTime now);
 // An operator's override for people: "drain, set 12s ago by CLI".
 std::string override_text(const model::AdminOverride& o, model::WallTime now);
 
-// A coarse age for people: "12s", "3m4s", "2h5m", "3d4h".
-std::string short_age(int64_t seconds);
-
 }  // namespace vigil::admin

@@ -1,5 +1,7 @@
 #include "base/duration.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
 #include <utility>
@@ -98,6 +100,14 @@ std::string format_duration(Duration d) {
   if (m) out += std::to_string(m) + "m";
   if (s) out += std::to_string(s) + "s";
   return out;
+}
+
+std::string short_age(int64_t s) {
+  if (s < 0) s = 0;
+  if (s < 60) return fmt::format("{}s", s);
+  if (s < 3600) return fmt::format("{}m{}s", s / 60, s % 60);
+  if (s < 86400) return fmt::format("{}h{}m", s / 3600, s % 3600 / 60);
+  return fmt::format("{}d{}h", s / 86400, s % 86400 / 3600);
 }
 
 }  // namespace vigil

@@ -57,5 +57,14 @@ TEST(FormatDuration, PrintsTheShortestExactForm) {
   EXPECT_EQ(format_duration(30us), "30us");
 }
 
+TEST(ShortAge, TwoUnitsAtMost) {
+  EXPECT_EQ(short_age(-5), "0s");
+  EXPECT_EQ(short_age(12), "12s");
+  EXPECT_EQ(short_age(60), "1m0s");
+  EXPECT_EQ(short_age(184), "3m4s");
+  EXPECT_EQ(short_age(7500), "2h5m");
+  EXPECT_EQ(short_age(273600), "3d4h");
+}
+
 }  // namespace
 }  // namespace vigil

@@ -14,6 +14,8 @@
 #include <boost/beast/http/write.hpp>
 #include <cctype>
 
+#include "base/ascii.h"
+
 namespace vigil::cli {
 
 namespace asio = boost::asio;
@@ -22,14 +24,6 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
 namespace {
-
-bool starts_with_nocase(std::string_view text, std::string_view prefix) {
-  if (text.size() < prefix.size()) return false;
-  for (size_t i = 0; i < prefix.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(text[i])) != prefix[i]) return false;
-  }
-  return true;
-}
 
 std::string host_header(const AdminUrl& url) {
   if (url.host.find(':') != std::string::npos) return fmt::format("[{}]:{}", url.host, url.port);
@@ -40,10 +34,10 @@ std::string host_header(const AdminUrl& url) {
 
 Result<AdminUrl> parse_admin_url(std::string_view text) {
   const std::string original(text);
-  if (starts_with_nocase(text, "https://")) {
+  if (istarts_with(text, "https://")) {
     return fail("admin URL " + original + ": vigil's admin API speaks plain HTTP; use http://");
   }
-  if (starts_with_nocase(text, "http://")) {
+  if (istarts_with(text, "http://")) {
     text.remove_prefix(7);
   } else if (text.find("://") != std::string_view::npos) {
     return fail("admin URL " + original + ": only http:// is supported");

@@ -3,6 +3,7 @@
 
 #include <boost/json/serialize.hpp>
 
+#include "base/duration.h"
 #include "cli/check_code.h"
 #include "cli/commands.h"
 #include "cli/status_doc.h"

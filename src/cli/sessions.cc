@@ -8,6 +8,7 @@
 #include <boost/url/encode.hpp>
 #include <boost/url/rfc/unreserved_chars.hpp>
 
+#include "base/duration.h"
 #include "cli/admin_call.h"
 #include "cli/commands.h"
 #include "cli/status_doc.h"

@@ -70,14 +70,6 @@ std::string host_port(std::string_view host, int64_t port) {
   return fmt::format("{}:{}", host, port);
 }
 
-std::string short_age(int64_t s) {
-  if (s < 0) s = 0;
-  if (s < 60) return fmt::format("{}s", s);
-  if (s < 3600) return fmt::format("{}m{}s", s / 60, s % 60);
-  if (s < 86400) return fmt::format("{}h{}m", s / 3600, s % 3600 / 60);
-  return fmt::format("{}d{}h", s / 86400, s % 86400 / 3600);
-}
-
 namespace {
 
 void pretty(const json::value& v, int depth, std::string& out) {

@@ -33,8 +33,6 @@ const boost::json::object* child(const boost::json::object& o, std::string_view 
 std::string host_port(std::string_view host, int64_t port);
 // Seconds since the epoch of "2024-05-01T12:00:00Z"; none for any other form.
 std::optional<int64_t> unix_seconds(std::string_view iso8601_utc);
-// "12s", "3m4s", "2h5m", "3d4h".
-std::string short_age(int64_t seconds);
 // Two-space indented JSON, for people reading `--json` output.
 std::string pretty_json(const boost::json::value& v);
 

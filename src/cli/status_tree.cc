@@ -4,6 +4,7 @@
 
 #include <boost/json/serialize.hpp>
 
+#include "base/duration.h"
 #include "cli/commands.h"
 #include "cli/printable.h"
 #include "cli/status_doc.h"

@@ -1,8 +1,8 @@
 // Key tables of health_monitor and its tls map, and the checks that need the whole monitor (keys
 // that apply only to some monitor types, fast_interval against interval).
 #include <algorithm>
-#include <cctype>
 
+#include "base/ascii.h"
 #include "base/duration.h"
 #include "config/suggest.h"
 #include "config/yaml_keys.h"
@@ -13,19 +13,13 @@ namespace {
 using model::MonitorType;
 using model::TlsCheck;
 
-std::string upper(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // "TCP, TLS-HELLO, HTTP, HTTPS or none"
 constexpr model::NameList kTypeChoices = model::name_list<MonitorType>(", ", " or ", "none");
 
 void read_type(YamlReader& r, const Field& f, MonitorDraft& m) {
   auto text = r.scalar(f, kTypeChoices);
   if (!text) return;
-  const std::string word = upper(*text);
+  const std::string word = uppercase(*text);
   if (word == "NONE") {
     m.type_none = true;
     return;
@@ -58,7 +52,7 @@ void read_method(YamlReader& r, const Field& f, MonitorDraft& m) {
       "GET", "HEAD", "POST", "PUT", "DELETE", "TRACE", "OPTIONS", "CONNECT", "PATCH"};
   auto text = r.scalar(f, "an HTTP method");
   if (!text) return;
-  const std::string word = upper(*text);
+  const std::string word = uppercase(*text);
   if (std::ranges::find(kMethods, word) == kMethods.end()) {
     return r.error(f.line, f.path() + ": unknown HTTP method " + YamlReader::describe(f.value) +
                                did_you_mean(word, kMethods));
@@ -233,7 +227,7 @@ const Section<TlsCheck>& tls_section() {
 void read_health_monitor(YamlReader& r, const Field& f, PoolDraft& pool) {
   if (f.value.is_null()) return;  // `health_monitor:` with nothing after it: as if absent
   if (f.value.is_scalar()) {
-    if (upper(f.value.scalar()) == "NONE") {
+    if (uppercase(f.value.scalar()) == "NONE") {
       pool.monitor_none = true;
       return;
     }

@@ -1,7 +1,8 @@
 #include "config/suggest.h"
 
 #include <algorithm>
-#include <cctype>
+
+#include "base/ascii.h"
 
 namespace vigil::config {
 namespace {
@@ -9,7 +10,6 @@ constexpr size_t kMaxWord = 64;
 }  // namespace
 
 int edit_distance(std::string_view a, std::string_view b) {
-  const auto lower = [](char c) { return std::tolower(static_cast<unsigned char>(c)); };
   const size_t n = a.size();
   const size_t m = b.size();
   // Rows i-2, i-1 and i of the (n+1) x (m+1) table.
@@ -18,10 +18,10 @@ int edit_distance(std::string_view a, std::string_view b) {
   for (size_t i = 1; i <= n; ++i) {
     cur[0] = static_cast<int>(i);
     for (size_t j = 1; j <= m; ++j) {
-      const int cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
+      const int cost = to_lower(a[i - 1]) == to_lower(b[j - 1]) ? 0 : 1;
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
-      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
-          lower(a[i - 2]) == lower(b[j - 1])) {
+      if (i > 1 && j > 1 && to_lower(a[i - 1]) == to_lower(b[j - 2]) &&
+          to_lower(a[i - 2]) == to_lower(b[j - 1])) {
         cur[j] = std::min(cur[j], prev2[j - 2] + 1);
       }
     }

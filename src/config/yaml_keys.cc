@@ -2,12 +2,12 @@
 // monitor_keys.cc). Each key: name, type, default, meaning (all shown in the docs) and reader.
 #include "config/yaml_keys.h"
 
-#include <cctype>
 #include <initializer_list>
 #include <optional>
 #include <string_view>
 #include <utility>
 
+#include "base/ascii.h"
 #include "config/address.h"
 #include "config/haproxy_names.h"
 #include "config/suggest.h"
@@ -51,8 +51,7 @@ constexpr model::NameList kAlgorithmChoices = model::name_list<model::Algorithm>
 void read_algorithm(YamlReader& r, const Field& f, PoolDraft& p) {
   auto text = r.scalar(f, kAlgorithmChoices);
   if (!text) return;
-  std::string word = *text;
-  for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string word = lowercase(*text);
   if (auto algorithm = model::parse<model::Algorithm>(word)) {
     p.algorithm = *algorithm;
     return;

@@ -4,18 +4,13 @@
 #include <cctype>
 #include <charconv>
 
+#include "base/ascii.h"
 #include "base/duration.h"
 #include "config/address.h"
 #include "config/suggest.h"
 
 namespace vigil::config {
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool has_control_char(std::string_view text) {
   return std::ranges::any_of(
@@ -102,7 +97,7 @@ void YamlReader::set_name(const Field& f, std::string& out) {
 void YamlReader::set_bool(const Field& f, bool& out) {
   auto text = scalar(f, "true or false");
   if (!text) return;
-  const std::string word = lower(*text);
+  const std::string word = lowercase(*text);
   if (word == "true" || word == "yes" || word == "on") {
     out = true;
   } else if (word == "false" || word == "no" || word == "off") {

@@ -91,7 +91,7 @@ TEST(Disruption, AMemberThatStartsDownCountsFromItsFirstCheck) {
 // Through pool_state: the line of a transition that closes no session carries the counts.
 TEST(Disruption, TheTransitionLineCarriesTheCountsSoFar) {
   model::Pool config{.name = "masters"};
-  config.health_monitor = model::HealthMonitor{.type = model::MonitorType::kHttps};
+  config.health_monitor = model::HealthMonitor{{.type = model::MonitorType::kHttps}};
   PoolRuntime pool{.id = "pool-id", .config = config};
   for (const char* name : {"a", "b"}) {
     const model::Member mc{.id = name, .name = name, .address = "10.0.0.1", .port = 6443};

@@ -106,7 +106,7 @@ TEST(HealthHandover, WhatDoesNotParseIsRefusedWhole) {
 }
 
 TEST(HealthHandover, TheCheckedTargetNamesWhatIsChecked) {
-  model::HealthMonitor https{.type = model::MonitorType::kHttps};
+  model::HealthMonitor https{{.type = model::MonitorType::kHttps}};
   model::Member m{.name = "master-01", .address = "10.0.0.11", .port = 6443};
   EXPECT_EQ(checked_target(https, m), "HTTPS 10.0.0.11:6443 /readyz");
   m.monitor_address = "10.0.1.11";

@@ -32,7 +32,7 @@ model::Member backup(model::Member m) {
 }
 
 model::Pool monitored(model::Pool p = {.name = "masters"}) {
-  p.health_monitor = model::HealthMonitor{.type = model::MonitorType::kHttps};
+  p.health_monitor = model::HealthMonitor{{.type = model::MonitorType::kHttps}};
   return p;
 }
 

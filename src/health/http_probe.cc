@@ -7,6 +7,7 @@
 
 #include "health/http_check.h"
 #include "health/probe_op.h"
+#include "net/address.h"
 
 namespace vigil::health {
 
@@ -47,10 +48,7 @@ Result<std::string> make_request(const ProbeTarget& target) {
     if (!t) return std::unexpected(t.error());
     token = std::move(*t);
   }
-  std::string address = target.address;
-  if (address.size() > 2 && address.front() == '[' && address.back() == ']') {
-    address = address.substr(1, address.size() - 2);
-  }
+  const std::string_view address = net::unbracketed(target.address);
   const bool tls = m.type == MonitorType::kHttps;
   return build_request(m.http_method, request_target(m.path),
                        host_header(m, address, target.port, tls), token,

@@ -16,6 +16,7 @@
 #include "health/probe_op.h"
 #include "health/tcp_checks.h"
 #include "health/tls_resumption.h"
+#include "net/address.h"
 #include "net/proxy_header.h"
 #include "net/tcp_info.h"
 
@@ -52,12 +53,8 @@ ProbeHandle Prober::start(const std::shared_ptr<const ProbeTarget>& shared_targe
   const MonitorType type = target.monitor.type;
   // The fast path for TCP checks only connects: a PROXY header needs the full probe.
   if (type == MonitorType::kTcp && tcp_ && target.proxy_header == model::ProxyProtocol::kOff) {
-    std::string_view host = target.address;
-    if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
-      host = host.substr(1, host.size() - 2);
-    }
     error_code ec;
-    const asio::ip::address address = asio::ip::make_address(host, ec);
+    const asio::ip::address address = asio::ip::make_address(net::unbracketed(target.address), ec);
     if (!ec) return tcp_->start(tcp::endpoint(address, target.port), std::move(done));
   }
   std::optional<model::CheckResult> early;
@@ -104,9 +101,7 @@ ProbeOp::ProbeOp(asio::io_context& io, const Clock& clock,
       io_(io),
       open_socket_(open_socket),
       socket_(io) {
-  if (host_.size() > 2 && host_.front() == '[' && host_.back() == ']') {
-    host_ = host_.substr(1, host_.size() - 2);
-  }
+  host_ = std::string(net::unbracketed(host_));
   error_code ec;
   asio::ip::make_address(host_, ec);
   ip_literal_ = !ec;

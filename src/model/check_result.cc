@@ -2,8 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
-
+#include "base/ascii.h"
 #include "base/duration.h"
 
 namespace vigil::model {
@@ -48,8 +47,7 @@ std::string describe(const CheckResult& r) {
     out += fmt::format(" \"{}\"", joined);
   } else if (!r.detail.empty() && r.outcome != Outcome::kOk) {
     // "connect refused: Connection refused" says the same thing twice.
-    std::string lower_detail = r.detail;
-    for (char& c : lower_detail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string lower_detail = lowercase(r.detail);
     if (out.find(lower_detail) == std::string::npos &&
         lower_detail.find(out) == std::string::npos) {
       out += fmt::format(": {}", r.detail);

@@ -120,8 +120,9 @@ struct TlsCheck {
   bool operator==(const TlsCheck&) const = default;
 };
 
-struct HealthMonitor {
-  std::string id;  // empty: derived from the pool's name (objects from a config file)
+// How a monitor checks: what its results depend on. Members checked the same way before and after
+// a reload or an API write keep their health (model::same_checks).
+struct MonitorSettings {
   MonitorType type = MonitorType::kTcp;
   std::string path = "/readyz";
   std::string http_method = "GET";
@@ -141,6 +142,15 @@ struct HealthMonitor {
   // Checks start with a PROXY header, as HAProxy's check-send-proxy: v2 LOCAL, or v1 UNKNOWN
   // (the member's own proxy_protocol version; v1 when it has none).
   bool send_proxy = false;
+  // Every field, so that a setting added later changes same_checks without anyone remembering to
+  // list it (a hand-written comparison forgets the field added last).
+  bool operator==(const MonitorSettings&) const = default;
+};
+
+// A base class rather than a member, so that code reads monitor.type; designated initializers
+// then need the settings in their own braces: HealthMonitor{{.type = MonitorType::kHttps}}.
+struct HealthMonitor : MonitorSettings {
+  std::string id;  // empty: derived from the pool's name (objects from a config file)
   SourceLocation where;
   bool operator==(const HealthMonitor&) const = default;
 };
@@ -244,8 +254,9 @@ struct Config {
   }
 };
 
-// Whether two monitors check the same way: every field but `id` and `where`, so that a monitor
-// that only moved in its file is the same monitor (a reload must not forget members' health).
-bool same_checks(const HealthMonitor& a, const HealthMonitor& b);
+// Whether two monitors check the same way: their settings, not `id` and `where`, which say which
+// monitor it is and where it was written. A monitor that only moved in its file, or took another
+// id, is the same monitor: a reload or an API write must not forget its members' health.
+inline bool same_checks(const MonitorSettings& a, const MonitorSettings& b) { return a == b; }
 
 }  // namespace vigil::model

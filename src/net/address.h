@@ -63,6 +63,13 @@ Result<HostPort> split_host_port(std::string_view text);
 // True when `host` is an IPv4 or IPv6 literal rather than a name.
 bool is_ip_literal(std::string_view host);
 
+// "fd00::1" for "[fd00::1]": an address written as in a URL, where the socket calls and the Host
+// header's own brackets want it bare. Any other text (also "[]") comes back as it is.
+constexpr std::string_view unbracketed(std::string_view host) {
+  const bool bracketed = host.size() > 2 && host.front() == '[' && host.back() == ']';
+  return bracketed ? host.substr(1, host.size() - 2) : host;
+}
+
 // Resolves a name or literal to every address it has (getaddrinfo; blocks).
 Result<std::vector<SocketAddress>> resolve(const std::string& host, uint16_t port);
 

@@ -48,6 +48,17 @@ TEST(SocketAddress, PrintsAndClassifies) {
   EXPECT_EQ(v6->ip_bytes().size(), 16u);
 }
 
+TEST(Unbracketed, StripsOnlyAWholePair) {
+  EXPECT_EQ(unbracketed("[fd00::1]"), "fd00::1");
+  EXPECT_EQ(unbracketed("[::1]"), "::1");
+  EXPECT_EQ(unbracketed("fd00::1"), "fd00::1");
+  EXPECT_EQ(unbracketed("10.0.0.1"), "10.0.0.1");
+  EXPECT_EQ(unbracketed("[::1]:6443"), "[::1]:6443");  // a port is split off first
+  EXPECT_EQ(unbracketed("[::1"), "[::1");
+  EXPECT_EQ(unbracketed("[]"), "[]");
+  EXPECT_EQ(unbracketed(""), "");
+}
+
 TEST(Resolve, LiteralsNeedNoLookup) {
   auto r = resolve("::1", 9);
   ASSERT_TRUE(r);

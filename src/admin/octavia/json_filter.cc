@@ -4,32 +4,21 @@
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
-#include <cctype>
 #include <string>
 
 #include "admin/octavia/json_page.h"
+#include "base/ascii.h"
 
 namespace vigil::admin {
 namespace {
 
 namespace json = boost::json;
 
-bool equal_nocase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // nullopt: the field is no scalar (or absent), so the parameter does not apply to it.
 std::optional<bool> scalar_matches(const json::value& v, std::string_view want) {
   if (v.is_string()) return v.as_string() == want;
-  if (v.is_bool()) return equal_nocase(want, v.as_bool() ? "true" : "false");
-  if (v.is_null()) return want.empty() || equal_nocase(want, "none") || equal_nocase(want, "null");
+  if (v.is_bool()) return iequals(want, v.as_bool() ? "true" : "false");
+  if (v.is_null()) return want.empty() || iequals(want, "none") || iequals(want, "null");
   if (v.is_number()) return json::serialize(v) == want;
   return std::nullopt;
 }

@@ -7,9 +7,10 @@
 #include <boost/json/value.hpp>
 #include <boost/url/encode.hpp>
 #include <boost/url/rfc/unreserved_chars.hpp>
-#include <cctype>
 #include <charconv>
 #include <optional>
+
+#include "base/ascii.h"
 
 namespace vigil::admin {
 namespace {
@@ -49,8 +50,7 @@ std::expected<std::optional<size_t>, PageError> parse_limit(const Target& t) {
 }
 
 std::expected<bool, PageError> parse_descending(std::string_view dir) {
-  std::string lower(dir);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lower = lowercase(dir);
   if (lower == "asc") return false;
   if (lower == "desc") return true;
   return invalid("sort direction", dir);

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
 #include <charconv>
 #include <set>
 #include <variant>
@@ -14,6 +13,7 @@
 #include "admin/octavia/random_id.h"
 #include "admin/octavia/views.h"
 #include "admin/text.h"
+#include "base/ascii.h"
 #include "base/log.h"
 
 namespace vigil::admin {
@@ -166,8 +166,7 @@ Response reply(const RouteContext& ctx, const Target& target, const Plan& plan,
 }  // namespace
 
 bool bool_from_string(std::string_view text) {
-  std::string lower;
-  for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lower = lowercase(text);
   return lower == "1" || lower == "t" || lower == "true" || lower == "on" || lower == "y" ||
          lower == "yes";
 }

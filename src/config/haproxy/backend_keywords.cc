@@ -1,5 +1,6 @@
 // What a backend (or listen) says about its servers: how connections are spread over them, and
 // its server and default-server lines with their parameters.
+#include "base/ascii.h"
 #include "base/duration.h"
 #include "config/address.h"
 #include "config/haproxy/handlers.h"
@@ -55,7 +56,7 @@ void server_send_proxy_v2_ssl(Parser& p, const ParamUse& u, SP& s) {
 }
 
 void server_verify(Parser& p, const ParamUse& u, SP& s) {
-  const std::string word = lower(u.values[0]);
+  const std::string word = lowercase(u.values[0]);
   if (word == "none") {
     s.verify.set(false, u.line);
   } else if (word == "required") {
@@ -273,7 +274,7 @@ std::span<const ParamKeyword<ServerParams>> server_keywords() { return kServerKe
 
 void proxy_balance(Parser& p, const Directive& d, ProxyDraft& x) {
   if (!needs_args(p, d, 1, "an algorithm")) return;
-  const std::string word = lower(d.arg(0));
+  const std::string word = lowercase(d.arg(0));
   if (auto algorithm = model::value_in<Algorithm>(kHaproxyAlgorithmNames, word)) {
     x.balance.set(*algorithm, d.line());
   } else if (word == "static-rr") {

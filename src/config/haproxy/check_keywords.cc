@@ -5,6 +5,7 @@
 #include <cctype>
 #include <optional>
 
+#include "base/ascii.h"
 #include "config/address.h"
 #include "config/haproxy/handlers.h"
 #include "model/expected_codes.h"
@@ -50,7 +51,7 @@ bool check_uri(Parser& p, int line, std::string_view uri) {
 void check_header(Parser& p, int line, std::string_view name, std::string_view value,
                   Lined<std::string>& host) {
   while (value.starts_with(' ')) value.remove_prefix(1);
-  if (lower(name) == "host" && !value.empty() && std::ranges::none_of(value, [](char c) {
+  if (iequals(name, "host") && !value.empty() && std::ranges::none_of(value, [](char c) {
         return c == ' ' || std::iscntrl(static_cast<unsigned char>(c));
       })) {
     host.set(std::string(value), line);
@@ -230,7 +231,7 @@ void proxy_http_check_expect(Parser& p, const Directive& d, ProxyDraft& x) {
   if (i + 1 >= args.size()) {
     return p.error(d.line(), "`http-check expect` needs a match and a pattern, like status 200");
   }
-  const std::string match = lower(args[i]);
+  const std::string match = lowercase(args[i]);
   const std::string& pattern = args[i + 1];
   const auto ignore = [&](std::string_view why) {
     p.warning(d.line(), "ignored: `" + d.text() + "`: " + std::string(why) +

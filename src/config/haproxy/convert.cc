@@ -3,6 +3,7 @@
 #include <array>
 #include <cctype>
 
+#include "base/ascii.h"
 #include "base/duration.h"
 
 namespace vigil::config {
@@ -18,8 +19,7 @@ bool plain_safe(std::string_view text) {
     const unsigned char u = static_cast<unsigned char>(c);
     if (!std::isalnum(u) && c != '.' && c != '_' && c != '/' && c != '-') return false;
   }
-  std::string low(text);
-  for (char& c : low) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string low = lowercase(text);
   for (std::string_view s : kSpecial) {
     if (low == s) return false;
   }

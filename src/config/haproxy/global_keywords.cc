@@ -1,5 +1,6 @@
 // The global section: the few process settings that shape vigil's model, and why the others have
 // no effect on it.
+#include "base/ascii.h"
 #include "config/haproxy/handlers.h"
 
 namespace vigil::config::haproxy {
@@ -20,7 +21,7 @@ void global_nbthread(Parser& p, const Directive& d, GlobalDraft& g) {
 
 void global_ssl_server_verify(Parser& p, const Directive& d, GlobalDraft& g) {
   if (!needs_args(p, d, 1, "none or required")) return;
-  const std::string word = lower(d.arg(0));
+  const std::string word = lowercase(d.arg(0));
   if (word == "none") {
     g.verify_none.set(true, d.line());
   } else if (word == "required") {

@@ -35,7 +35,6 @@ inline constexpr std::string_view kStats =
     "(127.0.0.1:8404 by default)";
 inline constexpr std::string_view kBindTls = "applies to TLS termination, which vigil does not do";
 
-std::string lower(std::string_view text);
 // At most 60 characters, control characters as '?': user text quoted in a message.
 std::string shown(std::string_view text);
 // False, after an error saying the directive needs `expected`, when it has fewer than `n` words.

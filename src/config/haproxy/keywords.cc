@@ -9,17 +9,12 @@
 
 #include <cctype>
 
+#include "base/ascii.h"
 #include "config/haproxy/handlers.h"
 #include "config/keys.h"
 #include "config/suggest.h"
 
 namespace vigil::config::haproxy {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string shown(std::string_view text) {
   std::string out;

@@ -5,6 +5,7 @@
 // whether it is enabled.
 #include <algorithm>
 
+#include "base/ascii.h"
 #include "base/duration.h"
 #include "config/haproxy/handlers.h"
 
@@ -26,7 +27,7 @@ constexpr std::string_view kNoCheckData =
 
 void proxy_mode(Parser& p, const Directive& d, ProxyDraft& x) {
   if (!needs_args(p, d, 1, "tcp or http")) return;
-  const std::string word = lower(d.arg(0));
+  const std::string word = lowercase(d.arg(0));
   if (word != "tcp" && word != "http") {
     return p.error(d.line(),
                    "unknown mode \"" + shown(d.arg(0)) + "\"; vigil proxies TCP (mode tcp)");
