@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the system stage (tests/system, one test at a time, as scripts/test.sh does) N times in a
-# row on the dev build (VIGIL_BUILD: another) and reports every failure with its figures: the stability check for the
-# bounds those tests assert. scripts/system_repeat.sh N (root; build first: scripts/build.sh dev).
+# row on the dev build (VIGIL_BUILD names another) and reports every failure with its figures: the
+# stability check for the bounds those tests assert. scripts/system_repeat.sh N (root; build
+# first: scripts/build.sh dev).
 # Each run's whole output is kept in build/system-runs/run-I.log. Exits 1 unless all N passed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +14,7 @@ failed_runs=0
 for ((i = 1; i <= n; i++)); do
   log="$out/run-$i.log"
   start=$(date +%s)
-  VIGIL_BUILD="$build" /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider tests/system >"$log" 2>  VIGIL_BUILD=build/dev /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider tests/system >"$log" 2>&11
+  VIGIL_BUILD="$build" /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider tests/system >"$log" 2>&1
   status=$?
   took=$(($(date +%s) - start))
   summary=$(grep -E '^[0-9]+ (passed|failed)|^=+ .*(passed|failed)' "$log" | tail -1)
