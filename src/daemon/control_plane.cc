@@ -7,6 +7,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <cassert>
+#include <iterator>
 #include <thread>
 
 #include "admin/octavia/object_store.h"
@@ -95,6 +96,9 @@ Result<void> ControlPlane::start() {
       std::random_device{}(),
       health::CheckSockets{.idle_tcp = static_cast<size_t>(idle_check_sockets())});
   checker_->on_silence([this](const health::Silence& s) { on_silence(s); });
+  tickler_ = std::make_unique<Tickler>(clock_, timer_source_, raw_tickles());
+  address_loss_ = std::make_unique<AddressLoss>(
+      io_, [this](const std::string& ip, const std::string& text) { on_address_lost(ip, text); });
   for (int w = 0; w < worker_count_; ++w) {
     workers_.push_back(std::make_unique<proxy::Worker>(
         w, std::vector<proxy::ListenSocket>{}, std::vector<proxy::PoolSnapshotPtr>{},
@@ -166,6 +170,7 @@ size_t ControlPlane::stop() {
   if (graceful_ && graceful_->deadline) graceful_->deadline->cancel();
   abandon_upgrade();
   if (checker_) checker_->stop();
+  address_loss_.reset();
   if (admin_) admin_->stop();
   ramp_->cancel();
   liveness_->cancel();
@@ -325,6 +330,28 @@ void ControlPlane::handle_suspect(const proxy::MemberSuspect& suspect) {
   const Duration timeout = pool.config.health_monitor->timeout;
   checker_->confirm_silence(m.id,
                             clock_.now() + confirm_window(suspect.limit, suspect.waited, timeout));
+}
+
+void ControlPlane::on_address_lost(const std::string& ip, const std::string& text) {
+  if (stopped_) return;
+  struct Tally {
+    size_t pending = 0;
+    std::vector<proxy::LostSession> lost;
+  };
+  auto tally = std::make_shared<Tally>(Tally{.pending = workers_.size()});
+  for (auto& w : workers_) {
+    w->reset_sessions_on(ip, [this, tally, text](std::vector<proxy::LostSession> lost) {
+      boost::asio::post(io_, [this, tally, text, lost = std::move(lost)]() mutable {
+        std::ranges::move(lost, std::back_inserter(tally->lost));
+        if (--tally->pending > 0 || stopped_) return;
+        log::warn(
+            "address {} left this host: {} sessions on it reset, their clients tickled so that "
+            "they reconnect to its new holder at once",
+            text, tally->lost.size());
+        tickler_->tickle(std::move(tally->lost));
+      });
+    });
+  }
 }
 
 // The check started to confirm a silent connect or first flight got no byte in time: the second

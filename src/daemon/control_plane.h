@@ -23,11 +23,13 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "base/string_map.h"
+#include "daemon/address_loss.h"
 #include "daemon/event_log.h"
 #include "daemon/fd_budget.h"
 #include "daemon/health_handover.h"
 #include "daemon/pool_state.h"
 #include "daemon/runtime.h"
+#include "daemon/tickler.h"
 #include "daemon/upgrade.h"
 #include "model/config.h"
 #include "model/status_tree.h"
@@ -244,6 +246,8 @@ class ControlPlane {
   void handle_connect_failure(const proxy::ConnectFailure& failure);
   void handle_suspect(const proxy::MemberSuspect& suspect);
   void on_silence(const health::Silence& silence);
+  // This host no longer holds `ip` (AddressLoss): every worker resets its sessions on it.
+  void on_address_lost(const std::string& ip, const std::string& text);
   PoolContext context() const;
   // Logs, closes sessions, arms the ramp and fills the pool's slot as pool_state decided. True
   // when the pool's snapshot changed (publish() then sends it to the workers).
@@ -303,6 +307,8 @@ class ControlPlane {
   bool recompute_posted_ = false;
   std::vector<std::unique_ptr<proxy::Worker>> workers_;
   std::unique_ptr<health::HealthChecker> checker_;
+  std::unique_ptr<AddressLoss> address_loss_;  // resets the sessions on an address that moved away
+  std::unique_ptr<Tickler> tickler_;           // and tickles their clients
   std::unique_ptr<admin::ObjectStore> store_;  // objects created through the API; before admin_
   std::unique_ptr<admin::AdminServer> admin_;
   std::unique_ptr<Timer> ramp_;  // re-weighs members in slow start

@@ -187,4 +187,12 @@ Result<std::vector<SocketAddress>> resolve(const std::string& host, uint16_t por
   return out;
 }
 
+std::string_view unmapped(std::string_view ip) {
+  static constexpr char kPrefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, '\xff', '\xff'};
+  if (ip.size() == 16 && ip.starts_with(std::string_view(kPrefix, sizeof kPrefix))) {
+    ip.remove_prefix(sizeof kPrefix);
+  }
+  return ip;
+}
+
 }  // namespace vigil::net

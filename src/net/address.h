@@ -53,6 +53,10 @@ class SocketAddress {
   socklen_t size_ = 0;
 };
 
+// The IPv4 address inside an IPv4-mapped IPv6 one (::ffff:a.b.c.d, as a dual-stack socket sees an
+// IPv4 peer), as 4 bytes; any other address as it is. Bytes as SocketAddress::ip_bytes().
+std::string_view unmapped(std::string_view ip);
+
 // Splits "host:port", "[v6]:port" or ":port" (host empty). Port must be 0-65535.
 struct HostPort {
   std::string host;

@@ -32,6 +32,8 @@ std::string_view to_string(SessionEnd e) {
       return "stopped";
     case SessionEnd::kKilled:
       return "killed";
+    case SessionEnd::kAddressLost:
+      return "address_lost";
   }
   return "?";
 }

@@ -26,6 +26,7 @@ enum class SessionEnd : uint8_t {
   kNoMember,     // no member could be reached
   kStopped,      // vigil stopped
   kKilled,       // an operator closed it
+  kAddressLost,  // this host lost the address the client connected to (it moved to another node)
 };
 std::string_view to_string(SessionEnd e);
 

@@ -268,6 +268,14 @@ void Session::close() {
   host_.session_closed(*this);
 }
 
+void Session::reset_client_for(SessionEnd why) {
+  if (closed()) return;
+  // SO_LINGER with a zero timeout: close() sends an RST and drops what was queued.
+  const linger now{.l_onoff = 1, .l_linger = 0};
+  ::setsockopt(client_.fd.get(), SOL_SOCKET, SO_LINGER, &now, sizeof now);
+  close_for(why);
+}
+
 void Session::release() {
   const bool was_pumping = state_ == State::kPumping;
   state_ = State::kClosed;

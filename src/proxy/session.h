@@ -127,6 +127,9 @@ class Session {
     ending(why);
     close();
   }
+  // Closes it with a reset to the client rather than a FIN (session.cc): the client's next
+  // packet, or this one, tells it at once that the connection is gone.
+  void reset_client_for(SessionEnd why);
 
   uint64_t id() const { return id_; }
   // The client's address: the connection's peer, or the one its PROXY header carried.

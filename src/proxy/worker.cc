@@ -280,6 +280,14 @@ void Worker::close_member_sessions(std::shared_ptr<const BackendStats> member,
   });
 }
 
+void Worker::reset_sessions_on(std::string local_ip,
+                               std::function<void(std::vector<LostSession>)> done) {
+  post([ip = std::move(local_ip), done = std::move(done)](Loop& loop) {
+    std::vector<LostSession> lost = loop.reset_sessions_on(ip);
+    if (done) done(std::move(lost));
+  });
+}
+
 void Worker::probe_member_sessions(std::shared_ptr<const BackendStats> member,
                                    net::DeadPeerOptions probe) {
   post([member = std::move(member), probe](Loop& loop) {

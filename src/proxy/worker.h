@@ -35,6 +35,13 @@ struct ListenSocket {
   bool log_connections = false;
 };
 
+// A client connection on an address this host no longer holds: `local` is the address:port the
+// client connected to, `client` the client's own (its connection's peer, not a PROXY header's).
+struct LostSession {
+  net::SocketAddress local;
+  net::SocketAddress client;
+};
+
 // What a reconfiguration changes of a worker's listeners; those it does not name run on as they
 // are. Ten thousand listeners in one process are not all sent again for a change to one.
 struct ListenerChanges {
@@ -79,6 +86,13 @@ class Worker {
   void close_member_sessions(std::shared_ptr<const BackendStats> member,
                              std::function<void(size_t)> done,
                              SessionEnd why = SessionEnd::kMemberDown);
+  // Any thread. This host no longer holds the address `local_ip` (SocketAddress::ip_bytes(); it
+  // moved to another node): resets this worker's sessions whose client connected to it, so that
+  // each client reconnects at once (to the address's new holder) instead of waiting on its own
+  // timer for a peer that no longer answers from there. `done` then runs on the worker thread
+  // with each reset session's two ends: the host's reset may never leave it (the address is
+  // gone), so the caller tickles them (net/tickle.h).
+  void reset_sessions_on(std::string local_ip, std::function<void(std::vector<LostSession>)> done);
   // Any thread. The member did not answer a connect: its sessions may be dead without a FIN or
   // RST. Tightens keepalive on their backend legs so that the kernel finds out in seconds.
   void probe_member_sessions(std::shared_ptr<const BackendStats> member,

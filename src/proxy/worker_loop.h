@@ -47,6 +47,7 @@ class Worker::Loop final : public SessionHost {
                       bool silent, Duration waited, Duration limit) override;
   void member_suspect(const PoolSnapshot& pool, const Backend& backend) override;
   size_t close_member_sessions(const BackendStats* member, SessionEnd why);
+  std::vector<LostSession> reset_sessions_on(const std::string& local_ip);  // worker_sessions.cc
   void probe_member_sessions(const BackendStats* member, const net::DeadPeerOptions& probe);
   SessionListing list_sessions(const std::vector<const BackendStats*>* members, size_t limit) const;
   void session_closed(Session& s) override {

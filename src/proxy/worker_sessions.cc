@@ -55,6 +55,20 @@ SessionListing Worker::Loop::list_sessions(const std::vector<const BackendStats*
   return out;
 }
 
+// Asked of the kernel per session, once, when an address goes: nothing is kept for it meanwhile.
+std::vector<LostSession> Worker::Loop::reset_sessions_on(const std::string& local_ip) {
+  std::vector<LostSession> lost;
+  for (auto& [id, s] : sessions_) {
+    if (s->closed()) continue;
+    auto local = net::local_address(s->client_fd());
+    if (!local || net::unmapped(local->ip_bytes()) != net::unmapped(local_ip)) continue;
+    auto client = net::peer_address(s->client_fd());
+    if (client) lost.push_back({.local = *local, .client = *client});
+    s->reset_client_for(SessionEnd::kAddressLost);
+  }
+  return lost;  // the sessions are deleted after this event batch, like every closed session
+}
+
 void Worker::list_sessions(std::shared_ptr<const std::vector<const BackendStats*>> members,
                            size_t limit, std::function<void(SessionListing)> done) {
   post([members = std::move(members), limit, done = std::move(done)](Loop& loop) {

@@ -83,5 +83,36 @@ TEST(WorkerSessions, TheMemberFilterAndTheLimitAreKept) {
   EXPECT_EQ(listing(proxy.worker(), nobody).total, 0u);
 }
 
+std::vector<LostSession> reset_on(Worker& w, const std::string& ip_text) {
+  std::promise<std::vector<LostSession>> answer;
+  w.reset_sessions_on(std::string(net::SocketAddress::from_ip(ip_text, 0)->ip_bytes()),
+                      [&](std::vector<LostSession> lost) { answer.set_value(std::move(lost)); });
+  auto f = answer.get_future();
+  EXPECT_EQ(f.wait_for(5s), std::future_status::ready);
+  return f.get();
+}
+
+// The host lost an address: only the sessions whose client connected to it end, with a reset,
+// so that the client knows at once rather than after its own timer.
+TEST(WorkerSessions, ALostAddressResetsTheSessionsOnItAndNoOthers) {
+  Member a;
+  Proxy proxy({a.address()});  // listens on 127.0.0.1
+  net::Fd client = connect_blocking(proxy.address());
+  const timeval bounded{.tv_sec = 5, .tv_usec = 0};  // a recv that would wait, waits 5 s at most
+  ::setsockopt(client.get(), SOL_SOCKET, SO_RCVTIMEO, &bounded, sizeof bounded);
+  echo(client.get(), 3);
+  EXPECT_TRUE(reset_on(proxy.worker(), "127.0.0.2").empty());
+  echo(client.get(), 3);  // still passing bytes
+  const auto lost = reset_on(proxy.worker(), "::ffff:127.0.0.1");
+  ASSERT_EQ(lost.size(), 1u) << "a mapped address is the same";
+  EXPECT_EQ(lost[0].local, proxy.address()) << "what the client connected to";
+  EXPECT_EQ(lost[0].client, *net::local_address(client.get()));
+  char byte = 0;
+  const ssize_t n = ::recv(client.get(), &byte, 1, 0);
+  EXPECT_EQ(n, -1);
+  EXPECT_EQ(errno, ECONNRESET) << "a reset, not an orderly close";
+  EXPECT_EQ(listing(proxy.worker(), nullptr).total, 0u);
+}
+
 }  // namespace
 }  // namespace vigil::proxy
