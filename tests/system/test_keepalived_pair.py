@@ -6,8 +6,10 @@ keepalive on its socket, one without). The target: the address moves within 2 s;
 asserted: within 3 s (the vrrp_script's fall 2 costs a second), no failed connection but those in
 flight at the fault or started while the address moved, and the keepalive watch streaming again
 within 5 s. The watch without keepalive must come back after (a) (vigil's death resets its
-sessions); after (b) it is printed only: its session is stuck on the node that gave the address
-away until the client's own timeout (docs/ha.md, "What a client sees").
+sessions) and, within 3 s of the fault, after (b): the node that gave the address away still
+runs vigil, which hears the address go (netlink), resets its sessions on it and tickles each
+client from the address (a bare ACK, numbers 0); the client's challenge ACK reaches the new
+holder, whose reset ends the stuck session at once (docs/ha.md, "What a client sees").
 """
 import time
 from pathlib import Path
@@ -26,6 +28,7 @@ pytestmark = [
 
 MOVE_BOUND = 3.0      # seconds; the target is 2 s
 WATCH_BOUND = 5.0     # the target for the watch with TCP keepalive
+TICKLED_BOUND = 3.0   # the watch without keepalive after the address left a live vigil
 AFTER_MOVE = 4.0      # the clients run on this long after the address moved
 
 
@@ -104,6 +107,11 @@ def test_keepalived_pair(tmp_path):
         # vigil's death closes its sessions (the kernel resets them): every watch reconnects.
         if gaps[0]["no keepalive"] > WATCH_BOUND:
             problems.append(f"kill vigil: the watch without keepalive was silent {gaps[0]['no keepalive']:.2f}s")
+        # The address left a live vigil: it tickles its clients, the new holder resets them.
+        if gaps[1]["no keepalive"] > TICKLED_BOUND:
+            problems.append(f"stop keepalived: the watch without keepalive was silent "
+                            f"{gaps[1]['no keepalive']:.2f}s (bound {TICKLED_BOUND}s); "
+                            f"{old.name}'s vigil log: {old.log('vigil')[-600:]!r}")
         assert not problems, "\n".join(problems)
         assert client.attempts[-1].ok, client.attempts[-1]
     except BaseException:
