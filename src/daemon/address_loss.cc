@@ -67,15 +67,14 @@ AddressLoss::AddressLoss(boost::asio::io_context& io, OnLost on_lost)
 AddressLoss::~AddressLoss() = default;
 
 void AddressLoss::read() {
-  socket_->descriptor.async_read_some(boost::asio::buffer(socket_->buffer),
-                                      [this](const boost::system::error_code& ec, size_t n) {
-                                        if (ec == boost::asio::error::operation_aborted)
-                                          return;  // destroyed
-                                        // ENOBUFS: the kernel dropped events while we were busy;
-                                        // the next ones still come.
-                                        if (!ec) on_datagram(n);
-                                        read();
-                                      });
+  socket_->descriptor.async_read_some(
+      boost::asio::buffer(socket_->buffer),
+      [this, alive = std::weak_ptr<int>(alive_)](const boost::system::error_code& ec, size_t n) {
+        if (alive.expired() || ec == boost::asio::error::operation_aborted) return;  // destroyed
+        // ENOBUFS: the kernel dropped events while we were busy; the next ones still come.
+        if (!ec) on_datagram(n);
+        read();
+      });
 }
 
 void AddressLoss::on_datagram(size_t size) {

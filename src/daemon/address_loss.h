@@ -35,6 +35,8 @@ class AddressLoss {
 
   OnLost on_lost_;
   std::unique_ptr<Socket> socket_;
+  // A read that completed just before the destructor still calls back: it holds this weakly.
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);
 };
 
 }  // namespace vigil::daemon
