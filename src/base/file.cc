@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -28,12 +29,28 @@ FsyncFn g_fsync = nullptr;  // set_fsync_for_tests()
 
 }  // namespace
 
-Result<std::string> read_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+Result<std::string> read_file(const std::string& path, size_t max) {
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer; a regular file
+  // reads the same either way.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return fail(why("cannot read", path));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return fail(fmt::format("cannot read {}: not a regular file", path));
+  }
+  if (static_cast<uint64_t>(st.st_size) > max) {
+    ::close(fd);
+    return fail(fmt::format("cannot read {}: {} bytes, more than the {} a file may have", path,
+                            st.st_size, max));
+  }
   std::string out;
   char buf[65536];
   for (;;) {
+    if (out.size() > max) {  // grew while being read
+      ::close(fd);
+      return fail(fmt::format("cannot read {}: more than the {} bytes a file may have", path, max));
+    }
     const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {

@@ -7,8 +7,14 @@
 
 namespace vigil {
 
-// The file's bytes; the error names the path and the reason.
-Result<std::string> read_file(const std::string& path);
+// Larger files are refused: far above any config, token or state file vigil writes (a state file
+// at ten thousand load balancers is tens of MB), far below what would exhaust memory.
+inline constexpr size_t kMaxFileBytes = size_t{1} << 30;
+
+// The file's bytes; the error names the path and the reason. Only a regular file (through
+// symlinks) of at most `max` bytes is read: a FIFO would hang the reader, and a device such as
+// /dev/zero would fill memory.
+Result<std::string> read_file(const std::string& path, size_t max = kMaxFileBytes);
 
 // A secret such as a token: the file's first line, surrounding white space removed; an empty
 // result is an error.

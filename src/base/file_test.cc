@@ -1,6 +1,7 @@
 #include "base/file.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -106,6 +107,30 @@ TEST_F(FileTest, ErrorsNameThePath) {
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find(dir_ + "/nope"), std::string::npos);
   EXPECT_FALSE(write_file_atomic(dir_ + "/no/such/dir/file", "x"));
+}
+
+// A FIFO would hang start-up and a device would fill memory: only regular files are read, and
+// only up to their cap.
+TEST_F(FileTest, OnlyARegularFileWithinItsCapIsRead) {
+  const std::string fifo = dir_ + "/state.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto from_fifo = read_file(fifo);  // returns at once: nobody writes it
+  ASSERT_FALSE(from_fifo);
+  EXPECT_NE(from_fifo.error().message.find("not a regular file"), std::string::npos);
+  const std::string zero = dir_ + "/zero";
+  std::filesystem::create_symlink("/dev/zero", zero);
+  auto from_device = read_file(zero);
+  ASSERT_FALSE(from_device);
+  EXPECT_NE(from_device.error().message.find("not a regular file"), std::string::npos);
+  const std::string big = dir_ + "/big";
+  ASSERT_TRUE(write_file_atomic(big, std::string(100, 'x')));
+  EXPECT_TRUE(read_file(big, 100));
+  auto too_big = read_file(big, 99);
+  ASSERT_FALSE(too_big);
+  EXPECT_NE(too_big.error().message.find("100 bytes, more than the 99"), std::string::npos);
+  const std::string link = dir_ + "/link";
+  std::filesystem::create_symlink(big, link);
+  EXPECT_TRUE(read_file(link)) << "a symlink to a regular file is read";
 }
 
 TEST_F(FileTest, SecretIsTheTrimmedFirstLine) {
