@@ -54,7 +54,8 @@ Result<ObjectStore> ObjectStore::load(const std::string& state_file) {
               state_file, stale);
   }
   struct stat st {};
-  if (::stat(state_file.c_str(), &st) == 0 || errno != ENOENT) {
+  const bool no_state_file = ::stat(state_file.c_str(), &st) != 0 && errno == ENOENT;
+  if (!no_state_file) {
     auto text = read_file(state_file);
     if (!text) {
       return fail(
@@ -70,6 +71,15 @@ Result<ObjectStore> ObjectStore::load(const std::string& state_file) {
   if (!contents) {
     return fail(fmt::format("cannot load the objects created through the API: {}",
                             contents.error().message));
+  }
+  // Its state file is gone but its writes are here: starting empty would answer with none of
+  // them, and the next write would start the journal over, losing them for good.
+  if (no_state_file && contents->foreign > 0) {
+    return fail(fmt::format(
+        "cannot load the objects created through the API: {} is missing, but its journal {} "
+        "holds {} acknowledged writes that depend on it. Put the state file back (from a "
+        "backup), or move the journal away to start without those objects",
+        state_file, journal, contents->foreign));
   }
   for (size_t i = 0; i < contents->records.size(); ++i) {
     if (auto applied = apply_record(contents->records[i], store.state_); !applied) {

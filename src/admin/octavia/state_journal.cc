@@ -58,7 +58,14 @@ Result<StateJournal::Contents> StateJournal::read(const std::string& path, std::
   std::string_view rest = *text;
   const size_t first = rest.find('\n');
   if (first == std::string_view::npos) return out;  // not even its header: nothing was written
-  if (id.empty() || id_of(rest.substr(0, first)) != id) return out;
+  if (id.empty() || id_of(rest.substr(0, first)) != id) {
+    rest.remove_prefix(first + 1);
+    for (size_t end; (end = rest.find('\n')) != std::string_view::npos;
+         rest.remove_prefix(end + 1)) {
+      ++out.foreign;
+    }
+    return out;
+  }
   out.current = true;
   rest.remove_prefix(first + 1);
   out.good = first + 1;

@@ -34,6 +34,9 @@ class StateJournal {
     std::vector<std::string> records;
     bool current = false;  // of this state file
     bool torn = false;
+    // Whole lines after the header of a journal that is not this state file's (or of any, when
+    // there is no state file): writes this state file may not hold.
+    size_t foreign = 0;
     uint64_t good = 0;
   };
   static Result<Contents> read(const std::string& path, std::string_view id);

@@ -281,9 +281,18 @@ TEST_F(StoreFileTest, AJournalOfAnotherStateFileIsNotReplayed) {
   ASSERT_TRUE(restored) << restored.error().message;
   EXPECT_EQ(restored->state().loadbalancers[0].name, "k8s") << "the backup as it was";
 
+  // The state file gone while its journal holds writes: starting empty would lose them at the
+  // next write, so the load refuses and says what to do.
   fs::remove(path());
+  auto orphaned = ObjectStore::load(path());
+  ASSERT_FALSE(orphaned);
+  EXPECT_NE(orphaned.error().message.find(path() + " is missing, but its journal"),
+            std::string::npos)
+      << orphaned.error().message;
+  EXPECT_NE(orphaned.error().message.find("holds 1 acknowledged writes"), std::string::npos);
+  fs::rename(path() + ".journal", path() + ".journal.moved");
   ASSERT_TRUE(ObjectStore::load(path())->state().loadbalancers.empty())
-      << "a state file moved away takes its objects along";
+      << "with the journal moved away too, it starts without those objects";
 }
 
 TEST_F(StoreFileTest, ALineCutShortIsLeftOutAndABadOneStopsTheLoad) {
