@@ -54,9 +54,11 @@ std::vector<std::string> restart_only_changes(const model::Admin& running,
 }  // namespace
 
 ControlPlane::ControlPlane(boost::asio::io_context& io, ServeOptions options,
-                           model::Config file_config, admin::AdminTokens tokens)
+                           model::Process process, model::Config file_config,
+                           admin::AdminTokens tokens)
     : io_(io),
       options_(std::move(options)),
+      process_(std::move(process)),
       tokens_(std::move(tokens)),
       started_at_(wall_now()),
       ramp_(timer_source_.create_timer([this] { reweigh_all(); })),
@@ -65,7 +67,6 @@ ControlPlane::ControlPlane(boost::asio::io_context& io, ServeOptions options,
       names_retry_(timer_source_.create_timer([this] { resolve_names(); })),
       connection_log_(timer_source_.create_timer([this] { drain_connection_logs(); })),
       heap_trim_(timer_source_.create_timer([this] { heap_trim_tick(); })) {
-  token_files_ = file_config.admin;
   lbs_.push_back({.config = std::move(file_config)});
 }
 
@@ -74,8 +75,8 @@ ControlPlane::~ControlPlane() { stop(); }
 Result<void> ControlPlane::start() {
   // A copy: lbs_ is rebuilt by apply().
   const model::Config file = lbs_.front().config;
-  worker_count_ = file.workers > 0
-                      ? file.workers
+  worker_count_ = process_.workers > 0
+                      ? process_.workers
                       : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   inherited_ = upgrade::Inherited::from_environment();
   command_ = upgrade::command_at_start();
@@ -84,7 +85,7 @@ Result<void> ControlPlane::start() {
               inherited_.size());
   }
   take_handed_over_health();
-  auto store = admin::ObjectStore::load(file.admin.state_file);
+  auto store = admin::ObjectStore::load(process_.admin.state_file);
   if (!store) return std::unexpected(store.error());
   store_ = std::make_unique<admin::ObjectStore>(std::move(*store));
 
@@ -116,14 +117,14 @@ Result<void> ControlPlane::start() {
   std::optional<net::Fd> admin_socket = inherited_.take(upgrade::kAdminSocket, 0);
   inherited_.close_unused();
 
-  if (!file.admin.listen.empty()) {
+  if (!process_.admin.listen.empty()) {
     admin_ = std::make_unique<admin::AdminServer>(
         io_,
         admin::Options{
-            .listen = file.admin.listen,
+            .listen = process_.admin.listen,
             .token = tokens_.write,
             .read_token = tokens_.read,
-            .default_project = file.admin.octavia_project,
+            .default_project = process_.admin.octavia_project,
             .store = store_.get(),
             .apply = [this](const admin::ApiChange& change) { return apply_api(change); },
             .reload = [this] { return announced_reload(*this); },
@@ -213,35 +214,40 @@ Result<std::vector<std::string>> ControlPlane::reload() {
     }
     return fail(why);
   }
-  model::Config file = std::move(*loaded.config);
-  if (!options_.token_file.empty()) file.admin.token_file = options_.token_file;
-  const model::Admin admin = file.admin;
+  model::Process loaded_process = std::move(*loaded.process);
+  if (!options_.token_file.empty()) loaded_process.admin.token_file = options_.token_file;
   const std::vector<std::string> warnings =
-      restart_only_changes(lbs_.front().config.admin, file.admin);
-  // What runs stays what the picture says: the admin socket and the state file in use.
-  file.admin.listen = lbs_.front().config.admin.listen;
-  file.admin.state_file = lbs_.front().config.admin.state_file;
-  std::vector<model::Config> next{std::move(file)};
+      restart_only_changes(process_.admin, loaded_process.admin);
+  // What runs stays what the picture says: the admin socket, the state file and the workers.
+  model::Process next_process = std::move(loaded_process);
+  next_process.admin.listen = process_.admin.listen;
+  next_process.admin.state_file = process_.admin.state_file;
+  next_process.workers = process_.workers;
+  std::vector<model::Config> next{std::move(*loaded.config)};
   for (size_t i = 1; i < lbs_.size(); ++i) next.push_back(lbs_[i].config);
   if (auto applied = apply(std::move(next)); !applied) {
     log::error("reload refused: {}; the running configuration stays", applied.error().message);
     return std::unexpected(applied.error());
   }
+  set_log_format(next_process.log.format);
+  model::Admin& admin = next_process.admin;
   if (admin_) {
     admin_->set_default_project(admin.octavia_project);
     // A rotated token takes effect with the reload; an unreadable one keeps the old ones. A file
     // named for the first time has its permissions checked, as at start.
-    const bool new_files = admin.token_file != token_files_.token_file ||
-                           admin.read_token_file != token_files_.read_token_file;
+    const bool new_files = admin.token_file != process_.admin.token_file ||
+                           admin.read_token_file != process_.admin.read_token_file;
     if (auto tokens = admin::read_admin_tokens(admin, new_files)) {
       tokens_ = std::move(*tokens);
-      token_files_ = admin;
       admin_->set_token(tokens_.write);
       admin_->set_read_token(tokens_.read);
     } else {
       log::error("reload: {}; keeping the previous tokens", tokens.error().message);
+      admin.token_file = process_.admin.token_file;
+      admin.read_token_file = process_.admin.read_token_file;
     }
   }
+  process_ = std::move(next_process);
   for (const std::string& w : warnings) log::warn("reload: {}", w);
   log::info("reloaded {}", options_.config_path);
   last_reload_ok_ = true;
