@@ -1,6 +1,5 @@
 #include "daemon/control_plane.h"
 
-#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +16,7 @@
 #include "daemon/announced_reload.h"
 #include "daemon/fd_budget.h"
 #include "daemon/member_health.h"
+#include "daemon/process_reload.h"
 #include "daemon/upgrade.h"
 #include "health/checker.h"
 #include "net/socket.h"
@@ -34,22 +34,6 @@ const net::DeadPeerOptions kSuspectProbe{.keepalive_idle = std::chrono::seconds(
                                          .user_timeout = std::chrono::milliseconds(3000)};
 
 model::WallTime wall_now() { return std::chrono::system_clock::now(); }
-
-// The admin socket is bound once and the state file read once, at start-up: a reload that
-// changes them says so instead of ignoring them in silence.
-std::vector<std::string> restart_only_changes(const model::Admin& running,
-                                              const model::Admin& next) {
-  std::vector<std::string> out;
-  auto changed = [&](std::string_view key, const std::string& was, const std::string& now) {
-    if (was == now) return;
-    out.push_back(
-        fmt::format("{} changed from \"{}\" to \"{}\": it takes a restart; still using \"{}\"", key,
-                    was, now, was));
-  };
-  changed("admin.listen", running.listen, next.listen);
-  changed("admin.state_file", running.state_file, next.state_file);
-  return out;
-}
 
 }  // namespace
 
@@ -216,21 +200,15 @@ Result<std::vector<std::string>> ControlPlane::reload() {
   }
   model::Process loaded_process = std::move(*loaded.process);
   if (!options_.token_file.empty()) loaded_process.admin.token_file = options_.token_file;
-  const std::vector<std::string> warnings =
-      restart_only_changes(process_.admin, loaded_process.admin);
-  // What runs stays what the picture says: the admin socket, the state file and the workers.
-  model::Process next_process = std::move(loaded_process);
-  next_process.admin.listen = process_.admin.listen;
-  next_process.admin.state_file = process_.admin.state_file;
-  next_process.workers = process_.workers;
+  ProcessReload process = reload_process(process_, std::move(loaded_process));
   std::vector<model::Config> next{std::move(*loaded.config)};
   for (size_t i = 1; i < lbs_.size(); ++i) next.push_back(lbs_[i].config);
   if (auto applied = apply(std::move(next)); !applied) {
     log::error("reload refused: {}; the running configuration stays", applied.error().message);
     return std::unexpected(applied.error());
   }
-  set_log_format(next_process.log.format);
-  model::Admin& admin = next_process.admin;
+  set_log_format(process.next.log.format);
+  model::Admin& admin = process.next.admin;
   if (admin_) {
     admin_->set_default_project(admin.octavia_project);
     // A rotated token takes effect with the reload; an unreadable one keeps the old ones. A file
@@ -247,11 +225,11 @@ Result<std::vector<std::string>> ControlPlane::reload() {
       admin.read_token_file = process_.admin.read_token_file;
     }
   }
-  process_ = std::move(next_process);
-  for (const std::string& w : warnings) log::warn("reload: {}", w);
+  process_ = std::move(process.next);
+  for (const std::string& w : process.warnings) log::warn("reload: {}", w);
   log::info("reloaded {}", options_.config_path);
   last_reload_ok_ = true;
-  return warnings;
+  return std::move(process.warnings);
 }
 
 Result<void> ControlPlane::apply_api(admin::ApiChange change) {

@@ -104,7 +104,8 @@ class ControlPlane {
   Result<void> apply(std::vector<model::Config> load_balancers);
   // Re-reads the config file and applies it with the API's objects; on any error the running
   // configuration stays and the error is returned (and logged). On success, warnings (logged
-  // too) about changes only a restart carries out: admin.listen, admin.state_file.
+  // too) about changes only a restart carries out (process_reload.h): admin.listen,
+  // admin.state_file.
   Result<std::vector<std::string>> reload();
   // Carries out an API write next to the file's load balancer: the API's load balancers it names
   // are made anew or removed, the others run on untouched.
