@@ -7,7 +7,7 @@
 #include <string>
 
 #include "base/error.h"
-#include "model/config.h"
+#include "model/process.h"
 
 namespace vigil::admin {
 

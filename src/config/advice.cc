@@ -14,16 +14,17 @@ namespace {
 
 using model::MonitorType;
 
-void advise_admin(const model::Config& config, std::vector<Diagnostic>& out) {
-  const model::SourceLocation file{.file = config.source_file, .line = 0};
-  const auto bind = parse_bind(config.admin.listen);
+void advise_admin(const model::Admin& admin, const std::string& source_file,
+                  std::vector<Diagnostic>& out) {
+  const model::SourceLocation file{.file = source_file, .line = 0};
+  const auto bind = parse_bind(admin.listen);
   if (bind && !is_loopback(bind->address)) {
     out.push_back(make_warning(
-        file, "admin.listen " + config.admin.listen +
+        file, "admin.listen " + admin.listen +
                   " is not a loopback address: the API, /metrics and the status page are "
                   "reachable from the network"));
   }
-  if (config.admin.token_file.empty()) {
+  if (admin.token_file.empty()) {
     out.push_back(make_warning(file,
                                "admin.token_file is not set: the API and CLI will refuse requests "
                                "that change anything"));
@@ -111,11 +112,11 @@ void advise_listener(const model::Listener& l, const std::vector<std::string>& l
 
 }  // namespace
 
-std::vector<Diagnostic> advise(const model::Config& config,
+std::vector<Diagnostic> advise(const model::Process& process, const model::Config& config,
                                const std::vector<std::string>& monitor_opt_outs,
                                const LocalAddresses& local_addresses) {
   std::vector<Diagnostic> out;
-  advise_admin(config, out);
+  advise_admin(process.admin, config.source_file, out);
   if (local_addresses) {
     for (const model::Listener& l : config.listeners) advise_listener(l, *local_addresses, out);
   }

@@ -9,6 +9,7 @@
 
 #include "config/diagnostic.h"
 #include "model/config.h"
+#include "model/process.h"
 
 namespace vigil::config {
 
@@ -21,7 +22,7 @@ using LocalAddresses = std::optional<std::vector<std::string>>;
 
 // `monitor_opt_outs`: pools written with `health_monitor: none` (LoadResult::monitor_opt_outs),
 // which get no "no health monitor" warning.
-std::vector<Diagnostic> advise(const model::Config& config,
+std::vector<Diagnostic> advise(const model::Process& process, const model::Config& config,
                                const std::vector<std::string>& monitor_opt_outs = {},
                                const LocalAddresses& local_addresses = std::nullopt);
 

@@ -17,7 +17,7 @@ std::vector<Diagnostic> advice_for(std::string_view yaml) {
   const LoadResult r = load(yaml);
   EXPECT_TRUE(r.ok()) << yaml << all(r.diagnostics);
   if (!r.config) return {};
-  return advise(*r.config, r.monitor_opt_outs);
+  return advise(*r.process, *r.config, r.monitor_opt_outs);
 }
 
 TEST(Advise, Table) {
@@ -107,17 +107,18 @@ TEST(Advise, Table) {
 }
 
 TEST(Advise, WithoutLoadResultEveryPoolWithoutMonitorIsReported) {
+  model::Process process;
+  process.admin.token_file = "/t";
   model::Config config;
   config.source_file = "api.yaml";
-  config.admin.token_file = "/t";
   model::Pool pool;
   pool.name = "p";
   pool.members.push_back(model::Member{.name = "m", .address = "a", .port = 1});
   config.pools.push_back(pool);
-  const std::vector<Diagnostic> advice = advise(config);
+  const std::vector<Diagnostic> advice = advise(process, config);
   ASSERT_EQ(advice.size(), 1u) << all(advice);
   EXPECT_NE(advice[0].message.find("has no health monitor"), std::string::npos);
-  EXPECT_TRUE(advise(config, {"p"}).empty());
+  EXPECT_TRUE(advise(process, config, {"p"}).empty());
 }
 
 TEST(Advise, ListenerOnAnAddressThisHostDoesNotHold) {
@@ -133,7 +134,7 @@ TEST(Advise, ListenerOnAnAddressThisHostDoesNotHold) {
   const LoadResult r = load(yaml);
   ASSERT_TRUE(r.ok()) << all(r.diagnostics);
   const LocalAddresses local = std::vector<std::string>{"127.0.0.1", "10.99.0.11", "fd00::1"};
-  const std::vector<Diagnostic> advice = advise(*r.config, r.monitor_opt_outs, local);
+  const std::vector<Diagnostic> advice = advise(*r.process, *r.config, r.monitor_opt_outs, local);
   ASSERT_EQ(advice.size(), 1u) << all(advice);
   EXPECT_TRUE(testing::has_warning(advice, 3,
                                    "listener \"vip\" binds 10.99.0.100, which is not "
@@ -144,8 +145,8 @@ TEST(Advise, ListenerOnAnAddressThisHostDoesNotHold) {
   // With freebind, or when the caller could not read the host's addresses: no warning.
   model::Config freebind = *r.config;
   for (model::Listener& l : freebind.listeners) l.freebind = true;
-  EXPECT_TRUE(advise(freebind, r.monitor_opt_outs, local).empty());
-  EXPECT_TRUE(advise(*r.config, r.monitor_opt_outs).empty());
+  EXPECT_TRUE(advise(*r.process, freebind, r.monitor_opt_outs, local).empty());
+  EXPECT_TRUE(advise(*r.process, *r.config, r.monitor_opt_outs).empty());
 }
 
 }  // namespace

@@ -58,7 +58,7 @@ TEST(Docs, YamlExamplesLoad) {
     const LoadResult r = load_yaml(yaml, "example.yaml");
     EXPECT_TRUE(r.ok()) << yaml << testing::all(r.diagnostics);
     if (r.config) {
-      const auto advice = advise(*r.config, r.monitor_opt_outs);
+      const auto advice = advise(*r.process, *r.config, r.monitor_opt_outs);
       EXPECT_TRUE(advice.empty()) << yaml << testing::all(advice);
     }
     ++examples;
@@ -88,8 +88,8 @@ TEST(Docs, TheShippedExampleLoads) {
   const LoadResult r = load_file(std::string(VIGIL_SOURCE_DIR) + "/deploy/vigil.yaml");
   ASSERT_TRUE(r.ok()) << testing::all(r.diagnostics);
   EXPECT_TRUE(r.diagnostics.empty()) << testing::all(r.diagnostics);
-  EXPECT_TRUE(advise(*r.config, r.monitor_opt_outs).empty());
-  EXPECT_EQ(r.config->admin.state_file, "/var/lib/vigil/state.json");
+  EXPECT_TRUE(advise(*r.process, *r.config, r.monitor_opt_outs).empty());
+  EXPECT_EQ(r.process->admin.state_file, "/var/lib/vigil/state.json");
 }
 
 }  // namespace

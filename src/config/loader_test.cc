@@ -25,10 +25,11 @@ TEST(LoadYaml, DesignExampleLoadsWithEveryValue) {
   const model::Config& c = *r.config;
   EXPECT_EQ(c.source_file, "vigil.yaml");
   EXPECT_EQ(c.name, "vigil");
-  EXPECT_EQ(c.admin.listen, "127.0.0.1:8404");
-  EXPECT_EQ(c.admin.token_file, "/etc/vigil/token");
-  EXPECT_EQ(c.admin.state_file, "/var/lib/vigil/state.json");
-  EXPECT_EQ(c.workers, 0);
+  ASSERT_TRUE(r.process);
+  EXPECT_EQ(r.process->admin.listen, "127.0.0.1:8404");
+  EXPECT_EQ(r.process->admin.token_file, "/etc/vigil/token");
+  EXPECT_EQ(r.process->admin.state_file, "/var/lib/vigil/state.json");
+  EXPECT_EQ(r.process->workers, 0);
 
   ASSERT_EQ(c.listeners.size(), 1u);
   const model::Listener& l = c.listeners[0];
@@ -120,10 +121,10 @@ pools:
   ASSERT_TRUE(r.ok()) << all(r.diagnostics);
   const model::Config& c = *r.config;
   EXPECT_EQ(c.name, "edge-lb");
-  EXPECT_EQ(c.workers, 4);
-  EXPECT_EQ(c.admin.listen, "[::1]:9000");
-  EXPECT_EQ(c.admin.token_file, "/t");
-  EXPECT_EQ(c.admin.state_file, "/s");
+  EXPECT_EQ(r.process->workers, 4);
+  EXPECT_EQ(r.process->admin.listen, "[::1]:9000");
+  EXPECT_EQ(r.process->admin.token_file, "/t");
+  EXPECT_EQ(r.process->admin.state_file, "/s");
   const model::Listener& l = c.listeners.at(0);
   EXPECT_EQ(l.bind_address, "10.0.0.1");
   EXPECT_EQ(l.port, 443);
@@ -173,16 +174,12 @@ pools:
 )");
   ASSERT_TRUE(r.ok()) << all(r.diagnostics);
   const model::Config& c = *r.config;
-  const model::Config defaults;
-  EXPECT_EQ(c.admin.listen, defaults.admin.listen);
-  EXPECT_EQ(c.admin.token_file, "");
-  EXPECT_EQ(c.workers, 0);
+  EXPECT_EQ(*r.process, model::Process{});
   const model::Listener& l = c.listeners.at(0);
   EXPECT_EQ(l.max_connections, 50000);
   EXPECT_EQ(l.idle_timeout, 1h);
   EXPECT_FALSE(l.freebind);
   EXPECT_FALSE(l.log_connections);
-  EXPECT_EQ(c.log.format, model::LogFormat::kText);
   const model::Pool& p = c.pools.at(0);
   EXPECT_EQ(p.algorithm, Algorithm::kRoundRobin);
   EXPECT_EQ(p.connect_timeout, 1s);
@@ -221,7 +218,7 @@ pools:
     members: [{name: a, address: 10.0.0.1, port: 6443}]
 )");
   ASSERT_TRUE(r.ok()) << all(r.diagnostics);
-  EXPECT_EQ(r.config->log.format, model::LogFormat::kJson);
+  EXPECT_EQ(r.process->log.format, model::LogFormat::kJson);
   EXPECT_TRUE(r.config->listeners.at(0).log_connections);
   EXPECT_FALSE(r.config->listeners.at(1).log_connections);
 }

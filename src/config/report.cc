@@ -50,7 +50,8 @@ std::string summary(const LoadResult& result, const std::vector<Diagnostic>& dia
 std::string check_report(const LoadResult& result, const LocalAddresses& local_addresses) {
   std::vector<Diagnostic> diagnostics = result.diagnostics;
   if (result.config) {
-    for (Diagnostic& d : advise(*result.config, result.monitor_opt_outs, local_addresses)) {
+    for (Diagnostic& d :
+         advise(*result.process, *result.config, result.monitor_opt_outs, local_addresses)) {
       diagnostics.push_back(std::move(d));
     }
   }

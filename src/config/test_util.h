@@ -35,10 +35,12 @@ inline bool has(const std::vector<Diagnostic>& diagnostics, Diagnostic::Severity
   return false;
 }
 
-// What every load must give, whatever the input: a config exactly when there is no error, and
+// What every load must give, whatever the input: a config and its process settings exactly when
+// there is no error, and
 // diagnostics that each have a message and a line within the text (`text_lines` of it).
 inline void expect_coherent(const LoadResult& r, int text_lines, const std::string& label) {
   EXPECT_EQ(r.ok(), r.config.has_value()) << label;
+  EXPECT_EQ(r.ok(), r.process.has_value()) << label;
   if (!r.ok()) {
     EXPECT_GT(count_errors(r.diagnostics), 0) << label;
   }

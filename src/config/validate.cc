@@ -58,9 +58,10 @@ void check_pool_references(const model::Config& config, std::vector<Diagnostic>&
   }
 }
 
-void check_binds(const model::Config& config, std::vector<Diagnostic>& out) {
+void check_binds(const model::Process& process, const model::Config& config,
+                 std::vector<Diagnostic>& out) {
   const auto& listeners = config.listeners;
-  const auto admin = parse_bind(config.admin.listen);
+  const auto admin = parse_bind(process.admin.listen);
   BindIndex index;
   for (const model::Listener& l : listeners) {
     const BindAddress b{.address = l.bind_address, .port = l.port};
@@ -74,7 +75,7 @@ void check_binds(const model::Config& config, std::vector<Diagnostic>& out) {
     if (admin && binds_overlap(*admin, b)) {
       out.push_back(make_error(l.where, "listener \"" + l.name + "\" binds " + show(b) +
                                             ", which clashes with admin.listen " +
-                                            config.admin.listen));
+                                            process.admin.listen));
     }
   }
 }
@@ -99,14 +100,15 @@ void check_accept_proxy(const model::Config& config, std::vector<Diagnostic>& ou
 
 }  // namespace
 
-void validate(const model::Config& config, std::vector<Diagnostic>& out) {
+void validate(const model::Process& process, const model::Config& config,
+              std::vector<Diagnostic>& out) {
   check_unique(config.listeners, "listener name", "", out);
   check_unique(config.pools, "pool name", "", out);
   for (const model::Pool& p : config.pools) {
     check_unique(p.members, "member name", " in pool \"" + p.name + "\"", out);
   }
   check_pool_references(config, out);
-  check_binds(config, out);
+  check_binds(process, config, out);
   check_accept_proxy(config, out);
 }
 

@@ -158,20 +158,22 @@ constexpr KeySpec<ConfigDraft> kTopKeys[] = {
      [](YamlReader& r, const Field& f, ConfigDraft& c) { r.set_name(f, c.name); }},
     {"admin", "map", "", "The admin API, /metrics and the status page; see `admin`.",
      [](YamlReader& r, const Field& f, ConfigDraft& c) {
-       r.read_map(f.value, f.line, admin_section(), c.admin);
+       r.read_map(f.value, f.line, admin_section(), c.process.admin);
      }},
     {"log", "map", "", "How vigil writes its log; see `log`.",
      [](YamlReader& r, const Field& f, ConfigDraft& c) {
-       r.read_map(f.value, f.line, log_section(), c.log);
+       r.read_map(f.value, f.line, log_section(), c.process.log);
      }},
     {"workers", "integer 0..1024", "0", "Proxy worker threads; 0 starts one per CPU core.",
-     [](YamlReader& r, const Field& f, ConfigDraft& c) { r.set_int(f, c.workers, 0, 1024); }},
+     [](YamlReader& r, const Field& f, ConfigDraft& c) {
+       r.set_int(f, c.process.workers, 0, 1024);
+     }},
     {"shutdown_grace", "duration", "30s",
      "On SIGTERM (and after `vigil upgrade`) the listeners close at once and established "
      "sessions go on for up to this long, then are cut; 0s cuts them at once. A second SIGTERM "
      "or a SIGINT stops at once.",
      [](YamlReader& r, const Field& f, ConfigDraft& c) {
-       r.set_duration_or_zero(f, c.shutdown_grace, std::chrono::hours(24));
+       r.set_duration_or_zero(f, c.process.shutdown_grace, std::chrono::hours(24));
      }},
     {"listeners", "list of maps", "",
      "The addresses vigil accepts connections on; see `listeners[]`.",

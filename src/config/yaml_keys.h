@@ -7,6 +7,7 @@
 
 #include "config/yaml_reader.h"
 #include "model/config.h"
+#include "model/process.h"
 
 namespace vigil::config {
 
@@ -18,7 +19,9 @@ struct MonitorDraft : model::HealthMonitor {
 struct PoolDraft : model::Pool {
   bool monitor_none = false;  // `health_monitor: none` or `{type: none}`
 };
+// The file's top level: its load balancer, and beside it the process settings it alone may set.
 struct ConfigDraft : model::Config {
+  model::Process process;
   std::vector<std::string> monitor_opt_outs;
 };
 

@@ -29,8 +29,9 @@ void read_document(std::string_view text, const std::string& file_name, LoadResu
   draft.name = name_from_file(file_name, "vigil");
   if (!reader.read_map(*root, YamlReader::line_of(*root, 1), top_section(), draft)) return;
   *root = YamlNode();  // the draft holds copies: the tree goes before the checks build theirs
-  validate(draft, result.diagnostics);
+  validate(draft.process, draft, result.diagnostics);
   result.monitor_opt_outs = draft.monitor_opt_outs;
+  result.process = std::move(draft.process);
   result.config = std::move(static_cast<model::Config&>(draft));
 }
 
@@ -45,7 +46,10 @@ LoadResult load_yaml(std::string_view text, const std::string& file_name) {
         make_error({.file = file_name, .line = 0}, std::string("cannot load: ") + e.what()));
   }
   sort_by_line(result.diagnostics);
-  if (!result.ok()) result.config.reset();
+  if (!result.ok()) {
+    result.process.reset();
+    result.config.reset();
+  }
   return result;
 }
 

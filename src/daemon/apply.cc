@@ -253,7 +253,6 @@ Result<void> ControlPlane::apply_changes(std::vector<model::Config> changed,
   update_checks(pools);
   schedule_rebind();
   resolve_names(pools.pools);
-  set_log_format(lbs_.front().config.log.format);
   schedule_connection_log();
   return {};
 }

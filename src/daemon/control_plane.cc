@@ -1,6 +1,5 @@
 #include "daemon/control_plane.h"
 
-#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +17,7 @@
 #include "daemon/announced_reload.h"
 #include "daemon/fd_budget.h"
 #include "daemon/member_health.h"
+#include "daemon/process_reload.h"
 #include "daemon/upgrade.h"
 #include "health/checker.h"
 #include "net/socket.h"
@@ -36,28 +36,14 @@ const net::DeadPeerOptions kSuspectProbe{.keepalive_idle = std::chrono::seconds(
 
 model::WallTime wall_now() { return std::chrono::system_clock::now(); }
 
-// The admin socket is bound once and the state file read once, at start-up: a reload that
-// changes them says so instead of ignoring them in silence.
-std::vector<std::string> restart_only_changes(const model::Admin& running,
-                                              const model::Admin& next) {
-  std::vector<std::string> out;
-  auto changed = [&](std::string_view key, const std::string& was, const std::string& now) {
-    if (was == now) return;
-    out.push_back(
-        fmt::format("{} changed from \"{}\" to \"{}\": it takes a restart; still using \"{}\"", key,
-                    was, now, was));
-  };
-  changed("admin.listen", running.listen, next.listen);
-  changed("admin.state_file", running.state_file, next.state_file);
-  return out;
-}
-
 }  // namespace
 
 ControlPlane::ControlPlane(boost::asio::io_context& io, ServeOptions options,
-                           model::Config file_config, admin::AdminTokens tokens)
+                           model::Process process, model::Config file_config,
+                           admin::AdminTokens tokens)
     : io_(io),
       options_(std::move(options)),
+      process_(std::move(process)),
       tokens_(std::move(tokens)),
       started_at_(wall_now()),
       ramp_(timer_source_.create_timer([this] { reweigh_all(); })),
@@ -66,7 +52,6 @@ ControlPlane::ControlPlane(boost::asio::io_context& io, ServeOptions options,
       names_retry_(timer_source_.create_timer([this] { resolve_names(); })),
       connection_log_(timer_source_.create_timer([this] { drain_connection_logs(); })),
       heap_trim_(timer_source_.create_timer([this] { heap_trim_tick(); })) {
-  token_files_ = file_config.admin;
   lbs_.push_back({.config = std::move(file_config)});
 }
 
@@ -75,8 +60,8 @@ ControlPlane::~ControlPlane() { stop(); }
 Result<void> ControlPlane::start() {
   // A copy: lbs_ is rebuilt by apply().
   const model::Config file = lbs_.front().config;
-  worker_count_ = file.workers > 0
-                      ? file.workers
+  worker_count_ = process_.workers > 0
+                      ? process_.workers
                       : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   inherited_ = upgrade::Inherited::from_environment();
   command_ = upgrade::command_at_start();
@@ -85,7 +70,7 @@ Result<void> ControlPlane::start() {
               inherited_.size());
   }
   take_handed_over_health();
-  auto store = admin::ObjectStore::load(file.admin.state_file);
+  auto store = admin::ObjectStore::load(process_.admin.state_file);
   if (!store) return std::unexpected(store.error());
   store_ = std::make_unique<admin::ObjectStore>(std::move(*store));
 
@@ -120,14 +105,14 @@ Result<void> ControlPlane::start() {
   std::optional<net::Fd> admin_socket = inherited_.take(upgrade::kAdminSocket, 0);
   inherited_.close_unused();
 
-  if (!file.admin.listen.empty()) {
+  if (!process_.admin.listen.empty()) {
     admin_ = std::make_unique<admin::AdminServer>(
         io_,
         admin::Options{
-            .listen = file.admin.listen,
+            .listen = process_.admin.listen,
             .token = tokens_.write,
             .read_token = tokens_.read,
-            .default_project = file.admin.octavia_project,
+            .default_project = process_.admin.octavia_project,
             .store = store_.get(),
             .apply = [this](const admin::ApiChange& change) { return apply_api(change); },
             .reload = [this] { return announced_reload(*this); },
@@ -218,39 +203,38 @@ Result<std::vector<std::string>> ControlPlane::reload() {
     }
     return fail(why);
   }
-  model::Config file = std::move(*loaded.config);
-  if (!options_.token_file.empty()) file.admin.token_file = options_.token_file;
-  const model::Admin admin = file.admin;
-  const std::vector<std::string> warnings =
-      restart_only_changes(lbs_.front().config.admin, file.admin);
-  // What runs stays what the picture says: the admin socket and the state file in use.
-  file.admin.listen = lbs_.front().config.admin.listen;
-  file.admin.state_file = lbs_.front().config.admin.state_file;
-  std::vector<model::Config> next{std::move(file)};
+  model::Process loaded_process = std::move(*loaded.process);
+  if (!options_.token_file.empty()) loaded_process.admin.token_file = options_.token_file;
+  ProcessReload process = reload_process(process_, std::move(loaded_process));
+  std::vector<model::Config> next{std::move(*loaded.config)};
   for (size_t i = 1; i < lbs_.size(); ++i) next.push_back(lbs_[i].config);
   if (auto applied = apply(std::move(next)); !applied) {
     log::error("reload refused: {}; the running configuration stays", applied.error().message);
     return std::unexpected(applied.error());
   }
+  set_log_format(process.next.log.format);
+  model::Admin& admin = process.next.admin;
   if (admin_) {
     admin_->set_default_project(admin.octavia_project);
     // A rotated token takes effect with the reload; an unreadable one keeps the old ones. A file
     // named for the first time has its permissions checked, as at start.
-    const bool new_files = admin.token_file != token_files_.token_file ||
-                           admin.read_token_file != token_files_.read_token_file;
+    const bool new_files = admin.token_file != process_.admin.token_file ||
+                           admin.read_token_file != process_.admin.read_token_file;
     if (auto tokens = admin::read_admin_tokens(admin, new_files)) {
       tokens_ = std::move(*tokens);
-      token_files_ = admin;
       admin_->set_token(tokens_.write);
       admin_->set_read_token(tokens_.read);
     } else {
       log::error("reload: {}; keeping the previous tokens", tokens.error().message);
+      admin.token_file = process_.admin.token_file;
+      admin.read_token_file = process_.admin.read_token_file;
     }
   }
-  for (const std::string& w : warnings) log::warn("reload: {}", w);
+  process_ = std::move(process.next);
+  for (const std::string& w : process.warnings) log::warn("reload: {}", w);
   log::info("reloaded {}", options_.config_path);
   last_reload_ok_ = true;
-  return warnings;
+  return std::move(process.warnings);
 }
 
 Result<void> ControlPlane::apply_api(admin::ApiChange change) {

@@ -32,6 +32,7 @@
 #include "daemon/tickler.h"
 #include "daemon/upgrade.h"
 #include "model/config.h"
+#include "model/process.h"
 #include "model/status_tree.h"
 #include "net/resolver.h"
 #include "proxy/worker.h"
@@ -63,9 +64,10 @@ struct ServeOptions {
 
 class ControlPlane {
  public:
-  // `file_config` is the config file's load balancer; `tokens` the admin tokens it names.
-  ControlPlane(boost::asio::io_context& io, ServeOptions options, model::Config file_config,
-               admin::AdminTokens tokens);
+  // `process` are the config file's process settings, `file_config` its load balancer; `tokens`
+  // the admin tokens the settings name.
+  ControlPlane(boost::asio::io_context& io, ServeOptions options, model::Process process,
+               model::Config file_config, admin::AdminTokens tokens);
   ~ControlPlane();
   ControlPlane(const ControlPlane&) = delete;
   ControlPlane& operator=(const ControlPlane&) = delete;
@@ -88,7 +90,7 @@ class ControlPlane {
   // out; stop() then cuts what is left. Configuration changes are refused from now on.
   void begin_graceful_stop(Duration grace, std::function<void()> finished);
   bool stopping() const { return graceful_ != nullptr || stopped_; }
-  Duration shutdown_grace() const { return lbs_.front().config.shutdown_grace; }
+  Duration shutdown_grace() const { return process_.shutdown_grace; }
 
   // `vigil upgrade`, SIGUSR2 (upgrade_control.cc): starts the binary on disk with the same
   // arguments and hands it the listening sockets; once it says it is ready this process stops
@@ -104,7 +106,8 @@ class ControlPlane {
   Result<void> apply(std::vector<model::Config> load_balancers);
   // Re-reads the config file and applies it with the API's objects; on any error the running
   // configuration stays and the error is returned (and logged). On success, warnings (logged
-  // too) about changes only a restart carries out: admin.listen, admin.state_file.
+  // too) about changes only a restart carries out (process_reload.h): admin.listen,
+  // admin.state_file.
   Result<std::vector<std::string>> reload();
   // Carries out an API write next to the file's load balancer: the API's load balancers it names
   // are made anew or removed, the others run on untouched.
@@ -267,8 +270,10 @@ class ControlPlane {
 
   boost::asio::io_context& io_;
   ServeOptions options_;
+  // The process settings in effect: the file's at start, then as reload() lets them change. Its
+  // admin token files are those tokens_ came from (a reload that cannot read new ones keeps them).
+  model::Process process_;
   admin::AdminTokens tokens_;
-  model::Admin token_files_;  // the files tokens_ came from (reload checks new ones)
   model::WallTime started_at_;
   bool last_reload_ok_ = true;  // of the last reload(); none yet: true
   model::WallTime last_reload_at_{};

@@ -12,6 +12,7 @@
 #include "daemon/pool_state.h"
 #include "daemon/runtime.h"
 #include "model/config.h"
+#include "model/process.h"
 #include "proxy/connection_log_line.h"
 
 namespace vigil::daemon {

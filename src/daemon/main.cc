@@ -31,24 +31,24 @@ constexpr const char* kDefaultConfig = "/etc/vigil/vigil.yaml";
 // --admin / VIGIL_ADMIN / the config's admin.listen; --token-file / VIGIL_TOKEN / token_file.
 std::optional<vigil::cli::ClientOptions> client_options(const Args& a) {
   vigil::cli::ClientOptions o{.admin_url = "http://127.0.0.1:8404"};
-  std::optional<vigil::model::Config> config;
+  std::optional<vigil::model::Process> process;
   const bool given = !a.config.empty();
   const std::string path = given ? a.config : kDefaultConfig;
   if (given || ::access(kDefaultConfig, R_OK) == 0) {
     auto loaded = vigil::config::load_file(path);
     if (loaded.ok()) {
-      config = std::move(loaded.config);
+      process = std::move(loaded.process);
     } else if (given) {
       std::cerr << "vigil: " << path << " is not a valid config (run `vigil check -c " << path
                 << "`)\n";
       return std::nullopt;
     }
   }
-  if (config && !config->admin.listen.empty()) o.admin_url = "http://" + config->admin.listen;
+  if (process && !process->admin.listen.empty()) o.admin_url = "http://" + process->admin.listen;
   if (const char* env = std::getenv("VIGIL_ADMIN")) o.admin_url = env;
   if (!a.admin.empty()) o.admin_url = a.admin;
   std::optional<std::string> token_file;
-  if (config && !config->admin.token_file.empty()) token_file = config->admin.token_file;
+  if (process && !process->admin.token_file.empty()) token_file = process->admin.token_file;
   if (const char* env = std::getenv("VIGIL_TOKEN")) {
     o.token = env;
     token_file.reset();

@@ -102,7 +102,7 @@ int serve(const ServeOptions& options) {
   std::signal(SIGPIPE, SIG_IGN);
   bound_free_heap();  // before the threads: the YAML check's, the workers', the API's
   config::LoadResult loaded = config::load_file(options.config_path);
-  if (loaded.config) set_log_format(loaded.config->log.format);  // before the first line
+  if (loaded.process) set_log_format(loaded.process->log.format);  // before the first line
   for (const auto& d : loaded.diagnostics) {
     if (d.severity == config::Diagnostic::Severity::kError) {
       log::error("{}", d.to_string());
@@ -115,9 +115,10 @@ int serve(const ServeOptions& options) {
                options.config_path, options.config_path);
     return 1;
   }
+  model::Process process = std::move(*loaded.process);
   model::Config config = std::move(*loaded.config);
-  if (!options.token_file.empty()) config.admin.token_file = options.token_file;
-  auto tokens = admin::read_admin_tokens(config.admin, /*warn=*/true);
+  if (!options.token_file.empty()) process.admin.token_file = options.token_file;
+  auto tokens = admin::read_admin_tokens(process.admin, /*warn=*/true);
   if (!tokens) {
     log::error("{}", tokens.error().message);
     return 1;
@@ -128,7 +129,7 @@ int serve(const ServeOptions& options) {
             config.listeners.size(), config.pools.size(), count_members(config));
 
   boost::asio::io_context io;
-  ControlPlane control(io, options, std::move(config), std::move(*tokens));
+  ControlPlane control(io, options, std::move(process), std::move(config), std::move(*tokens));
   if (auto started = control.start(); !started) {
     log::error("{}", started.error().message);
     return 1;

@@ -38,8 +38,6 @@ enum class Replay : uint8_t {
 // Whether vigil writes a PROXY protocol header (HAProxy's send-proxy, send-proxy-v2) to a member
 // before the client's first byte, and which version.
 enum class ProxyProtocol : uint8_t { kOff, kV1, kV2 };
-// How log lines are written (`log.format`): a line of text, or one JSON object a line.
-enum class LogFormat : uint8_t { kText, kJson };
 
 // vigil's names (YAML, `vigil check`, the status page, logs), in the order messages list them.
 inline constexpr Spelling<Algorithm> kAlgorithmNames[] = {
@@ -64,10 +62,6 @@ inline constexpr Spelling<ProxyProtocol> kProxyProtocolNames[] = {
     {ProxyProtocol::kV1, "v1"},
     {ProxyProtocol::kV2, "v2"},
 };
-inline constexpr Spelling<LogFormat> kLogFormatNames[] = {
-    {LogFormat::kText, "text"},
-    {LogFormat::kJson, "json"},
-};
 
 template <>
 constexpr std::span<const Spelling<Algorithm>> spellings<Algorithm>() {
@@ -87,15 +81,10 @@ constexpr std::span<const Spelling<ProxyProtocol>> spellings<ProxyProtocol>() {
 }
 constexpr std::string_view to_string(Algorithm a) { return name_in(spellings<Algorithm>(), a); }
 constexpr std::string_view to_string(MonitorType t) { return name_in(spellings<MonitorType>(), t); }
-template <>
-constexpr std::span<const Spelling<LogFormat>> spellings<LogFormat>() {
-  return kLogFormatNames;
-}
 constexpr std::string_view to_string(Replay r) { return name_in(spellings<Replay>(), r); }
 constexpr std::string_view to_string(ProxyProtocol p) {
   return name_in(spellings<ProxyProtocol>(), p);
 }
-constexpr std::string_view to_string(LogFormat f) { return name_in(spellings<LogFormat>(), f); }
 
 // The check sends an HTTP request (and reads its answer).
 constexpr bool uses_http(MonitorType t) {
@@ -217,32 +206,17 @@ struct Listener {
   bool operator==(const Listener&) const = default;
 };
 
-struct Log {
-  LogFormat format = LogFormat::kText;
-};
-
-struct Admin {
-  std::string listen = "127.0.0.1:8404";
-  std::string token_file;
-  std::string read_token_file;  // a token for GETs only (metrics, status, the page)
-  std::string state_file;
-  std::string octavia_project;  // the Octavia API's project_id when a request names none
-};
-
 // Where a load balancer's objects come from: a config file (read-only through the API, changed
 // by editing the file and reloading) or the Octavia API (persisted in admin.state_file).
 enum class Origin { kFile, kApi };
 
+// One load balancer: its listeners and pools. The process's own settings (admin API, log,
+// workers) are not here but in model::Process (model/process.h), which only the config file sets.
 struct Config {
   std::string id;  // the load balancer's id; empty: derived from its name
   Origin origin = Origin::kFile;
   std::string source_file;
   std::string name;  // the load balancer's name; defaults to the file's stem
-  Admin admin;
-  Log log;
-  int workers = 0;  // 0: one per core
-  // SIGTERM: how long established sessions may go on after the listeners close; 0: cut at once.
-  Duration shutdown_grace = 30s;
   std::vector<Listener> listeners;
   std::vector<Pool> pools;
 

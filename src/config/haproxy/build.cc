@@ -35,7 +35,6 @@ class Builder {
   model::Config build() {
     config_.source_file = p_.file();
     config_.name = name_from_file(p_.file(), "haproxy");
-    if (draft_.global.nbthread) config_.workers = draft_.global.nbthread.value;
     if (draft_.proxies.empty()) {
       p_.warning(0, "no frontend, backend or listen section: vigil has nothing to proxy");
     }
@@ -372,5 +371,12 @@ class Builder {
 }  // namespace
 
 model::Config build_config(Parser& parser) { return Builder(parser).build(); }
+
+model::Process build_process(Parser& parser) {
+  model::Process process;
+  const GlobalDraft& global = parser.draft().global;
+  if (global.nbthread) process.workers = global.nbthread.value;
+  return process;
+}
 
 }  // namespace vigil::config::haproxy

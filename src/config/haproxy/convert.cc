@@ -207,11 +207,11 @@ void write_pool(Writer& w, const model::Pool& p) {
 
 }  // namespace
 
-std::string to_yaml(const model::Config& config) {
+std::string to_yaml(const model::Process& process, const model::Config& config) {
   Writer w;
   w.line(0, "name", scalar(config.name));
-  if (config.workers != 0) w.line(0, "workers", std::to_string(config.workers));
-  write_admin(w, config.admin);
+  if (process.workers != 0) w.line(0, "workers", std::to_string(process.workers));
+  write_admin(w, process.admin);
   if (!config.listeners.empty()) {
     w.line(0, "listeners", "");
     for (const model::Listener& l : config.listeners) write_listener(w, l);
@@ -242,7 +242,7 @@ std::string convert_report(const LoadResult& result) {
     out += "# Not carried over, or changed on the way (" + std::to_string(warnings.size()) + "):\n";
     for (const Diagnostic* d : warnings) out += "#   " + d->to_string() + "\n";
   }
-  return out + "\n" + to_yaml(*result.config);
+  return out + "\n" + to_yaml(*result.process, *result.config);
 }
 
 }  // namespace vigil::config

@@ -23,12 +23,15 @@ std::string read(const std::string& name) {
 }
 
 // Every field of the model but ids, source file and lines.
+void expect_same(const model::Process& p, const model::Process& q, const std::string& label) {
+  EXPECT_EQ(p.workers, q.workers) << label;
+  EXPECT_EQ(p.admin.listen, q.admin.listen) << label;
+  EXPECT_EQ(p.admin.token_file, q.admin.token_file) << label;
+  EXPECT_EQ(p.admin.state_file, q.admin.state_file) << label;
+}
+
 void expect_same(const model::Config& a, const model::Config& b, const std::string& label) {
   EXPECT_EQ(a.name, b.name) << label;
-  EXPECT_EQ(a.workers, b.workers) << label;
-  EXPECT_EQ(a.admin.listen, b.admin.listen) << label;
-  EXPECT_EQ(a.admin.token_file, b.admin.token_file) << label;
-  EXPECT_EQ(a.admin.state_file, b.admin.state_file) << label;
   ASSERT_EQ(a.listeners.size(), b.listeners.size()) << label;
   for (size_t i = 0; i < a.listeners.size(); ++i) {
     const model::Listener& x = a.listeners[i];
@@ -94,9 +97,11 @@ void expect_same(const model::Config& a, const model::Config& b, const std::stri
   }
 }
 
-// to_yaml(config) loads back into the same config, with no diagnostic but "not used" warnings.
-void expect_round_trip(const model::Config& config, const std::string& label) {
-  const std::string yaml = to_yaml(config);
+// to_yaml() of a load's model loads back into the same model, with no diagnostic but "not used"
+// warnings.
+void expect_round_trip(const LoadResult& r, const std::string& label) {
+  const model::Config& config = *r.config;
+  const std::string yaml = to_yaml(*r.process, config);
   const LoadResult back = load_yaml(yaml, "converted.yaml");
   ASSERT_TRUE(back.ok()) << label << "\n" << yaml << all(back.diagnostics);
   for (const Diagnostic& d : back.diagnostics) {
@@ -105,9 +110,10 @@ void expect_round_trip(const model::Config& config, const std::string& label) {
         << label << ": " << d.to_string() << "\n"
         << yaml;
   }
+  expect_same(*r.process, *back.process, label);
   expect_same(config, *back.config, label);
   // And writing it again gives the same text.
-  EXPECT_EQ(to_yaml(*back.config), yaml) << label;
+  EXPECT_EQ(to_yaml(*back.process, *back.config), yaml) << label;
 }
 
 TEST(HaproxyConvert, EveryTestdataConfigRoundTrips) {
@@ -118,14 +124,14 @@ TEST(HaproxyConvert, EveryTestdataConfigRoundTrips) {
         "openshift-article-readyz.cfg"}) {
     const LoadResult r = load_haproxy_cfg(read(name), name);
     ASSERT_TRUE(r.ok()) << name << all(r.diagnostics);
-    expect_round_trip(*r.config, name);
+    expect_round_trip(r, name);
   }
 }
 
 TEST(HaproxyConvert, YamlConfigsRoundTripToo) {
   const LoadResult design = testing::load(testing::kDesignExample);
   ASSERT_TRUE(design.ok()) << all(design.diagnostics);
-  expect_round_trip(*design.config, "design example");
+  expect_round_trip(design, "design example");
 
   const LoadResult every_key = testing::load(R"(
 name: "true"
@@ -177,7 +183,7 @@ pools:
       - {name: m, address: "2.example", port: 2}
 )");
   ASSERT_TRUE(every_key.ok()) << all(every_key.diagnostics);
-  expect_round_trip(*every_key.config, "every key");
+  expect_round_trip(every_key, "every key");
 }
 
 TEST(HaproxyConvert, CharactersYamlMustEscapeRoundTrip) {
@@ -199,7 +205,7 @@ pools:
             "c\xe2\x80\xa9"
             "d\xc2\x80\xc2\x9f\xef\xbf\xbe\xef\xbf\xbf\xc3\xa9"
             "e");
-  expect_round_trip(*r.config, "escapes");
+  expect_round_trip(r, "escapes");
 }
 
 TEST(HaproxyConvert, ReportListsWhatWasNotCarriedOver) {
@@ -252,9 +258,9 @@ TEST(HaproxyConvert, SlowstartBecomesThePoolsSlowStart) {
                                         "lb.cfg");
   ASSERT_TRUE(r.ok()) << all(r.diagnostics);
   EXPECT_TRUE(r.diagnostics.empty()) << all(r.diagnostics);
-  EXPECT_NE(to_yaml(*r.config).find("  - name: api\n    slow_start: 10s\n"), std::string::npos)
-      << to_yaml(*r.config);
-  expect_round_trip(*r.config, "slowstart");
+  const std::string yaml = to_yaml(*r.process, *r.config);
+  EXPECT_NE(yaml.find("  - name: api\n    slow_start: 10s\n"), std::string::npos) << yaml;
+  expect_round_trip(r, "slowstart");
 }
 
 TEST(HaproxyConvert, ReportOfACleanConfig) {

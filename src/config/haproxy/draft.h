@@ -15,6 +15,7 @@
 #include "config/diagnostic.h"
 #include "config/haproxy/tokenizer.h"
 #include "model/config.h"
+#include "model/process.h"
 
 namespace vigil::config::haproxy {
 
@@ -194,5 +195,8 @@ class Parser {
 // Turns the parsed draft into vigil's model (haproxy/build.cc): pools, listeners, monitors, and
 // the diagnostics about what the directives mean together.
 model::Config build_config(Parser& parser);
+// The process settings the global section gives (nbthread: workers); the others keep vigil's
+// defaults, since haproxy.cfg has no place for them.
+model::Process build_process(Parser& parser);
 
 }  // namespace vigil::config::haproxy

@@ -18,8 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)vigil::config::check_report(result);
   (void)vigil::config::convert_report(result);
   if (result.config) {
-    const auto back =
-        vigil::config::load_yaml(vigil::config::to_yaml(*result.config), "converted.yaml");
+    const auto back = vigil::config::load_yaml(
+        vigil::config::to_yaml(*result.process, *result.config), "converted.yaml");
     if (!back.ok()) std::abort();  // the importer made a config vigil YAML cannot express
   }
   return 0;

@@ -31,7 +31,7 @@ bool load_safely(const std::string& text, const std::string& label) {
   EXPECT_NO_THROW((void)check_report(r)) << label;
   EXPECT_NO_THROW((void)convert_report(r)) << label;
   if (r.config) {
-    const std::string yaml = to_yaml(*r.config);
+    const std::string yaml = to_yaml(*r.process, *r.config);
     const LoadResult back = load_yaml(yaml, "converted.yaml");
     EXPECT_TRUE(back.ok()) << label << "\n" << yaml << testing::all(back.diagnostics);
   }

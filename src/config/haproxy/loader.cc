@@ -366,7 +366,9 @@ LoadResult load_haproxy_cfg(std::string_view text, const std::string& file_name)
     } else {
       haproxy::SectionReader(parser).read(lines);
       model::Config config = haproxy::build_config(parser);
-      validate(config, result.diagnostics);
+      model::Process process = haproxy::build_process(parser);
+      validate(process, config, result.diagnostics);
+      result.process = std::move(process);
       result.config = std::move(config);
     }
   } catch (const std::exception& e) {
@@ -374,7 +376,10 @@ LoadResult load_haproxy_cfg(std::string_view text, const std::string& file_name)
         make_error({.file = file_name, .line = 0}, std::string("cannot load: ") + e.what()));
   }
   sort_by_line(result.diagnostics);
-  if (!result.ok()) result.config.reset();
+  if (!result.ok()) {
+    result.process.reset();
+    result.config.reset();
+  }
   return result;
 }
 

@@ -73,7 +73,7 @@ backend masters
   const model::Config& c = *r.config;
   EXPECT_EQ(c.name, "haproxy");
   EXPECT_EQ(c.source_file, "haproxy.cfg");
-  EXPECT_EQ(c.workers, 4);
+  EXPECT_EQ(r.process->workers, 4);
   ASSERT_EQ(c.listeners.size(), 1u);
   const model::Listener& l = c.listeners[0];
   EXPECT_EQ(l.name, "api");

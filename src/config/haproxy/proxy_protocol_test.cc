@@ -74,7 +74,7 @@ TEST(HaproxyProxyProtocol, ConvertWritesWhatWasMapped) {
   server r2 10.0.0.2:443 check no-send-proxy
 )");
   ASSERT_TRUE(r.ok()) << all(r.diagnostics);
-  const std::string yaml = to_yaml(*r.config);
+  const std::string yaml = to_yaml(*r.process, *r.config);
   const LoadResult back = load_yaml(yaml, "converted.yaml");
   ASSERT_TRUE(back.ok()) << yaml << all(back.diagnostics);
   const model::Pool& p = back.config->pools.at(0);

@@ -84,8 +84,8 @@ void expect_listener(const model::Listener& l, std::string_view name, std::strin
   EXPECT_EQ(l.pool, pool) << name;
 }
 
-bool advice_has(const model::Config& c, std::string_view text) {
-  for (const Diagnostic& d : advise(c)) {
+bool advice_has(const LoadResult& r, std::string_view text) {
+  for (const Diagnostic& d : advise(*r.process, *r.config)) {
     if (d.message.find(text) != std::string::npos) return true;
   }
   return false;
@@ -127,7 +127,7 @@ TEST(HaproxySeeds, OpenShiftArticleWithoutProbe) {
   expect_monitor(c.pools[3], MonitorType::kTlsHello, 2s, 2s, 2, 3);
   for (const model::Pool& p : c.pools) EXPECT_EQ(p.algorithm, Algorithm::kRoundRobin);
   // `vigil check` says a TLS handshake does not tell whether the API server is ready.
-  EXPECT_TRUE(advice_has(c, "checks port 6443 with a TLS-HELLO monitor"));
+  EXPECT_TRUE(advice_has(r, "checks port 6443 with a TLS-HELLO monitor"));
 }
 
 // The article's second config: option httpchk GET /readyz + check check-ssl verify none inter 10s
@@ -161,7 +161,7 @@ TEST(HaproxySeeds, OpenShiftArticleWithReadyzProbe) {
   ASSERT_TRUE(timing);
   EXPECT_GT(timing->worst_mark_down, 30s);
   EXPECT_EQ(timing->worst_mark_down, 43s);
-  EXPECT_TRUE(advice_has(c, "breaks OpenShift's rule"));
+  EXPECT_TRUE(advice_has(r, "breaks OpenShift's rule"));
   const std::string report = check_report(r);
   EXPECT_NE(report.find("openshift-article-readyz.cfg:23: warning: pool \"api-6443\": a dead "
                         "member can stay in rotation for up to 43s"),
@@ -194,7 +194,7 @@ TEST(HaproxySeeds, OctaviaAmphoraBackendWithoutMonitor) {
   expect_members(p, {"10.5.5.23", "10.5.5.66"}, 6443);
   EXPECT_EQ(p.members[0].name, "91d6a444-6986-49c7-b46a-a17838d7a638");
   EXPECT_EQ(p.members[1].name, "0e91354d-1f60-40d2-b748-d4e6be491ebe");
-  EXPECT_TRUE(advice_has(c, "has no health monitor: members are NO_MONITOR"));
+  EXPECT_TRUE(advice_has(r, "has no health monitor: members are NO_MONITOR"));
 }
 
 // ... and with the TLS-HELLO monitor of `healthmonitor create --delay 5 --max-retries 4

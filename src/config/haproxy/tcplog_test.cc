@@ -69,7 +69,7 @@ TEST(HaproxyTcplog, FrontendsAndTheirDefaultsTurnOnTheConnectionLog) {
 TEST(HaproxyTcplog, ConvertWritesLogConnections) {
   const LoadResult r = load(kConfig);
   ASSERT_TRUE(r.ok()) << all(r.diagnostics);
-  const std::string yaml = to_yaml(*r.config);
+  const std::string yaml = to_yaml(*r.process, *r.config);
   const LoadResult back = load_yaml(yaml, "converted.yaml");
   ASSERT_TRUE(back.ok()) << all(back.diagnostics) << yaml;
   EXPECT_TRUE(listener(back, "from-defaults").log_connections) << yaml;

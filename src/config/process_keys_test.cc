@@ -1,0 +1,108 @@
+// The process settings (admin, log, workers, shutdown_grace): the file's top level loads them
+// into model::Process, beside its load balancer, in either format.
+#include <gtest/gtest.h>
+
+#include "config/haproxy/loader.h"
+#include "config/loader.h"
+#include "config/test_util.h"
+
+namespace vigil::config {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::all;
+using testing::has_error;
+using testing::load;
+
+constexpr std::string_view kListenerAndPool = R"(
+listeners: [{name: api, bind: "127.0.0.1:6443", pool: masters}]
+pools:
+  - name: masters
+    health_monitor: {type: TCP}
+    members: [{name: a, address: 10.0.0.1, port: 6443}]
+)";
+
+TEST(ProcessKeys, LoadWithEveryValue) {
+  const LoadResult r = load(std::string(R"(
+admin:
+  listen: "[::1]:9000"
+  token_file: /t
+  read_token_file: /r
+  state_file: /s
+  octavia_project: p1
+log: {format: json}
+workers: 3
+shutdown_grace: 5s
+)") + std::string(kListenerAndPool));
+  ASSERT_TRUE(r.ok()) << all(r.diagnostics);
+  ASSERT_TRUE(r.process);
+  const model::Process expected{.admin = {.listen = "[::1]:9000",
+                                          .token_file = "/t",
+                                          .read_token_file = "/r",
+                                          .state_file = "/s",
+                                          .octavia_project = "p1"},
+                                .log = {.format = model::LogFormat::kJson},
+                                .workers = 3,
+                                .shutdown_grace = 5s};
+  EXPECT_EQ(*r.process, expected);
+  EXPECT_EQ(r.config->listeners.size(), 1u);
+}
+
+TEST(ProcessKeys, AbsentKeysGiveTheDefaults) {
+  const LoadResult r = load(kListenerAndPool);
+  ASSERT_TRUE(r.ok()) << all(r.diagnostics);
+  EXPECT_EQ(*r.process, model::Process{});
+  EXPECT_EQ(r.process->admin.listen, "127.0.0.1:8404");
+  EXPECT_EQ(r.process->shutdown_grace, 30s);
+}
+
+TEST(ProcessKeys, ZeroGraceCutsAtOnce) {
+  const LoadResult r = load(std::string("shutdown_grace: 0s") + std::string(kListenerAndPool));
+  ASSERT_TRUE(r.ok()) << all(r.diagnostics);
+  EXPECT_EQ(r.process->shutdown_grace, 0s);
+}
+
+// A file with an error yields neither half: a daemon must not start or reload on its settings.
+TEST(ProcessKeys, AnErrorAnywhereGivesNoProcess) {
+  const LoadResult bad_process = load(std::string("workers: -1") + std::string(kListenerAndPool));
+  EXPECT_TRUE(has_error(bad_process, 1, "workers: expected an integer from 0 to 1024"))
+      << all(bad_process.diagnostics);
+  EXPECT_FALSE(bad_process.process);
+  EXPECT_FALSE(bad_process.config);
+
+  const LoadResult bad_pool =
+      load(std::string("workers: 2") + std::string(kListenerAndPool) + "    algorithm: fastest\n");
+  EXPECT_FALSE(bad_pool.ok());
+  EXPECT_FALSE(bad_pool.process);
+  EXPECT_FALSE(bad_pool.config);
+}
+
+// The process's admin.listen is checked against the load balancer's listeners, at the listener's
+// line, as before the two were apart.
+TEST(ProcessKeys, AListenerOnTheAdminPortIsAnError) {
+  const LoadResult r =
+      load(std::string("admin: {listen: \"127.0.0.1:6443\"}") + std::string(kListenerAndPool));
+  EXPECT_TRUE(has_error(r, 2, "clashes with admin.listen 127.0.0.1:6443")) << all(r.diagnostics);
+  EXPECT_FALSE(r.process);
+}
+
+TEST(ProcessKeys, HaproxyCfgNbthreadIsWorkers) {
+  const LoadResult r = load_haproxy_cfg(R"(global
+    nbthread 6
+frontend api
+    bind 127.0.0.1:6443
+    default_backend masters
+backend masters
+    server m1 10.0.0.11:6443 check
+)",
+                                        "haproxy.cfg");
+  ASSERT_TRUE(r.ok()) << all(r.diagnostics);
+  ASSERT_TRUE(r.process);
+  EXPECT_EQ(r.process->workers, 6);
+  model::Process rest = *r.process;
+  rest.workers = 0;
+  EXPECT_EQ(rest, model::Process{});  // haproxy.cfg has no place for the others
+}
+
+}  // namespace
+}  // namespace vigil::config

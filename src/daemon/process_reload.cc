@@ -1,0 +1,33 @@
+#include "daemon/process_reload.h"
+
+#include <fmt/format.h>
+
+#include <string_view>
+#include <utility>
+
+namespace vigil::daemon {
+namespace {
+
+// A reload that changes what only a restart carries out says so instead of ignoring it in
+// silence, and keeps what runs.
+void keep_running(std::string_view key, const std::string& was, std::string& now,
+                  std::vector<std::string>& out) {
+  if (was == now) return;
+  out.push_back(
+      fmt::format("{} changed from \"{}\" to \"{}\": it takes a restart; still using \"{}\"", key,
+                  was, now, was));
+  now = was;
+}
+
+}  // namespace
+
+ProcessReload reload_process(const model::Process& running, model::Process loaded) {
+  ProcessReload out{.next = std::move(loaded)};
+  keep_running("admin.listen", running.admin.listen, out.next.admin.listen, out.warnings);
+  keep_running("admin.state_file", running.admin.state_file, out.next.admin.state_file,
+               out.warnings);
+  out.next.workers = running.workers;
+  return out;
+}
+
+}  // namespace vigil::daemon

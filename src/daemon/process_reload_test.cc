@@ -1,0 +1,103 @@
+#include "daemon/process_reload.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+namespace vigil::daemon {
+namespace {
+
+using namespace std::chrono_literals;
+
+model::Process running() {
+  return {.admin = {.listen = "127.0.0.1:8404",
+                    .token_file = "/etc/vigil/token",
+                    .read_token_file = "/etc/vigil/read-token",
+                    .state_file = "/var/lib/vigil/state.json",
+                    .octavia_project = "p1"},
+          .log = {.format = model::LogFormat::kText},
+          .workers = 2,
+          .shutdown_grace = 30s};
+}
+
+TEST(ReloadProcess, TheSameFileChangesNothingAndSaysNothing) {
+  const ProcessReload r = reload_process(running(), running());
+  EXPECT_EQ(r.next, running());
+  EXPECT_TRUE(r.warnings.empty());
+}
+
+// What a reload carries out at once: the file's value runs, without a warning.
+TEST(ReloadProcess, TakesEffect) {
+  struct Case {
+    const char* description;
+    std::function<void(model::Process&)> change;
+  };
+  const Case cases[] = {
+      {.description = "admin.token_file",
+       .change = [](model::Process& p) { p.admin.token_file = "/etc/vigil/rotated"; }},
+      {.description = "admin.read_token_file",
+       .change = [](model::Process& p) { p.admin.read_token_file = ""; }},
+      {.description = "admin.octavia_project",
+       .change = [](model::Process& p) { p.admin.octavia_project = "p2"; }},
+      {.description = "log.format",
+       .change = [](model::Process& p) { p.log.format = model::LogFormat::kJson; }},
+      {.description = "shutdown_grace", .change = [](model::Process& p) { p.shutdown_grace = 0s; }},
+  };
+  for (const Case& c : cases) {
+    model::Process loaded = running();
+    c.change(loaded);
+    const ProcessReload r = reload_process(running(), loaded);
+    EXPECT_EQ(r.next, loaded) << c.description;
+    EXPECT_TRUE(r.warnings.empty()) << c.description;
+  }
+}
+
+// What only a restart carries out: the running value stays, and the reload says so.
+TEST(ReloadProcess, TakesARestart) {
+  struct Case {
+    const char* description;
+    std::function<void(model::Process&)> change;
+    const char* warning;
+  };
+  const Case cases[] = {
+      {.description = "admin.listen",
+       .change = [](model::Process& p) { p.admin.listen = "[::1]:9000"; },
+       .warning = "admin.listen changed from \"127.0.0.1:8404\" to \"[::1]:9000\": it takes a "
+                  "restart; still using \"127.0.0.1:8404\""},
+      {.description = "admin.state_file",
+       .change = [](model::Process& p) { p.admin.state_file = "/s"; },
+       .warning = "admin.state_file changed from \"/var/lib/vigil/state.json\" to \"/s\": it "
+                  "takes a restart; still using \"/var/lib/vigil/state.json\""},
+  };
+  for (const Case& c : cases) {
+    model::Process loaded = running();
+    c.change(loaded);
+    const ProcessReload r = reload_process(running(), loaded);
+    EXPECT_EQ(r.next, running()) << c.description;
+    ASSERT_EQ(r.warnings.size(), 1u) << c.description;
+    EXPECT_EQ(r.warnings[0], c.warning) << c.description;
+  }
+}
+
+TEST(ReloadProcess, BothRestartOnlyChangesAreReportedBesideTheOthers) {
+  model::Process loaded = running();
+  loaded.admin.listen = "127.0.0.1:9999";
+  loaded.admin.state_file = "/s";
+  loaded.shutdown_grace = 5s;
+  const ProcessReload r = reload_process(running(), loaded);
+  EXPECT_EQ(r.warnings.size(), 2u);
+  EXPECT_EQ(r.next.admin, running().admin);
+  EXPECT_EQ(r.next.shutdown_grace, 5s);
+}
+
+// The worker threads are started once; a reload has never reported a new count, and does not.
+TEST(ReloadProcess, WorkersStayAsTheyRun) {
+  model::Process loaded = running();
+  loaded.workers = 8;
+  const ProcessReload r = reload_process(running(), loaded);
+  EXPECT_EQ(r.next.workers, 2);
+  EXPECT_TRUE(r.warnings.empty());
+}
+
+}  // namespace
+}  // namespace vigil::daemon

@@ -1,0 +1,54 @@
+// The process settings: what one vigil process has once, whatever load balancers it runs (the
+// admin API, the log, the worker threads, the graceful stop), apart from them as HAProxy keeps
+// `global` apart from its proxies and Envoy its Bootstrap apart from its resources. Only the
+// config file's top level sets them; a load balancer made through the Octavia API has none.
+// Plain values produced by config/ and held by the daemon's control thread; any thread may read
+// the names.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "base/clock.h"
+#include "model/spelling.h"
+
+namespace vigil::model {
+
+// How log lines are written (`log.format`): a line of text, or one JSON object a line.
+enum class LogFormat : uint8_t { kText, kJson };
+
+inline constexpr Spelling<LogFormat> kLogFormatNames[] = {
+    {LogFormat::kText, "text"},
+    {LogFormat::kJson, "json"},
+};
+template <>
+constexpr std::span<const Spelling<LogFormat>> spellings<LogFormat>() {
+  return kLogFormatNames;
+}
+constexpr std::string_view to_string(LogFormat f) { return name_in(spellings<LogFormat>(), f); }
+
+struct Log {
+  LogFormat format = LogFormat::kText;
+  bool operator==(const Log&) const = default;
+};
+
+struct Admin {
+  std::string listen = "127.0.0.1:8404";
+  std::string token_file;
+  std::string read_token_file;  // a token for GETs only (metrics, status, the page)
+  std::string state_file;
+  std::string octavia_project;  // the Octavia API's project_id when a request names none
+  bool operator==(const Admin&) const = default;
+};
+
+struct Process {
+  Admin admin;
+  Log log;
+  int workers = 0;  // 0: one per core
+  // SIGTERM: how long established sessions may go on after the listeners close; 0: cut at once.
+  Duration shutdown_grace = std::chrono::seconds(30);
+  bool operator==(const Process&) const = default;
+};
+
+}  // namespace vigil::model
