@@ -64,11 +64,8 @@ Response member_answer(const FoundMember& f, model::WallTime now) {
 std::optional<Response> change(const FoundMember& f, std::optional<model::AdminState> state,
                                std::optional<int> weight, const std::string& by,
                                const RouteContext& ctx) {
-  if (ctx.set_override == nullptr || !*ctx.set_override) {
-    return fault(405, "this vigil cannot change members at run time");
-  }
   auto next = model::next_override(f.member->admin_override, state, weight, ctx.now, by);
-  if (auto done = (*ctx.set_override)(f.member->id, next, by); !done) {
+  if (auto done = ctx.daemon.set_override(f.member->id, next, by); !done) {
     log::error("admin API: member {} of pool {}: {}", f.member->config.name, f.pool->config.name,
                done.error().message);
     return fault(500, done.error().message);
@@ -127,8 +124,7 @@ std::optional<Response> route_member_admin(const Request& request, const Target&
   if (!get && request.method != "PUT") return not_allowed();
   // Only the pools the key can name: the answer costs the same at ten thousand load balancers.
   const auto views = [&] {
-    if (ctx.pool_views == nullptr) return merged_views(ctx.views(), ctx.store);
-    return merged_views((*ctx.pool_views)(s[2]), ctx.store, s[2]);
+    return merged_views(ctx.daemon.views({.pool_key = s[2]}), ctx.store, s[2]);
   };
   std::vector<LoadBalancerView> lbs = views();  // found points in
   auto found = find_member(lbs, s[2], s[4]);

@@ -111,7 +111,7 @@ Response member_button(const Request& request, const RouteContext& ctx) {
   const std::optional<model::AdminState> state =
       model::parse<model::AdminState>(form.param("state").value_or(""));
   if (!state) return fault(400, "state must be drain, maint or ready");
-  const std::vector<model::LoadBalancerView> lbs = merged_views(ctx.views(), ctx.store);
+  const std::vector<model::LoadBalancerView> lbs = merged_views(ctx.daemon.views({}), ctx.store);
   auto found = find_member(lbs, form.param("pool").value_or(""), form.param("member").value_or(""));
   if (auto* r = std::get_if<Response>(&found)) return *r;
   if (auto failed = set_member_state(std::get<FoundMember>(found), *state, "status page", ctx)) {

@@ -156,11 +156,9 @@ Response authenticated(const Request& request, const Target& target, const Route
   const bool get = request.method == "GET";
   const bool v2 = s.size() >= 2 && (s[0] == "v2" || s[0] == "v2.0");
   // The views are asked for only by routes that show state.
-  auto views = [&] { return merged_views(ctx.views(), ctx.store); };
+  auto views = [&] { return merged_views(ctx.daemon.views({}), ctx.store); };
   // The daemon's views without the members' history, not yet merged with the API's objects.
-  auto status_views = [&] {
-    return ctx.status_views != nullptr ? (*ctx.status_views)() : ctx.views();
-  };
+  auto status_views = [&] { return ctx.daemon.views({.history = false}); };
   if (v2 && s[1] == "lbaas") {
     if (get) {
       return octavia_read(target, status_views(), ctx);
@@ -173,27 +171,28 @@ Response authenticated(const Request& request, const Target& target, const Route
     const bool api_kind = s.size() >= 3 && (s[2] == "pools" || s[2] == "healthmonitors");
     // One that names its pool or monitor by id is tried on that object's load balancer alone:
     // ten thousand of them would be ten thousand views to build.
-    const ApiLoadBalancer* holder =
-        api_kind && s.size() >= 4 && ctx.store != nullptr && ctx.lb_views != nullptr
-            ? ctx.store->state().holder(s[3], s[2])
-            : nullptr;
+    const ApiLoadBalancer* holder = api_kind && s.size() >= 4 && ctx.store != nullptr
+                                        ? ctx.store->state().holder(s[3], s[2])
+                                        : nullptr;
     if (holder != nullptr) {
       Response r = route_octavia_write(
           request, target,
-          Catalog(api_lb_views((*ctx.lb_views)(holder->id), *ctx.store, holder->id), ctx.store,
-                  ctx.default_project),
+          Catalog(api_lb_views(ctx.daemon.views({.file = false, .lb_id = holder->id}), *ctx.store,
+                               holder->id),
+                  ctx.store, ctx.default_project),
           ctx);
       if (r.status != 404) return r;
-    } else if (api_kind && ctx.api_views != nullptr) {
-      Response r = route_octavia_write(
-          request, target,
-          Catalog(merged_views((*ctx.api_views)(), ctx.store), ctx.store, ctx.default_project),
-          ctx);
+    } else if (api_kind) {
+      Response r =
+          route_octavia_write(request, target,
+                              Catalog(merged_views(ctx.daemon.views({.file = false}), ctx.store),
+                                      ctx.store, ctx.default_project),
+                              ctx);
       if (r.status != 404) return r;
     }
     // A write cannot change the config file's members: it need not copy them.
     const std::vector<model::LoadBalancerView> lbs =
-        ctx.write_views != nullptr ? merged_views((*ctx.write_views)(), ctx.store) : views();
+        merged_views(ctx.daemon.views({.file_members = false}), ctx.store);
     return route_octavia_write(request, target, Catalog(lbs, ctx.store, ctx.default_project), ctx);
   }
   // What `openstack loadbalancer create --vip-subnet-id` looks up through Neutron.
@@ -219,8 +218,8 @@ Response authenticated(const Request& request, const Target& target, const Route
     return rendered(ctx, status_views(), "application/json", &status_json);
   }
   if (s == Segments{"v1", "reload"}) {
-    if (request.method != "POST" || ctx.reload == nullptr) return method_not_allowed();
-    auto reloaded = (*ctx.reload)();
+    if (request.method != "POST") return method_not_allowed();
+    auto reloaded = ctx.daemon.reload();
     if (!reloaded) return fault(409, reloaded.error().message);
     boost::json::array warnings(reloaded->begin(), reloaded->end());
     return text(200, "application/json",
@@ -228,8 +227,8 @@ Response authenticated(const Request& request, const Target& target, const Route
                     boost::json::object{{"reloaded", true}, {"warnings", std::move(warnings)}}));
   }
   if (s == Segments{"v1", "upgrade"}) {
-    if (request.method != "POST" || ctx.upgrade == nullptr) return method_not_allowed();
-    auto pid = (*ctx.upgrade)();
+    if (request.method != "POST") return method_not_allowed();
+    auto pid = ctx.daemon.upgrade();
     if (!pid) return fault(409, pid.error().message);
     return text(200, "application/json",
                 "{\"upgrading\": true, \"pid\": " + std::to_string(*pid) + "}");
@@ -252,14 +251,13 @@ Response route(const Request& request, const RouteContext& ctx) {
   if (target.segments == Segments{"healthz"} || target.segments == Segments{"readyz"}) {
     if (request.method != "GET") return method_not_allowed();
     // A load balancer in front of vigil, or keepalived, moves traffic away during the grace.
-    if (ctx.stopping && (*ctx.stopping)()) {
+    if (ctx.daemon.stopping()) {
       return text(503, "text/plain; charset=utf-8", "draining for a stop\n");
     }
-    const std::optional<std::string> problem =
-        ctx.serving ? (*ctx.serving)() : std::optional<std::string>();
+    const std::optional<std::string> problem = ctx.daemon.serving();
     // Not serving answers both alike, without building the views.
     if (target.segments[0] == "healthz" || problem) return healthz(problem);
-    return readyz(merged_views(ctx.views(), ctx.store));
+    return readyz(merged_views(ctx.daemon.views({}), ctx.store));
   }
   // The sign-in form and the page's buttons check what they need themselves.
   if (auto page = route_page(request, target, ctx)) return *page;
