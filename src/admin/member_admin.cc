@@ -17,12 +17,6 @@ namespace {
 using model::LoadBalancerView;
 using model::PoolView;
 
-Response not_allowed() {
-  Response r = fault(405, "Method not allowed: this path answers GET and PUT");
-  r.headers.emplace_back("Allow", "GET, PUT");
-  return r;
-}
-
 std::string joined(const std::vector<std::string>& items) {
   std::string out;
   for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
@@ -113,15 +107,9 @@ std::optional<Response> set_member_state(const FoundMember& f, model::AdminState
   return change(f, state, std::nullopt, std::string(by), ctx);
 }
 
-std::optional<Response> route_member_admin(const Request& request, const Target& target,
-                                           const RouteContext& ctx) {
+Response member_admin(const Request& request, const Target& target, const RouteContext& ctx) {
   const auto& s = target.segments;
-  if (s.size() < 2 || s[0] != "v1" || s[1] != "pools") return std::nullopt;
-  if (s.size() != 6 || s[3] != "members" || s[5] != "admin") {
-    return fault(404, "Not found: use /v1/pools/{pool}/members/{member}/admin");
-  }
   const bool get = request.method == "GET";
-  if (!get && request.method != "PUT") return not_allowed();
   // Only the pools the key can name: the answer costs the same at ten thousand load balancers.
   const auto views = [&] {
     return merged_views(ctx.daemon.views({.pool_key = s[2]}), ctx.store, s[2]);
@@ -130,7 +118,7 @@ std::optional<Response> route_member_admin(const Request& request, const Target&
   auto found = find_member(lbs, s[2], s[4]);
   if (auto* r = std::get_if<Response>(&found)) return *r;
   if (!get) {
-    if (auto refused = put(request, std::get<FoundMember>(found), ctx)) return refused;
+    if (auto refused = put(request, std::get<FoundMember>(found), ctx)) return *refused;
     log::info("admin API: PUT {} done", request.target);
     lbs = views();
     found = find_member(lbs, s[2], s[4]);

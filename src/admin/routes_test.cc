@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <tuple>
 
 #include "admin/auth.h"
 #include "admin/fake_daemon_test.h"
+#include "admin/route_table.h"
 #include "admin/target.h"
 
 namespace vigil::admin {
@@ -226,6 +228,39 @@ TEST(Target, SplitsAndDecodes) {
   EXPECT_EQ(t.param("x"), "");
   EXPECT_EQ(t.param("y"), std::nullopt);
   EXPECT_EQ(parse_target("/a%2").segments, std::vector<std::string>{"a%2"});
+}
+
+// A 405 names what the path's rows take, whatever the method asked.
+TEST_F(RoutesTest, AWrongMethodIsToldTheRowsMethods) {
+  for (const auto& [method, path, allow] :
+       {std::tuple{"GET", "/v1/reload", "POST"},
+        {"DELETE", "/v1/sessions", "GET"},
+        {"GET", "/v1/sessions/kill", "POST"},
+        {"DELETE", "/v1/pools/masters/members/master-01/admin", "GET, PUT"}}) {
+    const Response r = call(method, path);
+    EXPECT_EQ(r.status, 405) << path;
+    ASSERT_EQ(r.headers.size(), 1u) << path;
+    EXPECT_EQ(r.headers[0].second, allow) << path;
+  }
+  EXPECT_EQ(faultstring(call("GET", "/v1/reload")),
+            "Method not allowed: this path only answers POST");
+  EXPECT_EQ(faultstring(call("POST", "/v1/pools/masters/members/master-01/admin")),
+            "Method not allowed: this path answers GET and PUT");
+  // The read token may learn that a write path takes another method, not more.
+  EXPECT_EQ(call("POST", "/v1/nowhere").status, 404);
+}
+
+TEST(RouteTable, PathPatterns) {
+  using S = std::vector<std::string>;
+  EXPECT_TRUE(path_matches("/", S{}));
+  EXPECT_FALSE(path_matches("/", S{"x"}));
+  EXPECT_TRUE(path_matches("/v2|v2.0/lbaas/*", S{"v2.0", "lbaas"}));
+  EXPECT_TRUE(path_matches("/v2|v2.0/lbaas/*", S{"v2", "lbaas", "pools", "p"}));
+  EXPECT_FALSE(path_matches("/v2|v2.0/lbaas/*", S{"v3", "lbaas"}));
+  EXPECT_TRUE(path_matches("/v1/pools/{pool}/members/{m}/admin",
+                           S{"v1", "pools", "a/b", "members", "m", "admin"}));
+  EXPECT_FALSE(
+      path_matches("/v1/pools/{pool}/members/{m}/admin", S{"v1", "pools", "a", "members", "m"}));
 }
 
 }  // namespace

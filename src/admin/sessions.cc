@@ -81,7 +81,9 @@ json::object row_json(const SessionRow& s) {
           {"bytes_out", s.bytes_out}};
 }
 
-Response list(const Target& target, const RouteContext& ctx) {
+}  // namespace
+
+Response list_sessions(const Target& target, const RouteContext& ctx) {
   const std::string pool = target.param("pool").value_or("");
   const std::string member = target.param("member").value_or("");
   std::optional<Ids> ids;
@@ -107,7 +109,7 @@ Response list(const Target& target, const RouteContext& ctx) {
 
 // {"pool": "masters", "member": "master-01"}: the member is required, the pool only when the
 // member's name is in more than one.
-Response kill(const Request& request, const RouteContext& ctx) {
+Response kill_sessions(const Request& request, const RouteContext& ctx) {
   boost::system::error_code ec;
   const json::value v = json::parse(request.body, ec);
   if (ec || !v.is_object()) {
@@ -140,31 +142,6 @@ Response kill(const Request& request, const RouteContext& ctx) {
     });
   };
   return r;
-}
-
-}  // namespace
-
-std::optional<Response> route_sessions(const Request& request, const Target& target,
-                                       const RouteContext& ctx) {
-  const auto& s = target.segments;
-  if (s.size() < 2 || s[0] != "v1" || s[1] != "sessions") return std::nullopt;
-  if (s.size() == 2) {
-    if (request.method != "GET") {
-      Response r = fault(405, "Method not allowed: this path only answers GET");
-      r.headers.emplace_back("Allow", "GET");
-      return r;
-    }
-    return list(target, ctx);
-  }
-  if (s.size() == 3 && s[2] == "kill") {
-    if (request.method != "POST") {
-      Response r = fault(405, "Method not allowed: this path only answers POST");
-      r.headers.emplace_back("Allow", "POST");
-      return r;
-    }
-    return kill(request, ctx);
-  }
-  return fault(404, "Not found: use /v1/sessions or /v1/sessions/kill");
 }
 
 }  // namespace vigil::admin
