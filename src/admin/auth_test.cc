@@ -11,9 +11,9 @@
 #include <fstream>
 
 #include "admin/cookie.h"
+#include "admin/fake_daemon_test.h"
 #include "admin/routes.h"
 #include "admin/same_origin.h"
-#include "admin/sample_view_test.h"
 #include "admin/token_files.h"
 
 namespace vigil::admin {
@@ -24,23 +24,15 @@ class ReadTokenTest : public ::testing::Test {
   Response call(std::string_view method, std::string_view target, std::string_view token,
                 std::string_view body = "") {
     const Request request{.method = method, .target = target, .x_auth_token = token, .body = body};
-    return route(request, RouteContext{.token = "W",
-                                       .read_token = "R",
-                                       .views = views_,
-                                       .now = testing::kNow,
-                                       .set_override = &set_override_});
+    return route(
+        request,
+        RouteContext{.token = "W", .read_token = "R", .daemon = daemon_, .now = testing::kNow});
   }
   std::string faultstring(const Response& r) {
     return std::string(boost::json::parse(r.body).at("faultstring").as_string());
   }
 
-  ViewsSource views_ = [] { return std::vector{testing::sample_view()}; };
-  int overrides_ = 0;
-  OverrideFn set_override_ = [this](const std::string&, std::optional<model::AdminOverride>,
-                                    std::string_view) -> Result<void> {
-    ++overrides_;
-    return {};
-  };
+  testing::FakeDaemon daemon_;
 };
 
 TEST_F(ReadTokenTest, ReadsEveryGet) {
@@ -73,17 +65,17 @@ TEST_F(ReadTokenTest, IsRefusedWith403ForEveryWrite) {
               "Forbidden: the read-only token (admin.read_token_file) cannot change anything; "
               "use the token of admin.token_file");
   }
-  EXPECT_EQ(overrides_, 0);
+  EXPECT_EQ(daemon_.override_calls, 0);
   // The write token gets through to the route itself.
   EXPECT_EQ(
       call("PUT", "/v1/pools/masters/members/master-01/admin", "W", R"({"state": "drain"})").status,
       200);
-  EXPECT_EQ(overrides_, 1);
+  EXPECT_EQ(daemon_.override_calls, 1);
 }
 
 TEST_F(ReadTokenTest, AReadTokenAloneServesReads) {
   const Request get{.method = "GET", .target = "/v1/status", .x_auth_token = "R"};
-  const RouteContext ctx{.read_token = "R", .views = views_, .now = testing::kNow};
+  const RouteContext ctx{.read_token = "R", .daemon = daemon_, .now = testing::kNow};
   EXPECT_EQ(route(get, ctx).status, 200);
   const Request put{
       .method = "PUT", .target = "/v1/pools/masters/members/master-01/admin", .x_auth_token = "R"};

@@ -17,12 +17,6 @@ namespace {
 using model::LoadBalancerView;
 using model::PoolView;
 
-Response not_allowed() {
-  Response r = fault(405, "Method not allowed: this path answers GET and PUT");
-  r.headers.emplace_back("Allow", "GET, PUT");
-  return r;
-}
-
 std::string joined(const std::vector<std::string>& items) {
   std::string out;
   for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
@@ -64,11 +58,8 @@ Response member_answer(const FoundMember& f, model::WallTime now) {
 std::optional<Response> change(const FoundMember& f, std::optional<model::AdminState> state,
                                std::optional<int> weight, const std::string& by,
                                const RouteContext& ctx) {
-  if (ctx.set_override == nullptr || !*ctx.set_override) {
-    return fault(405, "this vigil cannot change members at run time");
-  }
   auto next = model::next_override(f.member->admin_override, state, weight, ctx.now, by);
-  if (auto done = (*ctx.set_override)(f.member->id, next, by); !done) {
+  if (auto done = ctx.daemon.set_override(f.member->id, next, by); !done) {
     log::error("admin API: member {} of pool {}: {}", f.member->config.name, f.pool->config.name,
                done.error().message);
     return fault(500, done.error().message);
@@ -116,25 +107,18 @@ std::optional<Response> set_member_state(const FoundMember& f, model::AdminState
   return change(f, state, std::nullopt, std::string(by), ctx);
 }
 
-std::optional<Response> route_member_admin(const Request& request, const Target& target,
-                                           const RouteContext& ctx) {
+Response member_admin(const Request& request, const Target& target, const RouteContext& ctx) {
   const auto& s = target.segments;
-  if (s.size() < 2 || s[0] != "v1" || s[1] != "pools") return std::nullopt;
-  if (s.size() != 6 || s[3] != "members" || s[5] != "admin") {
-    return fault(404, "Not found: use /v1/pools/{pool}/members/{member}/admin");
-  }
   const bool get = request.method == "GET";
-  if (!get && request.method != "PUT") return not_allowed();
   // Only the pools the key can name: the answer costs the same at ten thousand load balancers.
   const auto views = [&] {
-    if (ctx.pool_views == nullptr) return merged_views(ctx.views(), ctx.store);
-    return merged_views((*ctx.pool_views)(s[2]), ctx.store, s[2]);
+    return merged_views(ctx.daemon.views({.pool_key = s[2]}), ctx.store, s[2]);
   };
   std::vector<LoadBalancerView> lbs = views();  // found points in
   auto found = find_member(lbs, s[2], s[4]);
   if (auto* r = std::get_if<Response>(&found)) return *r;
   if (!get) {
-    if (auto refused = put(request, std::get<FoundMember>(found), ctx)) return refused;
+    if (auto refused = put(request, std::get<FoundMember>(found), ctx)) return *refused;
     log::info("admin API: PUT {} done", request.target);
     lbs = views();
     found = find_member(lbs, s[2], s[4]);

@@ -1,5 +1,5 @@
 // The admin route of one member's runtime override: GET and PUT
-// /v1/pools/{pool}/members/{member}/admin (docs/api.md). Pure but for the callback it runs;
+// /v1/pools/{pool}/members/{member}/admin (docs/api.md). Pure but for the daemon it asks;
 // control thread, called by route().
 #pragma once
 
@@ -14,9 +14,9 @@
 
 namespace vigil::admin {
 
-// The answer for a /v1/pools/... target; none for any other target.
-std::optional<Response> route_member_admin(const Request& request, const Target& target,
-                                           const RouteContext& ctx);
+// GET or PUT /v1/pools/{pool}/members/{member}/admin (routes.cc's table matched the path and
+// the method).
+Response member_admin(const Request& request, const Target& target, const RouteContext& ctx);
 
 // A member found by pool and member key (below), or what to answer: 404, or 409 when a name is
 // ambiguous. The pool key is a pool id, a pool name unique across load balancers, or

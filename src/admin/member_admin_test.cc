@@ -1,14 +1,14 @@
 // The member override route (/v1/pools/{pool}/members/{member}/admin) and `openstack loadbalancer
 // member set` on a config file's member, through route() without sockets, against a fake daemon
-// that records the override and shows it in its views.
+// (fake_daemon_test.h) that records the override and shows it in its views.
 #include "admin/member_admin.h"
 
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
 
+#include "admin/fake_daemon_test.h"
 #include "admin/routes.h"
-#include "admin/sample_view_test.h"
 
 namespace vigil::admin {
 namespace {
@@ -20,40 +20,23 @@ class MemberAdminTest : public ::testing::Test {
   Response call(std::string_view method, std::string_view target, std::string_view body = "",
                 std::string_view token = "T") {
     const Request request{.method = method, .target = target, .x_auth_token = token, .body = body};
-    return route(
-        request,
-        RouteContext{
-            .token = "T", .views = views_, .now = testing::kNow, .set_override = &set_override_});
+    return route(request, RouteContext{.token = "T", .daemon = daemon_, .now = testing::kNow});
   }
   json::value body(const Response& r) { return json::parse(r.body); }
   std::string faultstring(const Response& r) {
     return std::string(body(r).at("faultstring").as_string());
   }
-  model::MemberView& master01() { return lbs_[0].pools[0].members[0]; }
+  model::MemberView& master01() { return daemon_.lbs[0].pools[0].members[0]; }
   json::value admin_of(const Response& r) { return body(r).at("member").at("admin_override"); }
 
-  std::vector<model::LoadBalancerView> lbs_{testing::sample_view()};
-  ViewsSource views_ = [this] { return lbs_; };
-  int calls_ = 0;
-  bool fail_ = false;
-  OverrideFn set_override_ = [this](const std::string& id, std::optional<model::AdminOverride> next,
-                                    std::string_view) -> Result<void> {
-    ++calls_;
-    if (fail_) return fail("cannot save the API objects: /var/lib/vigil/state.json: disk full");
-    for (auto& p : lbs_[0].pools) {
-      for (auto& m : p.members) {
-        if (m.id == id) m.admin_override = next;
-      }
-    }
-    return {};
-  };
+  testing::FakeDaemon daemon_;
   const std::string path_ = "/v1/pools/masters/members/master-01/admin";
 };
 
 TEST_F(MemberAdminTest, APutSetsTheOverrideAndAnswersTheMembersNewView) {
   const Response r = call("PUT", path_, R"({"state": "drain"})");
   ASSERT_EQ(r.status, 200) << r.body;
-  EXPECT_EQ(calls_, 1);
+  EXPECT_EQ(daemon_.override_calls, 1);
   ASSERT_TRUE(master01().admin_override);
   EXPECT_EQ(master01().admin_override->state, model::AdminState::kDrain);
   EXPECT_EQ(admin_of(r).at("state"), "drain");
@@ -64,7 +47,7 @@ TEST_F(MemberAdminTest, APutSetsTheOverrideAndAnswersTheMembersNewView) {
 
   // A weight keeps the drain; GET shows both; the id works as well as the name.
   const std::string by_id =
-      "/v1/pools/" + lbs_[0].pools[0].id + "/members/" + master01().id + "/admin";
+      "/v1/pools/" + daemon_.lbs[0].pools[0].id + "/members/" + master01().id + "/admin";
   EXPECT_EQ(call("PUT", by_id, R"({"weight": 0, "by": "CLI"})").status, 200);
   const Response shown = call("GET", path_);
   ASSERT_EQ(shown.status, 200);
@@ -103,7 +86,7 @@ TEST_F(MemberAdminTest, BadBodiesAnswer400AndChangeNothing) {
     EXPECT_EQ(r.status, 400) << c.body;
     EXPECT_NE(faultstring(r).find(c.message), std::string::npos) << c.body << ": " << r.body;
   }
-  EXPECT_EQ(calls_, 0);
+  EXPECT_EQ(daemon_.override_calls, 0);
 }
 
 TEST_F(MemberAdminTest, UnknownNamesTokensAndMethods) {
@@ -117,11 +100,11 @@ TEST_F(MemberAdminTest, UnknownNamesTokensAndMethods) {
   EXPECT_EQ(call("PUT", path_, R"({"state": "drain"})", "wrong").status, 401);
   const Response post = call("POST", path_, R"({"state": "drain"})");
   EXPECT_EQ(post.status, 405);
-  EXPECT_EQ(calls_, 0);
+  EXPECT_EQ(daemon_.override_calls, 0);
 }
 
 TEST_F(MemberAdminTest, ASaveThatFailsIs500) {
-  fail_ = true;
+  daemon_.override_error = "cannot save the API objects: /var/lib/vigil/state.json: disk full";
   const Response r = call("PUT", path_, R"({"state": "maint"})");
   EXPECT_EQ(r.status, 500);
   EXPECT_NE(faultstring(r).find("disk full"), std::string::npos);
@@ -133,7 +116,7 @@ TEST_F(MemberAdminTest, APoolNameInTwoLoadBalancersNeedsItsIdOrLbSlashPool) {
   other.id = "other-lb-id";
   other.name = "other";
   other.pools[0].id = "other-pool-id";
-  lbs_.push_back(other);
+  daemon_.lbs.push_back(other);
   const Response r = call("PUT", path_, R"({"state": "drain"})");
   EXPECT_EQ(r.status, 409);
   EXPECT_NE(faultstring(r).find("give the pool's id or LB/POOL"), std::string::npos) << r.body;
@@ -163,7 +146,8 @@ TEST_F(MemberAdminTest, TheStatusPageAndStatusJsonShowTheOverride) {
 
 // `openstack loadbalancer member set` on a file member: --weight, --disable, --enable.
 TEST_F(MemberAdminTest, OctaviaMemberSetOnAFileMemberIsARuntimeOverride) {
-  const std::string member = "/v2/lbaas/pools/" + lbs_[0].pools[0].id + "/members/" + master01().id;
+  const std::string member =
+      "/v2/lbaas/pools/" + daemon_.lbs[0].pools[0].id + "/members/" + master01().id;
   Response r = call("PUT", member, R"({"member": {"weight": 0}})");
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(body(r).at("member").at("weight"), 0);
@@ -182,7 +166,7 @@ TEST_F(MemberAdminTest, OctaviaMemberSetOnAFileMemberIsARuntimeOverride) {
   EXPECT_EQ(other.status, 409);
   EXPECT_NE(faultstring(other).find("read-only"), std::string::npos) << other.body;
   EXPECT_EQ(call("DELETE", member).status, 409) << "still the file's";
-  EXPECT_EQ(calls_, 3);
+  EXPECT_EQ(daemon_.override_calls, 3);
 }
 
 }  // namespace

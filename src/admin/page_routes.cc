@@ -9,13 +9,10 @@
 #include "admin/member_admin.h"
 #include "admin/octavia/views.h"
 #include "admin/page_style.h"
-#include "admin/same_origin.h"
 #include "base/log.h"
 
 namespace vigil::admin {
 namespace {
-
-using Segments = std::vector<std::string>;
 
 Response html(int status, std::string body) {
   Response r;
@@ -27,22 +24,8 @@ Response html(int status, std::string body) {
   return r;
 }
 
-Response post_only() {
-  Response r = fault(405, "Method not allowed: this path only answers POST (the page's forms)");
-  r.headers.emplace_back("Allow", "POST");
-  return r;
-}
-
 // A form's fields: the body is application/x-www-form-urlencoded, a query string's syntax.
 Target form_fields(std::string_view body) { return parse_target("/?" + std::string(body)); }
-
-std::optional<Response> refused_cross_site(const Request& request) {
-  auto why = cross_site_refusal(
-      {.host = request.host, .origin = request.origin, .sec_fetch_site = request.sec_fetch_site});
-  if (!why) return std::nullopt;
-  log::warn("admin API: {} {} refused: {}", request.method, request.target, *why);
-  return fault(403, *why);
-}
 
 const LoginSessions::Session* session_of(const Request& request, const RouteContext& ctx,
                                          std::string_view* id = nullptr) {
@@ -51,18 +34,27 @@ const LoginSessions::Session* session_of(const Request& request, const RouteCont
   return ctx.logins->find(value, ctx.now);
 }
 
-Response login(const Request& request, const RouteContext& ctx) {
-  if (request.method == "GET") {
-    // Signed in already: the page itself.
-    if (session_of(request, ctx) != nullptr) return see_other("/");
-    return html(200, login_page(""));
-  }
-  if (request.method != "POST") {
-    Response r = fault(405, "Method not allowed: /login answers GET and POST");
-    r.headers.emplace_back("Allow", "GET, POST");
-    return r;
-  }
-  if (auto refused = refused_cross_site(request)) return *refused;
+}  // namespace
+
+Response login_form(const Request& request, const RouteContext& ctx) {
+  // Signed in already: the page itself.
+  if (session_of(request, ctx) != nullptr) return see_other("/");
+  return html(200, login_page(""));
+}
+
+Response login_not_allowed() {
+  Response r = fault(405, "Method not allowed: /login answers GET and POST");
+  r.headers.emplace_back("Allow", "GET, POST");
+  return r;
+}
+
+Response page_post_only() {
+  Response r = fault(405, "Method not allowed: this path only answers POST (the page's forms)");
+  r.headers.emplace_back("Allow", "POST");
+  return r;
+}
+
+Response sign_in(const Request& request, const RouteContext& ctx) {
   if (ctx.token.empty() && ctx.read_token.empty()) {
     return html(401, login_page("no admin token is configured (admin.token_file)"));
   }
@@ -81,8 +73,6 @@ Response login(const Request& request, const RouteContext& ctx) {
 }
 
 Response logout(const Request& request, const RouteContext& ctx) {
-  if (request.method != "POST") return post_only();
-  if (auto refused = refused_cross_site(request)) return *refused;
   std::string_view id;
   if (const auto* session = session_of(request, ctx, &id)) {
     if (!csrf_matches(*session, form_fields(request.body).param("csrf").value_or(""))) {
@@ -97,8 +87,6 @@ Response logout(const Request& request, const RouteContext& ctx) {
 
 // A drain/ready button: what `vigil member drain|ready` does, for a session of the write token.
 Response member_button(const Request& request, const RouteContext& ctx) {
-  if (request.method != "POST") return post_only();
-  if (auto refused = refused_cross_site(request)) return *refused;
   const LoginSessions::Session* session = session_of(request, ctx);
   if (session == nullptr) return fault(401, "Authentication required: sign in at /login");
   const Target form = form_fields(request.body);
@@ -111,7 +99,7 @@ Response member_button(const Request& request, const RouteContext& ctx) {
   const std::optional<model::AdminState> state =
       model::parse<model::AdminState>(form.param("state").value_or(""));
   if (!state) return fault(400, "state must be drain, maint or ready");
-  const std::vector<model::LoadBalancerView> lbs = merged_views(ctx.views(), ctx.store);
+  const std::vector<model::LoadBalancerView> lbs = merged_views(ctx.daemon.views({}), ctx.store);
   auto found = find_member(lbs, form.param("pool").value_or(""), form.param("member").value_or(""));
   if (auto* r = std::get_if<Response>(&found)) return *r;
   if (auto failed = set_member_state(std::get<FoundMember>(found), *state, "status page", ctx)) {
@@ -119,8 +107,6 @@ Response member_button(const Request& request, const RouteContext& ctx) {
   }
   return see_other("/");
 }
-
-}  // namespace
 
 Response see_other(std::string location) {
   Response r;
@@ -130,16 +116,6 @@ Response see_other(std::string location) {
   r.headers.emplace_back("Location", std::move(location));
   r.headers.emplace_back("Cache-Control", "no-store");
   return r;
-}
-
-std::optional<Response> route_page(const Request& request, const Target& target,
-                                   const RouteContext& ctx) {
-  if (ctx.logins == nullptr) return std::nullopt;
-  const Segments& s = target.segments;
-  if (s == Segments{"login"}) return login(request, ctx);
-  if (s == Segments{"logout"}) return logout(request, ctx);
-  if (s == Segments{"page", "member"}) return member_button(request, ctx);
-  return std::nullopt;
 }
 
 }  // namespace vigil::admin

@@ -1,7 +1,8 @@
 // What a browser does on the status page besides reading it: sign in with a token through a form
 // (GET and POST /login), sign out (POST /logout), and the write token's buttons
-// (POST /page/member). Pure but for the login sessions and the override callback; control thread,
-// called by route() before any token check (each route checks what it needs itself).
+// (POST /page/member). Pure but for the login sessions and the daemon; control thread, called by
+// route() (routes.cc's table), which has refused a cross-site POST already; each checks the
+// session and the form's CSRF token itself. Requires: ctx.logins.
 #pragma once
 
 #include <optional>
@@ -11,10 +12,18 @@
 
 namespace vigil::admin {
 
-// The answer for /login, /logout and /page/...; none for any other target, or when the context
-// has no login sessions.
-std::optional<Response> route_page(const Request& request, const Target& target,
-                                   const RouteContext& ctx);
+// GET /login: the sign-in form, or the page itself for a browser signed in already.
+Response login_form(const Request& request, const RouteContext& ctx);
+// POST /login: signs in with the form's token and sets the session cookie.
+Response sign_in(const Request& request, const RouteContext& ctx);
+// POST /logout: ends the session (its form's CSRF token must match).
+Response logout(const Request& request, const RouteContext& ctx);
+// POST /page/member: a drain/ready button, what `vigil member drain|ready` does, for a session
+// of the write token.
+Response member_button(const Request& request, const RouteContext& ctx);
+// The 405s of those paths.
+Response login_not_allowed();
+Response page_post_only();
 
 // 303 See Other to `location`.
 Response see_other(std::string location);

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "admin/cookie.h"
+#include "admin/fake_daemon_test.h"
 #include "admin/login_sessions.h"
 #include "admin/routes.h"
-#include "admin/sample_view_test.h"
 #include "admin/sparkline.h"
 #include "admin/status_page.h"
 
@@ -48,12 +48,10 @@ class PageTest : public ::testing::Test {
                     .host = "127.0.0.1:8404",
                     .origin = origin,
                     .sec_fetch_site = fetch_site};
-    return route(r, RouteContext{.token = "W",
-                                 .read_token = "R",
-                                 .views = views_,
-                                 .now = now_,
-                                 .set_override = &set_override_,
-                                 .logins = &logins_});
+    return route(
+        r,
+        RouteContext{
+            .token = "W", .read_token = "R", .daemon = daemon_, .now = now_, .logins = &logins_});
   }
   // Signs in with `token`; the Cookie header to send from then on.
   std::string sign_in(std::string_view token) {
@@ -68,13 +66,7 @@ class PageTest : public ::testing::Test {
 
   model::WallTime now_ = testing::kNow;
   LoginSessions logins_;
-  ViewsSource views_ = [] { return std::vector{testing::sample_view()}; };
-  std::vector<std::pair<std::string, std::optional<model::AdminOverride>>> overrides_;
-  OverrideFn set_override_ = [this](const std::string& id, std::optional<model::AdminOverride> o,
-                                    std::string_view) -> Result<void> {
-    overrides_.emplace_back(id, std::move(o));
-    return {};
-  };
+  testing::FakeDaemon daemon_;
 };
 
 TEST_F(PageTest, ABrowserWithoutCredentialsIsSentToTheForm) {
@@ -123,7 +115,7 @@ TEST_F(PageTest, AReadSessionSeesThePageAndReadsButNoButtons) {
   const Response button = call("POST", "/page/member", cookie,
                                "csrf=" + csrf + "&pool=masters&member=master-01&state=drain");
   EXPECT_EQ(button.status, 403);
-  EXPECT_TRUE(overrides_.empty());
+  EXPECT_TRUE(daemon_.overrides.empty());
 }
 
 TEST_F(PageTest, AWriteSessionsButtonsDrainAndReady) {
@@ -140,16 +132,16 @@ TEST_F(PageTest, AWriteSessionsButtonsDrainAndReady) {
            "http://127.0.0.1:8404", "same-origin");
   EXPECT_EQ(r.status, 303) << r.body;
   EXPECT_EQ(header_of(r, "Location"), "/");
-  ASSERT_EQ(overrides_.size(), 1u);
-  EXPECT_EQ(overrides_[0].first, m.id);
-  ASSERT_TRUE(overrides_[0].second);
-  EXPECT_EQ(overrides_[0].second->state, model::AdminState::kDrain);
-  EXPECT_EQ(overrides_[0].second->by, "status page");
+  ASSERT_EQ(daemon_.overrides.size(), 1u);
+  EXPECT_EQ(daemon_.overrides[0].first, m.id);
+  ASSERT_TRUE(daemon_.overrides[0].second);
+  EXPECT_EQ(daemon_.overrides[0].second->state, model::AdminState::kDrain);
+  EXPECT_EQ(daemon_.overrides[0].second->by, "status page");
   const Response ready = call("POST", "/page/member", cookie,
                               "csrf=" + csrf + "&pool=masters&member=master-02&state=ready");
   EXPECT_EQ(ready.status, 303) << ready.body;
-  ASSERT_EQ(overrides_.size(), 2u);
-  EXPECT_FALSE(overrides_[1].second) << "ready clears the override";
+  ASSERT_EQ(daemon_.overrides.size(), 2u);
+  EXPECT_FALSE(daemon_.overrides[1].second) << "ready clears the override";
 }
 
 TEST_F(PageTest, ButtonsWithoutTheCsrfTokenOrFromAnotherSiteAreRefused) {
@@ -169,7 +161,7 @@ TEST_F(PageTest, ButtonsWithoutTheCsrfTokenOrFromAnotherSiteAreRefused) {
   EXPECT_NE(other_csrf, csrf);
   EXPECT_EQ(call("POST", "/page/member", cookie, "csrf=" + other_csrf + form).status, 403);
   EXPECT_EQ(call("POST", "/page/member", "", "csrf=" + csrf + form).status, 401);
-  EXPECT_TRUE(overrides_.empty());
+  EXPECT_TRUE(daemon_.overrides.empty());
   EXPECT_EQ(call("GET", "/page/member", cookie).status, 405);
 }
 

@@ -1,5 +1,6 @@
 #include "admin/routes.h"
 
+#include <algorithm>
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
@@ -17,21 +18,18 @@
 #include "admin/page_routes.h"
 #include "admin/page_style.h"
 #include "admin/readiness.h"
+#include "admin/route_table.h"
+#include "admin/same_origin.h"
 #include "admin/sessions.h"
 #include "admin/status_json.h"
 #include "admin/status_page.h"
 #include "admin/target.h"
+#include "base/log.h"
 
 namespace vigil::admin {
 namespace {
 
 using Segments = std::vector<std::string>;
-
-Response method_not_allowed() {
-  Response r = fault(405, "Method not allowed: this path only answers GET");
-  r.headers.emplace_back("Allow", "GET");
-  return r;
-}
 
 Response text(int status, std::string content_type, std::string body) {
   Response r;
@@ -39,6 +37,12 @@ Response text(int status, std::string content_type, std::string body) {
   r.content_type = std::move(content_type);
   r.body = std::move(body);
   return r;
+}
+
+std::string joined_path(const Segments& segments) {
+  std::string out;
+  for (const std::string& s : segments) out += "/" + s;
+  return out.empty() ? "/" : out;
 }
 
 // Builds an answer from the daemon's views merged with the API's objects, on the render thread.
@@ -61,12 +65,12 @@ Response merged_later(const RouteContext& ctx, std::vector<model::LoadBalancerVi
   return r;
 }
 
-// A text built from the views: off the control thread when the server can (the /metrics of
-// 10,000 load balancers of three members is 200 MB and would keep /healthz waiting), on it
-// otherwise.
+// A text built from the views without the members' history: off the control thread when the
+// server can (the /metrics of 10,000 load balancers of three members is 200 MB and would keep
+// /healthz waiting), on it otherwise.
 using Render = std::string (*)(const std::vector<model::LoadBalancerView>&, model::WallTime);
-Response rendered(const RouteContext& ctx, std::vector<model::LoadBalancerView> daemon,
-                  std::string content_type, Render render) {
+Response rendered(const RouteContext& ctx, std::string content_type, Render render) {
+  std::vector<model::LoadBalancerView> daemon = ctx.daemon.views({.history = false});
   if (ctx.render == nullptr) {
     return text(200, std::move(content_type),
                 render(merged_views(std::move(daemon), ctx.store), ctx.now));
@@ -78,30 +82,152 @@ Response rendered(const RouteContext& ctx, std::vector<model::LoadBalancerView> 
                       });
 }
 
+// /healthz and /readyz. A load balancer in front of vigil, or keepalived, moves traffic away
+// during a stop's grace; not serving answers both alike, without building the views.
+Response health(const Call& c) {
+  if (c.ctx.daemon.stopping())
+    return text(503, "text/plain; charset=utf-8", "draining for a stop\n");
+  const std::optional<std::string> problem = c.ctx.daemon.serving();
+  if (c.target.segments[0] == "healthz" || problem) return healthz(problem);
+  return readyz(merged_views(c.ctx.daemon.views({}), c.ctx.store));
+}
+
 // An Octavia GET, from the views without the members' last hour (Octavia shows none of it). A
 // whole list renders every object of its kind (at 10,000 load balancers, 0.3-0.8 s and megabytes
 // of JSON): off the control thread when the server can, where its lookups use an index made from
 // the state's copy.
-Response octavia_read(const Target& target, std::vector<model::LoadBalancerView> daemon,
-                      const RouteContext& ctx) {
-  const bool whole_list = target.segments.size() == 3;
+Response octavia_read(const Call& c) {
+  const RouteContext& ctx = c.ctx;
+  std::vector<model::LoadBalancerView> daemon = ctx.daemon.views({.history = false});
+  const bool whole_list = c.target.segments.size() == 3;
   if (ctx.render == nullptr || !whole_list) {
     const auto lbs = merged_views(std::move(daemon), ctx.store);
-    return route_octavia(target, Catalog(lbs, ctx.store, ctx.default_project));
+    return route_octavia(c.target, Catalog(lbs, ctx.store, ctx.default_project));
   }
   return merged_later(ctx, std::move(daemon),
-                      [target, project = std::string(ctx.default_project)](
+                      [target = c.target, project = std::string(ctx.default_project)](
                           const std::vector<model::LoadBalancerView>& lbs, const ApiState* state) {
                         return route_octavia(
                             target, Catalog(lbs, state, project, Catalog::Lookup::kIndexNow));
                       });
 }
 
-// Who asks: a token in a header (tools), else the status page's sign-in cookie (browsers).
-struct Caller {
-  Access access = Access::kNone;
-  bool presented_token = false;
-  const LoginSessions::Session* session = nullptr;
+// An Octavia write, and any other method there (its own 405). A write of a pool, member or
+// monitor names API objects: it is tried on the API's load balancers alone, whose cost does not
+// grow with the file's; one that names its pool or monitor by id on that object's load balancer
+// alone (ten thousand of them would be ten thousand views to build). Its 404 (an id it did not
+// find) is given again on every load balancer: a file object's answer is a 409 or a runtime
+// override. Nothing is written before an object is found. A load balancer or listener write
+// needs the file's ports from the start.
+Response octavia_write(const Call& c) {
+  const RouteContext& ctx = c.ctx;
+  const Segments& s = c.target.segments;
+  const bool api_kind = s.size() >= 3 && (s[2] == "pools" || s[2] == "healthmonitors");
+  const ApiLoadBalancer* holder = api_kind && s.size() >= 4 && ctx.store != nullptr
+                                      ? ctx.store->state().holder(s[3], s[2])
+                                      : nullptr;
+  if (api_kind) {
+    std::vector<model::LoadBalancerView> lbs =
+        holder != nullptr ? api_lb_views(ctx.daemon.views({.file = false, .lb_id = holder->id}),
+                                         *ctx.store, holder->id)
+                          : merged_views(ctx.daemon.views({.file = false}), ctx.store);
+    Response r =
+        route_octavia_write(c.request, c.target, Catalog(lbs, ctx.store, ctx.default_project), ctx);
+    if (r.status != 404) return r;
+  }
+  // A write cannot change the config file's members: it need not copy them.
+  const std::vector<model::LoadBalancerView> lbs =
+      merged_views(ctx.daemon.views({.file_members = false}), ctx.store);
+  return route_octavia_write(c.request, c.target, Catalog(lbs, ctx.store, ctx.default_project),
+                             ctx);
+}
+
+// What `openstack loadbalancer create --vip-subnet-id` looks up through Neutron.
+Response neutron(const Call& c) {
+  if (auto r = route_neutron(c.request.method, c.target)) return *r;
+  return fault(404, "Not found: " + joined_path(c.target.segments));
+}
+
+Response page(const Call& c) {
+  // Buttons need a form that can prove it is ours: only a signed-in session has a CSRF token.
+  const PageUser user{
+      .access = c.caller.access,
+      .signed_in = c.caller.session != nullptr,
+      .csrf = c.caller.session != nullptr ? c.caller.session->csrf : std::string_view{}};
+  Response r =
+      text(200, "text/html; charset=utf-8",
+           status_page(merged_views(c.ctx.daemon.views({}), c.ctx.store), c.ctx.now, user));
+  // The page has no scripts and no external assets; the policy keeps it that way.
+  r.headers.emplace_back("Content-Security-Policy", std::string(kPageContentSecurityPolicy));
+  r.headers.emplace_back("X-Frame-Options", "DENY");
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
+
+Response reload(const Call& c) {
+  auto reloaded = c.ctx.daemon.reload();
+  if (!reloaded) return fault(409, reloaded.error().message);
+  boost::json::array warnings(reloaded->begin(), reloaded->end());
+  return text(200, "application/json",
+              boost::json::serialize(
+                  boost::json::object{{"reloaded", true}, {"warnings", std::move(warnings)}}));
+}
+
+Response upgrade(const Call& c) {
+  auto pid = c.ctx.daemon.upgrade();
+  if (!pid) return fault(409, pid.error().message);
+  return text(200, "application/json",
+              "{\"upgrading\": true, \"pid\": " + std::to_string(*pid) + "}");
+}
+
+// The status page's sign-in, sign-out and buttons: only where the server keeps login sessions
+// (without them their paths are unknown, 404, like any other).
+const Route kPageRoutes[] = {
+    {"GET", "/login", Guard::kNone, [](const Call& c) { return login_form(c.request, c.ctx); }},
+    {"POST", "/login", Guard::kForm, [](const Call& c) { return sign_in(c.request, c.ctx); }},
+    {"*", "/login", Guard::kNone, [](const Call&) { return login_not_allowed(); }},
+    {"POST", "/logout", Guard::kForm, [](const Call& c) { return logout(c.request, c.ctx); }},
+    {"*", "/logout", Guard::kNone, [](const Call&) { return page_post_only(); }},
+    {"POST", "/page/member", Guard::kForm,
+     [](const Call& c) { return member_button(c.request, c.ctx); }},
+    {"*", "/page/member", Guard::kNone, [](const Call&) { return page_post_only(); }},
+};
+
+// Every other path. The first row whose path matches names the resource; a method none of its
+// rows takes is a 405. docs/api.md lists the same.
+const Route kRoutes[] = {
+    // No token: keepalived's vrrp_script (vigil health) and systemd probe them; they reveal
+    // listener names and member counts at most.
+    {"GET", "/healthz|readyz", Guard::kNone, &health},
+    {"GET", "/v2|v2.0/lbaas/*", Guard::kRead, &octavia_read},
+    {"POST", "/v2|v2.0/lbaas/*", Guard::kWrite, &octavia_write},
+    {"PUT", "/v2|v2.0/lbaas/*", Guard::kWrite, &octavia_write},
+    {"DELETE", "/v2|v2.0/lbaas/*", Guard::kWrite, &octavia_write},
+    {"*", "/v2|v2.0/lbaas/*", Guard::kRead, &octavia_write},
+    {"*", "/v2|v2.0/*", Guard::kRead, &neutron},
+    {"GET", "/", Guard::kPage, &page},
+    {"GET", "/v1/status", Guard::kRead,
+     [](const Call& c) { return rendered(c.ctx, "application/json", &status_json); }},
+    {"POST", "/v1/reload", Guard::kWrite, &reload},
+    {"POST", "/v1/upgrade", Guard::kWrite, &upgrade},
+    {"GET", "/v1/pools/{pool}/members/{member}/admin", Guard::kRead,
+     [](const Call& c) { return member_admin(c.request, c.target, c.ctx); }},
+    {"PUT", "/v1/pools/{pool}/members/{member}/admin", Guard::kWrite,
+     [](const Call& c) { return member_admin(c.request, c.target, c.ctx); }},
+    {"*", "/v1/pools/*", Guard::kRead,
+     [](const Call&) {
+       return fault(404, "Not found: use /v1/pools/{pool}/members/{member}/admin");
+     }},
+    {"GET", "/v1/sessions", Guard::kRead,
+     [](const Call& c) { return list_sessions(c.target, c.ctx); }},
+    {"POST", "/v1/sessions/kill", Guard::kWrite,
+     [](const Call& c) { return kill_sessions(c.request, c.ctx); }},
+    {"*", "/v1/sessions/*", Guard::kRead,
+     [](const Call&) { return fault(404, "Not found: use /v1/sessions or /v1/sessions/kill"); }},
+    {"GET", "/metrics", Guard::kRead,
+     [](const Call& c) {
+       return rendered(c.ctx, "text/plain; version=0.0.4; charset=utf-8", &metrics_text);
+     }},
 };
 
 Caller caller_of(const Request& request, const RouteContext& ctx) {
@@ -115,12 +241,22 @@ Caller caller_of(const Request& request, const RouteContext& ctx) {
   return {.access = session->access, .session = session};
 }
 
-std::optional<Response> check_access(const Request& request, const Target& target,
-                                     const Caller& caller, const RouteContext& ctx) {
+std::optional<Response> refused_cross_site(const Request& request) {
+  auto why = cross_site_refusal(
+      {.host = request.host, .origin = request.origin, .sec_fetch_site = request.sec_fetch_site});
+  if (!why) return std::nullopt;
+  log::warn("admin API: {} {} refused: {}", request.method, request.target, *why);
+  return fault(403, *why);
+}
+
+// The refusal for a caller that `guard` (kRead, kWrite or kPage) does not let through, or none.
+std::optional<Response> check_access(const Request& request, Guard guard, const Caller& caller,
+                                     const RouteContext& ctx) {
   if (ctx.token.empty() && ctx.read_token.empty()) {
     return fault(401, "no admin token configured (admin.token_file)");
   }
-  const Access needed = required_access(request.method);
+  const Access needed = std::max(guard == Guard::kWrite ? Access::kWrite : Access::kRead,
+                                 required_access(request.method));
   // A cookie is sent by the browser on its own: it may only read. The page's buttons post
   // to /page/member, which checks the form's CSRF token.
   if (caller.session != nullptr && needed == Access::kWrite) {
@@ -130,7 +266,7 @@ std::optional<Response> check_access(const Request& request, const Target& targe
   }
   if (caller.access == Access::kNone) {
     // A browser opening the page is shown the sign-in form.
-    if (!caller.presented_token && target.segments.empty() && ctx.logins != nullptr &&
+    if (!caller.presented_token && guard == Guard::kPage && ctx.logins != nullptr &&
         needed == Access::kRead) {
       return see_other("/login");
     }
@@ -144,128 +280,42 @@ std::optional<Response> check_access(const Request& request, const Target& targe
   return std::nullopt;
 }
 
-std::string joined_path(const Segments& segments) {
-  std::string out;
-  for (const std::string& s : segments) out += "/" + s;
-  return out.empty() ? "/" : out;
+const Route* row_for(std::span<const Route> rows, std::string_view method) {
+  for (const Route& r : rows) {
+    if (r.method == method || r.method == "*") return &r;
+  }
+  return nullptr;
 }
 
-Response authenticated(const Request& request, const Target& target, const RouteContext& ctx,
-                       const Caller& caller) {
-  const Segments& s = target.segments;
-  const bool get = request.method == "GET";
-  const bool v2 = s.size() >= 2 && (s[0] == "v2" || s[0] == "v2.0");
-  // The views are asked for only by routes that show state.
-  auto views = [&] { return merged_views(ctx.views(), ctx.store); };
-  // The daemon's views without the members' history, not yet merged with the API's objects.
-  auto status_views = [&] {
-    return ctx.status_views != nullptr ? (*ctx.status_views)() : ctx.views();
-  };
-  if (v2 && s[1] == "lbaas") {
-    if (get) {
-      return octavia_read(target, status_views(), ctx);
-    }
-    // A write of a pool, member or monitor names API objects: it is tried on the API's load
-    // balancers alone, whose cost does not grow with the file's. Its 404 (an id it did not find)
-    // is given again on every load balancer: a file object's answer is a 409 or a runtime
-    // override. Nothing is written before an object is found. A load balancer or listener write
-    // needs the file's ports from the start.
-    const bool api_kind = s.size() >= 3 && (s[2] == "pools" || s[2] == "healthmonitors");
-    // One that names its pool or monitor by id is tried on that object's load balancer alone:
-    // ten thousand of them would be ten thousand views to build.
-    const ApiLoadBalancer* holder =
-        api_kind && s.size() >= 4 && ctx.store != nullptr && ctx.lb_views != nullptr
-            ? ctx.store->state().holder(s[3], s[2])
-            : nullptr;
-    if (holder != nullptr) {
-      Response r = route_octavia_write(
-          request, target,
-          Catalog(api_lb_views((*ctx.lb_views)(holder->id), *ctx.store, holder->id), ctx.store,
-                  ctx.default_project),
-          ctx);
-      if (r.status != 404) return r;
-    } else if (api_kind && ctx.api_views != nullptr) {
-      Response r = route_octavia_write(
-          request, target,
-          Catalog(merged_views((*ctx.api_views)(), ctx.store), ctx.store, ctx.default_project),
-          ctx);
-      if (r.status != 404) return r;
-    }
-    // A write cannot change the config file's members: it need not copy them.
-    const std::vector<model::LoadBalancerView> lbs =
-        ctx.write_views != nullptr ? merged_views((*ctx.write_views)(), ctx.store) : views();
-    return route_octavia_write(request, target, Catalog(lbs, ctx.store, ctx.default_project), ctx);
-  }
-  // What `openstack loadbalancer create --vip-subnet-id` looks up through Neutron.
-  if (v2) {
-    if (auto r = route_neutron(request.method, target)) return *r;
-  }
-  if (s.empty()) {
-    if (!get) return method_not_allowed();
-    // Buttons need a form that can prove it is ours: only a signed-in session has a CSRF token.
-    const PageUser user{
-        .access = caller.access,
-        .signed_in = caller.session != nullptr,
-        .csrf = caller.session != nullptr ? caller.session->csrf : std::string_view{}};
-    Response r = text(200, "text/html; charset=utf-8", status_page(views(), ctx.now, user));
-    // The page has no scripts and no external assets; the policy keeps it that way.
-    r.headers.emplace_back("Content-Security-Policy", std::string(kPageContentSecurityPolicy));
-    r.headers.emplace_back("X-Frame-Options", "DENY");
-    r.headers.emplace_back("Cache-Control", "no-store");
-    return r;
-  }
-  if (s == Segments{"v1", "status"}) {
-    if (!get) return method_not_allowed();
-    return rendered(ctx, status_views(), "application/json", &status_json);
-  }
-  if (s == Segments{"v1", "reload"}) {
-    if (request.method != "POST" || ctx.reload == nullptr) return method_not_allowed();
-    auto reloaded = (*ctx.reload)();
-    if (!reloaded) return fault(409, reloaded.error().message);
-    boost::json::array warnings(reloaded->begin(), reloaded->end());
-    return text(200, "application/json",
-                boost::json::serialize(
-                    boost::json::object{{"reloaded", true}, {"warnings", std::move(warnings)}}));
-  }
-  if (s == Segments{"v1", "upgrade"}) {
-    if (request.method != "POST" || ctx.upgrade == nullptr) return method_not_allowed();
-    auto pid = (*ctx.upgrade)();
-    if (!pid) return fault(409, pid.error().message);
-    return text(200, "application/json",
-                "{\"upgrading\": true, \"pid\": " + std::to_string(*pid) + "}");
-  }
-  if (auto r = route_member_admin(request, target, ctx)) return *r;
-  if (auto r = route_sessions(request, target, ctx)) return *r;
-  if (s == Segments{"metrics"}) {
-    if (!get) return method_not_allowed();
-    return rendered(ctx, status_views(), "text/plain; version=0.0.4; charset=utf-8", &metrics_text);
-  }
-  return fault(404, "Not found: " + joined_path(s));
+// The guard of a request no row takes: a path's 405 is told to whoever may read it (the path's
+// write rows do not hide it from the read token), an unknown path's 404 likewise.
+Guard guard_without_row(std::span<const Route> rows) {
+  if (rows.empty()) return Guard::kRead;
+  const Guard g = rows.front().guard;
+  return g == Guard::kWrite ? Guard::kRead : g;
 }
 
 }  // namespace
 
 Response route(const Request& request, const RouteContext& ctx) {
   const Target target = parse_target(request.target);
-  // No token: keepalived's vrrp_script (vigil health) and systemd probe them; they reveal
-  // listener names and member counts at most.
-  if (target.segments == Segments{"healthz"} || target.segments == Segments{"readyz"}) {
-    if (request.method != "GET") return method_not_allowed();
-    // A load balancer in front of vigil, or keepalived, moves traffic away during the grace.
-    if (ctx.stopping && (*ctx.stopping)()) {
-      return text(503, "text/plain; charset=utf-8", "draining for a stop\n");
-    }
-    const std::optional<std::string> problem =
-        ctx.serving ? (*ctx.serving)() : std::optional<std::string>();
-    // Not serving answers both alike, without building the views.
-    if (target.segments[0] == "healthz" || problem) return healthz(problem);
-    return readyz(merged_views(ctx.views(), ctx.store));
+  std::span<const Route> rows;
+  if (ctx.logins != nullptr) rows = rows_of(kPageRoutes, target.segments);
+  if (rows.empty()) rows = rows_of(kRoutes, target.segments);
+  const Route* row = row_for(rows, request.method);
+  const Guard guard = row != nullptr ? row->guard : guard_without_row(rows);
+  Caller caller;
+  if (guard == Guard::kForm) {
+    if (auto refused = refused_cross_site(request)) return *refused;
+  } else if (guard != Guard::kNone) {
+    caller = caller_of(request, ctx);
+    if (auto denied = check_access(request, guard, caller, ctx)) return *denied;
   }
-  // The sign-in form and the page's buttons check what they need themselves.
-  if (auto page = route_page(request, target, ctx)) return *page;
-  const Caller caller = caller_of(request, ctx);
-  if (auto denied = check_access(request, target, caller, ctx)) return *denied;
-  return authenticated(request, target, ctx, caller);
+  if (row == nullptr) {
+    return rows.empty() ? fault(404, "Not found: " + joined_path(target.segments))
+                        : method_not_allowed(rows);
+  }
+  return row->handler(Call{.request = request, .target = target, .ctx = ctx, .caller = caller});
 }
 
 }  // namespace vigil::admin

@@ -3,10 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
+#include <tuple>
 
 #include "admin/auth.h"
-#include "admin/sample_view_test.h"
+#include "admin/fake_daemon_test.h"
+#include "admin/route_table.h"
 #include "admin/target.h"
 
 namespace vigil::admin {
@@ -18,7 +21,7 @@ class RoutesTest : public ::testing::Test {
  protected:
   Response call(std::string_view method, std::string_view target, std::string_view token = "T") {
     const Request request{.method = method, .target = target, .x_auth_token = token};
-    return route(request, RouteContext{.token = token_, .views = views_, .now = testing::kNow});
+    return route(request, RouteContext{.token = token_, .daemon = daemon_, .now = testing::kNow});
   }
   json::value body(const Response& r) { return json::parse(r.body); }
   std::string faultstring(const Response& r) {
@@ -26,51 +29,42 @@ class RoutesTest : public ::testing::Test {
   }
 
   std::string token_ = "T";
-  int view_calls_ = 0;
-  ViewsSource views_ = [this] {
-    ++view_calls_;
-    return std::vector{testing::sample_view()};
-  };
+  // How often the routes asked for the views with or without the members' history.
+  long views_asked(bool history) {
+    return std::ranges::count(daemon_.asked, history, &testing::FakeDaemon::Asked::history);
+  }
+
+  testing::FakeDaemon daemon_;
 };
 
 TEST_F(RoutesTest, HealthzNeedsNoTokenAndShowsNothing) {
   const Response r = call("GET", "/healthz", "");
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.body, "ok\n");
-  EXPECT_EQ(view_calls_, 0);
+  EXPECT_TRUE(daemon_.asked.empty());
 }
 
 TEST_F(RoutesTest, HealthzAnswers503WithTheReasonWhileNotServing) {
-  const ServingFn serving = [] { return std::optional<std::string>("stopping"); };
-  const RouteContext ctx{
-      .token = token_, .views = views_, .now = testing::kNow, .serving = &serving};
+  daemon_.problem = "stopping";
   for (const char* path : {"/healthz", "/readyz"}) {
-    const Response r = route(Request{.method = "GET", .target = path}, ctx);
+    const Response r = call("GET", path, "");
     EXPECT_EQ(r.status, 503) << path;
     EXPECT_EQ(r.body, "not serving: stopping\n") << path;
   }
-  EXPECT_EQ(view_calls_, 0);
+  EXPECT_TRUE(daemon_.asked.empty());
 }
 
 // /v1/status and /metrics show no member's history: they ask for the views without it, and the
 // status page, which draws it, for the full ones.
 TEST_F(RoutesTest, StatusAndMetricsTakeTheViewsWithoutHistory) {
-  int status_calls = 0;
-  const ViewsSource status_views = [&] {
-    ++status_calls;
-    return std::vector{testing::sample_view()};
-  };
-  const RouteContext ctx{
-      .token = token_, .views = views_, .status_views = &status_views, .now = testing::kNow};
   for (const char* path : {"/v1/status", "/metrics"}) {
-    const Response r = route(Request{.method = "GET", .target = path, .x_auth_token = "T"}, ctx);
-    EXPECT_EQ(r.status, 200) << path;
+    EXPECT_EQ(call("GET", path).status, 200) << path;
   }
-  EXPECT_EQ(status_calls, 2);
-  EXPECT_EQ(view_calls_, 0);
-  EXPECT_EQ(route(Request{.method = "GET", .target = "/", .x_auth_token = "T"}, ctx).status, 200);
-  EXPECT_EQ(view_calls_, 1);
-  EXPECT_EQ(status_calls, 2);
+  EXPECT_EQ(views_asked(false), 2);
+  EXPECT_EQ(views_asked(true), 0);
+  EXPECT_EQ(call("GET", "/").status, 200);
+  EXPECT_EQ(views_asked(true), 1);
+  EXPECT_EQ(views_asked(false), 2);
 }
 
 TEST_F(RoutesTest, ReadyzNeedsNoTokenAndListsEachListener) {
@@ -82,25 +76,18 @@ TEST_F(RoutesTest, ReadyzNeedsNoTokenAndListsEachListener) {
 }
 
 TEST_F(RoutesTest, ReadyzFailsWhenAListenerHasNoUsableMember) {
-  views_ = [] {
-    model::LoadBalancerView lb = testing::sample_view();
-    for (model::MemberView& m : lb.pools[0].members) m.in_rotation = false;
-    return std::vector{lb};
-  };
+  for (model::MemberView& m : daemon_.lbs[0].pools[0].members) m.in_rotation = false;
   const Response r = call("GET", "/readyz", "");
   EXPECT_EQ(r.status, 503);
   EXPECT_EQ(r.body, "not ready\ndown api: no usable member (pool masters has 3 members)\n");
 }
 
 TEST_F(RoutesTest, ReadyzCountsFailOpenAsUsableAndSaysSo) {
-  views_ = [] {
-    model::LoadBalancerView lb = testing::sample_view();
-    lb.pools[0].fail_open_active = true;
-    // Failing open puts in rotation the members that still take connections.
-    for (model::MemberView& m : lb.pools[0].members) m.in_rotation = true;
-    lb.pools[0].members[2].in_rotation = false;
-    return std::vector{lb};
-  };
+  model::PoolView& pool = daemon_.lbs[0].pools[0];
+  pool.fail_open_active = true;
+  // Failing open puts in rotation the members that still take connections.
+  for (model::MemberView& m : pool.members) m.in_rotation = true;
+  pool.members[2].in_rotation = false;
   const Response r = call("GET", "/readyz", "");
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.body,
@@ -116,7 +103,7 @@ TEST_F(RoutesTest, EverythingElseNeedsTheToken) {
     EXPECT_EQ(faultstring(none), "Authentication required");
     EXPECT_EQ(call("GET", path, "wrong").status, 401) << path;
   }
-  EXPECT_EQ(view_calls_, 0);
+  EXPECT_TRUE(daemon_.asked.empty());
   EXPECT_EQ(call("GET", "/v1/status").status, 200);
 }
 
@@ -129,7 +116,7 @@ TEST_F(RoutesTest, NoConfiguredTokenSaysSo) {
 
 TEST_F(RoutesTest, BearerHeaderButNeverAQueryToken) {
   const Request bearer{.method = "GET", .target = "/metrics", .authorization = "Bearer T"};
-  EXPECT_EQ(route(bearer, {.token = token_, .views = views_, .now = testing::kNow}).status, 200);
+  EXPECT_EQ(route(bearer, {.token = token_, .daemon = daemon_, .now = testing::kNow}).status, 200);
   EXPECT_EQ(call("GET", "/", "T").content_type, "text/html; charset=utf-8");
   // A token in the URL ends up in history and proxies' logs: the page signs in with a form.
   EXPECT_EQ(call("GET", "/?token=T", "").status, 401);
@@ -241,6 +228,39 @@ TEST(Target, SplitsAndDecodes) {
   EXPECT_EQ(t.param("x"), "");
   EXPECT_EQ(t.param("y"), std::nullopt);
   EXPECT_EQ(parse_target("/a%2").segments, std::vector<std::string>{"a%2"});
+}
+
+// A 405 names what the path's rows take, whatever the method asked.
+TEST_F(RoutesTest, AWrongMethodIsToldTheRowsMethods) {
+  for (const auto& [method, path, allow] :
+       {std::tuple{"GET", "/v1/reload", "POST"},
+        {"DELETE", "/v1/sessions", "GET"},
+        {"GET", "/v1/sessions/kill", "POST"},
+        {"DELETE", "/v1/pools/masters/members/master-01/admin", "GET, PUT"}}) {
+    const Response r = call(method, path);
+    EXPECT_EQ(r.status, 405) << path;
+    ASSERT_EQ(r.headers.size(), 1u) << path;
+    EXPECT_EQ(r.headers[0].second, allow) << path;
+  }
+  EXPECT_EQ(faultstring(call("GET", "/v1/reload")),
+            "Method not allowed: this path only answers POST");
+  EXPECT_EQ(faultstring(call("POST", "/v1/pools/masters/members/master-01/admin")),
+            "Method not allowed: this path answers GET and PUT");
+  // The read token may learn that a write path takes another method, not more.
+  EXPECT_EQ(call("POST", "/v1/nowhere").status, 404);
+}
+
+TEST(RouteTable, PathPatterns) {
+  using S = std::vector<std::string>;
+  EXPECT_TRUE(path_matches("/", S{}));
+  EXPECT_FALSE(path_matches("/", S{"x"}));
+  EXPECT_TRUE(path_matches("/v2|v2.0/lbaas/*", S{"v2.0", "lbaas"}));
+  EXPECT_TRUE(path_matches("/v2|v2.0/lbaas/*", S{"v2", "lbaas", "pools", "p"}));
+  EXPECT_FALSE(path_matches("/v2|v2.0/lbaas/*", S{"v3", "lbaas"}));
+  EXPECT_TRUE(path_matches("/v1/pools/{pool}/members/{m}/admin",
+                           S{"v1", "pools", "a/b", "members", "m", "admin"}));
+  EXPECT_FALSE(
+      path_matches("/v1/pools/{pool}/members/{m}/admin", S{"v1", "pools", "a", "members", "m"}));
 }
 
 }  // namespace

@@ -94,8 +94,8 @@ Result<tcp::endpoint> parse_listen(std::string_view text) {
 class Session;
 
 struct ServerState {
-  ServerState(asio::io_context& io, Options o, ViewsSource v)
-      : acceptor(io), retry(io), options(std::move(o)), view(std::move(v)) {}
+  ServerState(asio::io_context& io, Options o, Daemon& d)
+      : acceptor(io), retry(io), options(std::move(o)), daemon(d) {}
 
   struct Entry {
     std::weak_ptr<Session> session;
@@ -114,7 +114,7 @@ struct ServerState {
   tcp::acceptor acceptor;
   asio::steady_timer retry;
   Options options;
-  ViewsSource view;
+  Daemon& daemon;
   RenderFn render;                     // AdminServer's renderer
   std::map<uint64_t, Entry> sessions;  // by id: the oldest first
   std::map<asio::ip::address, size_t> per_address;
@@ -218,28 +218,14 @@ class Session : public std::enable_shared_from_this<Session> {
     Response response;
     try {
       const Options& o = server_->options;
-      response =
-          route(request, RouteContext{.token = o.token,
-                                      .read_token = o.read_token,
-                                      .default_project = o.default_project,
-                                      .views = server_->view,
-                                      .write_views = o.write_views ? &o.write_views : nullptr,
-                                      .api_views = o.api_views ? &o.api_views : nullptr,
-                                      .lb_views = o.lb_views ? &o.lb_views : nullptr,
-                                      .status_views = o.status_views ? &o.status_views : nullptr,
-                                      .pool_views = o.pool_views ? &o.pool_views : nullptr,
-                                      .now = std::chrono::system_clock::now(),
-                                      .store = o.store,
-                                      .apply = &o.apply,
-                                      .reload = o.reload ? &o.reload : nullptr,
-                                      .set_override = &o.set_override,
-                                      .serving = o.serving ? &o.serving : nullptr,
-                                      .stopping = o.stopping ? &o.stopping : nullptr,
-                                      .upgrade = o.upgrade ? &o.upgrade : nullptr,
-                                      .list_sessions = o.list_sessions ? &o.list_sessions : nullptr,
-                                      .kill_sessions = o.kill_sessions ? &o.kill_sessions : nullptr,
-                                      .logins = &server_->logins,
-                                      .render = &server_->render});
+      response = route(request, RouteContext{.token = o.token,
+                                             .read_token = o.read_token,
+                                             .default_project = o.default_project,
+                                             .daemon = server_->daemon,
+                                             .now = std::chrono::system_clock::now(),
+                                             .store = o.store,
+                                             .logins = &server_->logins,
+                                             .render = &server_->render});
     } catch (const std::exception& e) {
       log::error("admin API: {} {} failed: {}", std::string_view(request.method),
                  std::string_view(request.target), e.what());
@@ -400,8 +386,8 @@ void accept_next(const std::shared_ptr<ServerState>& s) {
 
 }  // namespace
 
-AdminServer::AdminServer(asio::io_context& io, Options options, ViewsSource view)
-    : state_(std::make_shared<ServerState>(io, std::move(options), std::move(view))),
+AdminServer::AdminServer(asio::io_context& io, Options options, Daemon& daemon)
+    : state_(std::make_shared<ServerState>(io, std::move(options), daemon)),
       renderer_(std::make_shared<asio::thread_pool>(1)) {
   // The render thread runs nothing but `render`: `send`, and the session it holds, are only
   // moved through it, so that nothing of the control thread is destroyed there.

@@ -1,6 +1,6 @@
 // AdminServer: the admin HTTP API (Octavia v2 subset, /v1/status, /metrics, /healthz and the
-// status page) on the control thread's io_context. Control thread only: every method, and the
-// view callback, run on the thread that runs `io`. Requires: `io` outlives the server.
+// status page) on the control thread's io_context. Control thread only: every method, and every
+// call of the daemon, run on the thread that runs `io`. Requires: `io` outlives the server.
 #pragma once
 
 #include <chrono>
@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "admin/daemon.h"
 #include "admin/routes.h"
 #include "base/error.h"
 #include "model/status_tree.h"
@@ -37,32 +38,6 @@ struct Options {
   // The objects created through the Octavia API (owned by the daemon, outliving the server);
   // null: the API creates nothing and shows the config file's objects only.
   ObjectStore* store = nullptr;
-  // Runs the API's load balancers as a write asks (routes.h); required with a store.
-  ApplyFn apply;
-  // POST /v1/reload; empty: not offered.
-  ReloadFn reload;
-  // PUT /v1/pools/{pool}/members/{member}/admin and member set on file members; empty: 405.
-  OverrideFn set_override;
-  // Whether vigil serves, for /healthz and /readyz; empty: always.
-  ServingFn serving;
-  // True while vigil stops gracefully: /healthz answers 503. Empty: never.
-  std::function<bool()> stopping;
-  // POST /v1/upgrade; empty: not offered.
-  UpgradeFn upgrade;
-  // GET /v1/sessions and POST /v1/sessions/kill; empty: not offered.
-  ListSessionsFn list_sessions;
-  KillSessionsFn kill_sessions;
-  // The views without the config file's members, for Octavia writes (RouteContext::write_views);
-  // empty: the full views.
-  ViewsSource write_views;
-  // The API's load balancers only (RouteContext::api_views); empty: write_views or the views.
-  ViewsSource api_views;
-  // One API load balancer (RouteContext::lb_views); empty: api_views.
-  LbViewsSource lb_views;
-  // The views without the members' history (RouteContext::status_views); empty: the views.
-  ViewsSource status_views;
-  // The views narrowed to what a pool key names (RouteContext::pool_views); empty: the full views.
-  PoolViewsSource pool_views;
   // A listening socket to serve on instead of binding `listen` (an upgrade hands it over);
   // start() owns it from then on. -1: bind.
   int inherited_fd = -1;
@@ -72,8 +47,8 @@ struct ServerState;  // Asio objects and the open sessions, in server.cc
 
 class AdminServer {
  public:
-  // `views`: every load balancer the daemon runs, the config file's first.
-  AdminServer(boost::asio::io_context& io, Options options, ViewsSource views);
+  // `daemon`: what the routes show and carry out (admin/daemon.h); it outlives the server.
+  AdminServer(boost::asio::io_context& io, Options options, Daemon& daemon);
   ~AdminServer();  // stops
   AdminServer(const AdminServer&) = delete;
   AdminServer& operator=(const AdminServer&) = delete;

@@ -15,9 +15,9 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/json.hpp>
 
+#include "admin/fake_daemon_test.h"
 #include "admin/limits.h"
 #include "admin/octavia/random_id.h"
-#include "admin/sample_view_test.h"
 #include "testing/run_until.h"
 
 namespace vigil::admin {
@@ -43,8 +43,7 @@ class ServerTest : public ::testing::Test {
   void SetUp() override { start({.listen = "127.0.0.1:0", .token = "secret"}); }
 
   void start(Options options) {
-    server_ = std::make_unique<AdminServer>(io_, std::move(options),
-                                            [] { return std::vector{testing::sample_view()}; });
+    server_ = std::make_unique<AdminServer>(io_, std::move(options), daemon_);
     auto started = server_->start();
     ASSERT_TRUE(started) << started.error().message;
     const std::string bound = server_->bound();
@@ -136,6 +135,7 @@ class ServerTest : public ::testing::Test {
   }
 
   asio::io_context io_;
+  testing::FakeDaemon daemon_;
   std::unique_ptr<AdminServer> server_;
   uint16_t port_ = 0;
 };
@@ -377,22 +377,22 @@ TEST_F(ServerTest, TokenCanChange) {
 
 TEST(AdminServerStart, ErrorsNameTheAddress) {
   asio::io_context io;
-  AdminServer first(io, {.listen = "127.0.0.1:0"},
-                    [] { return std::vector<model::LoadBalancerView>{}; });
+  testing::FakeDaemon daemon;
+  AdminServer first(io, {.listen = "127.0.0.1:0"}, daemon);
   ASSERT_TRUE(first.start());
   const std::string taken = first.bound();
-  AdminServer second(io, {.listen = taken}, [] { return std::vector<model::LoadBalancerView>{}; });
+  AdminServer second(io, {.listen = taken}, daemon);
   auto r = second.start();
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().message, "cannot listen on " + taken + ": Address already in use");
   for (const char* bad :
        {"8404", "127.0.0.1", "::1:80", "host.example:80", ":80", "1.2.3.4:99999"}) {
-    AdminServer s(io, {.listen = bad}, [] { return std::vector<model::LoadBalancerView>{}; });
+    AdminServer s(io, {.listen = bad}, daemon);
     auto err = s.start();
     ASSERT_FALSE(err) << bad;
     EXPECT_NE(err.error().message.find(bad), std::string::npos) << err.error().message;
   }
-  AdminServer v6(io, {.listen = "[::1]:0"}, [] { return std::vector<model::LoadBalancerView>{}; });
+  AdminServer v6(io, {.listen = "[::1]:0"}, daemon);
   if (v6.start()) {  // the machine may have no IPv6 loopback
     EXPECT_TRUE(v6.bound().starts_with("[::1]:")) << v6.bound();
   }

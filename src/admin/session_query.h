@@ -1,16 +1,11 @@
 // What the admin API asks the daemon about established sessions (GET /v1/sessions, POST
-// /v1/sessions/kill) and what it gets back. The daemon gathers the answer from its workers
-// asynchronously: `done` runs later, on the control thread. Plain values.
+// /v1/sessions/kill) gets back (Daemon::list_sessions). Plain values.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <optional>
 #include <string>
 #include <vector>
-
-#include "base/error.h"
 
 namespace vigil::admin {
 
@@ -30,14 +25,5 @@ struct SessionTable {
   std::vector<SessionRow> rows;  // at most the limit asked for, oldest first
   size_t total = 0;              // matching, listed or not
 };
-
-// Lists the sessions to the members named by id (every session when none are given), at most
-// `limit`; the error (a worker that did not answer in time) is for a 503.
-using ListSessionsFn =
-    std::function<void(std::optional<std::vector<std::string>> member_ids, size_t limit,
-                       std::function<void(Result<SessionTable>)> done)>;
-// Closes the sessions to the members named by id; `done` gets how many were closed.
-using KillSessionsFn = std::function<void(std::vector<std::string> member_ids,
-                                          std::function<void(Result<size_t>)> done)>;
 
 }  // namespace vigil::admin

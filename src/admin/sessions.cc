@@ -81,32 +81,35 @@ json::object row_json(const SessionRow& s) {
           {"bytes_out", s.bytes_out}};
 }
 
-Response list(const Target& target, const RouteContext& ctx) {
+}  // namespace
+
+Response list_sessions(const Target& target, const RouteContext& ctx) {
   const std::string pool = target.param("pool").value_or("");
   const std::string member = target.param("member").value_or("");
   std::optional<Ids> ids;
   if (!pool.empty() || !member.empty()) {
-    auto resolved = resolve(merged_views(ctx.views(), ctx.store), pool, member, false);
+    auto resolved = resolve(merged_views(ctx.daemon.views({}), ctx.store), pool, member, false);
     if (auto* r = std::get_if<Response>(&resolved)) return std::move(*r);
     ids = std::move(std::get<Ids>(resolved));
   }
   Response r;
-  r.later = [fn = *ctx.list_sessions, ids = std::move(ids)](std::function<void(Response)> send) {
-    fn(ids, kMaxListedSessions, [send = std::move(send)](Result<SessionTable> table) {
-      if (!table) return send(fault(503, table.error().message));
-      json::array rows;
-      for (const SessionRow& s : table->rows) rows.push_back(row_json(s));
-      const bool truncated = table->total > table->rows.size();
-      send(json_response(
-          {{"sessions", std::move(rows)}, {"total", table->total}, {"truncated", truncated}}));
-    });
+  r.later = [&daemon = ctx.daemon, ids = std::move(ids)](std::function<void(Response)> send) {
+    daemon.list_sessions(
+        ids, kMaxListedSessions, [send = std::move(send)](Result<SessionTable> table) {
+          if (!table) return send(fault(503, table.error().message));
+          json::array rows;
+          for (const SessionRow& s : table->rows) rows.push_back(row_json(s));
+          const bool truncated = table->total > table->rows.size();
+          send(json_response(
+              {{"sessions", std::move(rows)}, {"total", table->total}, {"truncated", truncated}}));
+        });
   };
   return r;
 }
 
 // {"pool": "masters", "member": "master-01"}: the member is required, the pool only when the
 // member's name is in more than one.
-Response kill(const Request& request, const RouteContext& ctx) {
+Response kill_sessions(const Request& request, const RouteContext& ctx) {
   boost::system::error_code ec;
   const json::value v = json::parse(request.body, ec);
   if (ec || !v.is_object()) {
@@ -128,42 +131,17 @@ Response kill(const Request& request, const RouteContext& ctx) {
     }
   }
   if (member.empty()) return fault(400, "give the member whose sessions to close");
-  auto resolved = resolve(merged_views(ctx.views(), ctx.store), pool, member, true);
+  auto resolved = resolve(merged_views(ctx.daemon.views({}), ctx.store), pool, member, true);
   if (auto* r = std::get_if<Response>(&resolved)) return std::move(*r);
   Response r;
-  r.later = [fn = *ctx.kill_sessions,
+  r.later = [&daemon = ctx.daemon,
              ids = std::move(std::get<Ids>(resolved))](std::function<void(Response)> send) {
-    fn(ids, [send = std::move(send)](Result<size_t> killed) {
+    daemon.kill_sessions(ids, [send = std::move(send)](Result<size_t> killed) {
       if (!killed) return send(fault(503, killed.error().message));
       send(json_response({{"killed", *killed}}));
     });
   };
   return r;
-}
-
-}  // namespace
-
-std::optional<Response> route_sessions(const Request& request, const Target& target,
-                                       const RouteContext& ctx) {
-  const auto& s = target.segments;
-  if (s.size() < 2 || s[0] != "v1" || s[1] != "sessions") return std::nullopt;
-  if (s.size() == 2) {
-    if (request.method != "GET" || ctx.list_sessions == nullptr) {
-      Response r = fault(405, "Method not allowed: this path only answers GET");
-      r.headers.emplace_back("Allow", "GET");
-      return r;
-    }
-    return list(target, ctx);
-  }
-  if (s.size() == 3 && s[2] == "kill") {
-    if (request.method != "POST" || ctx.kill_sessions == nullptr) {
-      Response r = fault(405, "Method not allowed: this path only answers POST");
-      r.headers.emplace_back("Allow", "POST");
-      return r;
-    }
-    return kill(request, ctx);
-  }
-  return fault(404, "Not found: use /v1/sessions or /v1/sessions/kill");
 }
 
 }  // namespace vigil::admin

@@ -13,8 +13,9 @@ namespace vigil::admin {
 // At most this many sessions are listed; `truncated` says when more match.
 inline constexpr size_t kMaxListedSessions = 10'000;
 
-// The answer for a /v1/sessions target; none for any other target.
-std::optional<Response> route_sessions(const Request& request, const Target& target,
-                                       const RouteContext& ctx);
+// GET /v1/sessions?pool=P&member=M and POST /v1/sessions/kill (routes.cc's table matched the
+// path and the method).
+Response list_sessions(const Target& target, const RouteContext& ctx);
+Response kill_sessions(const Request& request, const RouteContext& ctx);
 
 }  // namespace vigil::admin

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include "admin/fake_daemon_test.h"
 #include "admin/sample_view_test.h"
 #include "admin/server.h"
 #include "admin/status_json.h"
@@ -421,17 +422,12 @@ TEST(RunMembers, ClosedPortIsExit2WithAHint) {
 }
 
 // The real server on a thread of its own, since the client blocks. Its reload answers what
-// `reload_result_` holds.
+// the fake daemon's reload_result holds.
 class EndToEnd : public ::testing::Test {
  protected:
   void SetUp() override {
     server_ = std::make_unique<admin::AdminServer>(
-        io_,
-        admin::Options{
-            .listen = "127.0.0.1:0",
-            .token = "secret",
-            .reload = [this]() -> Result<std::vector<std::string>> { return reload_result_; }},
-        [] { return std::vector{admin::testing::sample_view()}; });
+        io_, admin::Options{.listen = "127.0.0.1:0", .token = "secret"}, daemon_);
     ASSERT_TRUE(server_->start());
     url_ = "http://" + server_->bound();
     thread_ = std::thread([this] { io_.run(); });
@@ -441,18 +437,18 @@ class EndToEnd : public ::testing::Test {
     thread_.join();
   }
   boost::asio::io_context io_;
+  // Its reload_result is set before the client calls and read on the server's thread.
+  admin::testing::FakeDaemon daemon_;
   std::unique_ptr<admin::AdminServer> server_;
   std::thread thread_;
   std::string url_;
-  Result<std::vector<std::string>>
-      reload_result_;  // set before the client calls, read on the server's thread
 };
 
 TEST_F(EndToEnd, ReloadReportsAppliedOrTheFilesErrors) {
   std::ostringstream out, err;
   EXPECT_EQ(run_reload({.admin_url = url_, .token = "secret"}, out, err), 0) << err.str();
   EXPECT_EQ(out.str(), "reloaded: the new configuration is applied\n");
-  reload_result_ = fail(
+  daemon_.reload_result = fail(
       "/etc/vigil/vigil.yaml has errors; the running configuration stays\n"
       "/etc/vigil/vigil.yaml:12: error: unknown key \"intervall\"\n"
       "/etc/vigil/vigil.yaml:30: error: port must be 1..65535");

@@ -14,7 +14,7 @@
 #include "base/file.h"
 #include "base/log.h"
 #include "config/loader.h"
-#include "daemon/announced_reload.h"
+#include "daemon/admin_daemon.h"
 #include "daemon/fd_budget.h"
 #include "daemon/member_health.h"
 #include "daemon/process_reload.h"
@@ -106,42 +106,16 @@ Result<void> ControlPlane::start() {
   inherited_.close_unused();
 
   if (!process_.admin.listen.empty()) {
+    admin_daemon_ = std::make_unique<AdminDaemon>(*this);
     admin_ = std::make_unique<admin::AdminServer>(
         io_,
-        admin::Options{
-            .listen = process_.admin.listen,
-            .token = tokens_.write,
-            .read_token = tokens_.read,
-            .default_project = process_.admin.octavia_project,
-            .store = store_.get(),
-            .apply = [this](const admin::ApiChange& change) { return apply_api(change); },
-            .reload = [this] { return announced_reload(*this); },
-            .set_override =
-                [this](const std::string& id, std::optional<model::AdminOverride> next,
-                       std::string_view by) { return set_override(id, std::move(next), by); },
-            // Not the watchdog's answer: a restart does not free a port another process holds.
-            .serving =
-                [this] {
-                  return serving_problem().or_else([this] { return unbound_listeners(); });
-                },
-            .stopping = [this] { return stopping(); },
-            .upgrade = [this] { return upgrade(); },
-            .list_sessions =
-                [this](std::optional<std::vector<std::string>> ids, size_t limit,
-                       std::function<void(Result<admin::SessionTable>)> done) {
-                  list_sessions(std::move(ids), limit, std::move(done));
-                },
-            .kill_sessions =
-                [this](std::vector<std::string> ids, std::function<void(Result<size_t>)> done) {
-                  kill_sessions(ids, std::move(done));
-                },
-            .write_views = [this] { return views({.file_members = false}); },
-            .api_views = [this] { return views({.file = false}); },
-            .lb_views = [this](std::string_view id) { return views({.file = false, .lb_id = id}); },
-            .status_views = [this] { return views({.history = false}); },
-            .pool_views = [this](std::string_view key) { return views({.pool_key = key}); },
-            .inherited_fd = admin_socket ? admin_socket->get() : -1},
-        [this] { return views(); });
+        admin::Options{.listen = process_.admin.listen,
+                       .token = tokens_.write,
+                       .read_token = tokens_.read,
+                       .default_project = process_.admin.octavia_project,
+                       .store = store_.get(),
+                       .inherited_fd = admin_socket ? admin_socket->get() : -1},
+        *admin_daemon_);
     if (admin_socket) admin_socket->release();  // the server owns it from start() on
     if (auto started = admin_->start(); !started) return started;
     log::info("admin API on http://{}", admin_->bound());

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "admin/api_change.h"
+#include "admin/daemon.h"
 #include "admin/session_query.h"
 #include "admin/token_files.h"
 #include "base/asio_timer.h"
@@ -54,6 +55,8 @@ class BindIndex;
 }  // namespace vigil::config
 
 namespace vigil::daemon {
+
+class AdminDaemon;
 
 struct ServeOptions {
   std::string config_path;
@@ -113,8 +116,8 @@ class ControlPlane {
   // are made anew or removed, the others run on untouched.
   Result<void> apply_api(admin::ApiChange change);
 
-  // An operator's override of a member (admin::OverrideFn): saved in the state file first, then
-  // carried out (transition log, sessions closed for maint, new snapshot).
+  // An operator's override of a member (admin::Daemon::set_override): saved in the state file
+  // first, then carried out (transition log, sessions closed for maint, new snapshot).
   Result<void> set_override(const std::string& member_id, std::optional<model::AdminOverride> next,
                             std::string_view by);
 
@@ -141,20 +144,11 @@ class ControlPlane {
   // Why vigil does not serve now (stopping; a worker's loop silent for over 2 s), or nullopt:
   // what /healthz, /readyz and the systemd watchdog go by (liveness.cc).
   std::optional<std::string> serving_problem() const;
+  // The listeners not bound, with why: "listener api: cannot bind ...: Address already in use".
+  std::optional<std::string> unbound_listeners() const;
 
-  // Which views to build. Without `file_members` the config file's pools come without their
-  // members: what an Octavia write needs, whose cost must not grow with the file's pools. With
-  // a `pool_key` (admin/pool_key.h) only the load balancers with a pool it can name, each with
-  // those pools only and no listeners (admin::PoolViewsSource); the API's load balancers, whose
-  // names people gave live in the object store, come with all their pools.
-  struct ViewScope {
-    bool file = true;  // false: the API's load balancers only
-    // Only the API's load balancer with this id (admin::LbViewsSource); requires !file.
-    std::optional<std::string_view> lb_id;
-    bool file_members = true;
-    bool history = true;  // false: the members' last hour left out (only the status page draws it)
-    std::optional<std::string_view> pool_key;
-  };
+  // Which views to build (admin/daemon.h).
+  using ViewScope = admin::ViewScope;
   std::vector<model::LoadBalancerView> views(const ViewScope& scope) const;
   std::vector<model::LoadBalancerView> views() const { return views(ViewScope{}); }
   model::LoadBalancerView view() const;  // the file's load balancer
@@ -218,8 +212,6 @@ class ControlPlane {
   void resolve_names(const std::vector<PoolRuntime*>& pools);
   void on_resolved(const std::string& member_id, const std::string& host, uint16_t port,
                    Result<std::vector<net::SocketAddress>> addresses);
-  // The listeners not bound, with why: "listener api: cannot bind ...: Address already in use".
-  std::optional<std::string> unbound_listeners() const;
   // The first `kept` of `lbs` run on as they are; the others replace those running in
   // `replaced`. Of theirs, a pool whose config and members are unchanged is kept as it runs, and
   // only the others are adopted anew.
@@ -315,6 +307,7 @@ class ControlPlane {
   std::unique_ptr<AddressLoss> address_loss_;  // resets the sessions on an address that moved away
   std::unique_ptr<Tickler> tickler_;           // and tickles their clients
   std::unique_ptr<admin::ObjectStore> store_;  // objects created through the API; before admin_
+  std::unique_ptr<AdminDaemon> admin_daemon_;  // what admin_ calls; before it
   std::unique_ptr<admin::AdminServer> admin_;
   std::unique_ptr<Timer> ramp_;  // re-weighs members in slow start
   std::unique_ptr<Timer> liveness_;

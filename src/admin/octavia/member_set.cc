@@ -68,18 +68,15 @@ Response set_file_member(const Request& request, const Target& target, const Cat
   auto set = parse_member_set(request.body, catalog.read_only(*pool.lb));
   if (!set) return fault(set.error().status, set.error().message);
   if (set->state || set->weight) {
-    if (ctx.set_override == nullptr || !*ctx.set_override) {
-      return catalog.read_only(*pool.lb);
-    }
     auto next = model::next_override(member.item->admin_override, set->state, set->weight, ctx.now,
                                      "Octavia API");
-    if (auto done = (*ctx.set_override)(member.item->id, next, "Octavia API"); !done) {
+    if (auto done = ctx.daemon.set_override(member.item->id, next, "Octavia API"); !done) {
       log::error("admin API: {} {}: {}", request.method, request.target, done.error().message);
       return fault(500, done.error().message);
     }
     log::info("admin API: PUT {} done (runtime override of a file member)", request.target);
   }
-  const std::vector<model::LoadBalancerView> views = merged_views(ctx.views(), ctx.store);
+  const std::vector<model::LoadBalancerView> views = merged_views(ctx.daemon.views({}), ctx.store);
   const Catalog after(views, ctx.store);
   Target show;
   show.segments = {target.segments[0], "lbaas", "pools", pool.item->id, "members", member.item->id};

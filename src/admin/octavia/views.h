@@ -16,7 +16,7 @@
 namespace vigil::admin {
 
 // `store` may be null (no API objects): the daemon's views as they are. With a `pool_key`
-// (admin/pool_key.h) the API's load balancers are narrowed as PoolViewsSource narrows the
+// (admin/pool_key.h) the API's load balancers are narrowed as Daemon::views narrows the
 // daemon's: those with a pool the key can name, with only those pools.
 std::vector<model::LoadBalancerView> merged_views(
     std::vector<model::LoadBalancerView> daemon, const ObjectStore* store,
@@ -28,8 +28,8 @@ std::vector<model::LoadBalancerView> merged_views(
     std::optional<std::string_view> pool_key = std::nullopt);
 
 // The view of the API's load balancer `lb_id` alone (none when the store has no such load
-// balancer); `daemon` is LbViewsSource's (its live view). Costs what it holds, not what the store
-// holds: what a write of its objects needs.
+// balancer); `daemon` is Daemon::views of it (its live view). Costs what it holds, not what the
+// store holds: what a write of its objects needs.
 std::vector<model::LoadBalancerView> api_lb_views(std::vector<model::LoadBalancerView> daemon,
                                                   const ObjectStore& store, std::string_view lb_id);
 

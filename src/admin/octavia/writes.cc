@@ -141,15 +141,12 @@ ApiResult<std::string> run(ApiState& next, const Request& request, const Target&
 // The object as a GET shows it now, with the write's status code.
 Response reply(const RouteContext& ctx, const Target& target, const Plan& plan,
                const std::string& id, int status) {
-  const ViewsSource& source = ctx.api_views != nullptr     ? *ctx.api_views
-                              : ctx.write_views != nullptr ? *ctx.write_views
-                                                           : ctx.views;
-  // The object's own load balancer is all its answer shows.
-  const ApiLoadBalancer* holder =
-      ctx.lb_views != nullptr ? ctx.store->state().holder(id, plan.kind) : nullptr;
+  // The object's own load balancer is all its answer shows; a write changes API objects only.
+  const ApiLoadBalancer* holder = ctx.store->state().holder(id, plan.kind);
   const std::vector<LoadBalancerView> views =
-      holder != nullptr ? api_lb_views((*ctx.lb_views)(holder->id), *ctx.store, holder->id)
-                        : merged_views(source(), ctx.store);
+      holder != nullptr ? api_lb_views(ctx.daemon.views({.file = false, .lb_id = holder->id}),
+                                       *ctx.store, holder->id)
+                        : merged_views(ctx.daemon.views({.file = false}), ctx.store);
   const Catalog after(views, ctx.store, ctx.default_project);
   Target show;
   show.segments = {target.segments[0], "lbaas"};
@@ -192,7 +189,7 @@ Response route_octavia_write(const Request& request, const Target& target, const
     if (!pool) return fault(404, fmt::format("Pool {} not found.", s[1]));
     if (!catalog.from_api(*pool.lb) && method == "PUT" && object) {
       // The write's catalog may lack the file's members (RouteContext::write_views).
-      const std::vector<LoadBalancerView> all = merged_views(ctx.views(), ctx.store);
+      const std::vector<LoadBalancerView> all = merged_views(ctx.daemon.views({}), ctx.store);
       const Catalog full(all, ctx.store);
       return set_file_member(request, target, full, ctx, full.pool(s[1]), s[3]);
     }
@@ -210,7 +207,7 @@ Response route_octavia_write(const Request& request, const Target& target, const
     return not_allowed(create ? "POST creates; PUT and DELETE take an object's id"
                               : "POST to the collection creates; PUT and DELETE change an object");
   }
-  if (ctx.store == nullptr || ctx.apply == nullptr || !*ctx.apply) {
+  if (ctx.store == nullptr) {
     return not_allowed(
         "this vigil runs without an object store; objects come from its config "
         "file only");
@@ -218,7 +215,7 @@ Response route_octavia_write(const Request& request, const Target& target, const
   ApiState next = ctx.store->state();
   auto id = run(next, request, target, plan, op_context(catalog, request, ctx));
   if (!id) return fault(id.error().status, id.error().message);
-  if (auto applied = (*ctx.apply)(ObjectStore::change_between(ctx.store->state(), next));
+  if (auto applied = ctx.daemon.apply(ObjectStore::change_between(ctx.store->state(), next));
       !applied) {
     log::warn("admin API: {} {} refused: {}", method, request.target, applied.error().message);
     return fault(409, applied.error().message);
@@ -226,7 +223,7 @@ Response route_octavia_write(const Request& request, const Target& target, const
   // A copy of the state shares its load balancers: committing one keeps `next` for the undoing.
   if (auto saved = ctx.store->commit(next); !saved) {
     log::error("admin API: {}; undoing the change", saved.error().message);
-    if (auto undone = (*ctx.apply)(ObjectStore::change_between(next, ctx.store->state()));
+    if (auto undone = ctx.daemon.apply(ObjectStore::change_between(next, ctx.store->state()));
         !undone) {
       log::error("admin API: undoing failed too: {}", undone.error().message);
     }

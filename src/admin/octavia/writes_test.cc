@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <thread>
 
+#include "admin/fake_daemon_test.h"
 #include "admin/octavia/local_network.h"
 #include "admin/octavia/object_store.h"
 #include "admin/routes.h"
-#include "admin/sample_view_test.h"
 #include "base/file.h"
 
 namespace vigil::admin {
@@ -37,10 +37,9 @@ class WritesTest : public ::testing::Test {
                 const RenderFn* render = nullptr) {
     const Request request{.method = method, .target = target, .x_auth_token = "T", .body = body};
     return route(request, RouteContext{.token = "T",
-                                       .views = views_,
+                                       .daemon = daemon_,
                                        .now = testing::kNow,
                                        .store = &store_,
-                                       .apply = &apply_,
                                        .render = render});
   }
   json::value body(const Response& r) { return json::parse(r.body); }
@@ -71,14 +70,7 @@ class WritesTest : public ::testing::Test {
 
   fs::path state_file_;
   ObjectStore store_;
-  std::vector<ApiChange> applied_;
-  std::string refuse_;  // when set, the fake daemon refuses with this message
-  ApplyFn apply_ = [this](const ApiChange& change) -> Result<void> {
-    if (!refuse_.empty()) return fail(refuse_);
-    applied_.push_back(change);
-    return {};
-  };
-  ViewsSource views_ = [] { return std::vector{testing::sample_view()}; };
+  testing::FakeDaemon daemon_;  // its refuse: the daemon refuses a write with this message
   std::string lb_, listener_, pool_, member_;
 };
 
@@ -92,11 +84,11 @@ TEST_F(WritesTest, CreatesAnswer201WithTheObjectAppliedAndSaved) {
   EXPECT_EQ(lb.at("vip_address"), "127.0.0.1");
   EXPECT_EQ(lb.at("vip_subnet_id"), json::value(local_subnet_id()));
   EXPECT_EQ(lb.at("admin_state_up"), true);
-  ASSERT_EQ(applied_.size(), 1u);
-  ASSERT_EQ(applied_[0].changed.size(), 1u);
-  EXPECT_TRUE(applied_[0].removed.empty());
-  EXPECT_EQ(applied_[0].changed[0].id, lb.at("id").as_string());
-  EXPECT_EQ(applied_[0].changed[0].origin, model::Origin::kApi);
+  ASSERT_EQ(daemon_.applied.size(), 1u);
+  ASSERT_EQ(daemon_.applied[0].changed.size(), 1u);
+  EXPECT_TRUE(daemon_.applied[0].removed.empty());
+  EXPECT_EQ(daemon_.applied[0].changed[0].id, lb.at("id").as_string());
+  EXPECT_EQ(daemon_.applied[0].changed[0].origin, model::Origin::kApi);
   // Saved before the answer.
   auto reloaded = ObjectStore::load(state_file_.string());
   ASSERT_TRUE(reloaded);
@@ -135,8 +127,8 @@ TEST_F(WritesTest, TheSeedsScenarioThroughTheRoutes) {
   EXPECT_EQ(pool.at("name"), "masters");
   EXPECT_EQ(pool.at("healthmonitor").at("id"), json::value(hm));
   EXPECT_EQ(pool.at("members").at(0).at("name"), "master-01");
-  EXPECT_EQ(applied_.size(), 6u);
-  for (const ApiChange& c : applied_) {
+  EXPECT_EQ(daemon_.applied.size(), 6u);
+  for (const ApiChange& c : daemon_.applied) {
     ASSERT_EQ(c.changed.size(), 1u) << "each write changes its load balancer alone";
     EXPECT_EQ(c.changed[0].id, lb_);
     EXPECT_TRUE(c.removed.empty());
@@ -145,8 +137,8 @@ TEST_F(WritesTest, TheSeedsScenarioThroughTheRoutes) {
   EXPECT_EQ(gone.status, 204);
   EXPECT_TRUE(gone.body.empty());
   EXPECT_TRUE(store_.state().loadbalancers.empty());
-  EXPECT_TRUE(applied_.back().changed.empty());
-  EXPECT_EQ(applied_.back().removed, std::vector<std::string>{lb_});
+  EXPECT_TRUE(daemon_.applied.back().changed.empty());
+  EXPECT_EQ(daemon_.applied.back().removed, std::vector<std::string>{lb_});
 }
 
 TEST_F(WritesTest, ListsShowTheFilesAndTheApisObjectsWithFilters) {
@@ -179,7 +171,7 @@ TEST_F(WritesTest, ListsShowTheFilesAndTheApisObjectsWithFilters) {
 TEST_F(WritesTest, AStateFileThatCannotBeWrittenUndoesTheChangeTheDaemonMade) {
   scenario();
   const std::string before = *read_file(state_file_.string());
-  const size_t calls = applied_.size();
+  const size_t calls = daemon_.applied.size();
   set_fsync_for_tests([](int) {
     errno = EIO;
     return -1;
@@ -189,9 +181,9 @@ TEST_F(WritesTest, AStateFileThatCannotBeWrittenUndoesTheChangeTheDaemonMade) {
   set_fsync_for_tests(nullptr);
   EXPECT_EQ(r.status, 500);
   EXPECT_NE(faultstring(r).find("cannot save the API objects"), std::string::npos) << r.body;
-  ASSERT_EQ(applied_.size(), calls + 2) << "the change, then its undoing";
-  const ApiChange& made = applied_[calls];
-  const ApiChange& undone = applied_[calls + 1];
+  ASSERT_EQ(daemon_.applied.size(), calls + 2) << "the change, then its undoing";
+  const ApiChange& made = daemon_.applied[calls];
+  const ApiChange& undone = daemon_.applied[calls + 1];
   ASSERT_EQ(made.changed.size(), 1u);
   ASSERT_EQ(undone.changed.size(), 1u);
   EXPECT_EQ(made.changed[0].pools.at(0).members.size(), 2u);
@@ -205,22 +197,22 @@ TEST_F(WritesTest, AStateFileThatCannotBeWrittenUndoesTheChangeTheDaemonMade) {
 TEST_F(WritesTest, ARefusalByTheDaemonChangesNothing) {
   scenario();
   const std::string before = *read_file(state_file_.string());
-  const size_t calls = applied_.size();
-  refuse_ = "cannot bind 127.0.0.1:16444: Address already in use";
+  const size_t calls = daemon_.applied.size();
+  daemon_.refuse = "cannot bind 127.0.0.1:16444: Address already in use";
   const Response r = call("POST", "/v2.0/lbaas/listeners",
                           R"({"listener": {"loadbalancer_id": ")" + lb_ +
                               R"(", "protocol": "TCP", "protocol_port": 16444}})");
   EXPECT_EQ(r.status, 409);
-  EXPECT_EQ(faultstring(r), refuse_);
+  EXPECT_EQ(faultstring(r), daemon_.refuse);
   EXPECT_EQ(store_.state().loadbalancers[0].listeners.size(), 1u);
   EXPECT_EQ(*read_file(state_file_.string()), before);
-  EXPECT_EQ(applied_.size(), calls);
+  EXPECT_EQ(daemon_.applied.size(), calls);
 }
 
 TEST_F(WritesTest, BadInputIs400AndNeverReachesTheDaemon) {
   scenario();
   const std::string before = *read_file(state_file_.string());
-  const size_t calls = applied_.size();
+  const size_t calls = daemon_.applied.size();
   struct Case {
     std::string method, target, body, message;
   };
@@ -247,7 +239,7 @@ TEST_F(WritesTest, BadInputIs400AndNeverReachesTheDaemon) {
     EXPECT_EQ(r.status, 400) << c.target << " " << r.body;
     EXPECT_NE(faultstring(r).find(c.message), std::string::npos) << faultstring(r);
   }
-  EXPECT_EQ(applied_.size(), calls);
+  EXPECT_EQ(daemon_.applied.size(), calls);
   EXPECT_EQ(*read_file(state_file_.string()), before);
 }
 
@@ -271,7 +263,7 @@ TEST_F(WritesTest, TheFilesObjectsAreReadOnly) {
                                     "max_retries": 1}})");
   EXPECT_EQ(monitor.status, 409);
   EXPECT_EQ(faultstring(monitor), read_only);
-  EXPECT_TRUE(applied_.empty());
+  EXPECT_TRUE(daemon_.applied.empty());
 }
 
 TEST_F(WritesTest, MethodsAndMissingObjects) {
