@@ -66,6 +66,18 @@ void process_families(Writer& w, const Lbs& lbs) {
              "Connection-log records dropped because a worker's ring was full (the log could not "
              "keep up).");
     w.sample("vigil_connection_log_dropped_total", file->connection_log_dropped);
+    const model::LoadBalancerView::Takeover& t = file->takeover;
+    w.family("vigil_takeover_addresses_lost_total", "counter",
+             "Addresses this host lost while vigil served (moved to another node, or removed).");
+    w.sample("vigil_takeover_addresses_lost_total", t.addresses_lost);
+    w.family("vigil_takeover_sessions_reset_total", "counter",
+             "Client sessions on a lost address that vigil reset and whose clients it tickled.");
+    w.sample("vigil_takeover_sessions_reset_total", t.sessions);
+    w.family("vigil_takeover_tickles_total", "counter",
+             "Tickle ACKs to the clients of those sessions: sent, or refused by the kernel (no "
+             "CAP_NET_RAW, no route).");
+    w.sample("vigil_takeover_tickles_total", "result=\"sent\"", "", t.tickles_sent);
+    w.sample("vigil_takeover_tickles_total", "result=\"failed\"", "", t.tickles_failed);
   }
 }
 

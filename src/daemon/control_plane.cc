@@ -292,6 +292,7 @@ void ControlPlane::handle_suspect(const proxy::MemberSuspect& suspect) {
 
 void ControlPlane::on_address_lost(const std::string& ip, const std::string& text) {
   if (stopped_) return;
+  ++addresses_lost_;
   struct Tally {
     size_t pending = 0;
     std::vector<proxy::LostSession> lost;

@@ -306,6 +306,7 @@ class ControlPlane {
   std::unique_ptr<health::HealthChecker> checker_;
   std::unique_ptr<AddressLoss> address_loss_;  // resets the sessions on an address that moved away
   std::unique_ptr<Tickler> tickler_;           // and tickles their clients
+  uint64_t addresses_lost_ = 0;                // addresses AddressLoss reported
   std::unique_ptr<admin::ObjectStore> store_;  // objects created through the API; before admin_
   std::unique_ptr<AdminDaemon> admin_daemon_;  // what admin_ calls; before it
   std::unique_ptr<admin::AdminServer> admin_;

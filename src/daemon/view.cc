@@ -103,6 +103,13 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
                               .last_reload_ok = last_reload_ok_,
                               .last_reload_at = last_reload_at_};
     for (const auto& w : workers_) v.connection_log_dropped += w->connection_log().dropped();
+    if (tickler_) {
+      const TickleCounts& t = tickler_->counts();
+      v.takeover = {.addresses_lost = addresses_lost_,
+                    .sessions = t.sessions,
+                    .tickles_sent = t.sent,
+                    .tickles_failed = t.failed};
+    }
     std::vector<model::OperatingStatus> listener_statuses;
     std::vector<model::OperatingStatus> used_pool_statuses;
     // Listeners by pool, once: a file with N listeners and N pools (one load balancer each in

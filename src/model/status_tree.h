@@ -107,6 +107,15 @@ struct LoadBalancerView {
   // Connection-log records the workers' full rings dropped (proxy/connection_log.h), all
   // listeners; process-wide, so the file's load balancer carries it.
   uint64_t connection_log_dropped = 0;
+  // Addresses this host lost while serving, the client sessions on them that it reset, and the
+  // tickle ACKs it sent their clients or could not (daemon/tickler.h); process-wide too.
+  struct Takeover {
+    uint64_t addresses_lost = 0;
+    uint64_t sessions = 0;
+    uint64_t tickles_sent = 0;
+    uint64_t tickles_failed = 0;
+  };
+  Takeover takeover;
   std::vector<ListenerView> listeners;
   std::vector<PoolView> pools;
   std::vector<Transition> recent_transitions;  // newest last, bounded
