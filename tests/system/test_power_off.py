@@ -6,7 +6,7 @@ After 20 s the rules go, the frozen process is killed and a new one starts with 
 (/readyz fails with [-]informer-sync, /api answers 401). vigil runs with the seed's checks
 (HTTPS /readyz every 5 s, timeout 2 s, 2 up / 3 down): no client request fails or takes over 5 s,
 the watch that was on master-01 is streaming again within 3 s (the hedged connect's silence and a
-check without a byte until connect_timeout runs out close master-01's sessions 1 s after the
+check without a byte until connect_timeout runs out close master-01's sessions a second after the
 connect, not after the check's 2 s timeout), and vigil shows master-01 ERROR with its reason,
 then ONLINE once it is ready (never during its warm-up).
 """
