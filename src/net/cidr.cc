@@ -6,15 +6,6 @@
 #include <cstring>
 
 namespace vigil::net {
-namespace {
-
-bool v4_mapped(std::string_view ip) {
-  static constexpr uint8_t kPrefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-  return ip.size() == 16 && std::memcmp(ip.data(), kPrefix, sizeof kPrefix) == 0;
-}
-
-}  // namespace
-
 Result<Cidr> Cidr::parse(std::string_view text) {
   const size_t slash = text.find('/');
   const std::string ip(text.substr(0, slash));
@@ -46,7 +37,7 @@ Result<Cidr> Cidr::parse(std::string_view text) {
 
 bool Cidr::contains(const SocketAddress& address) const {
   std::string_view ip = address.ip_bytes();
-  if (!v6_ && v4_mapped(ip)) ip.remove_prefix(12);
+  if (!v6_) ip = unmapped(ip);
   if (ip.size() != (v6_ ? 16u : 4u)) return false;
   const auto* b = reinterpret_cast<const uint8_t*>(ip.data());
   const size_t whole = prefix_ / 8;

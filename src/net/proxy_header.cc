@@ -19,16 +19,11 @@ struct Endpoint {
   uint16_t port = 0;
 };
 
-bool v4_mapped(std::string_view ip) {
-  static constexpr uint8_t kPrefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-  return ip.size() == 16 && std::memcmp(ip.data(), kPrefix, sizeof kPrefix) == 0;
-}
-
 Endpoint endpoint_of(const SocketAddress& a) {
   Endpoint e;
   std::string_view ip = a.ip_bytes();
   e.port = a.port();
-  if (v4_mapped(ip)) ip.remove_prefix(12);
+  ip = unmapped(ip);
   if (ip.size() == 4) e.family = AF_INET;
   if (ip.size() == 16) e.family = AF_INET6;
   std::copy(ip.begin(), ip.end(), e.bytes.begin());
