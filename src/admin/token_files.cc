@@ -7,9 +7,8 @@
 #include "base/log.h"
 
 namespace vigil::admin {
-namespace {
 
-Result<std::string> read_one(std::string_view key, const std::string& path, bool warn) {
+Result<std::string> read_token_file(std::string_view key, const std::string& path, bool warn) {
   if (path.empty()) return std::string();
   if (warn) {
     if (auto why = loose_permissions(path)) {
@@ -21,8 +20,6 @@ Result<std::string> read_one(std::string_view key, const std::string& path, bool
   if (!token) return fail(fmt::format("{}: {}", key, token.error().message));
   return token;
 }
-
-}  // namespace
 
 std::optional<std::string> loose_permissions(const std::string& path) {
   struct stat st {};
@@ -37,9 +34,9 @@ std::optional<std::string> loose_permissions(const std::string& path) {
 }
 
 Result<AdminTokens> read_admin_tokens(const model::Admin& admin, bool warn) {
-  auto write = read_one("admin.token_file", admin.token_file, warn);
+  auto write = read_token_file("admin.token_file", admin.token_file, warn);
   if (!write) return std::unexpected(write.error());
-  auto read = read_one("admin.read_token_file", admin.read_token_file, warn);
+  auto read = read_token_file("admin.read_token_file", admin.read_token_file, warn);
   if (!read) return std::unexpected(read.error());
   if (!write->empty() && *write == *read) {
     // The same token in both would make every reader a writer: refuse, rather than guess.

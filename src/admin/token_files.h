@@ -18,6 +18,10 @@ struct AdminTokens {
   bool operator==(const AdminTokens&) const = default;
 };
 
+// The token in `path` (empty: none), for the config key `key`, which an error names; with `warn`,
+// a file others may read is logged as a warning.
+Result<std::string> read_token_file(std::string_view key, const std::string& path, bool warn);
+
 // Both files' tokens; the error names the key and the file. With `warn`, a file that group or
 // others may read is logged as a warning (once per call: at start, and on a reload that names a
 // new file).

@@ -1,5 +1,6 @@
 #include "config/validate.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <unordered_set>
@@ -98,6 +99,42 @@ void check_accept_proxy(const model::Config& config, std::vector<Diagnostic>& ou
   }
 }
 
+// peers[]: names and addresses each once, the token that authenticates them, and this node
+// among them when `peer_name` names it (the host's name is looked for when vigil starts).
+void check_peers(const model::Process& process, std::vector<Diagnostic>& out) {
+  const auto& peers = process.peers;
+  if (peers.empty()) return;
+  check_unique(peers, "peer name", "", out);
+  std::map<std::pair<std::string, uint16_t>, const model::Peer*> at;
+  for (const model::Peer& p : peers) {
+    auto [it, inserted] = at.emplace(std::pair(p.address, p.port), &p);
+    if (!inserted && !p.address.empty()) {
+      out.push_back(
+          make_error(p.where, "peer \"" + p.name + "\" has the address and port of peer \"" +
+                                  it->second->name + "\" (" + show(it->second->where) + ")"));
+    }
+  }
+  const model::SourceLocation& list = peers.front().where;
+  if (peers.size() < 2) {
+    out.push_back(make_error(list,
+                             "peers lists one node: name this node and every other node "
+                             "of the pair or fleet"));
+  }
+  if (process.peers_auth.token_file.empty()) {
+    out.push_back(make_error(list,
+                             "peers needs peers_auth.token_file: a peer proves it holds "
+                             "the token before it may send sessions"));
+  }
+  if (!process.peer_name.empty() && std::ranges::none_of(peers, [&](const model::Peer& p) {
+        return p.name == process.peer_name;
+      })) {
+    std::vector<std::string_view> names;
+    for (const model::Peer& p : peers) names.push_back(p.name);
+    out.push_back(make_error(list, "peer_name \"" + process.peer_name + "\" is not one of peers[]" +
+                                       did_you_mean(process.peer_name, names)));
+  }
+}
+
 }  // namespace
 
 void validate(const model::Process& process, const model::Config& config,
@@ -110,6 +147,7 @@ void validate(const model::Process& process, const model::Config& config,
   check_pool_references(config, out);
   check_binds(process, config, out);
   check_accept_proxy(config, out);
+  check_peers(process, out);
 }
 
 }  // namespace vigil::config

@@ -153,6 +153,39 @@ void read_pools(YamlReader& r, const Field& f, ConfigDraft& c) {
   }
 }
 
+constexpr KeySpec<model::Peer> kPeerKeys[] = {
+    {"name", "name", "",
+     "The node's name; `peer_name` (default: the host's name) says which entry is this node.",
+     [](YamlReader& r, const Field& f, model::Peer& p) { r.set_name(f, p.name); }, true},
+    {"address", "IP address", "",
+     "The address the node's peer sync listens on, and the others connect to.",
+     [](YamlReader& r, const Field& f, model::Peer& p) {
+       auto text = r.scalar(f, "an IP address");
+       if (!text) return;
+       auto host = parse_host(*text);
+       if (!host || !(is_ipv4_literal(*host) || is_ipv6_literal(*host))) {
+         return r.error(f.line, f.path() + ": expected an IP address, got \"" + *text + "\"");
+       }
+       p.address = *host;
+     },
+     true},
+    {"port", "integer 1..65535", "", "The peer sync's TCP port on that address.",
+     [](YamlReader& r, const Field& f, model::Peer& p) { r.set_int(f, p.port, 1, 65535); }, true},
+};
+
+constexpr KeySpec<model::PeersAuth> kPeersAuthKeys[] = {
+    {"token_file", "path", "",
+     "File holding the token every node of `peers` shares: each side of a peer connection "
+     "proves it holds it (HMAC-SHA256 over both sides' random nonces) before any session "
+     "is sent. The sync itself is not encrypted: keep it on the nodes' own network.",
+     [](YamlReader& r, const Field& f, model::PeersAuth& a) { r.set_string(f, a.token_file); },
+     true},
+};
+
+void read_peers(YamlReader& r, const Field& f, ConfigDraft& c) {
+  read_list(r, f, peer_section(), c.process.peers);
+}
+
 constexpr KeySpec<ConfigDraft> kTopKeys[] = {
     {"name", "name", "the file's stem", "The load balancer's name (its id is derived from it).",
      [](YamlReader& r, const Field& f, ConfigDraft& c) { r.set_name(f, c.name); }},
@@ -175,6 +208,17 @@ constexpr KeySpec<ConfigDraft> kTopKeys[] = {
      [](YamlReader& r, const Field& f, ConfigDraft& c) {
        r.set_duration_or_zero(f, c.process.shutdown_grace, std::chrono::hours(24));
      }},
+    {"peers", "list of maps", "",
+     "The vigil nodes of a pair or fleet, this one too: each streams its client sessions to the "
+     "others, and a node that takes an address over or outlives a node tickles the lost node's "
+     "sessions so that their clients reconnect at once (docs/ha.md); see `peers[]`.",
+     read_peers},
+    {"peers_auth", "map", "", "How the nodes of `peers` prove who they are; see `peers_auth`.",
+     [](YamlReader& r, const Field& f, ConfigDraft& c) {
+       r.read_map(f.value, f.line, peers_auth_section(), c.process.peers_auth);
+     }},
+    {"peer_name", "name", "the host's name", "Which entry of `peers` is this node.",
+     [](YamlReader& r, const Field& f, ConfigDraft& c) { r.set_name(f, c.process.peer_name); }},
     {"listeners", "list of maps", "",
      "The addresses vigil accepts connections on; see `listeners[]`.",
      [](YamlReader& r, const Field& f, ConfigDraft& c) {
@@ -403,6 +447,16 @@ const Section<ConfigDraft>& top_section() {
 
 const Section<Admin>& admin_section() {
   static constexpr Section<Admin> kSection{"admin", "admin", kAdminKeys};
+  return kSection;
+}
+
+const Section<model::Peer>& peer_section() {
+  static constexpr Section<model::Peer> kSection{"peer", "peers[]", kPeerKeys};
+  return kSection;
+}
+
+const Section<model::PeersAuth>& peers_auth_section() {
+  static constexpr Section<model::PeersAuth> kSection{"peers_auth", "peers_auth", kPeersAuthKeys};
   return kSection;
 }
 

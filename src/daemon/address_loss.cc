@@ -50,8 +50,8 @@ bool still_held(const std::string& text) {
 
 }  // namespace
 
-AddressLoss::AddressLoss(boost::asio::io_context& io, OnLost on_lost)
-    : on_lost_(std::move(on_lost)) {
+AddressLoss::AddressLoss(boost::asio::io_context& io, OnLost on_lost, OnGained on_gained)
+    : on_lost_(std::move(on_lost)), on_gained_(std::move(on_gained)) {
   const int fd = open_address_socket();
   if (fd < 0) {
     log::warn(
@@ -80,9 +80,12 @@ void AddressLoss::read() {
 void AddressLoss::on_datagram(size_t size) {
   for (const net::AddressEvent& e :
        net::parse_address_events(std::span(socket_->buffer.data(), size))) {
-    if (e.added) continue;
     const std::string text = net::SocketAddress::from_ip_bytes(e.ip, 0).ip_string();
-    if (!still_held(text)) on_lost_(e.ip, text);
+    if (e.added) {
+      if (on_gained_) on_gained_(e.ip, text);
+    } else if (!still_held(text)) {
+      on_lost_(e.ip, text);
+    }
   }
 }
 

@@ -20,10 +20,13 @@ class AddressLoss {
  public:
   // `ip`: the address's bytes, as net::SocketAddress::ip_bytes(); `text`: as printed.
   using OnLost = std::function<void(const std::string& ip, const std::string& text)>;
+  // An address added to an interface of this host (keepalived moved it here): the peers' sessions
+  // on it are to be tickled (daemon/peer_sync.h). Null: not reported.
+  using OnGained = OnLost;
 
   // Listens on `io` from now on. Without a netlink socket (a sandbox that refuses it) it logs
   // why and reports nothing.
-  AddressLoss(boost::asio::io_context& io, OnLost on_lost);
+  AddressLoss(boost::asio::io_context& io, OnLost on_lost, OnGained on_gained = nullptr);
   ~AddressLoss();
   AddressLoss(const AddressLoss&) = delete;
   AddressLoss& operator=(const AddressLoss&) = delete;
@@ -34,6 +37,7 @@ class AddressLoss {
   void on_datagram(size_t size);
 
   OnLost on_lost_;
+  OnGained on_gained_;
   std::unique_ptr<Socket> socket_;
   // A read that completed just before the destructor still calls back: it holds this weakly.
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);

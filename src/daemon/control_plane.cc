@@ -82,8 +82,12 @@ Result<void> ControlPlane::start() {
       health::CheckSockets{.idle_tcp = static_cast<size_t>(idle_check_sockets())});
   checker_->on_silence([this](const health::Silence& s) { on_silence(s); });
   tickler_ = std::make_unique<Tickler>(clock_, timer_source_, raw_tickles());
+  if (auto peers = start_peer_sync(); !peers) return peers;
   address_loss_ = std::make_unique<AddressLoss>(
-      io_, [this](const std::string& ip, const std::string& text) { on_address_lost(ip, text); });
+      io_, [this](const std::string& ip, const std::string& text) { on_address_lost(ip, text); },
+      [this](const std::string& ip, const std::string& text) {
+        if (peer_sync_) peer_sync_->address_gained(ip, text);
+      });
   for (int w = 0; w < worker_count_; ++w) {
     workers_.push_back(std::make_unique<proxy::Worker>(
         w, std::vector<proxy::ListenSocket>{}, std::vector<proxy::PoolSnapshotPtr>{},
@@ -130,6 +134,7 @@ size_t ControlPlane::stop() {
   abandon_upgrade();
   if (checker_) checker_->stop();
   address_loss_.reset();
+  if (peer_sync_) peer_sync_->stop();
   if (admin_) admin_->stop();
   ramp_->cancel();
   liveness_->cancel();

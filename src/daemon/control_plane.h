@@ -28,6 +28,7 @@
 #include "daemon/event_log.h"
 #include "daemon/fd_budget.h"
 #include "daemon/health_handover.h"
+#include "daemon/peer_sync.h"
 #include "daemon/pool_state.h"
 #include "daemon/runtime.h"
 #include "daemon/tickler.h"
@@ -241,6 +242,8 @@ class ControlPlane {
   void handle_connect_failure(const proxy::ConnectFailure& failure);
   void handle_suspect(const proxy::MemberSuspect& suspect);
   void on_silence(const health::Silence& silence);
+  // `peers:` (peer_sync.cc): the session sync with the other nodes, when the config has peers.
+  Result<void> start_peer_sync();
   // This host no longer holds `ip` (AddressLoss): every worker resets its sessions on it.
   void on_address_lost(const std::string& ip, const std::string& text);
   PoolContext context() const;
@@ -307,6 +310,7 @@ class ControlPlane {
   std::unique_ptr<AddressLoss> address_loss_;  // resets the sessions on an address that moved away
   std::unique_ptr<Tickler> tickler_;           // and tickles their clients
   uint64_t addresses_lost_ = 0;                // addresses AddressLoss reported
+  std::unique_ptr<PeerSync> peer_sync_;        // with `peers:`; sessions to and from the others
   std::unique_ptr<admin::ObjectStore> store_;  // objects created through the API; before admin_
   std::unique_ptr<AdminDaemon> admin_daemon_;  // what admin_ calls; before it
   std::unique_ptr<admin::AdminServer> admin_;

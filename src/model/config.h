@@ -12,18 +12,12 @@
 
 #include "base/clock.h"
 #include "model/expected_codes.h"
+#include "model/source_location.h"
 #include "model/spelling.h"
 
 namespace vigil::model {
 
 using namespace std::chrono_literals;
-
-// Where a value came from, for errors that must name file:line.
-struct SourceLocation {
-  std::string file;
-  int line = 0;  // 1-based; 0 when unknown
-  bool operator==(const SourceLocation&) const = default;
-};
 
 enum class Algorithm { kRoundRobin, kLeastConnections, kSourceIp };
 enum class MonitorType { kTcp, kTlsHello, kHttp, kHttps };

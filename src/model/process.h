@@ -9,8 +9,10 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "base/clock.h"
+#include "model/source_location.h"
 #include "model/spelling.h"
 
 namespace vigil::model {
@@ -42,12 +44,32 @@ struct Admin {
   bool operator==(const Admin&) const = default;
 };
 
+// Another vigil node of a pair or fleet (`peers[]`): each node streams its client sessions to the
+// others, so that the node that takes an address over, or outlives a node, can tickle the
+// sessions the lost node held (daemon/peer_sync.h). The list names every node, this one too.
+struct Peer {
+  std::string name;
+  std::string address;  // an IP literal, without brackets
+  uint16_t port = 0;
+  SourceLocation where;
+  bool operator==(const Peer&) const = default;
+};
+
+// How peers prove who they are to each other (`peers_auth`): a token both hold.
+struct PeersAuth {
+  std::string token_file;
+  bool operator==(const PeersAuth&) const = default;
+};
+
 struct Process {
   Admin admin;
   Log log;
   int workers = 0;  // 0: one per core
   // SIGTERM: how long established sessions may go on after the listeners close; 0: cut at once.
   Duration shutdown_grace = std::chrono::seconds(30);
+  std::vector<Peer> peers;  // empty: no session sync
+  PeersAuth peers_auth;
+  std::string peer_name;  // which of `peers` this node is; empty: the host's name
   bool operator==(const Process&) const = default;
 };
 

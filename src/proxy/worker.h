@@ -42,6 +42,19 @@ struct LostSession {
   net::SocketAddress client;
 };
 
+// What a worker's client sessions became since it was last asked (Worker::session_changes()),
+// for the peers of a pair or fleet (daemon/peer_sync.h). The first answer lists every session.
+struct OpenedSession {
+  uint64_t id = 0;
+  net::SocketAddress local;   // the address:port the client connected to
+  net::SocketAddress client;  // the client's own, as for LostSession
+};
+struct SessionChanges {
+  int worker = 0;
+  std::vector<OpenedSession> opened;  // still open when asked
+  std::vector<uint64_t> closed;       // ids an earlier answer listed as opened
+};
+
 // What a reconfiguration changes of a worker's listeners; those it does not name run on as they
 // are. Ten thousand listeners in one process are not all sent again for a change to one.
 struct ListenerChanges {
@@ -93,6 +106,9 @@ class Worker {
   // with each reset session's two ends: the host's reset may never leave it (the address is
   // gone), so the caller tickles them (net/tickle.h).
   void reset_sessions_on(std::string local_ip, std::function<void(std::vector<LostSession>)> done);
+  // Any thread. What this worker's sessions became since the last call (SessionChanges); `done`
+  // runs on the worker thread. Until the first call the worker keeps no such record.
+  void session_changes(std::function<void(SessionChanges)> done);
   // Any thread. The member did not answer a connect: its sessions may be dead without a FIN or
   // RST. Tightens keepalive on their backend legs so that the kernel finds out in seconds.
   void probe_member_sessions(std::shared_ptr<const BackendStats> member,

@@ -50,9 +50,13 @@ class Worker::Loop final : public SessionHost {
   std::vector<LostSession> reset_sessions_on(const std::string& local_ip);  // worker_sessions.cc
   void probe_member_sessions(const BackendStats* member, const net::DeadPeerOptions& probe);
   SessionListing list_sessions(const std::vector<const BackendStats*>* members, size_t limit) const;
+  SessionChanges session_changes();  // worker_sessions.cc
   void session_closed(Session& s) override {
     timers_.remove(s);
     finished_.push_back(s.id());
+    // Listed to the peers as opened (ids below synced_below_ that lived to be listed): tell
+    // them it is gone.
+    if (s.id() < synced_below_) closed_since_sync_.push_back(s.id());
     if (s.logged()) connection_log_.push(s.record(now_));
   }
   void out_of_descriptors(const std::string& listener, const std::string& reason) override;
@@ -93,6 +97,13 @@ class Worker::Loop final : public SessionHost {
   // Each live session at its next wake-up, at most once; a closed one leaves at once.
   WakeQueue<Session> timers_;
   uint64_t next_session_id_ = 1;
+  // For session_changes(), once first asked: the sessions accepted since the last answer, and
+  // those closed that an answer had listed. Every session with an id below synced_below_ that
+  // was open at the last answer was listed in it.
+  bool tracking_sessions_ = false;
+  uint64_t synced_below_ = 0;
+  std::vector<uint64_t> opened_since_sync_;
+  std::vector<uint64_t> closed_since_sync_;
   // Hedge budget: each new session earns a tenth of a hedge, up to a burst of kHedgeBurst, so
   // that a slow but healthy pool is not hit twice as hard.
   static constexpr double kHedgeBurst = 10;

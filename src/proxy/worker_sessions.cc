@@ -69,6 +69,33 @@ std::vector<LostSession> Worker::Loop::reset_sessions_on(const std::string& loca
   return lost;  // the sessions are deleted after this event batch, like every closed session
 }
 
+SessionChanges Worker::Loop::session_changes() {
+  SessionChanges out{.worker = index_};
+  auto list = [&](uint64_t id, const Session& s) {
+    if (s.closed()) return;
+    auto local = net::local_address(s.client_fd());
+    auto client = net::peer_address(s.client_fd());
+    if (local && client) out.opened.push_back({.id = id, .local = *local, .client = *client});
+  };
+  if (!tracking_sessions_) {  // the first answer: every session there is
+    tracking_sessions_ = true;
+    for (const auto& [id, s] : sessions_) list(id, *s);
+  } else {
+    for (uint64_t id : opened_since_sync_) {
+      if (auto it = sessions_.find(id); it != sessions_.end()) list(id, *it->second);
+    }
+    out.closed = std::move(closed_since_sync_);
+  }
+  opened_since_sync_.clear();
+  closed_since_sync_.clear();
+  synced_below_ = next_session_id_;
+  return out;
+}
+
+void Worker::session_changes(std::function<void(SessionChanges)> done) {
+  post([done = std::move(done)](Loop& loop) { done(loop.session_changes()); });
+}
+
 void Worker::list_sessions(std::shared_ptr<const std::vector<const BackendStats*>> members,
                            size_t limit, std::function<void(SessionListing)> done) {
   post([members = std::move(members), limit, done = std::move(done)](Loop& loop) {

@@ -48,10 +48,19 @@ MONITOR = """      type: HTTPS
       unhealthy_threshold: 2"""
 
 
-def vigil_yaml(token_file):
+PEER_PORT = 7946
+
+
+def vigil_yaml(token_file, node=None):
+    """The config of `node` (a name of NODES): with it, the pair's peers (docs/ha.md), so that the
+    node that takes the address over tickles the sessions the other held."""
     members = "\n".join(f"      - {{name: {n}, address: {a}, port: 6443}}" for n, a in MASTERS.items())
+    peers = ""
+    if node is not None:
+        listed = "\n".join(f"  - {{name: {n}, address: {a}, port: {PEER_PORT}}}" for n, a in NODES.items())
+        peers = f"peers:\n{listed}\npeers_auth: {{token_file: {token_file}}}\npeer_name: {node}\n"
     return f"""\
-admin:
+{peers}admin:
   listen: "{ADMIN}"
   token_file: {token_file}
 listeners:
@@ -122,7 +131,8 @@ def documented_keepalived_conf():
 class Node(VigilNode):
     """One load balancer node: its namespace, three masters, vigil and keepalived."""
 
-    vigil_yaml = staticmethod(vigil_yaml)
+    def vigil_yaml(self, token_file):
+        return vigil_yaml(token_file, self.name)
 
     def __init__(self, name, switch, workdir):
         self.name, self.address = name, NODES[name]

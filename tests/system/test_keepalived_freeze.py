@@ -3,11 +3,13 @@ no frame in or out of its eth0, as a hung or paused machine. Then it resumes. Ru
 frozen node has the higher VRRP priority (on resume it takes the address back) or the lower one
 (the new holder keeps it). A client opens a
 new TLS connection through the address every 200 ms; two watches stream through it, one with TCP
-keepalive (1 s) on its socket and one without.
+keepalive (1 s) on its socket and one without. The nodes are peers (`peers:`): each streams its
+client sessions to the other.
 
 Asserted: the standby holds the address within MOVE_BOUND; no connection fails but those in
 flight at the fault or started before the address moved; the keepalive watch streams again within
-WATCH_BOUND; after the resume exactly one node holds the address, the client's ARP entry names
+WATCH_BOUND; the watch without keepalive streams again within TAKEOVER_BOUND, through the new
+holder, which tickled the frozen node's sessions when the address came to it; after the resume exactly one node holds the address, the client's ARP entry names
 that node's MAC address within CONVERGE_BOUND, every connection after that succeeds, and the
 watch without keepalive (stuck on the frozen node until then) streams again within CONVERGE_BOUND
 in both cases: when the resumed node took the address back (VRRP: it has the higher priority) its
@@ -32,6 +34,9 @@ pytestmark = [
 
 MOVE_BOUND = 2.0       # seconds: the target for the address
 WATCH_BOUND = 5.0      # the target for a client that detects a dead peer itself
+# The watch without keepalive, back through the new holder: it knew the frozen node's sessions
+# from the peer sync and tickled their clients when the address came to it (docs/ha.md).
+TAKEOVER_BOUND = 3.0
 CONVERGE_BOUND = 3.0   # after the resume: one holder, the client's ARP entry on it
 FROZEN = 6.0           # the node stays frozen this long
 AFTER = 4.0            # the clients run on this long after the resume
@@ -47,6 +52,11 @@ def make_holder(pair, active, want):
     active.start_keepalived()
     wait_for(lambda: active.log("keepalived").count("Entering BACKUP STATE") > backups, 15,
              what=f"{active.name} back to BACKUP")
+
+
+def peer_lines(node):
+    """What the node's vigil logged of its peer sync and takeover."""
+    return [line.strip() for line in node.log("vigil").splitlines() if "peer sync" in line][-6:]
 
 
 @pytest.mark.parametrize("priority", ["higher", "lower"])
@@ -78,6 +88,7 @@ def test_keepalived_freeze(tmp_path, priority):
         frozen = measure(client, f"freeze {active.name}", fault_at, moved_at, time.monotonic())
         watch_gap = {k: w.longest_silence(fault_at - 1.0, time.monotonic()) for k, w in watches.items()}
         print("    watch gap while frozen: " + ", ".join(f"{k} {v:.2f}s" for k, v in watch_gap.items()))
+        print(f"    {standby.name}'s peer sync: " + " | ".join(peer_lines(standby)))
 
         resumed_at = time.monotonic()
         active.resume()
@@ -113,6 +124,10 @@ def test_keepalived_freeze(tmp_path, priority):
         if len(failed) > len(in_flight) + len(during_move):
             problems.append(f"freeze: {len(failed)} failed connections, more than the {len(in_flight)} in "
                             f"flight and {len(during_move)} started during the move")
+        if watch_gap["no keepalive"] > TAKEOVER_BOUND:
+            problems.append(f"freeze: the watch without keepalive was silent {watch_gap['no keepalive']:.2f}s "
+                            f"(bound {TAKEOVER_BOUND}s): {standby.name} did not take its session over; "
+                            f"its peer sync said: {peer_lines(standby)!r}")
         if watch_gap["keepalive 1s"] > WATCH_BOUND:
             problems.append(f"freeze: the keepalive watch was silent {watch_gap['keepalive 1s']:.2f}s "
                             f"(bound {WATCH_BOUND}s)")
