@@ -6,6 +6,7 @@ TrackStep next_track_step(const TrackState& state, Sight sight, std::chrono::mil
                           const TrackPolicy& policy) {
   TrackStep step{.state = state};
   TrackState& s = step.state;
+  s.closed = sight == Sight::kClosed;
   auto say = [&](bool serving) {
     if (s.serving != serving) step.write = serving;
     s.serving = serving;
@@ -20,9 +21,16 @@ TrackStep next_track_step(const TrackState& state, Sight sight, std::chrono::mil
     case Sight::kNotReady:
       // A paused or slow vigil still has its listener, so a check can fail once without vigil
       // being gone: only `fall` of them in a row decide.
+      // Right after vigil closed the held connection, a failed check (a reset: the dying vigil's
+      // listener took the connection before it closed) is looked at again at once: the next
+      // look finds nothing listening, and the VIP refuses no connection longer than needed.
       ++s.failures;
       if (s.failures >= policy.fall) say(false);
-      step.after = s.serving == false ? policy.interval : policy.retry;
+      if (s.serving == false) {
+        step.after = policy.interval;
+      } else {
+        step.after = state.closed ? std::chrono::milliseconds{0} : policy.retry;
+      }
       break;
     case Sight::kGone:
       // Refused: no process listens on the admin address. Not a slow answer but no vigil at all,

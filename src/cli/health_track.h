@@ -20,8 +20,9 @@ enum class Sight {
 struct TrackPolicy {
   int fall = 2;                             // failed checks in a row that say "not serving"
   std::chrono::milliseconds interval{500};  // between checks while vigil serves
-  // After a failed check that has not decided yet, and after a held connection closed at once
-  // twice in a row (a daemon that ends every connection is not watched in a loop).
+  // After a failed check that has not decided yet (unless vigil had just closed the held
+  // connection: then at once), and after a held connection closed at once twice in a row (a
+  // daemon that ends every connection is not watched in a loop).
   std::chrono::milliseconds retry{100};
 };
 
@@ -29,6 +30,7 @@ struct TrackState {
   std::optional<bool> serving;  // what the file says; none before the first write
   int failures = 0;             // failed checks in a row
   bool closed_at_once = false;  // the last held connection ended within `retry`
+  bool closed = false;          // vigil closed the held connection, and no check has run since
   bool operator==(const TrackState&) const = default;
 };
 
