@@ -1,11 +1,14 @@
 // `vigil health [--exit-code]`: the local daemon's /readyz in one line, for keepalived's
 // vrrp_script and for people. Fast by design: one request, one second in all, no token.
 // `vigil health --track-file FILE`: the same, kept in a file for keepalived's track_file.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstring>
 #include <sstream>
 #include <thread>
 
-#include "base/file.h"
 #include "cli/client.h"
 #include "cli/commands.h"
 #include "cli/health_track.h"
@@ -84,6 +87,24 @@ Look hold(const AdminUrl& url, const std::string& admin_url, std::chrono::millis
   return {Sight::kQuiet, ""};
 }
 
+// Renamed into place, so that keepalived (inotify: IN_MOVED_TO) reads a whole value. No fsync:
+// the file lives in /run, and a value lost in a crash is written again by the next tracker; a
+// sync here would only delay the news when it matters.
+Result<void> write_track_file(const std::string& path, const char* value) {
+  const std::string tmp = path + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return fail("cannot write " + tmp + ": " + std::strerror(errno));
+  const std::string text = std::string(value) + "\n";
+  const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  const std::string why = written ? "" : std::strerror(errno);
+  ::close(fd);
+  if (!written) return fail("cannot write " + tmp + ": " + why);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    return fail("cannot rename " + tmp + " onto " + path + ": " + std::strerror(errno));
+  }
+  return {};
+}
+
 }  // namespace
 
 int run_health_track(const ClientOptions& options, const std::string& file, std::ostream& out,
@@ -104,7 +125,7 @@ int run_health_track(const ClientOptions& options, const std::string& file, std:
     }
     if (step.write) {
       const char* value = *step.write ? "0" : "1";
-      if (auto written = write_file_atomic(file, std::string(value) + "\n"); !written) {
+      if (auto written = write_track_file(file, value); !written) {
         err << "vigil health: " << written.error().message << "\n";
         return 1;
       }
