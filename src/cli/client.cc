@@ -124,7 +124,8 @@ Result<HttpReply> exchange(const AdminUrl& url, http::verb verb, std::string_vie
     stream.socket().close(ignored);
     io.restart();
     io.run();
-    return fail(fmt::format("no answer within {}s", timeout.count() / 1000.0));
+    return std::unexpected(
+        Error{fmt::format("no answer within {}s", timeout.count() / 1000.0), ETIMEDOUT});
   }
   if (error) return std::unexpected(Error{error.message(), system_errno(error)});
   return HttpReply{.status = static_cast<int>(parser.get().result_int()),

@@ -27,7 +27,7 @@ struct HttpReply {
 
 // GET prefix+path with `X-Auth-Token: token` (when not empty). The error is the bare reason
 // ("Connection refused", "no answer within 5s"), with its errno in `code` where there is one
-// (ECONNREFUSED); callers add which daemon they tried.
+// (ECONNREFUSED; ETIMEDOUT for the deadline); callers add which daemon they tried.
 Result<HttpReply> http_get(const AdminUrl& url, std::string_view path, std::string_view token,
                            std::chrono::milliseconds timeout);
 // PUT prefix+path with a JSON body; errors as http_get().

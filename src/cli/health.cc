@@ -63,8 +63,11 @@ std::string unreachable(const std::string& admin_url, const std::string& why) {
 Look check(const AdminUrl& url, const std::string& admin_url) {
   auto reply = http_get(url, "/readyz", "", kHealthTimeout);
   if (!reply) {
-    return {reply.error().code == ECONNREFUSED ? Sight::kGone : Sight::kNotReady,
-            unreachable(admin_url, reply.error().message)};
+    const int code = reply.error().code;
+    const Sight sight = code == ECONNREFUSED ? Sight::kGone
+                        : code == ETIMEDOUT  ? Sight::kNotReady
+                                             : Sight::kBroken;
+    return {sight, unreachable(admin_url, reply.error().message)};
   }
   return {reply->status == 200 ? Sight::kReady : Sight::kNotReady,
           health_line(reply->status, reply->body)};
@@ -120,7 +123,7 @@ int run_health_track(const ClientOptions& options, const std::string& file, std:
   Look look = check(*url, options.admin_url);
   for (;;) {
     const TrackStep step = next_track_step(state, look.sight, held, policy);
-    if (look.sight == Sight::kNotReady) {
+    if (look.sight == Sight::kNotReady || look.sight == Sight::kBroken) {
       out << "check failed, " << step.state.failures << " in a row: " << look.line << std::endl;
     }
     if (step.write) {

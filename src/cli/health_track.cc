@@ -6,7 +6,6 @@ TrackStep next_track_step(const TrackState& state, Sight sight, std::chrono::mil
                           const TrackPolicy& policy) {
   TrackStep step{.state = state};
   TrackState& s = step.state;
-  s.closed = sight == Sight::kClosed;
   auto say = [&](bool serving) {
     if (s.serving != serving) step.write = serving;
     s.serving = serving;
@@ -19,17 +18,18 @@ TrackStep next_track_step(const TrackState& state, Sight sight, std::chrono::mil
       step.after = policy.interval;
       break;
     case Sight::kNotReady:
+    case Sight::kBroken:
       // A paused or slow vigil still has its listener, so a check can fail once without vigil
-      // being gone: only `fall` of them in a row decide.
-      // Right after vigil closed the held connection, a failed check (a reset: the dying vigil's
-      // listener took the connection before it closed) is looked at again at once: the next
-      // look finds nothing listening, and the VIP refuses no connection longer than needed.
+      // being gone: only `fall` of them in a row decide. A connection that broke before an
+      // answer is what a dying vigil leaves (its listener took the connection, then closed): it
+      // is looked at again at once, finds nothing listening, and the VIP refuses connections
+      // no longer than needed.
       ++s.failures;
       if (s.failures >= policy.fall) say(false);
       if (s.serving == false) {
         step.after = policy.interval;
       } else {
-        step.after = state.closed ? std::chrono::milliseconds{0} : policy.retry;
+        step.after = sight == Sight::kBroken ? std::chrono::milliseconds{0} : policy.retry;
       }
       break;
     case Sight::kGone:

@@ -12,6 +12,7 @@ namespace vigil::cli {
 enum class Sight {
   kReady,     // GET /readyz answered 200
   kNotReady,  // it answered something else, or nothing within the check's second
+  kBroken,    // the check's connection broke before an answer (reset, end of stream): as vigil dies
   kGone,      // nothing listens on the admin address (connection refused): vigil does not run
   kClosed,    // vigil closed the connection the tracker held: it may have died
   kQuiet,     // the interval passed with that connection still open
@@ -20,9 +21,9 @@ enum class Sight {
 struct TrackPolicy {
   int fall = 2;                             // failed checks in a row that say "not serving"
   std::chrono::milliseconds interval{500};  // between checks while vigil serves
-  // After a failed check that has not decided yet (unless vigil had just closed the held
-  // connection: then at once), and after a held connection closed at once twice in a row (a
-  // daemon that ends every connection is not watched in a loop).
+  // After a failed check that has not decided yet (a broken one is repeated at once), and after
+  // a held connection closed at once twice in a row (a daemon that ends every connection is not
+  // watched in a loop).
   std::chrono::milliseconds retry{100};
 };
 
@@ -30,7 +31,6 @@ struct TrackState {
   std::optional<bool> serving;  // what the file says; none before the first write
   int failures = 0;             // failed checks in a row
   bool closed_at_once = false;  // the last held connection ended within `retry`
-  bool closed = false;          // vigil closed the held connection, and no check has run since
   bool operator==(const TrackState&) const = default;
 };
 
