@@ -15,6 +15,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/vigil.yaml DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
 # The pair's and the fleet's configs, as docs/ha.md and the system tests use them.
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/keepalived/keepalived.conf
+              ${PROJECT_SOURCE_DIR}/deploy/keepalived/vigil-keepalived-track.service
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/keepalived)
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/bird/vigil-node.conf
               ${PROJECT_SOURCE_DIR}/deploy/bird/router.conf

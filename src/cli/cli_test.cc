@@ -1,11 +1,16 @@
 // The client commands: formatting of /v1/status documents (a literal one, and one rendered by
 // the admin API itself so the two cannot drift), the HTTP client's errors, and end to end
 // against a real AdminServer.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/json.hpp>
+#include <cerrno>
 #include <sstream>
 #include <thread>
 
@@ -62,6 +67,49 @@ TEST(Health, AnUnreachableDaemonIsNotServing) {
       << out.str();
   EXPECT_EQ(run_health(options, false, out, err), 2);
   EXPECT_EQ(run_health({.admin_url = "https://127.0.0.1:1"}, true, out, err), 2);
+}
+
+// A listening socket on 127.0.0.1, port chosen by the kernel; closed with the object.
+struct Listener {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  std::string port;
+  Listener() {
+    sockaddr_in a{.sin_family = AF_INET, .sin_port = 0, .sin_addr = {htonl(INADDR_LOOPBACK)}};
+    socklen_t len = sizeof a;
+    EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), len), 0);
+    EXPECT_EQ(::listen(fd, 4), 0);
+    EXPECT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
+    port = std::to_string(ntohs(a.sin_port));
+  }
+  ~Listener() { ::close(fd); }
+};
+
+TEST(HoldConnection, EndsWhenTheDaemonClosesIt) {
+  Listener listener;
+  const AdminUrl url{.host = "127.0.0.1", .port = listener.port};
+  // Nobody closes it: the kernel took the connection, the limit ends the wait.
+  EXPECT_EQ(hold_connection(url, 50ms), HoldEnd::kQuiet);
+  ::close(::accept(listener.fd, nullptr, nullptr));  // that first connection, left behind
+  std::thread closer([&] { ::close(::accept(listener.fd, nullptr, nullptr)); });
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(hold_connection(url, 10s), HoldEnd::kClosed);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  closer.join();
+}
+
+TEST(HoldConnection, RefusedWhenNothingListens) {
+  std::string port;
+  {
+    Listener gone;
+    port = gone.port;
+  }
+  const AdminUrl url{.host = "127.0.0.1", .port = port};
+  EXPECT_EQ(hold_connection(url, 5s), HoldEnd::kRefused);
+  // The same refusal through http_get carries its errno: `vigil health --track-file` tells a
+  // missing vigil from a slow one by it.
+  auto reply = http_get(url, "/readyz", "", 1s);
+  ASSERT_FALSE(reply);
+  EXPECT_EQ(reply.error().code, ECONNREFUSED) << reply.error().message;
 }
 
 TEST(MembersTable, HasBoxLinesAndTheReason) {

@@ -13,6 +13,8 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
 #include <cctype>
+#include <cerrno>
+#include <optional>
 
 #include "base/ascii.h"
 
@@ -24,6 +26,11 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
 namespace {
+
+// The errno behind an Asio error (ECONNREFUSED: nothing listens), 0 for other kinds.
+int system_errno(const beast::error_code& error) {
+  return error.category() == boost::system::system_category() ? error.value() : 0;
+}
 
 std::string host_header(const AdminUrl& url) {
   if (url.host.find(':') != std::string::npos) return fmt::format("[{}]:{}", url.host, url.port);
@@ -117,9 +124,10 @@ Result<HttpReply> exchange(const AdminUrl& url, http::verb verb, std::string_vie
     stream.socket().close(ignored);
     io.restart();
     io.run();
-    return fail(fmt::format("no answer within {}s", timeout.count() / 1000.0));
+    return std::unexpected(
+        Error{fmt::format("no answer within {}s", timeout.count() / 1000.0), ETIMEDOUT});
   }
-  if (error) return fail(error.message());
+  if (error) return std::unexpected(Error{error.message(), system_errno(error)});
   return HttpReply{.status = static_cast<int>(parser.get().result_int()),
                    .body = std::move(parser.get().body())};
 }
@@ -139,6 +147,36 @@ Result<HttpReply> http_put(const AdminUrl& url, std::string_view path, std::stri
 Result<HttpReply> http_post(const AdminUrl& url, std::string_view path, std::string_view token,
                             std::string_view json_body, std::chrono::milliseconds timeout) {
   return exchange(url, http::verb::post, path, token, json_body, timeout);
+}
+
+HoldEnd hold_connection(const AdminUrl& url, std::chrono::milliseconds limit) {
+  asio::io_context io;
+  tcp::resolver resolver(io);
+  tcp::socket socket(io);
+  char byte = 0;
+  std::optional<HoldEnd> end;
+  resolver.async_resolve(
+      url.host, url.port, [&](beast::error_code ec, tcp::resolver::results_type results) {
+        if (ec) return void(end = HoldEnd::kClosed);
+        asio::async_connect(socket, results, [&](beast::error_code ec2, const tcp::endpoint&) {
+          if (ec2) {
+            end = system_errno(ec2) == ECONNREFUSED ? HoldEnd::kRefused : HoldEnd::kClosed;
+            return;
+          }
+          // The daemon sends nothing unasked: any byte, the end of the stream or an error means
+          // the connection is over.
+          socket.async_read_some(asio::buffer(&byte, 1),
+                                 [&](beast::error_code, size_t) { end = HoldEnd::kClosed; });
+        });
+      });
+  io.run_for(limit);
+  if (end) return *end;
+  resolver.cancel();
+  beast::error_code ignored;
+  socket.close(ignored);
+  io.restart();
+  io.run();
+  return HoldEnd::kQuiet;
 }
 
 }  // namespace vigil::cli

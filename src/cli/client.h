@@ -26,7 +26,8 @@ struct HttpReply {
 };
 
 // GET prefix+path with `X-Auth-Token: token` (when not empty). The error is the bare reason
-// ("Connection refused", "no answer within 5s"); callers add which daemon they tried.
+// ("Connection refused", "no answer within 5s"), with its errno in `code` where there is one
+// (ECONNREFUSED; ETIMEDOUT for the deadline); callers add which daemon they tried.
 Result<HttpReply> http_get(const AdminUrl& url, std::string_view path, std::string_view token,
                            std::chrono::milliseconds timeout);
 // PUT prefix+path with a JSON body; errors as http_get().
@@ -35,5 +36,16 @@ Result<HttpReply> http_put(const AdminUrl& url, std::string_view path, std::stri
 // POST prefix+path with a JSON body; errors as http_get().
 Result<HttpReply> http_post(const AdminUrl& url, std::string_view path, std::string_view token,
                             std::string_view json_body, std::chrono::milliseconds timeout);
+
+// How hold_connection() ended.
+enum class HoldEnd {
+  kQuiet,    // `limit` passed with the connection open (or still connecting)
+  kClosed,   // the daemon closed it, or it failed otherwise
+  kRefused,  // nothing listens there (ECONNREFUSED)
+};
+// Connects to the admin API and holds the connection, sending nothing, until the daemon closes it
+// or `limit` passes. When vigil dies its kernel closes the connection at once, so the holder
+// learns of the death without asking (`vigil health --track-file`).
+HoldEnd hold_connection(const AdminUrl& url, std::chrono::milliseconds limit);
 
 }  // namespace vigil::cli

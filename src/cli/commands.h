@@ -30,6 +30,12 @@ int run_status(const ClientOptions& options, bool json, std::ostream& out, std::
 // `exit_code` anything else (not serving, not ready, unreachable), 2 a bad URL, or unreachable
 // without `exit_code`.
 int run_health(const ClientOptions& options, bool exit_code, std::ostream& out, std::ostream& err);
+// `vigil health --track-file FILE`: runs until it is stopped (or FILE cannot be written: exit 1;
+// a bad URL: exit 2), keeping FILE at 0 while the daemon is ready and 1 while it is not, for
+// keepalived's track_file. Between checks it holds a connection to the daemon, so that the
+// daemon's death is seen when its kernel closes it; health_track.h decides.
+int run_health_track(const ClientOptions& options, const std::string& file, std::ostream& out,
+                     std::ostream& err);
 // The line for a /readyz answer: its first line, then the others joined with "; ".
 std::string health_line(int status, std::string_view body);
 // `vigil upgrade`: the daemon starts the binary now on disk, hands it its sockets and, once it

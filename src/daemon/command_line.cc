@@ -157,11 +157,19 @@ void add_client_verbs(CLI::App& app, Args& a) {
   CLI::App* health = client_verb(
       app, a, "health",
       "one line: whether the local vigil serves and every listener has a usable member");
-  health->add_flag("--exit-code", a.exit_code, "exit 0 ready, 1 not (or unreachable)");
+  CLI::Option* exit_code =
+      health->add_flag("--exit-code", a.exit_code, "exit 0 ready, 1 not (or unreachable)");
+  health
+      ->add_option("--track-file", a.track_file,
+                   "run until stopped, keeping FILE at 0 while ready and 1 while not (keepalived's "
+                   "track_file); a dead vigil is seen at once")
+      ->option_text("FILE")
+      ->excludes(exit_code);
   health->footer(
-      "usage: vigil health [--exit-code]: GET /readyz, 1 s in all, no token (for keepalived's "
-      "vrrp_script).\nExit codes: 0 the daemon answered (with --exit-code: answered ready); 1 "
-      "with --exit-code anything else;\n2 bad usage, or unreachable without --exit-code.");
+      "usage: vigil health [--exit-code | --track-file FILE]: GET /readyz, 1 s in all, no token "
+      "(for keepalived's vrrp_script).\nExit codes: 0 the daemon answered (with --exit-code: "
+      "answered ready); 1 with --exit-code anything else,\nor FILE cannot be written; 2 bad "
+      "usage, or unreachable without --exit-code.");
 
   client_verb(app, a, "reload",
               "make a running vigil re-read its config; prints the errors (file:line) when the "

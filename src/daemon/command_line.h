@@ -26,6 +26,7 @@ struct Args {
   std::string wait_for;               // its TIMEOUT; empty: the default
   bool json = false;
   bool exit_code = false;  // health
+  std::string track_file;  // health --track-file
 };
 
 // Parses argv into Args, or prints what was asked (--help, --version's text from

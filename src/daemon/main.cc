@@ -148,6 +148,8 @@ int run_client(const Args& a) {
   if (!options) return 2;
   const std::optional<std::string> pool =
       a.pool.empty() ? std::nullopt : std::optional<std::string>(a.pool);
+  if (a.verb == "health" && !a.track_file.empty())
+    return vigil::cli::run_health_track(*options, a.track_file, std::cout, std::cerr);
   if (a.verb == "health")
     return vigil::cli::run_health(*options, a.exit_code, std::cout, std::cerr);
   if (a.verb == "upgrade") return vigil::cli::run_upgrade(*options, std::cout, std::cerr);

@@ -4,6 +4,7 @@ yet (freebind), and a health answer keepalived can trust (/healthz, /readyz, `vi
 192.0.2.1 (TEST-NET-1) is on no interface here; it is only ever bound, never sent to."""
 import os
 import subprocess
+import time
 
 from vigil_harness import VIGIL, ApiSim, Vigil, pool_config, wait_for
 
@@ -119,9 +120,51 @@ def test_fail_open_counts_as_usable_and_says_so(tmp_path, cleanup):
     assert health(vigil, "--exit-code").returncode == 0
 
 
+def test_track_file_says_1_the_moment_vigil_dies(tmp_path, cleanup):
+    """`vigil health --track-file` (keepalived's track_file, docs/ha.md): 0 while vigil is ready,
+    1 at once when vigil is killed, seen through the connection the tracker holds (a single
+    failed check writing nothing is the system test's, test_keepalived_pair.py)."""
+    sim = ApiSim(tmp_path, "master-01")
+    cleanup(sim)
+    vigil = Vigil(tmp_path, pool_config(TCP_FAST.format(fail_open="false"), [(sim.name, sim.port)]))
+    cleanup(vigil)
+    vigil.wait_member(sim.name, "ONLINE")
+    track = tmp_path / "run" / "vigil.track"
+    track.parent.mkdir()
+    with open(tmp_path / "tracker.log", "w") as log:
+        tracker = subprocess.Popen([str(VIGIL), "health", "--track-file", str(track), "--admin",
+                                    f"http://{vigil.admin}"], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        def value():
+            return track.read_text() if track.exists() else None
+        wait_for(lambda: value() == "0\n", what="the track file at 0")
+
+        killed = time.monotonic()
+        vigil.proc.kill()
+        wait_for(lambda: value() == "1\n", timeout=5, interval=0.005, what="the track file at 1")
+        took = time.monotonic() - killed
+        assert took < 0.3, f"1 written {took:.3f}s after the kill"
+        # The line follows the write.
+        line = (f"wrote 1 to {track}: not serving: cannot reach vigil at http://{vigil.admin}: "
+                "Connection refused")
+        wait_for(lambda: (tmp_path / "tracker.log").read_text().endswith(line + "\n"), timeout=5,
+                 what="the tracker's line")
+        log_text = (tmp_path / "tracker.log").read_text()
+        assert tracker.poll() is None, log_text
+    finally:
+        tracker.kill()
+        tracker.wait(timeout=10)
+
+
 def test_health_usage(tmp_path):
     r = subprocess.run([str(VIGIL), "health", "--help"], capture_output=True, text=True, timeout=10)
-    assert r.returncode == 0 and "health [--exit-code]" in r.stdout
+    assert r.returncode == 0 and "health [--exit-code | --track-file FILE]" in r.stdout
+    r = subprocess.run([str(VIGIL), "health", "--exit-code", "--track-file", str(tmp_path / "t")],
+                       capture_output=True, text=True, timeout=10)
+    assert r.returncode == 2 and "excludes" in r.stderr
+    r = subprocess.run([str(VIGIL), "health", "--track-file", str(tmp_path / "no-such-dir" / "t"),
+                        "--admin", "http://127.0.0.1:1"], capture_output=True, text=True, timeout=10)
+    assert r.returncode == 1 and "no-such-dir" in r.stderr, r.stderr
     r = subprocess.run([str(VIGIL), "health", "extra"], capture_output=True, text=True, timeout=10)
     assert r.returncode == 2
     env = dict(os.environ, VIGIL_ADMIN="https://127.0.0.1:1")

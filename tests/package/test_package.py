@@ -45,6 +45,7 @@ def test_files_user_and_token(installed):
                  "/usr/share/man/man5/vigil.yaml.5.gz", "/usr/share/bash-completion/completions/vigil",
                  "/usr/share/doc/vigil/LICENSE", "/etc/vigil/vigil.yaml.example",
                  "/usr/share/doc/vigil/examples/keepalived/keepalived.conf",
+                 "/usr/share/doc/vigil/examples/keepalived/vigil-keepalived-track.service",
                  "/usr/share/doc/vigil/examples/bird/vigil-node.conf",
                  "/usr/share/doc/vigil/examples/bird/router.conf",
                  "/usr/share/doc/vigil/examples/bird/vigil-bgp-health"):
@@ -70,7 +71,7 @@ def test_unit_verifies(installed):
     if shutil.which("systemd-analyze") is None:
         pytest.skip("systemd-analyze not installed")
     result = run("systemd-analyze", "verify", "--man=no", "/usr/lib/systemd/system/vigil.service",
-                 check=False)
+                 "/usr/share/doc/vigil/examples/keepalived/vigil-keepalived-track.service", check=False)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stderr.strip() == "", result.stderr
 

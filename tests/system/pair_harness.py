@@ -16,6 +16,8 @@ import dataclasses
 import http.client
 import json
 import os
+import re
+import shlex
 import shutil
 import signal
 import socket
@@ -24,7 +26,7 @@ import threading
 import time
 from pathlib import Path
 
-from netns_harness import (MASTERS, REQUEST_TIMEOUT, VIGIL, WATCH_PATH, Master, NetNS, insecure_tls,
+from netns_harness import (MASTERS, REQUEST_TIMEOUT, ROOT, VIGIL, WATCH_PATH, Master, NetNS, insecure_tls,
                            require_netns, wait_for)
 from node_harness import VigilNode, veth
 
@@ -77,55 +79,38 @@ pools:
 """
 
 
-def keepalived_conf(node, vigil=VIGIL):
-    """The keepalived.conf of `node` (docs/ha.md shows it with placeholders)."""
+DEPLOY = ROOT / "deploy" / "keepalived"
+SHIPPED_VIGIL = "/usr/bin/vigil"
+SHIPPED_TRACK_DIR = "/run/vigil-keepalived"
+
+
+def substitute(text, replacements):
+    """`text` with each placeholder (a whole word) replaced; each must be there."""
+    for placeholder, value in replacements.items():
+        text, n = re.subn(rf"(?<![\w/.-]){re.escape(placeholder)}(?![\w-])", value, text)
+        assert n, f"{placeholder!r} is not in the shipped file"
+    return text
+
+
+def keepalived_conf(node, track_dir):
+    """deploy/keepalived/keepalived.conf with `node`'s values for the placeholders."""
     me = NODES[node]
     peer = next(a for n, a in NODES.items() if n != node)
-    return f"""\
-global_defs {{
-  router_id {node}
-  script_user root
-  vrrp_version 3  # advertisements every 0.4 s need VRRPv3 (v2 counts whole seconds)
-}}
-
-vrrp_script chk_vigil {{
-  script "{vigil} health --exit-code --admin http://{ADMIN}"
-  interval 1      # every second
-  timeout 2
-  fall 2          # two failures in a row take the address away
-  rise 1
-}}
-
-vrrp_instance VI_API {{
-  state BACKUP    # both start as BACKUP: with nopreempt the address stays where it is
-  nopreempt
-  interface eth0
-  virtual_router_id {ROUTER_ID}
-  priority {PRIORITY[node]}
-  advert_int 0.4  # a silent master is replaced after 3 x 0.4 s + skew, 1.3-1.5 s
-  unicast_src_ip {me}
-  unicast_peer {{
-    {peer}
-  }}
-  virtual_ipaddress {{
-    {VIP}/{SUBNET_PREFIX} dev eth0
-  }}
-  garp_master_refresh 1
-  track_script {{
-    chk_vigil
-  }}
-}}
-"""
+    return substitute((DEPLOY / "keepalived.conf").read_text(), {
+        "NODE_NAME": node, "VIP/PREFIX": f"{VIP}/{SUBNET_PREFIX}", "SELF": me, "PEER": peer,
+        "IFACE": "eth0", "priority 100": f"priority {PRIORITY[node]}", SHIPPED_VIGIL: str(VIGIL),
+        SHIPPED_TRACK_DIR: str(track_dir)})
 
 
-def documented_keepalived_conf():
-    """keepalived_conf() with docs/ha.md's placeholders: what the docs must show."""
-    text = keepalived_conf("lb-a", vigil="/usr/bin/vigil")
-    for value, placeholder in ((f"{VIP}/{SUBNET_PREFIX}", "VIP/PREFIX"), (NODES["lb-a"], "SELF"),
-                               (NODES["lb-b"], "PEER"), ("router_id lb-a", "router_id NODE_NAME"),
-                               ("eth0", "IFACE")):
-        text = text.replace(value, placeholder)
-    return text
+def tracker_argv(track_dir):
+    """The ExecStart= of deploy/keepalived/vigil-keepalived-track.service, with this build's vigil
+    and the node's directory for /run/vigil-keepalived."""
+    unit = (DEPLOY / "vigil-keepalived-track.service").read_text()
+    lines = [line for line in unit.splitlines() if line.startswith("ExecStart=")]
+    assert len(lines) == 1, lines
+    command = substitute(lines[0].removeprefix("ExecStart="),
+                         {SHIPPED_VIGIL: str(VIGIL), SHIPPED_TRACK_DIR: str(track_dir)})
+    return shlex.split(command)
 
 
 class Node(VigilNode):
@@ -141,11 +126,25 @@ class Node(VigilNode):
         self.ns = NetNS(prefix=f"vigil-pair-{name}")
         veth(switch, f"sw-{name}", self.ns, f"{self.address}/{SUBNET_PREFIX}")
         self.masters = [Master(self.ns, self.dir, n, a) for n, a in MASTERS.items()]
-        self.keepalived = None
+        self.keepalived = self.tracker = None
+        self.track_dir = self.dir / "run"    # the node's /run/vigil-keepalived
+        self.track_dir.mkdir(exist_ok=True)
+        self.track_file = self.track_dir / "vigil.track"
+
+    def start_tracker(self):
+        """vigil-keepalived-track.service's command; returns once it wrote the track file."""
+        self.tracker = self.ns.spawn(tracker_argv(self.track_dir), self.dir / "tracker.log")
+        wait_for(lambda: self.track_value() is not None, 10, what=f"{self.name}: the track file written")
+
+    def track_value(self):
+        try:
+            return self.track_file.read_text().strip()
+        except FileNotFoundError:
+            return None
 
     def start_keepalived(self):
         conf = self.dir / "keepalived.conf"
-        conf.write_text(keepalived_conf(self.name))
+        conf.write_text(keepalived_conf(self.name, self.track_dir))
         self.keepalived = self.ns.spawn(
             [KEEPALIVED, "-n", "-l", "-D", "-P", "-f", conf, "-p", self.dir / "keepalived.pid",
              "-r", self.dir / "vrrp.pid"], self.dir / "keepalived.log")
@@ -258,6 +257,8 @@ class Pair:
         for n in self.nodes:
             wait_for(lambda: n.health()[0] == 0, 15, what=f"{n.name}: vigil health ready")
         for n in self.nodes:
+            n.start_tracker()     # before keepalived, as its unit is
+        for n in self.nodes:
             n.start_keepalived()
         return wait_holder(self.nodes, 20, "one node holding the address")
 
@@ -266,7 +267,7 @@ class Pair:
 
     def print_logs(self):
         for n in self.nodes:
-            for what in ("keepalived", "vigil"):
+            for what in ("keepalived", "tracker", "vigil"):
                 try:
                     print(f"--- {n.name} {what}.log (tail)\n" + "".join(n.log(what).splitlines(True)[-25:]))
                 except FileNotFoundError:
@@ -275,6 +276,7 @@ class Pair:
     def destroy(self):
         for n in self.nodes:
             stop(n.keepalived)
+            stop(n.tracker)
         for ns in reversed(self.spaces):
             ns.destroy()
 
