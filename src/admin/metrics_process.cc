@@ -31,6 +31,44 @@ int64_t open_fds() {
   return n - 1;
 }
 
+// The peer sync (daemon/peer_sync.h): each other node's streams and what this node knows of it.
+void peer_metrics(Writer& w, const model::LoadBalancerView& file) {
+  std::vector<std::string> labels;
+  for (const model::PeerStatus& p : file.peers)
+    append_label(labels.emplace_back(), "", "peer", p.name);
+  w.family("vigil_peer_up", "gauge",
+           "1 while the stream is up and authenticated: `send` carries this node's sessions to "
+           "the peer, `receive` the peer's to this node.");
+  for (size_t i = 0; i < labels.size(); ++i) {
+    w.sample("vigil_peer_up", labels[i], ",direction=\"send\"", uint64_t{file.peers[i].sending});
+    w.sample("vigil_peer_up", labels[i], ",direction=\"receive\"",
+             uint64_t{file.peers[i].receiving});
+  }
+  w.family("vigil_peer_sessions", "gauge", "The peer's client sessions, as it last said.");
+  for (size_t i = 0; i < labels.size(); ++i) {
+    w.sample("vigil_peer_sessions", labels[i], "", file.peers[i].sessions_known);
+  }
+  w.family("vigil_peer_lost_total", "counter",
+           "Times the peer's stream went silent (1 s) or closed.");
+  for (size_t i = 0; i < labels.size(); ++i) {
+    w.sample("vigil_peer_lost_total", labels[i], "", file.peers[i].lost);
+  }
+  w.family("vigil_peer_refused_total", "counter",
+           "Connections as the peer refused: no valid proof of the peers token, broken frames, "
+           "or more sessions than the bound.");
+  for (size_t i = 0; i < labels.size(); ++i) {
+    w.sample("vigil_peer_refused_total", labels[i], "", file.peers[i].refused);
+  }
+  w.family("vigil_peer_sessions_tickled_total", "counter",
+           "The peer's sessions this node tickled after the peer was lost.");
+  for (size_t i = 0; i < labels.size(); ++i) {
+    w.sample("vigil_peer_sessions_tickled_total", labels[i], "", file.peers[i].sessions_tickled);
+  }
+  w.family("vigil_peer_sessions_sent", "gauge",
+           "This node's client sessions, as its peers know them.");
+  w.sample("vigil_peer_sessions_sent", file.peer_sessions_sent);
+}
+
 }  // namespace
 
 void process_families(Writer& w, const Lbs& lbs) {
@@ -71,13 +109,15 @@ void process_families(Writer& w, const Lbs& lbs) {
              "Addresses this host lost while vigil served (moved to another node, or removed).");
     w.sample("vigil_takeover_addresses_lost_total", t.addresses_lost);
     w.family("vigil_takeover_sessions_reset_total", "counter",
-             "Client sessions on a lost address that vigil reset and whose clients it tickled.");
+             "Client sessions whose clients vigil tickled: its own on an address this host lost "
+             "(reset first), and its peers' on an address that came here or of a peer lost.");
     w.sample("vigil_takeover_sessions_reset_total", t.sessions);
     w.family("vigil_takeover_tickles_total", "counter",
              "Tickle ACKs to the clients of those sessions: sent, or refused by the kernel (no "
              "CAP_NET_RAW, no route).");
     w.sample("vigil_takeover_tickles_total", "result=\"sent\"", "", t.tickles_sent);
     w.sample("vigil_takeover_tickles_total", "result=\"failed\"", "", t.tickles_failed);
+    if (!file->peers.empty()) peer_metrics(w, *file);
   }
 }
 

@@ -160,7 +160,25 @@ json::object lb_json(const model::LoadBalancerView& lb, model::WallTime now) {
     transitions.push_back(json::object{
         {"at", time_json(t.at)}, {"pool", t.pool}, {"member", t.member}, {"message", t.message}});
   }
-  return json::object{
+  json::array peers;
+  for (const model::PeerStatus& p : lb.peers) {
+    peers.push_back(json::object{
+        {"name", p.name},
+        {"address", p.address},
+        {"sending", p.sending},
+        {"receiving", p.receiving},
+        {"sessions_known", p.sessions_known},
+        {"synced", p.synced},
+        {"heard_ms_ago",
+         p.receiving
+             ? json::value(
+                   std::chrono::duration_cast<std::chrono::milliseconds>(p.since_heard).count())
+             : json::value(nullptr)},
+        {"lost", p.lost},
+        {"refused", p.refused},
+        {"sessions_tickled", p.sessions_tickled}});
+  }
+  json::object doc{
       {"loadbalancer",
        json::object{
            {"id", lb.id},
@@ -174,6 +192,9 @@ json::object lb_json(const model::LoadBalancerView& lb, model::WallTime now) {
       {"pools", std::move(pools)},
       {"recent_transitions", std::move(transitions)},
   };
+  // Only where `peers:` is set (the file's load balancer): the other nodes and their streams.
+  if (!lb.peers.empty()) doc["peers"] = std::move(peers);
+  return doc;
 }
 
 }  // namespace

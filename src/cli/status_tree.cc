@@ -126,6 +126,21 @@ std::string tree_of(const json::object& doc) {
   const json::object* lb = child(doc, "loadbalancer");
   std::string out = fmt::format("loadbalancer {} ({})\n", lb ? shown(*lb, "name") : "?",
                                 lb ? str(*lb, "operating_status") : "?");
+  // The other nodes of `peers`, when the daemon has them: is each stream up, what it knows.
+  for (const json::value& pv : list(doc, "peers")) {
+    if (!pv.is_object()) continue;
+    const json::object& p = pv.as_object();
+    const auto flag = [&](std::string_view key) {
+      const json::value* v = p.if_contains(key);
+      return v != nullptr && v->is_bool() && v->as_bool();
+    };
+    const json::value* known = p.if_contains("sessions_known");
+    out += fmt::format("peer {} {}: sending {}, receiving {}, {} sessions known{}\n",
+                       shown(p, "name"), str(p, "address"), flag("sending") ? "up" : "DOWN",
+                       flag("receiving") ? "up" : "DOWN",
+                       known != nullptr && known->is_number() ? json::serialize(*known) : "?",
+                       flag("synced") ? "" : " (not synced yet)");
+  }
   // Listeners with their pool first, then the pools no listener uses.
   std::vector<std::pair<std::string, const json::object*>> top;
   for (const json::value& l : list(doc, "listeners")) {

@@ -395,8 +395,8 @@ void PeerSync::take_changes(std::vector<proxy::SessionChanges> changes) {
   }
 }
 
-std::vector<PeerView> PeerSync::view() const {
-  std::vector<PeerView> out;
+std::vector<model::PeerStatus> PeerSync::view() const {
+  std::vector<model::PeerStatus> out;
   const TimePoint now = clock_.now();
   for (const auto& p : peers_) {
     const auto known = known_.state(p->config.name);

@@ -21,25 +21,12 @@
 #include "base/error.h"
 #include "base/timer.h"
 #include "model/process.h"
+#include "model/status_tree.h"
 #include "peers/known_sessions.h"
 #include "peers/link.h"
 #include "proxy/worker.h"
 
 namespace vigil::daemon {
-
-// One peer as `vigil status` and /metrics show it.
-struct PeerView {
-  std::string name;
-  std::string address;            // address:port
-  bool sending = false;           // this node's stream to it is up (authenticated)
-  bool receiving = false;         // its stream to this node is up (authenticated)
-  size_t sessions_known = 0;      // of its sessions, as it last said
-  bool synced = false;            // its whole list arrived
-  Duration since_heard{};         // since its last frame; meaningless while not receiving
-  uint64_t lost = 0;              // times its stream went silent or closed
-  uint64_t refused = 0;           // connections claiming to be it that failed, or broke the format
-  uint64_t sessions_tickled = 0;  // of its sessions, tickled here
-};
 
 class PeerSync {
  public:
@@ -71,7 +58,7 @@ class PeerSync {
   // This host has just gained the address `ip` (ip_bytes()): tickles what peers held on it.
   void address_gained(const std::string& ip, const std::string& text);
 
-  std::vector<PeerView> view() const;
+  std::vector<model::PeerStatus> view() const;
   size_t sessions_sent() const { return local_.size(); }  // this node's, as its peers know them
 
  private:

@@ -103,6 +103,10 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
                               .last_reload_ok = last_reload_ok_,
                               .last_reload_at = last_reload_at_};
     for (const auto& w : workers_) v.connection_log_dropped += w->connection_log().dropped();
+    if (peer_sync_ && &lb == &lbs_.front()) {
+      v.peers = peer_sync_->view();
+      v.peer_sessions_sent = peer_sync_->sessions_sent();
+    }
     if (tickler_) {
       const TickleCounts& t = tickler_->counts();
       v.takeover = {.addresses_lost = addresses_lost_,

@@ -95,6 +95,21 @@ struct Transition {
   std::string message;  // the log line
 };
 
+// Another node of `peers` as this one sees it (daemon/peer_sync.h).
+struct PeerStatus {
+  std::string name;
+  std::string address;          // address:port
+  bool sending = false;         // this node's sessions stream to it
+  bool receiving = false;       // its sessions stream to this node
+  uint64_t sessions_known = 0;  // its sessions, as it last said
+  bool synced = false;          // its whole list arrived since it last connected
+  Duration since_heard{};       // since its last frame; zero while not receiving
+  uint64_t lost = 0;            // times its stream went silent or closed
+  uint64_t refused = 0;         // its connections refused: a bad proof, garbage, too many sessions
+  uint64_t sessions_tickled = 0;  // of its sessions, tickled here after it was lost
+  bool operator==(const PeerStatus&) const = default;
+};
+
 struct LoadBalancerView {
   std::string id;
   std::string name;
@@ -116,6 +131,10 @@ struct LoadBalancerView {
     uint64_t tickles_failed = 0;
   };
   Takeover takeover;
+  // The other nodes of `peers` and this node's sessions as they know them (the file's load
+  // balancer only, as the counters above).
+  std::vector<PeerStatus> peers;
+  uint64_t peer_sessions_sent = 0;
   std::vector<ListenerView> listeners;
   std::vector<PoolView> pools;
   std::vector<Transition> recent_transitions;  // newest last, bounded
