@@ -17,6 +17,7 @@
 #include "daemon/binding.h"
 #include "daemon/control_plane.h"
 #include "daemon/fd_budget.h"
+#include "daemon/object_diff.h"
 #include "health/checker.h"
 #include "model/ids.h"
 #include "net/cidr.h"
@@ -44,77 +45,18 @@ void assign_ids(model::Config& c) {
   }
 }
 
-bool same_monitor(const std::optional<model::HealthMonitor>& a,
-                  const std::optional<model::HealthMonitor>& b) {
-  if (a.has_value() != b.has_value()) return false;
-  return !a || model::same_checks(*a, *b);
-}
-
-// A host name is looked up by the resolver thread (names.cc), never here on the control thread:
-// a dead DNS server must not stall /healthz and the checks.
-MemberRuntime new_member(const model::Member& m) {
-  MemberRuntime r{.id = m.id, .config = m};
-  r.state_since = std::chrono::system_clock::now();
-  if (auto literal = net::SocketAddress::from_ip(m.address, m.port)) {
-    r.address = *literal;
-  } else {
-    r.resolve_error = fmt::format("DNS: no answer yet for \"{}\"", m.address);
-  }
-  return r;
-}
-
-// Whether `p` is what `rt` runs already: then nothing about it changes, and it costs nothing
-// however many members it has. The runtime keeps the members apart from the pool's config, so
-// they are compared one by one, and the rest with the members set aside for a moment.
-bool same_pool(const PoolRuntime& rt, const model::Config& lb, model::Pool& p) {
-  if (rt.lb_id != lb.id || rt.lb_name != lb.name || rt.members.size() != p.members.size()) {
-    return false;
-  }
-  for (size_t i = 0; i < p.members.size(); ++i) {
-    if (!(rt.members[i].config == p.members[i])) return false;
-  }
-  std::vector<model::Member> members = std::exchange(p.members, {});
-  const bool same = p == rt.config;
-  p.members = std::move(members);
-  return same;
-}
-
-// What one pool's checks add to the descriptor needs.
-FdNeeds check_needs(const PoolRuntime& p) {
-  FdNeeds n;
-  if (!p.config.health_monitor) return n;
-  const model::HealthMonitor& m = *p.config.health_monitor;
-  n.checked_members = p.members.size();
-  if (model::uses_http(m.type) && m.reuse_connection) n.kept_connections = p.members.size();
-  if (m.type == model::MonitorType::kTcp) n.idle_check_sockets = p.members.size();
-  return n;
-}
-
-// The parts of FdNeeds that are sums over listeners and pools; `sign` +1 adds, -1 takes away.
-void tally(FdNeeds& total, const FdNeeds& part, int sign) {
-  const auto apply = [sign](uint64_t& to, uint64_t by) { to = sign > 0 ? to + by : to - by; };
-  apply(total.max_connections, part.max_connections);
-  apply(total.checked_members, part.checked_members);
-  apply(total.kept_connections, part.kept_connections);
-  apply(total.idle_check_sockets, part.idle_check_sockets);
-}
-
 // The descriptor needs of what runs, from the sums kept as listeners and pools changed (so that
-// an API write does not walk ten thousand of each). Debug builds check the sums by walking.
-FdNeeds fd_needs(
-    const FdNeeds& sums, const std::unordered_map<std::string, ListenerRuntime>& listeners,
-    [[maybe_unused]] const std::unordered_map<std::string, std::unique_ptr<PoolRuntime>>& pools,
-    int workers) {
+// an API write does not walk ten thousand of each): `checks` are Pools', `max_connections` the
+// listeners'. Debug builds check the sums by walking.
+FdNeeds fd_needs(const FdNeeds& checks, uint64_t max_connections,
+                 const std::unordered_map<std::string, ListenerRuntime>& listeners, int workers) {
 #ifndef NDEBUG
-  FdNeeds walked;
-  for (const auto& [id, l] : listeners) walked.max_connections += l.config.max_connections;
-  for (const auto& [id, p] : pools) tally(walked, check_needs(*p), +1);
-  assert(walked.max_connections == sums.max_connections);
-  assert(walked.checked_members == sums.checked_members);
-  assert(walked.kept_connections == sums.kept_connections);
-  assert(walked.idle_check_sockets == sums.idle_check_sockets);
+  uint64_t walked = 0;
+  for (const auto& [id, l] : listeners) walked += l.config.max_connections;
+  assert(walked == max_connections);
 #endif
-  FdNeeds n = sums;
+  FdNeeds n = checks;
+  n.max_connections = max_connections;
   n.listeners = listeners.size();
   n.workers = static_cast<uint64_t>(workers);
   n.admin_connections = admin::Options{}.max_connections;
@@ -128,40 +70,6 @@ std::vector<net::Cidr> trusted_sources(const model::Listener& l) {
   std::vector<net::Cidr> out;
   for (const std::string& s : l.trusted_sources) {
     if (auto cidr = net::Cidr::parse(s)) out.push_back(*cidr);
-  }
-  return out;
-}
-
-// The ids of the objects (`objects`: &Config::pools or &Config::listeners) the load balancers
-// given anew bring.
-template <typename Object>
-StringSet given_ids(std::span<model::Config* const> given,
-                    std::vector<Object> model::Config::*objects) {
-  StringSet out;
-  for (const model::Config* lb : given) {
-    for (const Object& o : lb->*objects) out.insert(o.id);
-  }
-  return out;
-}
-
-// The running objects an apply removes: on a reload, any that `given` lacks; on an API write, only
-// those of the load balancers it replaces, so that the others are not even looked at.
-template <typename Running, typename Object>
-std::vector<std::string> leaving(const Running& running, bool reload,
-                                 const std::vector<const LoadBalancerRuntime*>& replaced,
-                                 const StringSet& given,
-                                 std::vector<Object> model::Config::*objects) {
-  std::vector<std::string> out;
-  if (reload) {
-    for (const auto& [id, object] : running) {
-      if (!given.contains(id)) out.push_back(id);
-    }
-    return out;
-  }
-  for (const LoadBalancerRuntime* lb : replaced) {
-    for (const Object& o : lb->config.*objects) {
-      if (!given.contains(o.id)) out.push_back(o.id);
-    }
   }
   return out;
 }
@@ -221,7 +129,7 @@ Result<void> ControlPlane::apply_changes(std::vector<model::Config> changed,
   file_binds_ = std::move(*file_binds);
   drain_connection_logs();  // while the members its records name are all still known
 
-  const PoolsChanged pools = adopt_pools(lbs, kept, replaced);
+  const Pools::Changed pools = pools_->adopt(lbs, kept, replaced);
   adopt_listeners(lbs, kept, replaced, *bindings);
   if (!api) lbs_.clear();
   if (!removed.empty()) {
@@ -247,12 +155,10 @@ Result<void> ControlPlane::apply_changes(std::vector<model::Config> changed,
       lbs_.push_back(std::move(r));
     }
   }
-  reindex(pools);
-  drop_stale_overrides();
+  pools_->drop_stale_overrides();
   push_to_workers(*bindings);
-  update_checks(pools);
+  pools_->start_checks(pools);
   schedule_rebind();
-  resolve_names(pools.pools);
   schedule_connection_log();
   return {};
 }
@@ -301,115 +207,6 @@ Result<std::vector<ControlPlane::Binding>> ControlPlane::bind_changed(
   return out;
 }
 
-ControlPlane::PoolsChanged ControlPlane::adopt_pools(
-    const std::vector<model::Config*>& lbs, size_t kept,
-    const std::vector<const LoadBalancerRuntime*>& replaced) {
-  PoolsChanged out;
-  // lbs_ still holds the load balancers as they ran.
-  const StringSet given = given_ids(std::span(lbs).subspan(kept), &model::Config::pools);
-  for (const std::string& id : leaving(pools_, kept == 0, replaced, given, &model::Config::pools)) {
-    auto node = pools_.extract(id);
-    if (!node) continue;
-    PoolRuntime& removed = *node.mapped();
-    tally(needs_sums_, check_needs(removed), -1);
-    forget_members(removed, out);
-    set_slot(removed.slot, nullptr);  // its sessions hold what they need and drain
-    log::info("pool {}: removed", removed.config.name);
-  }
-  for (model::Config* lb : std::span(lbs).subspan(kept)) {
-    for (model::Pool& p : lb->pools) {
-      auto it = pools_.find(p.id);
-      if (it != pools_.end() && same_pool(*it->second, *lb, p)) continue;  // runs as it is
-      std::unique_ptr<PoolRuntime> rt = it != pools_.end() ? std::move(it->second) : nullptr;
-      pools_[p.id] = adopt_pool(*lb, p, std::move(rt), out);
-    }
-  }
-  return out;
-}
-
-std::unique_ptr<PoolRuntime> ControlPlane::adopt_pool(const model::Config& lb, const model::Pool& p,
-                                                      std::unique_ptr<PoolRuntime> rt,
-                                                      PoolsChanged& out) {
-  bool monitor_changed = false;
-  if (rt) {
-    tally(needs_sums_, check_needs(*rt), -1);
-    monitor_changed = !same_monitor(rt->config.health_monitor, p.health_monitor);
-    forget_members(*rt, out);
-  } else {
-    rt = std::make_unique<PoolRuntime>();
-    rt->id = p.id;
-    rt->slot = new_slot();
-  }
-  rt->lb_id = lb.id;
-  rt->lb_name = lb.name;
-  rt->config = p;
-  rt->config.members.clear();
-  // By id, not by scan: a pool of 10,000 members is adopted on every reload.
-  StringMap<size_t> old_at;
-  old_at.reserve(rt->members.size());
-  for (size_t i = 0; i < rt->members.size(); ++i) old_at.emplace(rt->members[i].id, i);
-  std::vector<MemberRuntime> members;
-  members.reserve(p.members.size());
-  for (const auto& m : p.members) {
-    const auto found = old_at.find(m.id);
-    MemberRuntime* old = nullptr;
-    if (found != old_at.end()) {
-      old = &rt->members[found->second];
-      old_at.erase(found);  // taken: a second member of that id is new
-    }
-    if (old == nullptr || old->config.address != m.address || old->config.port != m.port) {
-      members.push_back(new_member(m));
-      resume_health(members.back(), p);
-      continue;
-    }
-    MemberRuntime kept = std::move(*old);
-    if (monitor_changed || kept.config.monitor_address != m.monitor_address ||
-        kept.config.monitor_port != m.monitor_port || (!kept.config.enabled && m.enabled)) {
-      // Checked differently from now on: the old verdict no longer holds.
-      kept.health = model::Health::kUnchecked;
-      kept.successes = kept.failures = 0;
-      kept.passive_out = false;
-    }
-    kept.config = m;
-    members.push_back(std::move(kept));
-  }
-  const bool fresh = rt->members.empty() && !rt->snapshot;
-  rt->members = std::move(members);
-  tally(needs_sums_, check_needs(*rt), +1);
-  adopt_overrides(*rt);
-  carry_out(*rt, recompute(*rt, context(), fresh));
-  out.pools.push_back(rt.get());
-  return rt;
-}
-
-// The store keeps every override by member id: a member kept, or made anew with the same id (a
-// new address), has its override; one loaded at start-up reaches its member here.
-void ControlPlane::adopt_overrides(PoolRuntime& pool) const {
-  if (!store_) return;
-  const auto& overrides = store_->state().member_overrides;
-  for (MemberRuntime& m : pool.members) {
-    const auto it = overrides.find(m.id);
-    m.admin_override = it == overrides.end() ? std::nullopt : std::optional(it->second);
-  }
-}
-
-// A member gone from the configuration takes its override with it: were it added again later,
-// it starts as the file says.
-void ControlPlane::drop_stale_overrides() {
-  if (!store_) return;
-  std::vector<std::string> stale;
-  for (const auto& [id, o] : store_->state().member_overrides) {
-    if (index_.contains(id)) continue;
-    log::info("member {}: no longer configured; its admin override ({}) is dropped", id,
-              model::describe(o));
-    stale.push_back(id);
-  }
-  if (stale.empty()) return;
-  if (auto saved = store_->drop_overrides(stale); !saved) {
-    log::error("{}; the dropped overrides stay in the state file", saved.error().message);
-  }
-}
-
 void ControlPlane::adopt_listeners(const std::vector<model::Config*>& lbs, size_t kept,
                                    const std::vector<const LoadBalancerRuntime*>& replaced,
                                    std::vector<Binding>& bindings) {
@@ -422,7 +219,7 @@ void ControlPlane::adopt_listeners(const std::vector<model::Config*>& lbs, size_
     auto node = listeners_.extract(id);
     if (!node) continue;
     if (node.mapped().config.log_connections) --logging_listeners_;
-    needs_sums_.max_connections -= static_cast<uint64_t>(node.mapped().config.max_connections);
+    max_connections_sum_ -= static_cast<uint64_t>(node.mapped().config.max_connections);
     if (!node.mapped().bind_error.empty()) --unbound_listeners_;
     log::info("listener {} on {}: removed", node.mapped().config.name, node.mapped().bound);
     removed_listeners_.push_back(id);
@@ -440,13 +237,13 @@ void ControlPlane::adopt_listeners(const std::vector<model::Config*>& lbs, size_
       if (added || rt.config != l || rt.pool_id != pool_id) {
         if (!added) {
           if (rt.config.log_connections) --logging_listeners_;
-          needs_sums_.max_connections -= static_cast<uint64_t>(rt.config.max_connections);
+          max_connections_sum_ -= static_cast<uint64_t>(rt.config.max_connections);
         }
         rt.id = l.id;
         rt.lb_id = lb->id;
         rt.config = l;
         if (rt.config.log_connections) ++logging_listeners_;
-        needs_sums_.max_connections += static_cast<uint64_t>(rt.config.max_connections);
+        max_connections_sum_ += static_cast<uint64_t>(rt.config.max_connections);
         rt.pushed_max_connections.reset();  // its settings go to the workers again
         unpushed_listeners_.push_back(l.id);
         rt.pool_id = pool_id;
@@ -471,7 +268,8 @@ void ControlPlane::adopt_listeners(const std::vector<model::Config*>& lbs, size_
 }
 
 void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
-  const FdNeeds needs = fd_needs(needs_sums_, listeners_, pools_, worker_count_);
+  const FdNeeds needs =
+      fd_needs(pools_->check_needs(), max_connections_sum_, listeners_, worker_count_);
   const FdBudget budget = plan_fds(fd_limit(), needs);
   const std::string said = describe_lowering(budget, needs).value_or("");
   if (said != fd_budget_said_ && !said.empty()) log::warn("{}", said);
@@ -500,24 +298,25 @@ void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
   pushed_scale_ = scale;
   unpushed_listeners_.clear();
   const std::vector<std::string> removed = std::exchange(removed_listeners_, {});
-  const proxy::PoolSlots slots = slot_changes();
+  const proxy::PoolSlots slots = pools_->slot_changes();
   for (int w = 0; w < worker_count_; ++w) {
     proxy::ListenerChanges changes{.removed = removed};
     for (ListenerRuntime* l : changed) {
       // A listener without a pool (an API listener before its pool exists) still holds its
       // port; the worker closes its connections at once.
-      const auto pool = pools_.find(l->pool_id);
-      proxy::ListenSocket s{.listener_id = l->id,
-                            .listener_name = l->config.name,
-                            .pool_index = pool == pools_.end() ? UINT32_MAX : pool->second->slot,
-                            .max_connections = *l->pushed_max_connections,
-                            .idle_timeout = l->config.idle_timeout,
-                            .client_dead_peer = net::dead_peer_options(l->config.dead_peer_timeout),
-                            .accept_proxy = l->config.accept_proxy,
-                            .trusted_sources = trusted_sources(l->config),
-                            .proxy_header_timeout = l->config.proxy_header_timeout,
-                            .stats = l->stats,
-                            .log_connections = l->config.log_connections};
+      const auto pool = pools_->all().find(l->pool_id);
+      proxy::ListenSocket s{
+          .listener_id = l->id,
+          .listener_name = l->config.name,
+          .pool_index = pool == pools_->all().end() ? UINT32_MAX : pool->second->slot,
+          .max_connections = *l->pushed_max_connections,
+          .idle_timeout = l->config.idle_timeout,
+          .client_dead_peer = net::dead_peer_options(l->config.dead_peer_timeout),
+          .accept_proxy = l->config.accept_proxy,
+          .trusted_sources = trusted_sources(l->config),
+          .proxy_header_timeout = l->config.proxy_header_timeout,
+          .stats = l->stats,
+          .log_connections = l->config.log_connections};
       if (auto b = bound.find(l->id); b != bound.end() && b->second->error.empty())
         s.fd = std::move(b->second->fds[static_cast<size_t>(w)]);
       l->worker_fds.resize(static_cast<size_t>(worker_count_), -1);

@@ -28,9 +28,9 @@ void ControlPlane::drain_connection_logs() {
   }
   if (!records.empty()) {
     std::vector<const PoolRuntime*> pools;
-    for (const auto& [id, p] : pools_) pools.push_back(p.get());
+    for (const auto& [id, p] : pools_->all()) pools.push_back(p.get());
     connection_log_writer_.learn(pools);
-    connection_log_writer_.write(records, clock_.now(), std::chrono::system_clock::now());
+    connection_log_writer_.write(records, clock_.now(), wall_.now());
   }
   const TimePoint now = clock_.now();
   if (dropped > connection_log_dropped_ &&

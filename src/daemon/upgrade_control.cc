@@ -13,6 +13,7 @@
 #include "admin/server.h"
 #include "base/log.h"
 #include "daemon/control_plane.h"
+#include "daemon/health_handover.h"
 #include "daemon/service_notify.h"
 #include "net/socket.h"
 
@@ -79,7 +80,7 @@ Result<int> ControlPlane::upgrade() {
         {.listener_id = std::string(upgrade::kAdminSocket), .fd = admin_->listening_fd()});
   }
   // Open until the child has it: the memfd closes here when this returns.
-  auto health = health_to_hand_over();
+  auto health = health_memfd(encode_health(pools_->health_to_hand_over()));
   if (health) {
     fds.push_back({.listener_id = std::string(upgrade::kHealthState), .fd = health->get()});
   } else {
@@ -103,7 +104,7 @@ Result<int> ControlPlane::upgrade() {
     upgrade_failed("the new process was not ready in time; killed it (" +
                    exit_status(upgrade_->pid) + ")");
   });
-  u->timeout->arm(clock_.now() + first_checks_bound() + kStartSlack);
+  u->timeout->arm(clock_.now() + pools_->first_checks_bound() + kStartSlack);
   upgrade_ = u;
   read_ready(u);
   return child->pid;

@@ -92,7 +92,7 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
         // thousand pools hashes the one id it shows, not ten thousand (6 ms of each `vigil
         // member weight` at that size).
         if (key && !api && !key->names_pool(named.id, named.name)) continue;
-        pools.push_back(pools_.at(named.id).get());
+        pools.push_back(pools_->all().at(named.id).get());
       }
     }
     if (key && pools.empty()) continue;
@@ -154,7 +154,7 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
     std::unordered_set<std::string_view> pool_ids;
     pool_ids.reserve(pools.size());
     for (const PoolRuntime* p : pools) pool_ids.insert(p->id);
-    for (const auto& t : transitions_) {
+    for (const auto& t : pools_->transitions()) {
       if (pool_ids.contains(t.pool_id)) v.recent_transitions.push_back(t);
     }
     out.push_back(std::move(v));
@@ -166,8 +166,8 @@ void ControlPlane::add_listener(const LoadBalancerRuntime& lb, const ListenerRun
                                 model::LoadBalancerView& v,
                                 std::vector<model::OperatingStatus>& listener_statuses,
                                 std::vector<model::OperatingStatus>& used_pool_statuses) const {
-  const auto pool = pools_.find(l.pool_id);
-  const bool has_pool = pool != pools_.end();
+  const auto pool = pools_->all().find(l.pool_id);
+  const bool has_pool = pool != pools_->all().end();
   model::ListenerView lv{
       .id = l.id,
       .load_balancer_id = lb.config.id,
