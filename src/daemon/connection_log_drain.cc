@@ -16,7 +16,7 @@ constexpr Duration kDropsSaidEvery = std::chrono::seconds(10);
 
 void ControlPlane::schedule_connection_log() {
   if (stopped_ || connection_log_->armed()) return;
-  if (logging_listeners_ > 0) connection_log_->arm(clock_.now() + kDrainEvery);
+  if (listeners_->logging() > 0) connection_log_->arm(clock_.now() + kDrainEvery);
 }
 
 void ControlPlane::drain_connection_logs() {

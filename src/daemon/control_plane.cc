@@ -35,7 +35,6 @@ ControlPlane::ControlPlane(boost::asio::io_context& io, const Clock& clock, Time
       timer_source_(timers),
       wall_(wall),
       liveness_(timer_source_.create_timer([this] { liveness_tick(); })),
-      rebind_(timer_source_.create_timer([this] { rebind_tick(); })),
       connection_log_(timer_source_.create_timer([this] { drain_connection_logs(); })),
       heap_trim_(timer_source_.create_timer([this] { heap_trim_tick(); })) {
   lbs_.push_back({.config = std::move(file_config)});
@@ -50,6 +49,10 @@ Result<void> ControlPlane::start() {
                       ? process_.workers
                       : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   inherited_ = upgrade::Inherited::from_environment();
+  listeners_ = std::make_unique<Listeners>(
+      clock_, timer_source_, inherited_, worker_count_,
+      [this](std::vector<Binding>& bound) { push_to_workers(bound); },
+      [this] { return stopping(); });
   command_ = upgrade::command_at_start();
   if (upgrade::started_by_upgrade()) {
     log::info("upgrade: taking over from pid {} with {} inherited sockets", ::getppid(),
@@ -128,7 +131,7 @@ size_t ControlPlane::stop() {
   address_loss_.reset();
   if (admin_) admin_->stop();
   liveness_->cancel();
-  rebind_->cancel();
+  if (listeners_) listeners_->stop();
   connection_log_->cancel();
   heap_trim_->cancel();
   size_t cut = 0;

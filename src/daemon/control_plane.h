@@ -1,7 +1,7 @@
 // ControlPlane: the control thread's wiring. It runs the workers, the health checker, Pools (the
-// pools and members, and what health does to them: pools.h) and the admin API on one io_context,
-// owns the load balancers and listeners, and applies configuration changes live (reload of the
-// file, writes through the API), upgrades and stops. Control thread only.
+// pools and members, and what health does to them: pools.h), Listeners (listeners.h) and the
+// admin API on one io_context, owns the load balancers, and applies configuration changes live
+// (reload of the file, writes through the API), upgrades and stops. Control thread only.
 #pragma once
 
 #include <functional>
@@ -23,6 +23,7 @@
 #include "daemon/address_loss.h"
 #include "daemon/event_log.h"
 #include "daemon/fd_budget.h"
+#include "daemon/listeners.h"
 #include "daemon/pools.h"
 #include "daemon/runtime.h"
 #include "daemon/tickler.h"
@@ -132,7 +133,7 @@ class ControlPlane {
   // what /healthz, /readyz and the systemd watchdog go by (liveness.cc).
   std::optional<std::string> serving_problem() const;
   // The listeners not bound, with why: "listener api: cannot bind ...: Address already in use".
-  std::optional<std::string> unbound_listeners() const;
+  std::optional<std::string> unbound_listeners() const { return listeners_->unbound(lbs_); }
 
   // Which views to build (admin/daemon.h).
   using ViewScope = admin::ViewScope;
@@ -142,7 +143,6 @@ class ControlPlane {
   std::string ready_json() const;        // {"admin": "...", "listeners": {"api": "127.0.0.1:6443"}}
 
  private:
-  struct Binding;  // sockets bound for one listener, one per worker (apply.cc)
   struct GracefulStop {
     size_t sessions = 0;        // held by the workers when they stopped accepting
     size_t pending_counts = 0;  // workers yet to report their sessions
@@ -153,8 +153,6 @@ class ControlPlane {
   };
   void graceful_stop_over(bool deadline);
   struct Upgrade;  // the new process while it starts (upgrade_control.cc)
-  Result<net::Fd> listening_socket(const model::Listener& l, const net::SocketAddress& at,
-                                   int worker);
   void read_ready(const std::shared_ptr<Upgrade>& u);
   void upgrade_ready();
   void upgrade_failed(const std::string& why);
@@ -166,23 +164,9 @@ class ControlPlane {
   Result<void> apply_changes(std::vector<model::Config> changed,
                              const std::vector<std::string>& removed, bool api);
   void index_lbs();  // lb_at_ made anew, after lbs_ lost some
-  Result<Binding> bind_listener(const model::Listener& l);
-  Result<std::vector<Binding>> bind_changed(std::span<model::Config* const> lbs, bool retry_taken);
-  // Listeners whose port was taken at start-up are bound again and again, with a growing pause,
-  // until they are (rebind.cc).
-  void schedule_rebind();
-  void rebind_tick();
-  // As Pools::adopt(): the first `kept` of `lbs` run on as they are; the others replace those
-  // running in `replaced`.
-  void adopt_listeners(const std::vector<model::Config*>& lbs, size_t kept,
-                       const std::vector<const LoadBalancerRuntime*>& replaced,
-                       std::vector<Binding>& bindings);
+  // Sends every worker the pool slots and the listener changes since it last heard, with
+  // `bindings`' sockets.
   void push_to_workers(std::vector<Binding>& bindings);
-  // One listener's view into `v`, its status and its pool's beside the others' (view.cc).
-  void add_listener(const LoadBalancerRuntime& lb, const ListenerRuntime& l,
-                    model::LoadBalancerView& v,
-                    std::vector<model::OperatingStatus>& listener_statuses,
-                    std::vector<model::OperatingStatus>& used_pool_statuses) const;
   // This host no longer holds `ip` (AddressLoss): every worker resets its sessions on it.
   void on_address_lost(const std::string& ip, const std::string& text);
   void liveness_tick();   // pings the workers every 500 ms (liveness.cc)
@@ -207,19 +191,6 @@ class ControlPlane {
   int worker_count_ = 1;
   std::vector<LoadBalancerRuntime> lbs_;  // the file's first
   StringMap<size_t> lb_at_;               // the index in lbs_ of each by id (index_lbs())
-  std::unordered_map<std::string, ListenerRuntime> listeners_;  // by id
-  // Listeners with log_connections on, counted as adopt_listeners() sets and removes them: the
-  // connection log's timer runs while there is one, and an API write does not scan them all.
-  size_t logging_listeners_ = 0;
-  // Listeners removed since the workers last heard (push_to_workers() tells them).
-  std::vector<std::string> removed_listeners_;
-  // Listeners given new settings since then, and the scale of the descriptor budget the workers
-  // last heard: while that holds, push_to_workers() looks at these alone, not at every listener.
-  std::vector<std::string> unpushed_listeners_;
-  std::optional<FdBudget::Scale> pushed_scale_;
-  // The sum of listeners_' max_connections, kept as adopt_listeners() changes them (apply.cc);
-  // Pools keeps the checks' sums.
-  uint64_t max_connections_sum_ = 0;
   // The file's listeners by address and port, for an API write's listeners to be checked against
   // (apply.cc); made anew by every apply() of the file.
   std::shared_ptr<const config::BindIndex> file_binds_;
@@ -233,12 +204,10 @@ class ControlPlane {
   std::unique_ptr<admin::ObjectStore> store_;  // objects created through the API; before admin_
   std::unique_ptr<AdminDaemon> admin_daemon_;  // what admin_ calls; before it
   std::unique_ptr<admin::AdminServer> admin_;
-  std::unique_ptr<Pools> pools_;  // from start(), after what it is handed
+  std::unique_ptr<Pools> pools_;          // from start(), after what it is handed
+  std::unique_ptr<Listeners> listeners_;  // from start(), once the workers are counted
   std::unique_ptr<Timer> liveness_;
-  std::unique_ptr<Timer> rebind_;
-  Duration rebind_pause_{};       // before the next attempt; zero: no attempt failed yet
-  size_t unbound_listeners_ = 0;  // listeners with a bind_error, for rebind.cc
-  bool started_ = false;          // the first apply() is done
+  bool started_ = false;  // the first apply() is done
   std::unique_ptr<Timer> connection_log_;
   std::unique_ptr<Timer> heap_trim_;  // gives freed memory back (heap_trim.cc)
   ConnectionLogWriter connection_log_writer_;

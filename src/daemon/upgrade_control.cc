@@ -46,17 +46,6 @@ std::string exit_status(pid_t pid) {
 
 }  // namespace
 
-Result<net::Fd> ControlPlane::listening_socket(const model::Listener& l,
-                                               const net::SocketAddress& at, int worker) {
-  if (auto fd = inherited_.take(l.id, worker)) {
-    // Kept only when the config still asks for that port: a listener moved is bound anew.
-    auto local = net::local_address(fd->get());
-    if (local && (l.port == 0 || local->port() == l.port)) return std::move(*fd);
-    log::info("upgrade: listener {} changed its port; its inherited socket is closed", l.name);
-  }
-  return net::listen_tcp(at, {.freebind = l.freebind});
-}
-
 Result<int> ControlPlane::upgrade() {
   auto refused = [](std::string why) -> Result<int> {
     log::warn("upgrade refused: {}", why);
@@ -68,7 +57,7 @@ Result<int> ControlPlane::upgrade() {
   }
   if (!command_) return refused("cannot tell what to run: " + command_.error().message);
   std::vector<upgrade::PassedFd> fds;
-  for (const auto& [id, l] : listeners_) {
+  for (const auto& [id, l] : listeners_->all()) {
     for (size_t w = 0; w < l.worker_fds.size(); ++w) {
       if (l.worker_fds[w] >= 0) {
         fds.push_back({.listener_id = id, .worker = static_cast<int>(w), .fd = l.worker_fds[w]});
