@@ -7,10 +7,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
-#include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "admin/api_change.h"
@@ -22,7 +19,6 @@
 #include "base/string_map.h"
 #include "daemon/address_loss.h"
 #include "daemon/event_log.h"
-#include "daemon/fd_budget.h"
 #include "daemon/listeners.h"
 #include "daemon/pools.h"
 #include "daemon/runtime.h"
@@ -32,7 +28,6 @@
 #include "model/config.h"
 #include "model/process.h"
 #include "model/status_tree.h"
-#include "net/resolver.h"
 #include "proxy/worker.h"
 
 namespace boost::asio {

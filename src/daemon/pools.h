@@ -27,7 +27,7 @@
 #include "model/config.h"
 #include "model/status_tree.h"
 #include "net/resolver.h"
-#include "proxy/worker.h"
+#include "proxy/snapshot.h"
 
 namespace vigil::admin {
 class ObjectStore;
