@@ -185,6 +185,52 @@ TEST_F(PoolsTest, AResultClosesSessionsPublishesAndRampsTheMemberBackUp) {
   EXPECT_EQ(closes_of("m-a"), 1u);
 }
 
+// A cold start's first results arrive together: the pool is recomputed, and published, once for
+// all of them rather than once per member.
+TEST_F(PoolsTest, ResultsOfOneTurnArePublishedTogether) {
+  model::Pool p{.name = "masters", .health_monitor = monitor(model::MonitorType::kTcp)};
+  p.members = {member("a", "10.0.0.1"), member("b", "10.0.0.2"), member("c", "10.0.0.3")};
+  apply(load_balancer(p));
+  const size_t publishes = sink_.publishes;
+  first_pass("m-a");
+  first_pass("m-b");
+  check("m-c", refused(), Health::kUnchecked, Health::kDown, 0, 1);
+  EXPECT_EQ(posted_.size(), 1u) << "one recompute for the turn";
+  EXPECT_EQ(sink_.publishes, publishes);
+  end_of_turn();
+  EXPECT_EQ(sink_.publishes, publishes + 1);
+  EXPECT_EQ(of("m-a").status, OperatingStatus::kOnline);
+  EXPECT_EQ(of("m-c").status, OperatingStatus::kError);
+  EXPECT_EQ(rotation("pool-masters"),
+            (std::map<std::string, int>{{"a", kWeightScale}, {"b", kWeightScale}}));
+}
+
+TEST_F(PoolsTest, NothingChangesOnceStopped) {
+  model::Pool p{
+      .name = "masters", .slow_start = 10s, .health_monitor = monitor(model::MonitorType::kTcp)};
+  p.members = {member("a", "10.0.0.1"), member("b", "10.0.0.2")};
+  apply(load_balancer(p));
+  first_pass("m-a");
+  first_pass("m-b");
+  end_of_turn();
+  check("m-a", refused(), Health::kUp, Health::kDown, 0, 3);
+  end_of_turn();
+  check("m-a", ok(), Health::kDown, Health::kUp, 2, 0);
+  end_of_turn();
+  ASSERT_TRUE(timers_.next_deadline().has_value()) << "ramping";
+  const size_t publishes = sink_.publishes;
+
+  pools_.stop();
+  EXPECT_EQ(timers_.next_deadline(), std::nullopt) << "the ramp stops with it";
+  check("m-b", refused(), Health::kUp, Health::kDown, 0, 3);
+  pools_.on_connect_failure({.member_id = "m-b", .reason = "refused"});
+  end_of_turn();
+  timers_.advance(10s);
+  EXPECT_EQ(of("m-b").status, OperatingStatus::kOnline);
+  EXPECT_EQ(sink_.publishes, publishes);
+  EXPECT_EQ(closes_of("m-b"), 0u);
+}
+
 TEST_F(PoolsTest, ASuspectAsksTheCheckerToConfirmWithinTheDataPlanesWait) {
   model::Pool p{.name = "masters", .health_monitor = monitor(model::MonitorType::kTcp)};
   p.members = {member("a", "10.0.0.1"), member("b", "10.0.0.2")};
