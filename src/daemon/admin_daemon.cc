@@ -19,7 +19,7 @@ Result<std::vector<std::string>> AdminDaemon::reload() { return announced_reload
 Result<void> AdminDaemon::set_override(const std::string& member_id,
                                        std::optional<model::AdminOverride> next,
                                        std::string_view by) {
-  return control_.set_override(member_id, std::move(next), by);
+  return control_.pools().set_override(member_id, std::move(next), by);
 }
 
 // Not the watchdog's answer (serving_problem() alone): a restart does not free a port another

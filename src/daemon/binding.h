@@ -1,17 +1,16 @@
-// ControlPlane::Binding: the sockets bound for one listener, one per worker, on their way to the
-// workers (apply.cc binds them, rebind.cc retries a port that was taken). Control thread only.
+// Binding: the sockets bound for one listener, one per worker, on their way to the workers
+// (Listeners binds them, rebind.cc retries a port that was taken). Control thread only.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "base/string_map.h"
-#include "daemon/control_plane.h"
 #include "net/fd.h"
 
 namespace vigil::daemon {
 
-struct ControlPlane::Binding {
+struct Binding {
   std::string listener_id;
   std::vector<net::Fd> fds;  // one per worker
   std::string bound;

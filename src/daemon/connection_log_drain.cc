@@ -16,7 +16,7 @@ constexpr Duration kDropsSaidEvery = std::chrono::seconds(10);
 
 void ControlPlane::schedule_connection_log() {
   if (stopped_ || connection_log_->armed()) return;
-  if (logging_listeners_ > 0) connection_log_->arm(clock_.now() + kDrainEvery);
+  if (listeners_->logging() > 0) connection_log_->arm(clock_.now() + kDrainEvery);
 }
 
 void ControlPlane::drain_connection_logs() {
@@ -28,9 +28,9 @@ void ControlPlane::drain_connection_logs() {
   }
   if (!records.empty()) {
     std::vector<const PoolRuntime*> pools;
-    for (const auto& [id, p] : pools_) pools.push_back(p.get());
+    for (const auto& [id, p] : pools_->all()) pools.push_back(p.get());
     connection_log_writer_.learn(pools);
-    connection_log_writer_.write(records, clock_.now(), std::chrono::system_clock::now());
+    connection_log_writer_.write(records, clock_.now(), wall_.now());
   }
   const TimePoint now = clock_.now();
   if (dropped > connection_log_dropped_ &&

@@ -1,42 +1,34 @@
-// ControlPlane: the control thread's state and wiring. It owns the runtime picture of every load
-// balancer, listener, pool and member, runs the health checker and the admin API on one
-// io_context, carries out what pool_state decides of health results (transition logs, session
-// closes, new pool snapshots published to the workers), and applies configuration changes live
-// (reload of the file, writes through the API). Control thread only, except on_connect_failure(),
-// which any worker may call.
+// ControlPlane: the control thread's wiring. It runs the workers, the health checker, Pools (the
+// pools and members, and what health does to them: pools.h), Listeners (listeners.h) and the
+// admin API on one io_context, owns the load balancers, and applies configuration changes live
+// (reload of the file, writes through the API), upgrades and stops. Control thread only.
 #pragma once
 
-#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
-#include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "admin/api_change.h"
 #include "admin/daemon.h"
 #include "admin/session_query.h"
 #include "admin/token_files.h"
-#include "base/asio_timer.h"
 #include "base/clock.h"
 #include "base/error.h"
 #include "base/string_map.h"
 #include "daemon/address_loss.h"
 #include "daemon/event_log.h"
-#include "daemon/fd_budget.h"
-#include "daemon/health_handover.h"
+#include "daemon/listeners.h"
 #include "daemon/peer_sync.h"
-#include "daemon/pool_state.h"
+#include "daemon/pools.h"
 #include "daemon/runtime.h"
 #include "daemon/tickler.h"
 #include "daemon/upgrade.h"
+#include "daemon/worker_sink.h"
 #include "model/config.h"
 #include "model/process.h"
 #include "model/status_tree.h"
-#include "net/resolver.h"
 #include "proxy/worker.h"
 
 namespace boost::asio {
@@ -69,8 +61,10 @@ struct ServeOptions {
 class ControlPlane {
  public:
   // `process` are the config file's process settings, `file_config` its load balancer; `tokens`
-  // the admin tokens the settings name.
-  ControlPlane(boost::asio::io_context& io, ServeOptions options, model::Process process,
+  // the admin tokens the settings name. Every timer of the control thread is made by `timers`,
+  // on `clock`. Requires: `io`, the clocks and `timers` outlive this.
+  ControlPlane(boost::asio::io_context& io, const Clock& clock, TimerSource& timers,
+               const WallClock& wall, ServeOptions options, model::Process process,
                model::Config file_config, admin::AdminTokens tokens);
   ~ControlPlane();
   ControlPlane(const ControlPlane&) = delete;
@@ -117,10 +111,8 @@ class ControlPlane {
   // are made anew or removed, the others run on untouched.
   Result<void> apply_api(admin::ApiChange change);
 
-  // An operator's override of a member (admin::Daemon::set_override): saved in the state file
-  // first, then carried out (transition log, sessions closed for maint, new snapshot).
-  Result<void> set_override(const std::string& member_id, std::optional<model::AdminOverride> next,
-                            std::string_view by);
+  // The pools and members (overrides, first checks); from start() on.
+  Pools& pools() { return *pools_; }
 
   // GET /v1/sessions and POST /v1/sessions/kill (sessions.cc): each worker is asked through its
   // mailbox and `done` runs on the control thread once all have answered, or with an error once
@@ -130,15 +122,6 @@ class ControlPlane {
   void kill_sessions(const std::vector<std::string>& member_ids,
                      std::function<void(Result<size_t>)> done);
 
-  // Any thread: a worker's connect to a member failed.
-  void on_connect_failure(proxy::ConnectFailure failure);
-  // Any thread: a worker's first flight to a member has waited unanswered (MemberSuspect).
-  void on_suspect(proxy::MemberSuspect suspect);
-
-  // Every enabled member of a monitored pool has had its first check's result (liveness.cc).
-  bool first_checks_done() const;
-  // How long the first checks may take at most: the longest monitor timeout, and some slack.
-  Duration first_checks_bound() const;
   // Sends every worker a ping; true when each answered the previous one (none sent yet: true).
   // The liveness tick (liveness.cc) is its only caller: two callers would cut each other's rounds.
   bool ping_workers();
@@ -146,7 +129,7 @@ class ControlPlane {
   // what /healthz, /readyz and the systemd watchdog go by (liveness.cc).
   std::optional<std::string> serving_problem() const;
   // The listeners not bound, with why: "listener api: cannot bind ...: Address already in use".
-  std::optional<std::string> unbound_listeners() const;
+  std::optional<std::string> unbound_listeners() const { return listeners_->unbound(lbs_); }
 
   // Which views to build (admin/daemon.h).
   using ViewScope = admin::ViewScope;
@@ -156,8 +139,6 @@ class ControlPlane {
   std::string ready_json() const;        // {"admin": "...", "listeners": {"api": "127.0.0.1:6443"}}
 
  private:
-  using MemberRef = std::pair<PoolRuntime*, size_t>;  // a pool and the index of its member
-  struct Binding;  // sockets bound for one listener, one per worker (apply.cc)
   struct GracefulStop {
     size_t sessions = 0;        // held by the workers when they stopped accepting
     size_t pending_counts = 0;  // workers yet to report their sessions
@@ -168,28 +149,10 @@ class ControlPlane {
   };
   void graceful_stop_over(bool deadline);
   struct Upgrade;  // the new process while it starts (upgrade_control.cc)
-  Result<net::Fd> listening_socket(const model::Listener& l, const net::SocketAddress& at,
-                                   int worker);
   void read_ready(const std::shared_ptr<Upgrade>& u);
   void upgrade_ready();
   void upgrade_failed(const std::string& why);
   void abandon_upgrade();  // stop() while a new process starts: it is stopped too
-  // The health handover (health_handover.h; upgrade_control.cc): what this process hands on,
-  // and, in the new one, what it takes: the inherited state is applied to the members of the
-  // first apply() and then dropped.
-  Result<net::Fd> health_to_hand_over() const;
-  void take_handed_over_health();
-  void resume_health(MemberRuntime& m, const model::Pool& pool) const;
-  std::optional<health::Target::Resumed> resumed_check(const MemberRuntime& m,
-                                                       const model::Pool& pool) const;
-
-  // What apply() changed: the index, the checks and the name lookups are brought up to date for
-  // these pools only (member_index.cc), so that a write to one pool costs what that pool costs,
-  // however many members the others have.
-  struct PoolsChanged {
-    std::vector<PoolRuntime*> pools;        // new or changed: their members were made anew
-    std::vector<std::string> gone_members;  // the ids the changed and removed pools had before
-  };
   // apply() (`api` false: `changed` is every load balancer, the file's first), or apply_api():
   // `changed` are API load balancers, new or to replace those of their ids, `removed` the ids of
   // API load balancers to remove, and the others, the file's too, run on as they are, neither
@@ -197,65 +160,13 @@ class ControlPlane {
   Result<void> apply_changes(std::vector<model::Config> changed,
                              const std::vector<std::string>& removed, bool api);
   void index_lbs();  // lb_at_ made anew, after lbs_ lost some
-  // slots_[slot] = pool, to be sent to the workers by the next publish() or push_to_workers().
-  void set_slot(uint32_t slot, proxy::PoolSnapshotPtr pool);
-  uint32_t new_slot();
-  proxy::PoolSlots slot_changes();  // the slots set since the last call
-  Result<Binding> bind_listener(const model::Listener& l);
-  Result<std::vector<Binding>> bind_changed(std::span<model::Config* const> lbs, bool retry_taken);
-  // Listeners whose port was taken at start-up are bound again and again, with a growing pause,
-  // until they are (rebind.cc).
-  void schedule_rebind();
-  void rebind_tick();
-  // Members given by host name are looked up off the control thread (names.cc); the answer is
-  // applied like any other change. Failed names are asked again every few seconds.
-  void resolve_names();  // of every pool (the retry timer)
-  void resolve_names(const std::vector<PoolRuntime*>& pools);
-  void on_resolved(const std::string& member_id, const std::string& host, uint16_t port,
-                   Result<std::vector<net::SocketAddress>> addresses);
-  // The first `kept` of `lbs` run on as they are; the others replace those running in
-  // `replaced`. Of theirs, a pool whose config and members are unchanged is kept as it runs, and
-  // only the others are adopted anew.
-  PoolsChanged adopt_pools(const std::vector<model::Config*>& lbs, size_t kept,
-                           const std::vector<const LoadBalancerRuntime*>& replaced);
-  std::unique_ptr<PoolRuntime> adopt_pool(const model::Config& lb, const model::Pool& p,
-                                          std::unique_ptr<PoolRuntime> running, PoolsChanged& out);
-  void adopt_overrides(PoolRuntime& pool) const;
-  void drop_stale_overrides();
-  // As adopt_pools().
-  void adopt_listeners(const std::vector<model::Config*>& lbs, size_t kept,
-                       const std::vector<const LoadBalancerRuntime*>& replaced,
-                       std::vector<Binding>& bindings);
+  // Sends every worker the pool slots and the listener changes since it last heard, with
+  // `bindings`' sockets.
   void push_to_workers(std::vector<Binding>& bindings);
-  // One listener's view into `v`, its status and its pool's beside the others' (view.cc).
-  void add_listener(const LoadBalancerRuntime& lb, const ListenerRuntime& l,
-                    model::LoadBalancerView& v,
-                    std::vector<model::OperatingStatus>& listener_statuses,
-                    std::vector<model::OperatingStatus>& used_pool_statuses) const;
-  void forget_members(PoolRuntime& pool, PoolsChanged& out);
-  void update_checks(const PoolsChanged& changed);
-  void reindex(const PoolsChanged& changed);
-  void on_check(const health::Event& event);
-  uint32_t take_tag(MemberRef member);
-  void recompute_soon(const PoolRuntime& pool);
-  void recompute_pending();
-  void handle_connect_failure(const proxy::ConnectFailure& failure);
-  void handle_suspect(const proxy::MemberSuspect& suspect);
-  void on_silence(const health::Silence& silence);
-  // `peers:` (peer_sync.cc): the session sync with the other nodes, when the config has peers.
+  // `peers:` (peer_start.cc): the session sync with the other nodes, when the config has peers.
   Result<void> start_peer_sync();
   // This host no longer holds `ip` (AddressLoss): every worker resets its sessions on it.
   void on_address_lost(const std::string& ip, const std::string& text);
-  PoolContext context() const;
-  // Logs, closes sessions, arms the ramp and fills the pool's slot as pool_state decided. True
-  // when the pool's snapshot changed (publish() then sends it to the workers).
-  bool carry_out(const PoolRuntime& pool, const PoolChanges& changes);
-  void publish();
-  // `silent`: for a silence confirmed (CloseReason::kSilent), before any transition.
-  void close_sessions(const PoolRuntime& pool, const MemberRuntime& member, bool silent = false);
-  void record_transition(const PoolRuntime& pool, const MemberTransition& t);
-  void schedule_ramp(TimePoint at);
-  void reweigh_all();     // the ramp's tick
   void liveness_tick();   // pings the workers every 500 ms (liveness.cc)
   void heap_trim_tick();  // every 5 s: freed memory back to the kernel (heap_trim.cc)
   // Writes the connection log's records from the workers' rings (connection_log_drain.cc); runs
@@ -272,41 +183,19 @@ class ControlPlane {
   model::WallTime started_at_;
   bool last_reload_ok_ = true;  // of the last reload(); none yet: true
   model::WallTime last_reload_at_{};
-  SteadyClock clock_;
-  AsioTimerSource timer_source_{io_};  // every timer of the control thread, on clock_
+  const Clock& clock_;
+  TimerSource& timer_source_;  // every timer of the control thread, on clock_
+  const WallClock& wall_;
   int worker_count_ = 1;
   std::vector<LoadBalancerRuntime> lbs_;  // the file's first
   StringMap<size_t> lb_at_;               // the index in lbs_ of each by id (index_lbs())
-  std::unordered_map<std::string, std::unique_ptr<PoolRuntime>> pools_;  // by id
-  std::unordered_map<std::string, ListenerRuntime> listeners_;           // by id
-  // Listeners with log_connections on, counted as adopt_listeners() sets and removes them: the
-  // connection log's timer runs while there is one, and an API write does not scan them all.
-  size_t logging_listeners_ = 0;
-  // Listeners removed since the workers last heard (push_to_workers() tells them).
-  std::vector<std::string> removed_listeners_;
-  // Listeners given new settings since then, and the scale of the descriptor budget the workers
-  // last heard: while that holds, push_to_workers() looks at these alone, not at every listener.
-  std::vector<std::string> unpushed_listeners_;
-  std::optional<FdBudget::Scale> pushed_scale_;
-  // The sums of the descriptor needs over listeners_ and pools_ (max_connections, checked
-  // members...), kept as adopt_listeners() and adopt_pool() change them (apply.cc).
-  FdNeeds needs_sums_;
   // The file's listeners by address and port, for an API write's listeners to be checked against
   // (apply.cc); made anew by every apply() of the file.
   std::shared_ptr<const config::BindIndex> file_binds_;
-  std::vector<proxy::PoolSnapshotPtr> slots_;  // what workers index by PoolRuntime::slot
-  // The slots set since the workers last heard (set_slot()); sent by slot_changes().
-  std::vector<uint32_t> unsent_slots_;
-  StringMap<MemberRef> index_;  // by member id
-  // Checked members by health::Target::tag (update_checks() numbers them): a result finds its
-  // member without hashing its id, ten thousand times a second. A tag freed by a changed pool
-  // ({nullptr, 0}) is in free_tags_ until another member takes it.
-  std::vector<MemberRef> checked_;
-  std::vector<uint32_t> free_tags_;
-  std::vector<std::string> to_recompute_;  // pools whose check results await recompute_pending()
-  bool recompute_posted_ = false;
   std::vector<std::unique_ptr<proxy::Worker>> workers_;
+  WorkerSink worker_sink_{io_, workers_};  // Pools' way to workers_
   std::unique_ptr<health::HealthChecker> checker_;
+  std::unique_ptr<CheckTargets> check_targets_;  // Pools' way to checker_
   std::unique_ptr<AddressLoss> address_loss_;  // resets the sessions on an address that moved away
   std::unique_ptr<Tickler> tickler_;           // and tickles their clients
   uint64_t addresses_lost_ = 0;                // addresses AddressLoss reported
@@ -314,14 +203,10 @@ class ControlPlane {
   std::unique_ptr<admin::ObjectStore> store_;  // objects created through the API; before admin_
   std::unique_ptr<AdminDaemon> admin_daemon_;  // what admin_ calls; before it
   std::unique_ptr<admin::AdminServer> admin_;
-  std::unique_ptr<Timer> ramp_;  // re-weighs members in slow start
+  std::unique_ptr<Pools> pools_;          // from start(), after what it is handed
+  std::unique_ptr<Listeners> listeners_;  // from start(), once the workers are counted
   std::unique_ptr<Timer> liveness_;
-  std::unique_ptr<Timer> rebind_;
-  std::unique_ptr<net::Resolver> resolver_;
-  std::unique_ptr<Timer> names_retry_;
-  Duration rebind_pause_{};       // before the next attempt; zero: no attempt failed yet
-  size_t unbound_listeners_ = 0;  // listeners with a bind_error, for rebind.cc
-  bool started_ = false;          // the first apply() is done
+  bool started_ = false;  // the first apply() is done
   std::unique_ptr<Timer> connection_log_;
   std::unique_ptr<Timer> heap_trim_;  // gives freed memory back (heap_trim.cc)
   ConnectionLogWriter connection_log_writer_;
@@ -329,15 +214,12 @@ class ControlPlane {
   TimePoint connection_log_drop_said_at_{};  // the last warning about drops
   TimePoint workers_answered_at_{};  // when the last ping that every worker answered was sent
   TimePoint ping_sent_at_{};
-  std::deque<model::Transition> transitions_;
-  uint64_t snapshot_version_ = 0;
   uint64_t ping_round_ = 0;
   size_t ping_answers_ = SIZE_MAX;  // of round ping_round_; SIZE_MAX: no ping sent yet
   std::string fd_budget_said_;      // the last lowering logged (fd_budget.h), logged once each
   bool stopped_ = false;
   std::unique_ptr<GracefulStop> graceful_;  // set by begin_graceful_stop()
   upgrade::Inherited inherited_;            // sockets from the process this one replaces
-  std::unordered_map<std::string, CarriedHealth> carried_;  // by member id; during start() only
   Result<upgrade::Command> command_ = fail("not started");  // what an upgrade runs
   std::shared_ptr<Upgrade> upgrade_;                        // while a new process starts
   bool upgrade_started_ = false;  // a new process was started, whatever became of it

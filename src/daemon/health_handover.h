@@ -44,4 +44,8 @@ Result<std::vector<CarriedHealth>> decode_health(std::string_view text);
 Result<net::Fd> health_memfd(std::string_view text);
 Result<std::string> read_memfd(int fd);
 
+// In the new process: what the old one handed over in `fd` (none: nothing, not an upgrade); an
+// empty list, logged, when it cannot be read (upgrade_health.cc).
+std::vector<CarriedHealth> handed_over_health(std::optional<net::Fd> fd);
+
 }  // namespace vigil::daemon

@@ -1,5 +1,6 @@
-// Whether vigil is serving, for systemd's READY=1 and watchdog and for /healthz: the first checks
-// have their results, and every worker's event loop answers a message through its mailbox.
+// Whether vigil is serving, for systemd's watchdog and for /healthz: every worker's event loop
+// answers a message through its mailbox. (Whether the first checks have their results, for
+// READY=1, is Pools::first_checks_done().)
 #include <fmt/format.h>
 
 #include <boost/asio/io_context.hpp>
@@ -32,28 +33,6 @@ std::optional<std::string> ControlPlane::serving_problem() const {
                        std::chrono::duration_cast<std::chrono::milliseconds>(silent).count());
   }
   return std::nullopt;
-}
-
-bool ControlPlane::first_checks_done() const {
-  for (const auto& [id, pool] : pools_) {
-    if (!pool->config.health_monitor) continue;
-    for (const MemberRuntime& m : pool->members) {
-      if (m.config.enabled && !m.last_check) return false;
-    }
-  }
-  return true;
-}
-
-Duration ControlPlane::first_checks_bound() const {
-  // First checks start at once (TLS ones a millisecond apart) and each ends by its timeout.
-  Duration longest{};
-  size_t members = 0;
-  for (const auto& [id, pool] : pools_) {
-    if (!pool->config.health_monitor) continue;
-    longest = std::max(longest, pool->config.health_monitor->timeout);
-    members += pool->members.size();
-  }
-  return longest + members * std::chrono::milliseconds(1) + std::chrono::seconds(5);
 }
 
 bool ControlPlane::ping_workers() {

@@ -1,9 +1,8 @@
-// How the control plane finds its members: by id (index_: API calls, connect failures, names)
-// and by check tag (checked_: ten thousand check results a second). Both are brought up to date
-// for the pools an apply() changed only, as are the health checker's targets: a write to one
-// pool costs what that pool costs, however many members the others have.
-#include "daemon/control_plane.h"
-#include "health/checker.h"
+// How Pools finds its members: by id (index_: API calls, connect failures, names) and by check
+// tag (checked_: ten thousand check results a second). Both are brought up to date for the pools
+// an adopt() changed only, as are the health checker's targets: a write to one pool costs what
+// that pool costs, however many members the others have.
+#include "daemon/pools.h"
 
 namespace vigil::daemon {
 namespace {
@@ -21,7 +20,7 @@ model::ProxyProtocol check_proxy_header(const PoolRuntime& p, const MemberRuntim
 
 // The members of a pool about to be made anew or removed: their ids leave the index and the
 // checker (unless the pool has them again), and their tags are free for others.
-void ControlPlane::forget_members(PoolRuntime& pool, PoolsChanged& out) {
+void Pools::forget_members(PoolRuntime& pool, Changed& out) {
   for (MemberRuntime& m : pool.members) {
     out.gone_members.push_back(m.id);
     if (m.check_tag == kNoCheckTag) continue;
@@ -31,7 +30,7 @@ void ControlPlane::forget_members(PoolRuntime& pool, PoolsChanged& out) {
   }
 }
 
-uint32_t ControlPlane::take_tag(MemberRef member) {
+uint32_t Pools::take_tag(MemberRef member) {
   if (free_tags_.empty()) {
     checked_.push_back(member);
     return static_cast<uint32_t>(checked_.size() - 1);
@@ -42,7 +41,7 @@ uint32_t ControlPlane::take_tag(MemberRef member) {
   return tag;
 }
 
-void ControlPlane::update_checks(const PoolsChanged& changed) {
+void Pools::update_checks(const Changed& changed) {
   std::vector<health::Target> targets;
   for (PoolRuntime* p : changed.pools) {
     if (!p->config.health_monitor) continue;
@@ -60,14 +59,13 @@ void ControlPlane::update_checks(const PoolsChanged& changed) {
                          .resumed = resumed_check(m, p->config)});
     }
   }
-  checker_->change_targets(std::move(targets), changed.gone_members);
+  checks_.change_targets(std::move(targets), changed.gone_members);
 }
 
-void ControlPlane::reindex(const PoolsChanged& changed) {
-  for (const std::string& id : changed.gone_members) index_.erase(id);
-  for (PoolRuntime* p : changed.pools) {
-    for (size_t i = 0; i < p->members.size(); ++i) index_[p->members[i].id] = {p, i};
-  }
+void Pools::start_checks(const Changed& changed) {
+  update_checks(changed);
+  carried_.clear();  // applied to the members it named; a later apply must not bring it back
+  resolve_names(changed.pools);
 }
 
 }  // namespace vigil::daemon

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "base/log.h"
-#include "daemon/control_plane.h"
+#include "daemon/pools.h"
 
 namespace vigil::daemon {
 namespace {
@@ -15,16 +15,18 @@ constexpr Duration kRetryEvery = std::chrono::seconds(5);
 
 }  // namespace
 
-void ControlPlane::resolve_names() {
+void Pools::start_names() { resolver_ = std::make_unique<net::Resolver>(post_); }
+
+void Pools::resolve_names() {
   std::vector<PoolRuntime*> pools;
   pools.reserve(pools_.size());
   for (auto& [id, pool] : pools_) pools.push_back(pool.get());
   resolve_names(pools);
 }
 
-// apply() asks for the pools it changed only: a kept pool's names are asked already, or again by
-// the retry timer.
-void ControlPlane::resolve_names(const std::vector<PoolRuntime*>& pools) {
+// start_checks() asks for the pools an apply changed only: a kept pool's names are asked already,
+// or again by the retry timer.
+void Pools::resolve_names(const std::vector<PoolRuntime*>& pools) {
   if (stopped_ || !resolver_) return;
   bool retry = false;
   for (PoolRuntime* pool : pools) {
@@ -46,8 +48,8 @@ void ControlPlane::resolve_names(const std::vector<PoolRuntime*>& pools) {
   if (retry && !names_retry_->armed()) names_retry_->arm(clock_.now() + kRetryEvery);
 }
 
-void ControlPlane::on_resolved(const std::string& member_id, const std::string& host, uint16_t port,
-                               Result<std::vector<net::SocketAddress>> addresses) {
+void Pools::on_resolved(const std::string& member_id, const std::string& host, uint16_t port,
+                        Result<std::vector<net::SocketAddress>> addresses) {
   const auto it = index_.find(member_id);
   if (stopped_ || it == index_.end()) return;  // removed since
   PoolRuntime& pool = *it->second.first;

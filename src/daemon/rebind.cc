@@ -8,8 +8,7 @@
 #include <cassert>
 
 #include "base/log.h"
-#include "daemon/binding.h"
-#include "daemon/control_plane.h"
+#include "daemon/listeners.h"
 
 namespace vigil::daemon {
 namespace {
@@ -19,12 +18,11 @@ constexpr Duration kLongestPause = std::chrono::seconds(5);
 
 }  // namespace
 
-void ControlPlane::schedule_rebind() {
+void Listeners::schedule_rebind() {
   // Counted as bind errors come and go: an apply beside ten thousand listeners does not look.
-  assert(unbound_listeners_ ==
-         static_cast<size_t>(std::ranges::count_if(
-             listeners_, [](const auto& e) { return !e.second.bind_error.empty(); })));
-  if (unbound_listeners_ == 0 || stopping()) {
+  assert(unbound_ == static_cast<size_t>(std::ranges::count_if(
+                         listeners_, [](const auto& e) { return !e.second.bind_error.empty(); })));
+  if (unbound_ == 0 || stopping_()) {
     rebind_->cancel();
     rebind_pause_ = Duration::zero();
     return;
@@ -35,8 +33,8 @@ void ControlPlane::schedule_rebind() {
   rebind_->arm(clock_.now() + rebind_pause_);
 }
 
-void ControlPlane::rebind_tick() {
-  if (stopping()) return;
+void Listeners::rebind_tick() {
+  if (stopping_()) return;
   std::vector<Binding> bound;
   for (auto& [id, l] : listeners_) {
     if (l.bind_error.empty()) continue;
@@ -51,16 +49,16 @@ void ControlPlane::rebind_tick() {
               l.config.name, b->bound, l.config.pool, l.bind_failures);
     l.bound = b->bound;
     l.bind_error.clear();
-    --unbound_listeners_;
+    --unbound_;
     bound.push_back(std::move(*b));
   }
-  if (!bound.empty()) push_to_workers(bound);
+  if (!bound.empty()) push_(bound);
   schedule_rebind();
 }
 
-std::optional<std::string> ControlPlane::unbound_listeners() const {
+std::optional<std::string> Listeners::unbound(const std::vector<LoadBalancerRuntime>& lbs) const {
   std::string out;
-  for (const LoadBalancerRuntime& lb : lbs_) {
+  for (const LoadBalancerRuntime& lb : lbs) {
     for (const model::Listener& given : lb.config.listeners) {
       const ListenerRuntime& l = listeners_.at(given.id);
       if (l.bind_error.empty()) continue;

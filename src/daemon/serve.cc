@@ -8,6 +8,7 @@
 #include <csignal>
 
 #include "admin/token_files.h"
+#include "base/asio_timer.h"
 #include "base/file.h"
 #include "base/free_heap.h"
 #include "base/log.h"
@@ -64,8 +65,8 @@ void wait_for_signals(boost::asio::signal_set& signals, ControlPlane& control,
 // `told`: set once an upgrade's parent was told (ControlPlane::fold_state).
 void announce_ready(boost::asio::steady_timer& timer, ControlPlane& control, TimePoint deadline,
                     bool& told) {
-  if (control.first_checks_done() || std::chrono::steady_clock::now() >= deadline) {
-    if (!control.first_checks_done()) log::warn("first checks still running; ready anyway");
+  if (control.pools().first_checks_done() || std::chrono::steady_clock::now() >= deadline) {
+    if (!control.pools().first_checks_done()) log::warn("first checks still running; ready anyway");
     if (upgrade::started_by_upgrade()) service::main_pid(::getpid());
     service::ready("serving");
     // Only now does the old process stop accepting: members have their verdicts here.
@@ -129,7 +130,12 @@ int serve(const ServeOptions& options) {
             config.listeners.size(), config.pools.size(), count_members(config));
 
   boost::asio::io_context io;
-  ControlPlane control(io, options, std::move(process), std::move(config), std::move(*tokens));
+  // The control thread's clocks, for everything it runs to share (tests hand in manual ones).
+  const SteadyClock clock;
+  AsioTimerSource timers(io);
+  const SystemClock wall;
+  ControlPlane control(io, clock, timers, wall, options, std::move(process), std::move(config),
+                       std::move(*tokens));
   if (auto started = control.start(); !started) {
     log::error("{}", started.error().message);
     return 1;
@@ -149,7 +155,8 @@ int serve(const ServeOptions& options) {
   boost::asio::steady_timer ready_timer(io);
   bool ready_told = false;
   announce_ready(ready_timer, control,
-                 std::chrono::steady_clock::now() + control.first_checks_bound(), ready_told);
+                 std::chrono::steady_clock::now() + control.pools().first_checks_bound(),
+                 ready_told);
   boost::asio::steady_timer watchdog_timer(io);
   if (const Duration every = service::watchdog_interval(); every > Duration::zero()) {
     keep_watchdog(watchdog_timer, control, every / 2);  // sd_watchdog_enabled(3): half the interval

@@ -21,9 +21,7 @@ void ControlPlane::list_sessions(std::optional<std::vector<std::string>> member_
   if (member_ids) {
     auto members = std::make_shared<std::vector<const proxy::BackendStats*>>();
     for (const std::string& id : *member_ids) {
-      if (auto it = index_.find(id); it != index_.end()) {
-        members->push_back(it->second.first->members[it->second.second].stats.get());
-      }
+      if (const MemberRuntime* m = pools_->member(id)) members->push_back(m->stats.get());
     }
     filter = std::move(members);
   }
@@ -32,7 +30,7 @@ void ControlPlane::list_sessions(std::optional<std::vector<std::string>> member_
     if (!parts) return done(std::unexpected(parts.error()));
     // Named now, not when asked: a session's member is found by its counters.
     std::unordered_map<const proxy::BackendStats*, std::pair<std::string, std::string>> names;
-    for (const auto& [id, pool] : pools_) {
+    for (const auto& [id, pool] : pools_->all()) {
       for (const MemberRuntime& m : pool->members) {
         names[m.stats.get()] = {pool->config.name, m.config.name};
       }
@@ -69,9 +67,7 @@ void ControlPlane::kill_sessions(const std::vector<std::string>& member_ids,
                                  std::function<void(Result<size_t>)> done) {
   std::vector<const MemberRuntime*> members;
   for (const std::string& id : member_ids) {
-    if (auto it = index_.find(id); it != index_.end()) {
-      members.push_back(&it->second.first->members[it->second.second]);
-    }
+    if (const MemberRuntime* m = pools_->member(id)) members.push_back(m);
   }
   std::string what;
   for (const MemberRuntime* m : members) what += (what.empty() ? "" : ", ") + m->config.name;

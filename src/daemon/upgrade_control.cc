@@ -13,6 +13,7 @@
 #include "admin/server.h"
 #include "base/log.h"
 #include "daemon/control_plane.h"
+#include "daemon/health_handover.h"
 #include "daemon/service_notify.h"
 #include "net/socket.h"
 
@@ -45,17 +46,6 @@ std::string exit_status(pid_t pid) {
 
 }  // namespace
 
-Result<net::Fd> ControlPlane::listening_socket(const model::Listener& l,
-                                               const net::SocketAddress& at, int worker) {
-  if (auto fd = inherited_.take(l.id, worker)) {
-    // Kept only when the config still asks for that port: a listener moved is bound anew.
-    auto local = net::local_address(fd->get());
-    if (local && (l.port == 0 || local->port() == l.port)) return std::move(*fd);
-    log::info("upgrade: listener {} changed its port; its inherited socket is closed", l.name);
-  }
-  return net::listen_tcp(at, {.freebind = l.freebind});
-}
-
 Result<int> ControlPlane::upgrade() {
   auto refused = [](std::string why) -> Result<int> {
     log::warn("upgrade refused: {}", why);
@@ -67,7 +57,7 @@ Result<int> ControlPlane::upgrade() {
   }
   if (!command_) return refused("cannot tell what to run: " + command_.error().message);
   std::vector<upgrade::PassedFd> fds;
-  for (const auto& [id, l] : listeners_) {
+  for (const auto& [id, l] : listeners_->all()) {
     for (size_t w = 0; w < l.worker_fds.size(); ++w) {
       if (l.worker_fds[w] >= 0) {
         fds.push_back({.listener_id = id, .worker = static_cast<int>(w), .fd = l.worker_fds[w]});
@@ -79,7 +69,7 @@ Result<int> ControlPlane::upgrade() {
         {.listener_id = std::string(upgrade::kAdminSocket), .fd = admin_->listening_fd()});
   }
   // Open until the child has it: the memfd closes here when this returns.
-  auto health = health_to_hand_over();
+  auto health = health_memfd(encode_health(pools_->health_to_hand_over()));
   if (health) {
     fds.push_back({.listener_id = std::string(upgrade::kHealthState), .fd = health->get()});
   } else {
@@ -103,7 +93,7 @@ Result<int> ControlPlane::upgrade() {
     upgrade_failed("the new process was not ready in time; killed it (" +
                    exit_status(upgrade_->pid) + ")");
   });
-  u->timeout->arm(clock_.now() + first_checks_bound() + kStartSlack);
+  u->timeout->arm(clock_.now() + pools_->first_checks_bound() + kStartSlack);
   upgrade_ = u;
   read_ready(u);
   return child->pid;

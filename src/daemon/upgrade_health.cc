@@ -1,4 +1,4 @@
-// The control plane's side of the health handover (health_handover.h): the old process writes
+// Pools' side of the health handover (health_handover.h): the old process writes
 // every checked member's state into a memfd for the new one; the new one gives each member it
 // still checks the same way that state, and its checker the thresholds and the time of the next
 // check, so that an upgrade neither re-checks from scratch nor routes to a member that is down.
@@ -8,11 +8,12 @@
 #include <algorithm>
 
 #include "base/log.h"
-#include "daemon/control_plane.h"
+#include "base/string_map.h"
+#include "daemon/pools.h"
 
 namespace vigil::daemon {
 
-Result<net::Fd> ControlPlane::health_to_hand_over() const {
+std::vector<CarriedHealth> Pools::health_to_hand_over() const {
   std::vector<CarriedHealth> members;
   for (const auto& [id, pool] : pools_) {
     if (!pool->config.health_monitor) continue;
@@ -28,24 +29,29 @@ Result<net::Fd> ControlPlane::health_to_hand_over() const {
                          .last_check = m.last_check});
     }
   }
-  return health_memfd(encode_health(members));
+  return members;
 }
 
-void ControlPlane::take_handed_over_health() {
-  std::optional<net::Fd> fd = inherited_.take(upgrade::kHealthState, 0);
-  if (!fd) return;
+std::vector<CarriedHealth> handed_over_health(std::optional<net::Fd> fd) {
+  if (!fd) return {};
   const auto text = read_memfd(fd->get());
   auto decoded = text ? decode_health(*text) : std::unexpected(text.error());
   if (!decoded) {
     log::warn("upgrade: {}; checking every member from scratch", decoded.error().message);
-    return;
+    return {};
   }
-  for (CarriedHealth& c : *decoded) carried_[c.member_id] = std::move(c);
-  log::info("upgrade: took the health state of {} members from pid {}", carried_.size(),
+  StringSet members;  // as Pools::resume() counts them: the last of an id wins
+  for (const CarriedHealth& c : *decoded) members.insert(c.member_id);
+  log::info("upgrade: took the health state of {} members from pid {}", members.size(),
             ::getppid());
+  return std::move(*decoded);
 }
 
-void ControlPlane::resume_health(MemberRuntime& m, const model::Pool& pool) const {
+void Pools::resume(std::vector<CarriedHealth> carried) {
+  for (CarriedHealth& c : carried) carried_[c.member_id] = std::move(c);
+}
+
+void Pools::resume_health(MemberRuntime& m, const model::Pool& pool) const {
   if (carried_.empty() || !pool.health_monitor || !m.config.enabled) return;
   const auto it = carried_.find(m.id);
   // Checked differently now (the file changed before the upgrade): the old verdict no longer
@@ -63,8 +69,8 @@ void ControlPlane::resume_health(MemberRuntime& m, const model::Pool& pool) cons
   m.last_check = c.last_check;
 }
 
-std::optional<health::Target::Resumed> ControlPlane::resumed_check(const MemberRuntime& m,
-                                                                   const model::Pool& pool) const {
+std::optional<health::Target::Resumed> Pools::resumed_check(const MemberRuntime& m,
+                                                            const model::Pool& pool) const {
   if (carried_.empty() || !pool.health_monitor || m.health == model::Health::kUnchecked) {
     return std::nullopt;
   }
@@ -79,8 +85,7 @@ std::optional<health::Target::Resumed> ControlPlane::resumed_check(const MemberR
                         (m.health == model::Health::kDown && m.successes > 0);
   const Duration period =
       changing && hm.fast_interval > Duration::zero() ? hm.fast_interval : hm.interval;
-  const Duration since =
-      std::chrono::duration_cast<Duration>(std::chrono::system_clock::now() - m.last_check_at);
+  const Duration since = std::chrono::duration_cast<Duration>(wall_.now() - m.last_check_at);
   return health::Target::Resumed{
       .health = m.health,
       .successes = m.successes,

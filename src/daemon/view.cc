@@ -66,6 +66,32 @@ void listener_counters(const proxy::ListenerStats& s, model::ListenerView& lv) {
   lv.counters.proxy_timeout = s.proxy_timeout.load(r);
 }
 
+// One listener's view into `v`, its status and its pool's beside the others'.
+void add_listener(const LoadBalancerRuntime& lb, const ListenerRuntime& l,
+                  const Pools::PoolMap& pools, model::LoadBalancerView& v,
+                  std::vector<model::OperatingStatus>& listener_statuses,
+                  std::vector<model::OperatingStatus>& used_pool_statuses) {
+  const auto pool = pools.find(l.pool_id);
+  const bool has_pool = pool != pools.end();
+  model::ListenerView lv{
+      .id = l.id,
+      .load_balancer_id = lb.config.id,
+      .default_pool_id = has_pool ? pool->second->id : "",
+      .config = l.config,
+      .bound = l.bound,
+      .bind_error = l.bind_error,
+      .bind_errors = l.bind_failures,
+  };
+  listener_counters(*l.stats, lv);
+  lv.operating_status = model::listener_status(
+      {.bound = l.bind_error.empty(),
+       .full = l.config.max_connections > 0 &&
+               lv.active_connections >= static_cast<uint64_t>(l.config.max_connections)});
+  listener_statuses.push_back(lv.operating_status);
+  if (has_pool) used_pool_statuses.push_back(pool->second->status);
+  v.listeners.push_back(std::move(lv));
+}
+
 }  // namespace
 
 std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope) const {
@@ -92,7 +118,7 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
         // thousand pools hashes the one id it shows, not ten thousand (6 ms of each `vigil
         // member weight` at that size).
         if (key && !api && !key->names_pool(named.id, named.name)) continue;
-        pools.push_back(pools_.at(named.id).get());
+        pools.push_back(pools_->all().at(named.id).get());
       }
     }
     if (key && pools.empty()) continue;
@@ -130,9 +156,9 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
     }
     v.pools.reserve(pools.size());
     for (size_t i = 0; listeners && i < lb.config.listeners.size(); ++i) {
-      const ListenerRuntime& l = listeners_.at(lb.config.listeners[i].id);
+      const ListenerRuntime& l = listeners_->all().at(lb.config.listeners[i].id);
       listeners_of[l.pool_id].push_back(l.id);
-      add_listener(lb, l, v, listener_statuses, used_pool_statuses);
+      add_listener(lb, l, pools_->all(), v, listener_statuses, used_pool_statuses);
     }
     for (const PoolRuntime* p : pools) {
       model::PoolView pv{
@@ -158,7 +184,7 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
     std::unordered_set<std::string_view> pool_ids;
     pool_ids.reserve(pools.size());
     for (const PoolRuntime* p : pools) pool_ids.insert(p->id);
-    for (const auto& t : transitions_) {
+    for (const auto& t : pools_->transitions()) {
       if (pool_ids.contains(t.pool_id)) v.recent_transitions.push_back(t);
     }
     out.push_back(std::move(v));
@@ -166,37 +192,12 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
   return out;
 }
 
-void ControlPlane::add_listener(const LoadBalancerRuntime& lb, const ListenerRuntime& l,
-                                model::LoadBalancerView& v,
-                                std::vector<model::OperatingStatus>& listener_statuses,
-                                std::vector<model::OperatingStatus>& used_pool_statuses) const {
-  const auto pool = pools_.find(l.pool_id);
-  const bool has_pool = pool != pools_.end();
-  model::ListenerView lv{
-      .id = l.id,
-      .load_balancer_id = lb.config.id,
-      .default_pool_id = has_pool ? pool->second->id : "",
-      .config = l.config,
-      .bound = l.bound,
-      .bind_error = l.bind_error,
-      .bind_errors = l.bind_failures,
-  };
-  listener_counters(*l.stats, lv);
-  lv.operating_status = model::listener_status(
-      {.bound = l.bind_error.empty(),
-       .full = l.config.max_connections > 0 &&
-               lv.active_connections >= static_cast<uint64_t>(l.config.max_connections)});
-  listener_statuses.push_back(lv.operating_status);
-  if (has_pool) used_pool_statuses.push_back(pool->second->status);
-  v.listeners.push_back(std::move(lv));
-}
-
 model::LoadBalancerView ControlPlane::view() const { return views().front(); }
 
 std::string ControlPlane::ready_json() const {
   std::string listeners;
   for (const model::Listener& given : lbs_.front().config.listeners) {
-    const ListenerRuntime& l = listeners_.at(given.id);
+    const ListenerRuntime& l = listeners_->all().at(given.id);
     if (!listeners.empty()) listeners += ", ";
     // Names are limited to [A-Za-z0-9._-] by config validation: no escaping needed.
     listeners += fmt::format("\"{}\": \"{}\"", l.config.name, l.bound);
