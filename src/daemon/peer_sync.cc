@@ -201,8 +201,17 @@ bool PeerSync::on_inbound_frame(const std::shared_ptr<Inbound>& in, const peers:
 void PeerSync::inbound_closed(const std::shared_ptr<Inbound>& in, const std::string& why) {
   std::erase(handshaking_, in);
   if (in->peer == nullptr) {
-    log::warn("peer sync: a connection from {} closed before it proved itself a peer: {}",
-              in->link->remote(), why);
+    // At most one line every 30 s: a misconfigured node retries every second, a scanner more.
+    ++unproven_;
+    const TimePoint now = clock_.now();
+    if (unproven_said_at_ == TimePoint{} || now - unproven_said_at_ >= std::chrono::seconds(30)) {
+      log::warn(
+          "peer sync: a connection from {} closed before it proved itself a peer: {} ({} "
+          "such connections since the last such line)",
+          in->link->remote(), why, unproven_);
+      unproven_said_at_ = now;
+      unproven_ = 0;
+    }
     return;
   }
   Peer& p = *in->peer;

@@ -91,6 +91,8 @@ class PeerSync {
   std::unordered_map<uint64_t, peers::SessionEntry> local_;  // this node's sessions, by key
   peers::KnownSessions known_;
   TimePoint ticked_at_{};  // the last tick()
+  uint64_t unproven_ = 0;  // connections closed before proving themselves, not yet logged
+  TimePoint unproven_said_at_{};
   bool gathering_ = false;
   bool stopped_ = false;
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);
