@@ -27,6 +27,16 @@ ProcessReload reload_process(const model::Process& running, model::Process loade
   keep_running("admin.state_file", running.admin.state_file, out.next.admin.state_file,
                out.warnings);
   out.next.workers = running.workers;
+  // The peer sync listens and connects as it started; its settings change with a restart.
+  keep_running("peer_name", running.peer_name, out.next.peer_name, out.warnings);
+  keep_running("peers_auth.token_file", running.peers_auth.token_file,
+               out.next.peers_auth.token_file, out.warnings);
+  if (out.next.peers != running.peers) {
+    out.warnings.push_back(
+        "peers changed: it takes a restart; still syncing with the nodes "
+        "vigil started with");
+    out.next.peers = running.peers;
+  }
   return out;
 }
 

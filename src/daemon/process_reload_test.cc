@@ -68,6 +68,20 @@ TEST(ReloadProcess, TakesARestart) {
        .change = [](model::Process& p) { p.admin.state_file = "/s"; },
        .warning = "admin.state_file changed from \"/var/lib/vigil/state.json\" to \"/s\": it "
                   "takes a restart; still using \"/var/lib/vigil/state.json\""},
+      {.description = "peers",
+       .change =
+           [](model::Process& p) {
+             p.peers.push_back({.name = "lb-c", .address = "192.0.2.3", .port = 7946});
+           },
+       .warning = "peers changed: it takes a restart; still syncing with the nodes vigil started "
+                  "with"},
+      {.description = "peer_name",
+       .change = [](model::Process& p) { p.peer_name = "lb-b"; },
+       .warning = "peer_name changed from \"\" to \"lb-b\": it takes a restart; still using \"\""},
+      {.description = "peers_auth.token_file",
+       .change = [](model::Process& p) { p.peers_auth.token_file = "/t"; },
+       .warning = "peers_auth.token_file changed from \"\" to \"/t\": it takes a restart; still "
+                  "using \"\""},
   };
   for (const Case& c : cases) {
     model::Process loaded = running();
