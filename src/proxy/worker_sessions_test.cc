@@ -114,5 +114,52 @@ TEST(WorkerSessions, ALostAddressResetsTheSessionsOnItAndNoOthers) {
   EXPECT_EQ(listing(proxy.worker(), nullptr).total, 0u);
 }
 
+SessionChanges changes(Worker& w) {
+  std::promise<SessionChanges> answer;
+  w.session_changes([&](SessionChanges c) { answer.set_value(std::move(c)); });
+  auto f = answer.get_future();
+  EXPECT_EQ(f.wait_for(5s), std::future_status::ready);
+  return f.get();
+}
+
+// What the peer sync streams (daemon/peer_sync.h): the first answer lists every session, later
+// ones what opened since and what closed of those listed; a session that opened and closed
+// between two answers is in neither.
+TEST(WorkerSessions, SessionChangesListEverySessionOnceThenOnlyWhatChanged) {
+  Member a;
+  Proxy proxy({a.address()});
+  net::Fd first = connect_blocking(proxy.address());
+  echo(first.get(), 3);  // the session is up in the worker
+  const SessionChanges all = changes(proxy.worker());
+  ASSERT_EQ(all.opened.size(), 1u);
+  EXPECT_TRUE(all.closed.empty());
+  EXPECT_EQ(all.opened[0].local, proxy.address());
+  EXPECT_EQ(all.opened[0].client, *net::local_address(first.get()));
+
+  net::Fd second = connect_blocking(proxy.address());
+  echo(second.get(), 3);
+  {
+    net::Fd brief = connect_blocking(proxy.address());
+    echo(brief.get(), 3);
+  }
+  SessionChanges next;
+  ASSERT_TRUE(eventually([&] {  // the brief one's close reaches the worker
+    return listing(proxy.worker(), nullptr).total == 2;
+  }));
+  next = changes(proxy.worker());
+  ASSERT_EQ(next.opened.size(), 1u) << "the second only: the brief one is gone already";
+  EXPECT_EQ(next.opened[0].client, *net::local_address(second.get()));
+  EXPECT_TRUE(next.closed.empty());
+
+  const uint64_t first_id = all.opened[0].id;
+  first.reset();
+  ASSERT_TRUE(eventually([&] { return listing(proxy.worker(), nullptr).total == 1; }));
+  const SessionChanges last = changes(proxy.worker());
+  EXPECT_TRUE(last.opened.empty());
+  ASSERT_EQ(last.closed.size(), 1u);
+  EXPECT_EQ(last.closed[0], first_id);
+  EXPECT_TRUE(changes(proxy.worker()).closed.empty()) << "each close is said once";
+}
+
 }  // namespace
 }  // namespace vigil::proxy
