@@ -129,9 +129,14 @@ void PeerSync::accept() {
 }
 
 void PeerSync::on_accepted(tcp::socket socket) {
-  // Unauthenticated connections are few and short: a flood of them is refused, not queued.
+  // Unauthenticated connections are few and short. Past the bound the oldest is closed, not the
+  // newest refused: a real peer proves itself within a round trip, so strangers that connect and
+  // wait cannot keep it out.
   constexpr size_t kMaxHandshaking = 16;
-  if (handshaking_.size() >= kMaxHandshaking) return;  // the socket closes as it goes
+  if (handshaking_.size() >= kMaxHandshaking) {
+    handshaking_.front()->link->close();
+    handshaking_.erase(handshaking_.begin());
+  }
   auto in = std::make_shared<Inbound>();
   in->opened_at = clock_.now();
   std::weak_ptr<Inbound> weak = in;

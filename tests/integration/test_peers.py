@@ -84,13 +84,14 @@ def test_a_peer_without_the_token_is_refused(tmp_path, cleanup):
     a, b = start_pair(tmp_path, cleanup, tokens=("right", "wrong"))
     wait_for(lambda: (metric(b, "vigil_peer_refused_total", peer="a") or 0) >= 1, 10,
              what="b refusing a's proof")
-    hold(a, b"x")
+    kept = hold(a, b"x")
     assert metric(b, "vigil_peer_up", peer="a", direction="receive") == 0
     assert metric(b, "vigil_peer_sessions", peer="a") == 0
     # a checks b's proof first, and b's is of another token: a says so, once however often it tries.
     wait_for(lambda: "the stream to a closed: gave no valid proof of the peers token" in b.log_text()
              and "the stream to b closed: gave no valid proof of the peers token" in a.log_text(), 5,
              what="both nodes naming the bad proof")
+    kept.close()
 
 
 def test_a_peer_killed_is_lost_and_its_sessions_are_tickled(tmp_path, cleanup):
@@ -114,3 +115,38 @@ def test_docs_list_exactly_the_peer_families_served(tmp_path, cleanup):
     text = (Path(__file__).resolve().parents[2] / "docs/metrics.md").read_text()
     documented = set(re.findall(r"^\| `(vigil_peer_[a-z_]+)` \|", text, re.M))
     assert served and served == documented
+
+
+def test_garbage_and_a_flood_of_strangers_are_refused_and_vigil_serves_on(tmp_path, cleanup):
+    a, b = start_pair(tmp_path, cleanup)
+    wait_for(lambda: metric(b, "vigil_peer_up", peer="a", direction="receive") == 1, 10,
+             what="a's stream to b up")
+    port = int(re.search(r"listening on 127\.0\.0\.1:(\d+)", b.log_text()).group(1))
+    # 40 connections that never prove anything (more than the 16 allowed to wait), then garbage:
+    # a frame of an unknown type, and a length past the 1 MiB bound.
+    idle = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(40)]
+    for payload in (b"\x00\x00\x00\x01\x63", b"\x7f\xff\xff\xff\x04" + b"x" * 100):
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+            s.sendall(payload)
+            wait_for(lambda: closed_by_peer(s), 5, what="the garbage sender disconnected")
+    kept = hold(a, b"still")  # held open: a session closes with its socket
+    wait_for(lambda: metric(b, "vigil_peer_sessions", peer="a") == 1, 5, what="a's stream unharmed")
+    # While the strangers wait, a new stream still gets in: b restarts its side of a's stream.
+    lost_before = metric(b, "vigil_peer_lost_total", peer="a")
+    a.proc.send_signal(signal.SIGSTOP)  # silent for over 1 s: b loses a, and closes its stream
+    try:
+        wait_for(lambda: metric(b, "vigil_peer_lost_total", peer="a") == lost_before + 1, 5,
+                 what="b losing the stopped a")
+    finally:
+        a.proc.send_signal(signal.SIGCONT)
+    wait_for(lambda: metric(b, "vigil_peer_up", peer="a", direction="receive") == 1, 5,
+             what="a's new stream past the waiting strangers")
+    # b tickled a's session when it lost a (b holds 127.0.0.1 too), but the client's answer went to
+    # a's kernel, which has the session: a tickle never ends a session that is alive.
+    assert metric(b, "vigil_peer_sessions_tickled_total", peer="a") == 1
+    kept.sendall(b"again")
+    assert kept.recv(100) == b"again"
+    code, _ = b.get("/healthz", token=None)
+    assert code == 200
+    for s in idle + [kept]:
+        s.close()
