@@ -129,7 +129,12 @@ class ControlPlane {
   // what /healthz, /readyz and the systemd watchdog go by (liveness.cc).
   std::optional<std::string> serving_problem() const;
   // The listeners not bound, with why: "listener api: cannot bind ...: Address already in use".
-  std::optional<std::string> unbound_listeners() const { return listeners_->unbound(lbs_); }
+  // The file's only: a listener created through the API whose port is taken (another tenant's
+  // load balancer, come back from the state file at a restart) shows ERROR on its own, and does
+  // not take the node, and with it the cluster's own listener, out of keepalived's rotation.
+  std::optional<std::string> unbound_listeners() const {
+    return listeners_->unbound(std::span(lbs_).first(lbs_.empty() ? 0 : 1));
+  }
 
   // Which views to build (admin/daemon.h).
   using ViewScope = admin::ViewScope;

@@ -61,7 +61,7 @@ class Listeners {
   uint64_t max_connections_sum() const;
   size_t logging() const { return logging_; }  // with log_connections on
   // The listeners of `lbs` not bound, with why, in their order; nullopt when all are.
-  std::optional<std::string> unbound(const std::vector<LoadBalancerRuntime>& lbs) const;
+  std::optional<std::string> unbound(std::span<const LoadBalancerRuntime> lbs) const;
 
  private:
   Result<net::Fd> listening_socket(const model::Listener& l, const net::SocketAddress& at,

@@ -56,7 +56,7 @@ void Listeners::rebind_tick() {
   schedule_rebind();
 }
 
-std::optional<std::string> Listeners::unbound(const std::vector<LoadBalancerRuntime>& lbs) const {
+std::optional<std::string> Listeners::unbound(std::span<const LoadBalancerRuntime> lbs) const {
   std::string out;
   for (const LoadBalancerRuntime& lb : lbs) {
     for (const model::Listener& given : lb.config.listeners) {

@@ -109,6 +109,9 @@ def test_an_api_listener_whose_port_is_taken_at_restart_does_not_keep_the_file_d
         ingress = next(l for lb in everything for l in lb["listeners"] if l["id"] == created["id"])
         assert ingress["operating_status"] == "ERROR"
         assert "Address already in use" in ingress["bind_error"]
+        # The node serves the file's listener: keepalived must not move the address away for
+        # another load balancer's port.
+        assert vigil.get("/healthz", token=None) == (200, "ok\n")
     finally:
         holder.close()
     wait_for(lambda: next(l for lb in vigil.status()["loadbalancers"] for l in lb["listeners"]
