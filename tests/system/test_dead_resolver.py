@@ -1,6 +1,7 @@
 """A dead DNS server never stalls the control thread: a reload that adds a member by host name,
 while the only name server takes queries and never answers, returns at once, /healthz keeps
-answering within 100 ms, the other member keeps serving, and the named member is ERROR with a
+answering within 1 s (a control thread that waited on the lookup would answer after the 5 s of
+the resolver's timeout, or not within the client's 2 s), the other member keeps serving, and the named member is ERROR with a
 "DNS: ..." reason until its lookup gives up.
 
 The namespace's own resolv.conf (`ip netns exec` bind-mounts /etc/netns/NAME/resolv.conf over
@@ -13,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from netns_harness import TOKEN, VIGIL, http_get, wait_for
+from netns_harness import TOKEN, VIGIL, http_get, load_average, wait_for
 
 ADMIN = ("127.0.0.1", 8404)
 DEAD_NAME = "api.dead-resolver.test"
@@ -88,7 +89,11 @@ def test_a_dead_resolver_does_not_delay_healthz(netns, tmp_path):
             assert (status, body) == (200, "ok\n")
             worst = max(worst, ms)
             time.sleep(0.05)
-        assert worst < 100, f"/healthz took {worst:.0f} ms while the lookup hung"
+        # 1 s, not less: on a loaded 2-core machine a plain /healthz took 145 ms (2026-12-04, load
+        # average about 6), while a control thread that waited on the lookup would answer only
+        # after the resolver's 5 s timeout, past the client's 2 s.
+        assert worst < 1000, (f"/healthz took {worst:.0f} ms while the lookup hung (bound 1000 ms; "
+                              f"load average {load_average():.1f})")
         assert "reloaded" in (tmp_path / "vigil.log").read_text()
         m2 = member(netns, "m2")
         assert m2["operating_status"] == "ERROR"
