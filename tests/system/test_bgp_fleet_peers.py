@@ -25,7 +25,8 @@ before the route was withdrawn (as without peers); the route goes within 1.5 s (
 (the health loop). Then the node comes back (processes resumed and network back; vigil
 restarted): it is announced again, new connections reach it, and none fails nor any watch ends
 meanwhile. Printed: when the route moved, the survivors' vigil_peer_lost_total,
-vigil_peer_sessions_tickled_total and tickles sent, and each watch's back-time. About 60 s.
+vigil_peer_sessions_tickled_total, tickles sent and resets, and each watch's back-time. About 75 s,
+most of it BIRD's wait before it takes back a node that BFD dropped.
 """
 import collections
 import time
@@ -238,10 +239,7 @@ def test_a_dead_node_sessions_come_back_through_the_survivors(tmp_path):
         before = {n: peer_figures(nodes[n], victim) for n in survivors}
         t0 = time.monotonic()
         nodes[victim].power_off()
-        on_victim = [w for w in watches if node_at(w, t0) == victim]
         deadline = t0 + OBSERVE
-        while time.monotonic() < deadline and not all(w.back_after(t0) for w in on_victim):
-            time.sleep(0.05)
         sleep_until(deadline)
         after = {n: peer_figures(nodes[n], victim) for n in survivors}
         problems += fault_report("powered off", victim, t0, deadline, watches, prober, mirror, before, after,
