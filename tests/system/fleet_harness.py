@@ -6,8 +6,10 @@
                  (fib_multipath_hash_policy=1)
   node1..node3:  eth0 198.51.100.11-13/24 on br0, default route via the router; lo with the
                  service addresses 192.0.2.100/32 and 192.0.2.101/32; three vigil-apisim on
-                 the node's loopback (named <node>-master-0N, so X-Served-By names the node);
-                 vigil with listeners on both service addresses; BIRD 2 with
+                 the node's loopback (named <node>-master-0N, so X-Served-By names the node;
+                 a watch gets an event every 200 ms); vigil with listeners on both service
+                 addresses and the fleet as its `peers` (each node's eth0 address, port 7946, one
+                 token file shared by all); BIRD 2 with
                  deploy/bird/vigil-node.conf (only NODE_ADDRESS changed) and
                  deploy/bird/vigil-bgp-health, which announces while `vigil health` passes
   client:        eth0 203.0.113.50/24, default route via the router
@@ -15,6 +17,7 @@
 192.0.2.100 is routed by BIRD. 192.0.2.101 is routed by a resilient nexthop group the test
 manages itself, when the kernel has them (BIRD 2.0 installs plain multipath routes): it shows
 what a router with resilient hashing does to established sessions when one next hop goes.
+RouteMirror makes that group follow BIRD's route, as a router with resilient hashing would.
 
 Every address exists only inside these namespaces (TEST-NET ranges); destroy() removes them
 and every process in them. Standard library only.
@@ -23,13 +26,19 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import re
 import shutil
+import signal
+import socket
 import subprocess
+import threading
+import time
 import urllib.request
 from pathlib import Path
 
-from netns_harness import MASTERS, ROOT, TOKEN, VIGIL, Master, NetNS, insecure_tls, require_netns, wait_for
+from netns_harness import (MASTERS, ROOT, TOKEN, VIGIL, WATCH_PATH, Master, NetNS, insecure_tls, require_netns,
+                           wait_for)
 from node_harness import VigilNode, veth
 
 DEPLOY = ROOT / "deploy" / "bird"
@@ -44,12 +53,20 @@ NODES = {"node1": "198.51.100.11", "node2": "198.51.100.12", "node3": "198.51.10
 CLIENT, CLIENT_GW = "203.0.113.50", "203.0.113.1"
 ADMIN = "127.0.0.1:8404"
 NEXTHOP_GROUP = 100
+PEER_PORT = 7946
+WATCH_INTERVAL = 0.2     # seconds between a watch's events (vigil-apisim --watch-interval)
 
 
-def vigil_yaml(token_file):
+def vigil_yaml(token_file, node=None, peers_token=None):
+    """The config of `node`; with `peers_token` (a file shared by the nodes) the fleet is its
+    `peers` (docs/ha.md), each node by its own address on the router's network."""
     members = "\n".join(f"      - {{name: {n}, address: {a}, port: 6443}}" for n, a in MASTERS.items())
+    peers = ""
+    if peers_token is not None:
+        listed = "\n".join(f"  - {{name: {n}, address: {a}, port: {PEER_PORT}}}" for n, a in NODES.items())
+        peers = f"peers:\n{listed}\npeers_auth: {{token_file: {peers_token}}}\npeer_name: {node}\n"
     return f"""\
-admin:
+{peers}admin:
   listen: "{ADMIN}"
   token_file: {token_file}
 listeners:
@@ -101,21 +118,30 @@ class Bird:
 
 
 class Node(VigilNode):
-    """One vigil node: namespace, three masters, vigil, BIRD and the health loop."""
+    """One vigil node: namespace, three masters, vigil, BIRD and the health loop. With `peers`
+    (the default) its vigil has the fleet as peers, with the token file `workdir`/peers.token."""
 
-    vigil_yaml = staticmethod(vigil_yaml)
+    def vigil_yaml(self, token_file):
+        return vigil_yaml(token_file, self.name, self.peers_token)
 
-    def __init__(self, name, router, workdir):
+    def __init__(self, name, router, workdir, peers=True):
         self.name, self.address = name, NODES[name]
         self.dir = Path(workdir) / name
         self.dir.mkdir(parents=True, exist_ok=True)
+        self.peers_token = None
+        if peers:
+            self.peers_token = Path(workdir) / "peers.token"
+            self.peers_token.write_text("fleet-peers-token\n")
+            self.peers_token.chmod(0o600)
         self.ns = NetNS(prefix=f"vigil-fleet-{name}")
         veth(router, f"to-{name}", self.ns, f"{self.address}/24")
         self.ns.run(["ip", "route", "add", "default", "via", ROUTER])
         for a in (SERVICE, RESILIENT_SERVICE):
             self.ns.run(["ip", "addr", "add", f"{a}/32", "dev", "lo"])
-        self.masters = [Master(self.ns, self.dir, f"{name}-{n}", a) for n, a in MASTERS.items()]
+        self.masters = [Master(self.ns, self.dir, f"{name}-{n}", a, args=("--watch-interval", f"{WATCH_INTERVAL}s"))
+                        for n, a in MASTERS.items()]
         self.bird = self.health_loop = None
+        self.frozen = []
 
     def start_routing(self):
         self.bird = Bird(self.ns, self.dir, node_bird_conf(self.address))
@@ -123,20 +149,71 @@ class Node(VigilNode):
                "BIRDC": BIRDC, "BIRD_SOCKET": str(self.bird.socket)}
         self.health_loop = self.ns.spawn(["sh", DEPLOY / "vigil-bgp-health"], self.dir / "health.log", env=env)
 
-    def accepted(self):
-        """vigil_listener_connections_total per listener, from this node's /metrics."""
+    def metrics(self):
+        """This node's /metrics text."""
         def fetch():
             require_netns()
             req = urllib.request.Request(f"http://{ADMIN}/metrics", headers={"X-Auth-Token": TOKEN})
             opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
             with opener.open(req, timeout=2) as r:
                 return r.read().decode()
-        text = self.ns.call(fetch)
+        return self.ns.call(fetch)
+
+    def metric(self, name, **labels):
+        """One sample of this node's /metrics (the first whose labels include `labels`), or None."""
+        return metric(self.metrics(), name, **labels)
+
+    def tcp_resets_sent(self):
+        """Resets this node's kernel has sent (Tcp OutRsts of its /proc/net/snmp)."""
+        lines = [line.split() for line in self.ns.run(["cat", "/proc/net/snmp"]).stdout.splitlines()
+                 if line.startswith("Tcp:")]
+        return int(dict(zip(lines[0], lines[1]))["OutRsts"])
+
+    def power_off(self):
+        """The node as if it lost power: eth0 drops everything in and out, then every process in
+        the namespace is stopped (SIGSTOP), also one the health loop starts meanwhile."""
+        self.ns.iptables("-I", "INPUT", "-i", "eth0", "-j", "DROP")
+        self.ns.iptables("-I", "OUTPUT", "-o", "eth0", "-j", "DROP")
+        for _ in range(5):
+            new = [p for p in self.ns.pids() if p not in self.frozen and p != os.getpid()]
+            if not new:
+                return
+            for pid in new:
+                try:
+                    os.kill(pid, signal.SIGSTOP)
+                    self.frozen.append(pid)
+                except ProcessLookupError:
+                    pass
+        raise AssertionError(f"{self.name}: processes still appearing after five rounds of SIGSTOP")
+
+    def power_on(self):
+        """Undoes power_off(): the processes run on, eth0 passes traffic again."""
+        for pid in self.frozen:
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        self.frozen = []
+        self.ns.iptables("-D", "INPUT", "-i", "eth0", "-j", "DROP")
+        self.ns.iptables("-D", "OUTPUT", "-o", "eth0", "-j", "DROP")
+
+    def accepted(self):
+        """vigil_listener_connections_total per listener, from this node's /metrics."""
+        text = self.metrics()
         out = {}
         for labels, value in re.findall(r"^vigil_listener_connections_total\{([^}]*)\} (\S+)", text, re.M):
             if m := re.search(r'listener="([^"]+)"', labels):
                 out[m.group(1)] = int(float(value))
         return out
+
+
+def metric(text, name, **labels):
+    """One sample of a /metrics text (the first whose labels include `labels`), or None."""
+    for line in text.splitlines():
+        m = re.match(r"^([a-z_:]+)(?:\{(.*)\})? (\S+)$", line)
+        if m and m.group(1) == name and all(f'{k}="{v}"' in (m.group(2) or "") for k, v in labels.items()):
+            return float(m.group(3))
+    return None
 
 
 class Router:
@@ -151,6 +228,8 @@ class Router:
             self.ns.run(["sysctl", "-qw", f"{key}={value}"])
         self.bird = None
         self.resilient = False
+        self.idle_timer = []
+        self.in_group = set()
 
     def start_bird(self):
         self.bird = Bird(self.ns, self.dir, router_bird_conf())
@@ -186,32 +265,193 @@ class Router:
             out |= {x["gateway"] for x in e if "gateway" in x}
         return out
 
-    def route_resilient_service(self):
+    def route_resilient_service(self, idle_timer=None):
         """192.0.2.101 via a resilient group over the three nodes; a plain multipath route when
-        the kernel has no resilient groups. Returns True for the resilient group."""
+        the kernel has no resilient groups. Returns True for the resilient group. `idle_timer`
+        (seconds; the kernel's default is 120): how long a bucket must have been idle before it
+        may move to a next hop that comes back."""
         for i, address in enumerate(NODES.values(), start=1):
             self.ns.run(["ip", "nexthop", "add", "id", i, "via", address, "dev", "br0"])
         group = "/".join(str(i) for i in range(1, len(NODES) + 1))
+        self.idle_timer = [] if idle_timer is None else ["idle_timer", idle_timer]
         r = self.ns.run(["ip", "nexthop", "add", "id", NEXTHOP_GROUP, "group", group, "type", "resilient",
-                         "buckets", 64], check=False)
+                         "buckets", 64, *self.idle_timer], check=False)
         if r.returncode != 0:
             self.ns.run(["ip", "nexthop", "add", "id", NEXTHOP_GROUP, "group", group])
         self.ns.run(["ip", "route", "add", f"{RESILIENT_SERVICE}/32", "nhid", NEXTHOP_GROUP])
         self.resilient = r.returncode == 0
+        self.in_group = set(NODES)
         return self.resilient, r.stderr.strip()
 
     def drop_node_from_group(self, name):
         """What a routing daemon with resilient groups does when a node withdraws."""
         self.ns.run(["ip", "nexthop", "del", "id", list(NODES).index(name) + 1])
+        self.in_group.discard(name)
 
     def add_node_to_group(self, name):
         """... and when it announces again. A resilient group moves buckets to the new next hop
         only once they have been idle (idle_timer, 120 s by default): busy flows stay put."""
         i = list(NODES).index(name) + 1
         self.ns.run(["ip", "nexthop", "add", "id", i, "via", NODES[name], "dev", "br0"])
-        group = "/".join(str(k) for k in range(1, len(NODES) + 1))
-        kind = ["type", "resilient"] if self.resilient else []
+        self.in_group.add(name)
+        group = "/".join(str(list(NODES).index(n) + 1) for n in sorted(self.in_group))
+        kind = ["type", "resilient", *self.idle_timer] if self.resilient else []
         self.ns.run(["ip", "nexthop", "replace", "id", NEXTHOP_GROUP, "group", group, *kind])
+
+
+class RouteMirror:
+    """Makes the resilient group of 192.0.2.101 follow BIRD's route to 192.0.2.100, as a router
+    with resilient hashing would: a node BIRD withdraws (BFD, or its health loop) leaves the
+    group, one it announces again comes back. Woken by `ip monitor route` in the router, and
+    every 250 ms in any case. Keeps every change: (time, next hops by node name), and when the
+    group followed."""
+
+    def __init__(self, router):
+        self.router = router
+        self.changes = []        # (monotonic time, frozenset of node names) of BIRD's route
+        self.applied = []        # (monotonic time, frozenset) once the group was changed to it
+        self.errors = []
+        self.stop = threading.Event()
+        self.monitor = subprocess.Popen(["ip", "-n", router.ns.name, "monitor", "route"], stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, text=True)
+        self.wake = threading.Event()
+        self.reader = threading.Thread(target=self._read, name="fleet-route-monitor", daemon=True)
+        self.thread = threading.Thread(target=self._run, name="fleet-route-mirror", daemon=True)
+        self.reader.start()
+        self.thread.start()
+
+    def _read(self):
+        for line in self.monitor.stdout:
+            if SERVICE in line:
+                self.wake.set()
+
+    def _run(self):
+        by_address = {a: n for n, a in NODES.items()}
+        while not self.stop.is_set():
+            self.wake.wait(0.25)
+            self.wake.clear()
+            now = time.monotonic()
+            try:
+                hops = frozenset(by_address[a] for a in self.router.nexthops(SERVICE) if a in by_address)
+                if not self.changes or hops != self.changes[-1][1]:
+                    self.changes.append((now, hops))
+                    if hops:
+                        for gone in self.router.in_group - hops:
+                            self.router.drop_node_from_group(gone)
+                        for back in hops - self.router.in_group:
+                            self.router.add_node_to_group(back)
+                        self.applied.append((time.monotonic(), hops))
+            except Exception as e:  # noqa: BLE001 - reported by the test
+                self.errors.append(f"{type(e).__name__}: {e}")
+
+    def first(self, after, pred):
+        """The first (time, hops) of BIRD's route after `after` for which pred(hops) holds."""
+        return next(((t, h) for t, h in self.changes if t > after and pred(h)), None)
+
+    def applied_after(self, after, pred):
+        return next(((t, h) for t, h in self.applied if t > after and pred(h)), None)
+
+    def close(self):
+        self.stop.set()
+        self.monitor.kill()
+        self.monitor.wait(timeout=5)
+        self.thread.join(5)
+
+
+class Watch:
+    """A watch (`GET /api/v1/nodes?watch=true`) through a service address, without TCP
+    keepalive, that reconnects at once when its stream ends or fails, as client-go does. Every
+    stream keeps its node (X-Served-By), when it opened and ended and why, and its events'
+    times. A silent stream is only given up after 60 s: longer than any scenario here."""
+
+    def __init__(self, ns, address, label):
+        self.address, self.label = address, label
+        self.streams = []        # dicts: node, opened, events [times], ended, why
+        self.failed = []         # (time, why) of connects or requests that failed
+        self.stop = threading.Event()
+        self._conn = None
+        self.thread = ns.thread(self.run, f"fleet-watch-{label}")
+
+    def open(self):
+        conn = http.client.HTTPSConnection(self.address, PORT, timeout=3, context=insecure_tls())
+        conn.request("GET", WATCH_PATH)
+        r = conn.getresponse()
+        if r.status != 200:
+            conn.close()
+            raise RuntimeError(f"HTTP {r.status}")
+        conn.sock.settimeout(60)
+        return conn, r, (r.getheader("X-Served-By") or "?").split("-")[0]
+
+    def run(self):
+        while not self.stop.is_set():
+            try:
+                conn, r, node = self.open()
+            except Exception as e:  # noqa: BLE001 - a failed connect is a data point
+                self.failed.append((time.monotonic(), f"{type(e).__name__}: {e}"))
+                self.stop.wait(0.05)
+                continue
+            self._conn = conn
+            stream = {"node": node, "opened": time.monotonic(), "events": [], "ended": None, "why": None}
+            self.streams.append(stream)
+            try:
+                while not self.stop.is_set():
+                    line = r.readline()
+                    if not line:
+                        stream["why"] = "EOF"
+                        break
+                    if line.strip():
+                        stream["events"].append(time.monotonic())
+            except Exception as e:  # noqa: BLE001
+                stream["why"] = f"{type(e).__name__}: {e}"
+            stream["ended"] = time.monotonic()
+            conn.close()
+
+    def interrupt(self):
+        """Stops the watch, also when it waits on a silent stream."""
+        self.stop.set()
+        conn = self._conn
+        if conn is not None and conn.sock is not None:
+            try:
+                conn.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def stream_at(self, t):
+        """The stream open at `t`."""
+        return next((s for s in self.streams if s["opened"] <= t and (s["ended"] is None or s["ended"] > t)), None)
+
+    def back_after(self, t):
+        """The first event after `t` on a stream opened after `t`: the watch back, or None."""
+        for s in self.streams:
+            if s["opened"] > t and s["events"]:
+                return s["events"][0], s
+        return None
+
+    def longest_silence(self, stream, start, end):
+        """The longest time without an event on `stream` within [start, end]."""
+        inside = [start] + [e for e in stream["events"] if start < e < end] + [end]
+        return max(b - a for a, b in zip(inside, inside[1:]))
+
+
+class Prober:
+    """New connections (TLS, one GET) to `address` one after another, `period` apart, through the
+    faults: every one's start, end, node and error."""
+
+    def __init__(self, ns, address=SERVICE, timeout=1.0, period=0.05):
+        self.address, self.timeout, self.period = address, timeout, period
+        self.results = []   # (start, node or None, error, end)
+        self.stop = threading.Event()
+        self.thread = ns.thread(self.run, "fleet-prober")
+
+    def run(self):
+        while not self.stop.is_set():
+            start = time.monotonic()
+            node, err = new_connection(self.address, timeout=self.timeout)
+            self.results.append((start, node, err, time.monotonic()))
+            self.stop.wait(self.period)
+
+    def between(self, t0, t1):
+        return [r for r in self.results if t0 <= r[0] <= t1]
 
 
 class Session:

@@ -8,7 +8,6 @@ do to established sessions on the other nodes, with BIRD's plain multipath route
 resilient nexthop group (asserted: the group keeps them all).
 """
 import collections
-import threading
 import time
 from pathlib import Path
 
@@ -16,7 +15,7 @@ import pytest
 
 from netns_harness import ROOT, NetNS, missing_prerequisites, wait_for
 from fleet_harness import BIRD, DEPLOY, CLIENT, CLIENT_GW, NODES, RESILIENT_SERVICE, SERVICE, Node, Router, \
-    Session, new_connection, veth, wait_nexthops
+    Prober, Session, new_connection, veth, wait_nexthops
 
 pytestmark = [
     pytest.mark.skipif(missing_prerequisites() is not None, reason=missing_prerequisites() or ""),
@@ -27,25 +26,6 @@ WITHDRAW_BOUND = 2.0     # vigil killed -> route gone (health loop: 2 failures 2
 BFD_BOUND = 1.5          # a silent node -> route gone (BFD: 3 x 100 ms, and BIRD's reaction)
 SPREAD = 60              # new connections to show the spread
 SESSIONS = 30            # established sessions per service address
-
-
-class Prober:
-    """New connections to SERVICE every 50 ms through the faults, to count what failed."""
-
-    def __init__(self, ns):
-        self.results = []   # (start, node or None, error)
-        self.stop = threading.Event()
-        self.thread = ns.thread(self.run, "fleet-prober")
-
-    def run(self):
-        while not self.stop.is_set():
-            start = time.monotonic()
-            node, err = new_connection(SERVICE, timeout=1.0)
-            self.results.append((start, node, err))
-            self.stop.wait(0.05)
-
-    def between(self, t0, t1):
-        return [r for r in self.results if t0 <= r[0] <= t1]
 
 
 def spread(client_ns, n):
