@@ -36,6 +36,12 @@ void peer_metrics(Writer& w, const model::LoadBalancerView& file) {
   std::vector<std::string> labels;
   for (const model::PeerStatus& p : file.peers)
     append_label(labels.emplace_back(), "", "peer", p.name);
+  // One sample per peer of what `value` reads of it.
+  const auto per_peer = [&](std::string_view name, std::string_view type, std::string_view help,
+                            uint64_t (*value)(const model::PeerStatus&)) {
+    w.family(name, type, help);
+    for (size_t i = 0; i < labels.size(); ++i) w.sample(name, labels[i], "", value(file.peers[i]));
+  };
   w.family("vigil_peer_up", "gauge",
            "1 while the stream is up and authenticated: `send` carries this node's sessions to "
            "the peer, `receive` the peer's to this node.");
@@ -44,26 +50,18 @@ void peer_metrics(Writer& w, const model::LoadBalancerView& file) {
     w.sample("vigil_peer_up", labels[i], ",direction=\"receive\"",
              uint64_t{file.peers[i].receiving});
   }
-  w.family("vigil_peer_sessions", "gauge", "The peer's client sessions, as it last said.");
-  for (size_t i = 0; i < labels.size(); ++i) {
-    w.sample("vigil_peer_sessions", labels[i], "", file.peers[i].sessions_known);
-  }
-  w.family("vigil_peer_lost_total", "counter",
-           "Times the peer's stream went silent (1 s) or closed.");
-  for (size_t i = 0; i < labels.size(); ++i) {
-    w.sample("vigil_peer_lost_total", labels[i], "", file.peers[i].lost);
-  }
-  w.family("vigil_peer_refused_total", "counter",
+  per_peer("vigil_peer_sessions", "gauge", "The peer's client sessions, as it last said.",
+           [](const model::PeerStatus& p) { return p.sessions_known; });
+  per_peer("vigil_peer_lost_total", "counter",
+           "Times the peer's stream went silent (1 s) or closed.",
+           [](const model::PeerStatus& p) { return p.lost; });
+  per_peer("vigil_peer_refused_total", "counter",
            "Connections as the peer refused: no valid proof of the peers token, broken frames, "
-           "or more sessions than the bound.");
-  for (size_t i = 0; i < labels.size(); ++i) {
-    w.sample("vigil_peer_refused_total", labels[i], "", file.peers[i].refused);
-  }
-  w.family("vigil_peer_sessions_tickled_total", "counter",
-           "The peer's sessions this node tickled after the peer was lost.");
-  for (size_t i = 0; i < labels.size(); ++i) {
-    w.sample("vigil_peer_sessions_tickled_total", labels[i], "", file.peers[i].sessions_tickled);
-  }
+           "or more sessions than the bound.",
+           [](const model::PeerStatus& p) { return p.refused; });
+  per_peer("vigil_peer_sessions_tickled_total", "counter",
+           "The peer's sessions this node tickled after the peer was lost.",
+           [](const model::PeerStatus& p) { return p.sessions_tickled; });
   w.family("vigil_peer_sessions_sent", "gauge",
            "This node's client sessions, as its peers know them.");
   w.sample("vigil_peer_sessions_sent", file.peer_sessions_sent);

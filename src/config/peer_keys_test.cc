@@ -10,15 +10,8 @@ namespace {
 
 using testing::all;
 using testing::has_error;
+using testing::kListenerAndPool;
 using testing::load;
-
-constexpr std::string_view kListenerAndPool = R"(
-listeners: [{name: api, bind: "127.0.0.1:6443", pool: masters}]
-pools:
-  - name: masters
-    health_monitor: {type: TCP}
-    members: [{name: a, address: 10.0.0.1, port: 6443}]
-)";
 
 LoadResult load_with(std::string_view peers) {
   return load(std::string(peers) + std::string(kListenerAndPool));

@@ -12,15 +12,8 @@ namespace {
 using namespace std::chrono_literals;
 using testing::all;
 using testing::has_error;
+using testing::kListenerAndPool;
 using testing::load;
-
-constexpr std::string_view kListenerAndPool = R"(
-listeners: [{name: api, bind: "127.0.0.1:6443", pool: masters}]
-pools:
-  - name: masters
-    health_monitor: {type: TCP}
-    members: [{name: a, address: 10.0.0.1, port: 6443}]
-)";
 
 TEST(ProcessKeys, LoadWithEveryValue) {
   const LoadResult r = load(std::string(R"(

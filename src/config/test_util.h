@@ -17,6 +17,15 @@ inline LoadResult load(std::string_view text, const std::string& file = "vigil.y
   return load_yaml(text, file);
 }
 
+// A listener and its pool, for tests of the keys beside them (process settings, peers).
+inline constexpr std::string_view kListenerAndPool = R"(
+listeners: [{name: api, bind: "127.0.0.1:6443", pool: masters}]
+pools:
+  - name: masters
+    health_monitor: {type: TCP}
+    members: [{name: a, address: 10.0.0.1, port: 6443}]
+)";
+
 inline std::string all(const std::vector<Diagnostic>& diagnostics) {
   std::string out;
   for (const Diagnostic& d : diagnostics) out += "  " + d.to_string() + "\n";
