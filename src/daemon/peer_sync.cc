@@ -17,7 +17,11 @@ using asio::ip::tcp;
 // An outbound stream: this node's sessions, to one other node.
 struct PeerSync::Peer {
   model::Peer config;
-  std::shared_ptr<peers::Link> link;   // connecting, handshaking or up
+  std::shared_ptr<tcp::socket> connecting;  // while a connect is under way
+  std::shared_ptr<peers::Link> link;        // handshaking or up
+  // Each attempt's number: what an earlier attempt's socket or link reports later is ignored.
+  uint64_t attempt = 0;
+  TimePoint attempt_at{};
   peers::Hello hello;                  // the one this node sent on `link`
   std::optional<peers::Hello> answer;  // the one it answered with
   bool up = false;                     // the other side proved it holds the token
@@ -113,6 +117,10 @@ void PeerSync::stop() {
   for (auto& in : handshaking_) in->link->close();
   handshaking_.clear();
   for (auto& p : peers_) {
+    if (p->connecting) {
+      boost::system::error_code ec;
+      p->connecting->close(ec);
+    }
     if (p->link) p->link->close();
     if (p->receiving) p->receiving->link->close();
     p->receiving.reset();
@@ -264,31 +272,56 @@ void PeerSync::connect(Peer& p) {
   const auto address = asio::ip::make_address(p.config.address, ec);
   if (ec) return;
   auto socket = std::make_shared<tcp::socket>(io_);
-  p.retry_at = clock_.now() + kRetry;
+  const uint64_t attempt = ++p.attempt;
+  p.attempt_at = clock_.now();
+  p.retry_at = p.attempt_at + kRetry;
+  p.connecting = socket;
   p.hello = {.name = self_, .nonce = peers::random_nonce()};
-  socket->async_connect(
-      tcp::endpoint(address, p.config.port),
-      [this, &p, socket, alive = std::weak_ptr<int>(alive_)](boost::system::error_code ec) {
-        if (alive.expired() || stopped_) return;
-        if (ec) {
-          if (p.last_error != ec.message()) {
-            p.last_error = ec.message();
-            log::warn("peer sync: cannot connect to {} at {}:{}: {}; trying every second",
-                      p.config.name, p.config.address, p.config.port, ec.message());
-          }
-          return;
-        }
-        p.link = std::make_shared<peers::Link>(
-            std::move(*socket),
-            peers::Link::Handlers{
-                .on_frame = [this, &p](const peers::Frame& f,
-                                       std::string& why) { return on_outbound_frame(p, f, why); },
-                .on_closed = [this, &p](const std::string& why) { outbound_closed(p, why); }});
-        p.link->start();
-        std::vector<uint8_t> out;
-        peers::append(out, p.hello);
-        p.link->send(out);
-      });
+  socket->async_connect(tcp::endpoint(address, p.config.port), [this, &p, socket, attempt,
+                                                                alive = std::weak_ptr<int>(alive_)](
+                                                                   boost::system::error_code ec) {
+    if (alive.expired() || stopped_ || attempt != p.attempt) return;
+    p.connecting.reset();
+    if (ec) {
+      if (p.last_error != ec.message()) {
+        p.last_error = ec.message();
+        log::warn("peer sync: cannot connect to {} at {}:{}: {}; trying every second",
+                  p.config.name, p.config.address, p.config.port, ec.message());
+      }
+      return;
+    }
+    p.link = std::make_shared<peers::Link>(
+        std::move(*socket),
+        peers::Link::Handlers{.on_frame =
+                                  [this, &p, attempt](const peers::Frame& f, std::string& why) {
+                                    return attempt == p.attempt && on_outbound_frame(p, f, why);
+                                  },
+                              .on_closed =
+                                  [this, &p, attempt](const std::string& why) {
+                                    if (attempt == p.attempt) outbound_closed(p, why);
+                                  }});
+    p.link->start();
+    std::vector<uint8_t> out;
+    peers::append(out, p.hello);
+    p.link->send(out);
+  });
+}
+
+// A connect or handshake that has not finished in kHandshake (a peer frozen or powered off: its
+// SYNs or its answer never come) is given up, and the next tick tries again.
+void PeerSync::abandon_attempt(Peer& p) {
+  if (p.connecting) {
+    boost::system::error_code ec;
+    p.connecting->close(ec);
+    p.connecting.reset();
+  }
+  if (p.link) p.link->close();  // no handler runs after close()
+  ++p.attempt;
+  outbound_closed(
+      p, "no answer within " +
+             std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kHandshake).count()) +
+             " s");
+  p.retry_at = clock_.now();
 }
 
 bool PeerSync::on_outbound_frame(Peer& p, const peers::Frame& f, std::string& why) {
@@ -356,7 +389,10 @@ void PeerSync::tick() {
   const bool was_stopped = ticked_at_ != TimePoint{} && now - ticked_at_ >= kSilence / 2;
   ticked_at_ = now;
   for (auto& p : peers_) {
-    if (!p->link && now >= p->retry_at) connect(*p);
+    if ((p->connecting || (p->link && !p->up)) && now - p->attempt_at >= kHandshake) {
+      abandon_attempt(*p);
+    }
+    if (!p->link && !p->connecting && now >= p->retry_at) connect(*p);
     if (was_stopped) p->heard_at = now;
     if (p->receiving && now - p->heard_at >= kSilence) {
       auto in = std::move(p->receiving);

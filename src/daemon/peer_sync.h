@@ -70,6 +70,7 @@ class PeerSync {
                         std::string& why);
   void inbound_closed(const std::shared_ptr<Inbound>& in, const std::string& why);
   void connect(Peer& p);
+  void abandon_attempt(Peer& p);
   bool on_outbound_frame(Peer& p, const peers::Frame& f, std::string& why);
   void outbound_closed(Peer& p, const std::string& why);
   void tick();
