@@ -428,7 +428,12 @@ class KubectlWatch:
             self._proc = proc
             for line in iter(proc.stdout.readline, ""):
                 self.lines.append((time.monotonic(), line.rstrip("\n")))
-            self.exits.append((time.monotonic(), proc.wait()))
+            try:
+                code = proc.wait(timeout=10)   # its output ended: it is exiting
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                code = proc.wait(timeout=5)
+            self.exits.append((time.monotonic(), code))
             self.stop.wait(0.05)
 
     def interrupt(self):
@@ -449,8 +454,8 @@ class KubectlWatch:
             silences.append((now - times[-1], None))   # still silent
         return max(silences, key=lambda s: s[0])[1]
 
-    def protocol_lines(self):
-        """What Go's transport logged of its connections: HTTP/2 ones say "http2: Transport"."""
+    def transport_lines(self):
+        """What Go's HTTP/2 transport logged of its connections and health checks."""
         try:
             text = self.log_path.read_text(errors="replace")
         except FileNotFoundError:

@@ -95,7 +95,7 @@ def test_keepalived_freeze(tmp_path, priority):
             kubectl.thread.start()
             # The table's header, three nodes listed, three ADDED, then the MODIFIED events.
             wait_for(lambda: len(kubectl.lines) >= 9, 30, what="kubectl get nodes --watch printing events")
-            http2 = kubectl.protocol_lines()
+            http2 = kubectl.transport_lines()
             print(f"kubectl watch: {http2[0].split('] ')[-1] if http2 else 'no HTTP/2 connection logged'}")
             assert http2, f"kubectl did not speak HTTP/2 (no transport line in {kubectl.log_path})"
 
@@ -159,7 +159,7 @@ def test_keepalived_freeze(tmp_path, priority):
             problems.append(f"freeze: kubectl get nodes --watch (HTTP/2) printed nothing for {kubectl_back:.2f}s "
                             f"after the freeze (bound {TAKEOVER_BOUND}s): {standby.name} did not take its "
                             f"session over; its exits: {kubectl.exits!r}; its transport: "
-                            f"{kubectl.protocol_lines()[-3:]!r}")
+                            f"{kubectl.transport_lines()[-3:]!r}")
         if watch_gap["keepalive 1s"] > WATCH_BOUND:
             problems.append(f"freeze: the keepalive watch was silent {watch_gap['keepalive 1s']:.2f}s "
                             f"(bound {WATCH_BOUND}s)")
