@@ -237,3 +237,204 @@ def test_watch_streams_events(start):
     assert [e["type"] for e in events] == ["ADDED"] * 3 + ["MODIFIED"] * 2
     assert events[0]["object"]["kind"] == "Node"
     conn.close()
+
+
+# HTTP/2: what Go clients (kubectl, client-go) speak when the server accepts "h2" in ALPN.
+
+class H2Client:
+    """One TLS connection that offered ALPN "h2", driven by the h2 library (python3-h2)."""
+
+    def __init__(self, sim, alpn=("h2", "http/1.1")):
+        import h2.config
+        import h2.connection
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        context.set_alpn_protocols(list(alpn))
+        self.sock = context.wrap_socket(socket.create_connection((sim.host, sim.port), timeout=WAIT))
+        self.protocol = self.sock.selected_alpn_protocol()
+        self.conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+        self.events = []   # (monotonic time, event), every event received so far
+        if self.protocol == "h2":
+            self.conn.initiate_connection()
+            self.flush()
+
+    def flush(self):
+        if data := self.conn.data_to_send():
+            self.sock.sendall(data)
+
+    def receive(self, timeout):
+        """Reads what arrives within timeout (or until the server closes); returns the new events."""
+        self.sock.settimeout(timeout)
+        try:
+            data = self.sock.recv(65536)
+        except (socket.timeout, TimeoutError):
+            return []
+        if not data:
+            raise ConnectionError("the server closed the connection")
+        new = self.conn.receive_data(data)
+        now = time.monotonic()
+        self.events += [(now, e) for e in new]
+        self.flush()   # SETTINGS and PING acks, window updates
+        return new
+
+    def wait(self, condition, what, timeout=WAIT):
+        """Receives until condition(events) is true; returns its value. Bounded by timeout."""
+        deadline = time.monotonic() + timeout
+        while not (value := condition([e for _, e in self.events])):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                pytest.fail(f"HTTP/2: timed out after {timeout}s waiting for {what}")
+            self.receive(min(left, 0.5))
+        return value
+
+    def get(self, path, method="GET"):
+        stream = self.conn.get_next_available_stream_id()
+        self.conn.send_headers(stream, [(":method", method), (":path", path), (":scheme", "https"),
+                                        (":authority", "apisim")], end_stream=True)
+        self.flush()
+        return stream
+
+    def response(self, stream, timeout=WAIT):
+        """(status, headers, body) of a finished stream."""
+        import h2.events
+        self.wait(lambda evs: any(isinstance(e, h2.events.StreamEnded) and e.stream_id == stream for e in evs),
+                  f"the end of stream {stream}", timeout)
+        evs = [e for _, e in self.events if getattr(e, "stream_id", None) == stream]
+        headers = {k.decode(): v.decode() for e in evs if isinstance(e, h2.events.ResponseReceived)
+                   for k, v in e.headers}
+        body = b"".join(e.data for e in evs if isinstance(e, h2.events.DataReceived))
+        return int(headers[":status"]), headers, body.decode()
+
+    def request(self, path, method="GET"):
+        return self.response(self.get(path, method))
+
+    def ping(self, payload):
+        self.conn.ping(payload)
+        self.flush()
+
+    def close(self):
+        self.sock.close()
+
+
+@pytest.fixture
+def h2client():
+    clients = []
+
+    def connect(sim, **kwargs):
+        clients.append(H2Client(sim, **kwargs))
+        return clients[-1]
+
+    yield connect
+    for c in clients:
+        c.close()
+
+
+def test_h2_is_chosen_when_offered_and_http11_stays_for_the_others(start, h2client):
+    sim = start("--name", "master-02")
+    assert h2client(sim).protocol == "h2"
+    assert h2client(sim, alpn=("http/1.1",)).protocol == "http/1.1"
+    assert sim.request("/readyz")[1]["X-Served-By"] == "master-02"   # no ALPN at all: HTTP/1.1
+
+
+def test_h2_serves_what_kubectl_get_nodes_asks_for(start, h2client):
+    sim = start("--name", "master-02")
+    client = h2client(sim)
+    streams = {path: client.get(path) for path in
+               ("/readyz?verbose", "/api", "/apis", "/api/v1", "/api/v1/nodes?limit=500", "/version")}
+    answers = {path: client.response(stream) for path, stream in streams.items()}  # several at once
+    for path, (status, headers, _) in answers.items():
+        assert status == 200 and headers["x-served-by"] == "master-02", path
+    assert answers["/readyz?verbose"][2].endswith("readyz check passed\n")
+    assert json.loads(answers["/api"][2])["kind"] == "APIVersions"
+    assert json.loads(answers["/api/v1"][2])["resources"][0]["name"] == "nodes"
+    status, headers, body = answers["/api/v1/nodes?limit=500"]
+    assert json.loads(body)["kind"] == "NodeList" and int(headers["content-length"]) == len(body)
+    status, headers, body = client.request("/version", method="HEAD")
+    assert (status, body) == (200, "") and int(headers["content-length"]) > 0
+    assert client.request("/no/such/path")[0] == 404
+
+
+def test_h2_watch_streams_events_and_pings_are_answered(start, h2client):
+    import h2.events
+    sim = start("--watch-interval", "100ms")
+    client = h2client(sim)
+    watch = client.get("/api/v1/nodes?watch=true")
+
+    def lines(evs):
+        data = b"".join(e.data for e in evs if isinstance(e, h2.events.DataReceived) and e.stream_id == watch)
+        return [json.loads(line) for line in data.split(b"\n") if line]
+
+    events = client.wait(lambda evs: len(lines(evs)) >= 5 and lines(evs), "five watch events")
+    assert [e["type"] for e in events[:5]] == ["ADDED"] * 3 + ["MODIFIED"] * 2
+    client.ping(b"vigil-h2")   # what client-go sends after 30 s without a frame
+    ack = client.wait(lambda evs: [e for e in evs if isinstance(e, h2.events.PingAckReceived)], "the PING ack")
+    assert ack[0].ping_data == b"vigil-h2"
+    status, _, body = client.request("/readyz")   # beside the watch, on the same connection
+    assert (status, body) == (200, "ok")
+
+
+def test_h2_watch_timeout_ends_the_stream(start, h2client):
+    import h2.events
+    sim = start("--watch-interval", "100ms")
+    client = h2client(sim)
+    watch = client.get("/api/v1/nodes?watch=true&timeoutSeconds=1")
+    client.wait(lambda evs: any(isinstance(e, h2.events.StreamEnded) and e.stream_id == watch for e in evs),
+                "the watch to end after timeoutSeconds=1", timeout=5)
+    assert client.request("/readyz")[0] == 200   # the connection stays
+
+
+def test_h2_hang_leaves_pings_unanswered(start, h2client):
+    """A frozen server (the hang scenario: SIGSTOP) answers no PING: client-go's health check then
+    gives up on the connection. Resumed, it answers."""
+    import h2.events
+    sim = start()
+    client = h2client(sim)
+    assert client.request("/readyz")[0] == 200
+    sim.proc.send_signal(signal.SIGSTOP)
+    try:
+        client.ping(b"frozen?!")
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            client.receive(deadline - time.monotonic())
+        assert not [e for _, e in client.events if isinstance(e, h2.events.PingAckReceived)], \
+            "a stopped server answered a PING"
+    finally:
+        sim.proc.send_signal(signal.SIGCONT)
+    client.wait(lambda evs: [e for e in evs if isinstance(e, h2.events.PingAckReceived)], "the PING ack on resume")
+
+
+def test_h2_kept_connection_controls_the_fault(start, h2client):
+    sim = start()
+    kept = h2client(sim)   # opened before the fault: served as usual while it lasts
+    status, _, body = kept.request("/sim/fault?mode=reset", method="POST")
+    assert status == 200 and json.loads(body)["connectionFault"] == "reset"
+    assert reset_by(sim, b""), "a new connection was not reset"
+    assert kept.request("/sim/fault?mode=none", method="POST")[0] == 200
+    assert h2client(sim).request("/readyz")[0] == 200
+
+
+def test_h2_sigterm_ends_watches_then_goaway(start, h2client):
+    """As kube-apiserver: /readyz fails at once while everything is served; after the delay each
+    watch ends (END_STREAM) and the connection gets a GOAWAY with no error before it closes."""
+    import h2.errors
+    import h2.events
+    sim = start("--shutdown-delay", "1s", "--watch-interval", "100ms")
+    client = h2client(sim)
+    watch = client.get("/api/v1/nodes?watch=true")
+    sim.proc.send_signal(signal.SIGTERM)
+    status, _, body = poll(lambda: (r := client.request("/readyz?verbose")) and r[0] == 500 and r,
+                           "/readyz to fail over HTTP/2 after SIGTERM")
+    assert "[-]shutdown failed" in body
+
+    def ended(evs):
+        return any(isinstance(e, h2.events.StreamEnded) and e.stream_id == watch for e in evs)
+
+    client.wait(ended, "the watch to end at the end of the shutdown delay")
+    try:
+        goaway = client.wait(lambda evs: [e for e in evs if isinstance(e, h2.events.ConnectionTerminated)],
+                             "the GOAWAY")
+    except ConnectionError:
+        goaway = [e for _, e in client.events if isinstance(e, h2.events.ConnectionTerminated)]
+    assert goaway and goaway[0].error_code == h2.errors.ErrorCodes.NO_ERROR
+    assert sim.proc.wait(timeout=WAIT) == 0

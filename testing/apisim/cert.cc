@@ -88,12 +88,14 @@ Result<CertPtr> self_signed(EVP_PKEY* key, std::string_view name) {
   return cert;
 }
 
-// Go clients offer "h2" first; this server speaks HTTP/1.1 only.
+// "h2" when the client offers it (Go clients offer it first, as kube-apiserver prefers it), else
+// "http/1.1"; a client that offers neither gets no ALPN answer and HTTP/1.1.
 int select_alpn(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
                 unsigned int inlen, void*) {
-  static constexpr unsigned char kHttp11[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+  static constexpr unsigned char kProtocols[] = {2,   'h', '2', 8,   'h', 't',
+                                                 't', 'p', '/', '1', '.', '1'};
   unsigned char* selected = nullptr;
-  if (SSL_select_next_proto(&selected, outlen, kHttp11, sizeof kHttp11, in, inlen) !=
+  if (SSL_select_next_proto(&selected, outlen, kProtocols, sizeof kProtocols, in, inlen) !=
       OPENSSL_NPN_NEGOTIATED) {
     return SSL_TLSEXT_ERR_NOACK;
   }

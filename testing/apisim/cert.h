@@ -11,7 +11,7 @@
 
 namespace vigil::apisim {
 
-// TLS 1.2 and 1.3 only, ALPN "http/1.1" when the client offers it.
+// TLS 1.2 and 1.3 only; ALPN "h2" when the client offers it, else "http/1.1".
 // Requires: cert_file and key_file both empty (self-signed for name) or both set.
 Result<void> configure_tls(SSL_CTX* ctx, std::string_view name, const std::string& cert_file,
                            const std::string& key_file);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "testing/apisim/h2_session.h"
 #include "testing/apisim/routes.h"
 
 namespace vigil::apisim {
@@ -162,13 +163,22 @@ asio::awaitable<void> serve_requests(Stream& stream, Live& live, ServerContext& 
   }
 }
 
+bool negotiated_h2(SSL* ssl) {
+  const unsigned char* protocol = nullptr;
+  unsigned int length = 0;
+  SSL_get0_alpn_selected(ssl, &protocol, &length);
+  return std::string_view(reinterpret_cast<const char*>(protocol), length) == "h2";
+}
+
 }  // namespace
 
 std::size_t ServerContext::close_all() {
   stopping = true;
   const std::vector<Live*> sessions(live.begin(), live.end());
   for (Live* session : sessions) {
-    if (session->watching) {
+    if (session->finish) {
+      session->finish();
+    } else if (session->watching) {
       session->watch_timer->cancel();  // the watch sends its last chunk, then closes
     } else {
       session->stream->close();
@@ -197,7 +207,11 @@ asio::awaitable<void> serve_tls(asio::ip::tcp::socket socket, asio::ssl::context
   if (auto [ec] = co_await stream.async_handshake(asio::ssl::stream_base::server, kTuple); ec) {
     co_return;
   }
-  co_await serve_requests(stream, live, ctx);
+  if (negotiated_h2(stream.native_handle())) {
+    co_await serve_h2(stream, live, ctx);
+  } else {
+    co_await serve_requests(stream, live, ctx);
+  }
   // close_notify, bounded: a client that never answers it must not hold the session.
   stream.next_layer().expires_after(kCloseTimeout);
   co_await stream.async_shutdown(kTuple);

@@ -7,6 +7,7 @@
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
+#include <functional>
 #include <unordered_set>
 
 #include "base/clock.h"
@@ -19,6 +20,9 @@ struct Live {
   boost::beast::tcp_stream* stream;
   boost::asio::steady_timer* watch_timer;
   bool watching = false;
+  // Set by an HTTP/2 session: ends its watch streams and sends GOAWAY (it has several streams
+  // and one connection, so neither the timer nor a close fits).
+  std::function<void()> finish;
 };
 
 struct ServerContext {
@@ -27,7 +31,8 @@ struct ServerContext {
   std::unordered_set<Live*> live;
   bool stopping = false;  // set by close_all: sessions finish instead of reading more
 
-  // Ends every session: a watch gets its last chunk, any other connection is closed.
+  // Ends every session: a watch gets its last chunk, any other HTTP/1.1 connection is closed,
+  // an HTTP/2 one ends its streams and says GOAWAY.
   // Returns how many connections were open.
   std::size_t close_all();
 };

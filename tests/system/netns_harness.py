@@ -679,23 +679,19 @@ class NewConnClient(Client):
             self.stop.wait(max(0.0, nxt - time.monotonic()))
 
 
-class KubectlClient(Client):
-    """The real kubectl: `kubectl get --raw /api/v1/nodes/master-01` about once a second."""
-
-    def __init__(self, ns, lb, stop, kubectl, workdir):
-        super().__init__(ns, lb, stop)
-        self.kubectl = kubectl
-        self.requests = []
-        d = Path(workdir) / f"kubectl-{lb.port}"
-        d.mkdir(parents=True, exist_ok=True)
-        self.kubeconfig = d / "kubeconfig"
-        self.kubeconfig.write_text(f"""\
+def kubectl_setup(directory, server):
+    """(kubeconfig path, environment) for a kubectl of the tests' own: the cluster at `server`
+    (any certificate, a dummy token), no proxy from the environment, no writes to ~/.kube."""
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    kubeconfig = d / "kubeconfig"
+    kubeconfig.write_text(f"""\
 apiVersion: v1
 kind: Config
 clusters:
 - name: vigil
   cluster:
-    server: https://{LB_HOST}:{lb.port}
+    server: {server}
     insecure-skip-tls-verify: true
 users:
 - name: test
@@ -706,9 +702,20 @@ contexts:
   context: {{cluster: vigil, user: test}}
 current-context: vigil
 """)
-        # No proxy from the environment, no writes to ~/.kube.
-        self.env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
-        self.env.update(HOME=str(d), KUBECACHEDIR=str(d / "cache"))
+    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
+    env.update(HOME=str(d), KUBECACHEDIR=str(d / "cache"))
+    return kubeconfig, env
+
+
+class KubectlClient(Client):
+    """The real kubectl: `kubectl get --raw /api/v1/nodes/master-01` about once a second."""
+
+    def __init__(self, ns, lb, stop, kubectl, workdir):
+        super().__init__(ns, lb, stop)
+        self.kubectl = kubectl
+        self.requests = []
+        self.kubeconfig, self.env = kubectl_setup(Path(workdir) / f"kubectl-{lb.port}",
+                                                  f"https://{LB_HOST}:{lb.port}")
 
     def one(self):
         start = time.monotonic()

@@ -16,15 +16,23 @@ in both cases: when the resumed node took the address back (VRRP: it has the hig
 session there is valid again; when the other node kept it, the resumed node's keepalived removes
 the address, its vigil hears that (netlink), resets its sessions on it and tickles their clients,
 and the client's challenge ACK draws a reset from the holder, which has never heard of the session.
+
+Also the real client of a cluster: `kubectl get nodes --watch` through the address, over HTTP/2
+with client-go's health check at its defaults (a PING after 30 s without a frame, 15 s for the
+answer). Frozen, its node sends nothing, so without the takeover kubectl stays silent until that
+PING meets the new holder's reset, about 30 s (measured by hand in docs/ha.md). Asserted: it
+prints again within TAKEOVER_BOUND of the freeze (its connection tickled, kubectl started again
+as it exits, as a person's would be).
 """
 import time
+import warnings
 from pathlib import Path
 
 import pytest
 
-from netns_harness import missing_prerequisites, sleep_until, wait_for
-from pair_harness import KEEPALIVED, PRIORITY, Client, Pair, VipWatch, client_neighbor, longest_stall, measure, \
-    stop
+from netns_harness import find_kubectl, missing_prerequisites, sleep_until, wait_for
+from pair_harness import KEEPALIVED, PRIORITY, Client, KubectlWatch, Pair, VipWatch, client_neighbor, longest_stall, \
+    measure, stop
 
 pytestmark = [
     pytest.mark.skipif(missing_prerequisites() is not None, reason=missing_prerequisites() or ""),
@@ -64,7 +72,7 @@ def test_keepalived_freeze(tmp_path, priority):
     """`priority`: the frozen node's, against the other's. On resume the node with the higher
     priority keeps the address: the frozen one takes it back, or the new holder keeps it."""
     pair = Pair(tmp_path)
-    client = watches = None
+    client = watches = kubectl = None
     try:
         active = pair.start()
         want = max(pair.nodes, key=lambda n: PRIORITY[n.name] * (1 if priority == "higher" else -1))
@@ -74,11 +82,22 @@ def test_keepalived_freeze(tmp_path, priority):
         client = Client(pair.client_ns)
         watches = {"keepalive 1s": VipWatch(pair.client_ns, keepalive=True),
                    "no keepalive": VipWatch(pair.client_ns, keepalive=False)}
+        if (kubectl_binary := find_kubectl()) is not None:
+            kubectl = KubectlWatch(pair.client_ns, kubectl_binary, tmp_path)
+        else:
+            warnings.warn("kubectl is not installed: the freeze test runs without its kubectl watch")
         client.thread.start()
         for w in watches.values():
             w.thread.start()
         wait_for(lambda: sum(a.ok for a in client.attempts) >= 3 and all(len(w.events) >= 2 for w in watches.values()),
                  15, what="the client and both watches through the VIP")
+        if kubectl is not None:
+            kubectl.thread.start()
+            # The table's header, three nodes listed, three ADDED, then the MODIFIED events.
+            wait_for(lambda: len(kubectl.lines) >= 9, 30, what="kubectl get nodes --watch printing events")
+            http2 = kubectl.transport_lines()
+            print(f"kubectl watch: {http2[0].split('] ')[-1] if http2 else 'no HTTP/2 connection logged'}")
+            assert http2, f"kubectl did not speak HTTP/2 (no transport line in {kubectl.log_path})"
 
         fault_at = time.monotonic()
         active.freeze()
@@ -89,6 +108,12 @@ def test_keepalived_freeze(tmp_path, priority):
         watch_gap = {k: w.longest_silence(fault_at - 1.0, time.monotonic()) for k, w in watches.items()}
         print("    watch gap while frozen: " + ", ".join(f"{k} {v:.2f}s" for k, v in watch_gap.items()))
         print(f"    {standby.name}'s peer sync: " + " | ".join(peer_lines(standby)))
+        if kubectl is not None:
+            back = kubectl.back_after(fault_at, time.monotonic())
+            kubectl_back = back - fault_at if back is not None else float("inf")
+            exits = [f"{t - fault_at:+.2f}s exit {code}" for t, code in kubectl.exits if t > fault_at - 1.0]
+            print(f"    kubectl watch (HTTP/2) printing again {kubectl_back:.2f}s after the freeze; kubectl "
+                  f"{', '.join(exits) or 'did not exit'}")
 
         resumed_at = time.monotonic()
         active.resume()
@@ -106,6 +131,8 @@ def test_keepalived_freeze(tmp_path, priority):
         client.stop.set()
         for w in watches.values():
             w.interrupt()
+        if kubectl is not None:
+            kubectl.interrupt()
         after = [a for a in client.attempts if a.start >= resumed_at and a.end <= end]
         failed_after = [a for a in after if not a.ok]
         stuck_back = watches["no keepalive"].first_event_after(resumed_at)
@@ -128,6 +155,11 @@ def test_keepalived_freeze(tmp_path, priority):
             problems.append(f"freeze: the watch without keepalive was silent {watch_gap['no keepalive']:.2f}s "
                             f"(bound {TAKEOVER_BOUND}s): {standby.name} did not take its session over; "
                             f"its peer sync said: {peer_lines(standby)!r}")
+        if kubectl is not None and kubectl_back > TAKEOVER_BOUND:
+            problems.append(f"freeze: kubectl get nodes --watch (HTTP/2) printed nothing for {kubectl_back:.2f}s "
+                            f"after the freeze (bound {TAKEOVER_BOUND}s): {standby.name} did not take its "
+                            f"session over; its exits: {kubectl.exits!r}; its transport: "
+                            f"{kubectl.transport_lines()[-3:]!r}")
         if watch_gap["keepalive 1s"] > WATCH_BOUND:
             problems.append(f"freeze: the keepalive watch was silent {watch_gap['keepalive 1s']:.2f}s "
                             f"(bound {WATCH_BOUND}s)")
@@ -153,4 +185,6 @@ def test_keepalived_freeze(tmp_path, priority):
             client.stop.set()
         for w in (watches or {}).values():
             w.interrupt()
+        if kubectl is not None:
+            kubectl.interrupt()
         pair.destroy()
