@@ -134,3 +134,12 @@ def test_a_load_balancer_vigil_lost_is_pushed_again_under_the_failover_lock(monk
     octavia.provisioning = "PENDING_UPDATE"  # a change holds it: left to that change
     poller.poll()
     assert pushed == [OURS] and octavia.locked == [OURS]
+
+
+def test_an_agent_that_starts_while_vigil_is_down_reads_the_tree_from_octavia():
+    vigil, lib = FakeVigil(), FakeLibrary()
+    vigil.down = "timed out"
+    poller = StatusPoller(vigil, lib, resync_polls=100, octavia=FakeOctavia())
+    with pytest.raises(VigilError):
+        poller.poll()
+    assert lib.statuses == [UNREACHABLE]

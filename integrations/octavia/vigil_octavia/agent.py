@@ -14,6 +14,8 @@ status.unreachable_update), so Octavia never keeps a stale ONLINE. When it answe
 statuses are written; a load balancer Octavia has ACTIVE that vigil lacks (it restarted without
 its state) is locked and pushed again, as a failover would (repush.py).
 """
+import time
+
 from oslo_log import log as logging
 
 from vigil_octavia import config
@@ -80,12 +82,19 @@ class StatusPoller:
         for lb_id, (provisioning, _) in sorted(known.items()):
             if provisioning in BUSY or (lb_id in self.down and not resync):
                 continue
-            self.written.pop(lb_id, None)  # vigil's statuses are written again when it answers
+            # vigil's statuses are written again when it answers.
+            written = self.written.pop(lb_id, None)
             try:
-                lb = self.lib.get_loadbalancer(lb_id)
-                if lb is not None:
-                    self.lib.update_loadbalancer_status(status.unreachable_update(lb))
+                if written is not None:
+                    update = status.silenced(written)
+                else:  # none written since this agent started: Octavia's tree says what to
+                    lb = self.lib.get_loadbalancer(lb_id)
+                    update = lb and status.unreachable_update(lb)
+                if update:
+                    self.lib.update_loadbalancer_status(update)
             except Exception as e:  # the next poll tries again
+                if written is not None:
+                    self.written[lb_id] = written
                 LOG.info("vigil: statuses of unreachable load balancer %s not written yet: %s",
                          lb_id, e)
                 continue
@@ -147,12 +156,13 @@ def vigil_provider_agent(exit_event):
 
     conf = config.register()
     LOG.info("vigil provider agent: polling %s every %ss", conf.endpoint, conf.status_interval)
-    # A poll vigil does not answer within one interval says it is down: a frozen vigil is seen
-    # within two intervals, not after request_timeout.
+    # A poll vigil does not answer within half an interval says it is down: a frozen vigil is
+    # seen, and written down, within two intervals, not after request_timeout.
     client = VigilClient(conf.endpoint, conf.token_file,
-                         min(conf.request_timeout, conf.status_interval))
+                         min(conf.request_timeout, conf.status_interval / 2))
     poller = StatusPoller(client, driver_library(), conf.resync_polls, OctaviaDatabase())
     last_error = None
+    next_poll = time.monotonic()
     while not exit_event.is_set():
         error = None
         try:
@@ -169,5 +179,7 @@ def vigil_provider_agent(exit_event):
                 LOG.warning("vigil provider agent: %s (retrying every %ss)", error,
                             conf.status_interval)
             last_error = error
-        exit_event.wait(conf.status_interval)
+        # Polls start every interval, however long the last one took.
+        next_poll = max(next_poll + conf.status_interval, time.monotonic())
+        exit_event.wait(next_poll - time.monotonic())
     LOG.info("vigil provider agent is exiting")

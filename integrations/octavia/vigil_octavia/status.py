@@ -62,3 +62,18 @@ def unreachable_update(lb):
             update["members"] += [{"id": field(m, "member_id"), "operating_status": "OFFLINE"}
                                   for m in field(p, "members") or []]
     return {key: items for key, items in update.items() if items}
+
+
+def silenced(written):
+    """The same rules applied to the operating statuses last written for a load balancer (an
+    operating_update): no need to ask Octavia for the tree, and what was disabled (OFFLINE) or
+    unmonitored (NO_MONITOR) keeps its status, as in Octavia's health driver."""
+    def each(key, status, keep=()):
+        return [{"id": o["id"], "operating_status": o["operating_status"]
+                 if o["operating_status"] in keep else status} for o in written.get(key, [])]
+
+    update = {"loadbalancers": each("loadbalancers", "ERROR"),
+              "listeners": each("listeners", "ERROR", keep=("OFFLINE",)),
+              "pools": each("pools", "OFFLINE"),
+              "members": each("members", "OFFLINE", keep=("NO_MONITOR",))}
+    return {key: items for key, items in update.items() if items}
