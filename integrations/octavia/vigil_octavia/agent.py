@@ -79,8 +79,10 @@ class StatusPoller:
 
     def _write_unreachable(self, known, reason, resync):
         """What Octavia's health driver writes for an amphora that stopped reporting."""
-        for lb_id, (provisioning, _) in sorted(known.items()):
-            if provisioning in BUSY or (lb_id in self.down and not resync):
+        for lb_id, (provisioning, operating) in sorted(known.items()):
+            # OFFLINE: disabled, or never served (vigil refused it): nothing to correct.
+            if (provisioning in BUSY or operating == "OFFLINE" or
+                    (lb_id in self.down and not resync)):
                 continue
             # vigil's statuses are written again when it answers.
             written = self.written.pop(lb_id, None)
