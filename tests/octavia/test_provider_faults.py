@@ -27,7 +27,7 @@ pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
 # [vigil] status_interval and request_timeout: small, so that the test stays short, but the
 # interval not below what the driver agent takes to look objects up and write statuses on a busy
 # 2-core machine (about a second in all), which every bound below includes once.
-INTERVAL = 3.0
+INTERVAL = 4.0
 REQUEST_TIMEOUT = 2.0
 # What a figure may exceed its bound by: this test's own polling of Octavia's API (0.25 s).
 SLACK = 0.25
