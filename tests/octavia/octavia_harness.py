@@ -56,7 +56,7 @@ VIGIL_PROVIDER = (
     "enabled_provider_drivers = vigil:The vigil TCP load balancer\n"
     "default_provider_driver = vigil",
     "enabled_provider_agents = vigil\n\n"
-    "[vigil]\nendpoint = http://{vigil_admin}\ntoken_file = {token_file}\nstatus_interval = 1")
+    "[vigil]\nendpoint = http://{vigil_admin}\ntoken_file = {token_file}\n{vigil_options}")
 # Octavia's noop provider: it records calls and reports nothing; a test moves statuses itself
 # through the driver agent (noop_provider.py in tests/octavia).
 NOOP_PROVIDER = (
@@ -94,9 +94,12 @@ def install_entry_points(site):
 class Octavia:
     """octavia-api, octavia-driver-agent and the project proxy, in `tmp_path/octavia`; with the
     vigil provider driver fed by the vigil at `vigil_admin`, or without one Octavia's noop
-    provider. `proxy_options` go to the ProjectProxy."""
+    provider. `vigil_options` are more lines of its [vigil] section; `proxy_options` go to the
+    ProjectProxy."""
 
-    def __init__(self, tmp_path, vigil_admin=None, token_file=None, **proxy_options):
+    def __init__(self, tmp_path, vigil_admin=None, token_file=None,
+                 vigil_options="status_interval = 1\n",
+                 **proxy_options):
         self.dir = Path(tmp_path) / "octavia"
         self.dir.mkdir()
         self.procs = []
@@ -110,7 +113,8 @@ class Octavia:
         providers, agents = NOOP_PROVIDER if vigil_admin is None else VIGIL_PROVIDER
         self.conf.write_text(CONF.format(
             api_port=self.api_port, dir=self.dir, providers=providers,
-            agents=agents.format(vigil_admin=vigil_admin, token_file=token_file)))
+            agents=agents.format(vigil_admin=vigil_admin, token_file=token_file,
+                                 vigil_options=vigil_options)))
         subprocess.run([PYTHON, str(Path(__file__).parent / "octavia_schema.py"),
                         "--config-file", str(self.conf)], check=True, env=self.env, timeout=180,
                        capture_output=True)

@@ -95,3 +95,110 @@ def test_a_batch_vigil_refuses_leaves_what_it_did_not_get_to_in_error(queued):
     assert update["pools"] == [{"id": POOL, "provisioning_status": "ERROR"}]
     assert sorted((m["id"], m["provisioning_status"]) for m in update["members"]) == [
         (KEEP, "ACTIVE"), (ADD, "ERROR")]
+
+
+LB, LN, HM, M2 = ("00000000-0000-4000-8000-0000000000c0", "00000000-0000-4000-8000-0000000000d0",
+                  "00000000-0000-4000-8000-0000000000e0", "00000000-0000-4000-8000-0000000000b9")
+
+
+class FakeLibrary:
+    """Octavia's database through the driver agent: one load balancer, listener, pool with a
+    member and a monitor; status updates collected."""
+
+    def __init__(self):
+        self.updates = []
+
+    def get_pool(self, pool_id):
+        return dm.Pool(pool_id=POOL, loadbalancer_id=LB, listener_id=LN)
+
+    def get_loadbalancer(self, lb_id):
+        return dm.LoadBalancer(
+            loadbalancer_id=LB, name="k8s", vip_address="127.0.0.1", project_id="p", flavor={},
+            listeners=[{"listener_id": LN, "loadbalancer_id": LB, "protocol": "TCP",
+                        "protocol_port": 6443, "default_pool_id": POOL, "default_pool": None,
+                        "l7policies": [], "name": None}],
+            pools=[{"pool_id": POOL, "loadbalancer_id": LB, "listener_id": LN,
+                    "protocol": "TCP", "lb_algorithm": "ROUND_ROBIN",
+                    "members": [{"member_id": KEEP, "pool_id": POOL, "address": "10.0.0.1",
+                                 "protocol_port": 6443, "weight": 1}],
+                    "healthmonitor": {"healthmonitor_id": HM, "pool_id": POOL, "type": "TCP",
+                                      "delay": 5, "timeout": 2, "max_retries": 2}}])
+
+    def update_loadbalancer_status(self, update):
+        self.updates.append(update)
+
+
+def bare_worker():
+    from vigil_octavia.provisioning import Worker
+    worker = Worker.__new__(Worker)  # without its thread
+    worker.lib, worker.conf = FakeLibrary(), None
+    return worker
+
+
+class Unreachable(FakeVigil):
+    def __init__(self):
+        super().__init__([])
+
+    def update(self, kind, object_id, body, pool_id=None):
+        from vigil_octavia.client import VigilError
+        raise VigilError(None, "cannot reach vigil at http://vigil: Connection refused")
+
+    get = create = update
+
+
+def test_a_change_vigil_does_not_get_unlocks_its_parents(queued):
+    """The amphora driver's MemberToErrorOnRevertTask: the member ERROR, its pool, listeners and
+    load balancer ACTIVE, read from Octavia since vigil does not answer."""
+    driver_module.VigilProviderDriver().member_update(
+        dm.Member(member_id=KEEP, pool_id=POOL), dm.Member(member_id=KEEP, weight=5))
+    (change,) = queued
+    worker = bare_worker()
+    worker.process(change, Unreachable())
+    (update,) = worker.lib.updates
+    assert update == {"members": [{"id": KEEP, "provisioning_status": "ERROR"}],
+                      "pools": [{"id": POOL, "provisioning_status": "ACTIVE"}],
+                      "listeners": [{"id": LN, "provisioning_status": "ACTIVE"}],
+                      "loadbalancers": [{"id": LB, "provisioning_status": "ACTIVE"}]}
+
+
+class Holding(FakeVigil):
+    """vigil holding what `get` answers."""
+
+    def __init__(self, objects):
+        super().__init__([])
+        self.objects = objects
+
+    def get(self, kind, object_id, pool_id=None):
+        return self.objects.get(object_id)
+
+
+def test_a_failover_pushes_the_whole_tree_to_an_empty_vigil(queued):
+    driver_module.VigilProviderDriver().loadbalancer_failover(LB)
+    (change,) = queued
+    worker, vigil = bare_worker(), Holding({})
+    worker.process(change, vigil)
+    assert vigil.calls == [("create", "loadbalancer", LB), ("create", "listener", LN),
+                           ("create", "pool", POOL), ("create", "member", KEEP),
+                           ("create", "healthmonitor", HM),
+                           ("update", "listener", LN, {"default_pool_id": POOL})]
+    (update,) = worker.lib.updates  # as MarkLBActiveInDB(mark_subobjects=True)
+    assert {key: [x["id"] for x in items] for key, items in update.items()} == {
+        "loadbalancers": [LB], "listeners": [LN], "pools": [POOL], "members": [KEEP],
+        "healthmonitors": [HM]}
+    assert {x["provisioning_status"] for items in update.values() for x in items} == {"ACTIVE"}
+
+
+def test_a_failover_removes_what_octavia_no_longer_has_and_fails_whole():
+    from vigil_octavia import repush
+    lib = FakeLibrary()
+    vigil = Holding({LB: {"listeners": [{"id": "old-listener"}, {"id": LN}],
+                          "pools": [{"id": POOL}]},
+                     POOL: {"members": [{"id": KEEP}, {"id": M2}], "healthmonitor_id": "old"}})
+    assert repush.failover(lib, vigil, LB)["loadbalancers"][0]["provisioning_status"] == "ACTIVE"
+    deleted = [c[1:] for c in vigil.calls if c[0] == "delete"]
+    assert deleted == [("listener", "old-listener"), ("member", M2), ("healthmonitor", "old")]
+    # What vigil has is updated with Octavia's values; a null leaves vigil's own.
+    assert ("update", "member", KEEP, {"weight": 1}) in vigil.calls
+    # vigil not answering: the load balancer alone ERROR (LoadBalancerToErrorOnRevertTask).
+    assert repush.failover(lib, Unreachable(), LB) == {
+        "loadbalancers": [{"id": LB, "provisioning_status": "ERROR"}]}

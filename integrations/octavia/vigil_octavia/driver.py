@@ -67,6 +67,11 @@ class VigilProviderDriver(provider_base.ProviderDriver):
                             lambda c: c.delete("loadbalancer", lb_id, cascade=cascade),
                             children=_cascade(loadbalancer) if cascade else {}))
 
+    def loadbalancer_failover(self, loadbalancer_id):
+        """Octavia's API has set the load balancer PENDING_UPDATE: vigil gets it again, whole,
+        from Octavia's database (a vigil that restarted empty serves it again)."""
+        self._submit(Change("loadbalancer", loadbalancer_id, "failover", None))
+
     # Listeners
 
     def listener_create(self, listener):

@@ -7,8 +7,11 @@ octavia-api process takes them in order: for a create it first waits until the n
 visible through the driver agent (committed; never visible means the API rolled back, and vigil
 is left alone), then it calls vigil and reports the object ACTIVE (DELETED for a delete, ERROR
 with vigil's reason in the log when vigil refused or could not be reached) and its parents, which
-Octavia's API moved to PENDING_UPDATE, ACTIVE again. Octavia itself keeps two changes of one load
-balancer from overlapping: it refuses them while the load balancer is PENDING_*.
+Octavia's API moved to PENDING_UPDATE, ACTIVE again either way, as the amphora driver's revert
+tasks do (MemberToErrorOnRevertTask and its kin). The parents are read from Octavia's database,
+not from vigil, so that a vigil that does not answer leaves nothing locked. A failover re-pushes
+the whole load balancer (repush.py). Octavia itself keeps two changes of one load balancer from
+overlapping: it refuses them while the load balancer is PENDING_*.
 """
 import dataclasses
 import queue
@@ -20,7 +23,9 @@ from octavia_lib.api.drivers import driver_lib
 from oslo_config import cfg
 from oslo_log import log as logging
 
+from vigil_octavia import repush
 from vigil_octavia.client import VigilClient, VigilError
+from vigil_octavia.translate import value
 
 LOG = logging.getLogger(__name__)
 
@@ -34,9 +39,10 @@ STATUS_KEYS = {"loadbalancer": "loadbalancers", "listener": "listeners", "pool":
 class Change:
     kind: str  # "loadbalancer", "listener", "pool", "member", "healthmonitor"
     object_id: str
-    action: str  # "create", "update", "delete"
-    # Calls vigil; returns vigil's object (its operating_status is reported) or None.
-    apply: Callable[[VigilClient], Optional[dict]]
+    action: str  # "create", "update", "delete", "failover"
+    # Calls vigil; returns vigil's object (its operating_status is reported) or None. A failover
+    # has none: it re-pushes what Octavia holds.
+    apply: Optional[Callable[[VigilClient], Optional[dict]]]
     # Parents known from Octavia's objects: {"loadbalancers": {...}, "listeners": ..., "pools": ...}
     parents: dict = dataclasses.field(default_factory=dict)
     # A pool whose listeners and load balancers vigil knows (for pools, members and monitors).
@@ -75,17 +81,30 @@ def wait_committed(lib, kind, object_id, timeout):
     return False
 
 
-def pool_lineage(client, pool_id):
-    """The pool and the listeners and load balancers that vigil says use it."""
+def octavia_lineage(lib, pool_id):
+    """The pool and the listeners and load balancer Octavia's API locked with it (PENDING_UPDATE)
+    for a change of the pool, a member or the monitor: read from Octavia, so that they are
+    unlocked whether vigil answers or not."""
+    p = lib.get_pool(pool_id)
+    if p is None:
+        return {"pools": {pool_id}}
+    lb_id = value(p, "loadbalancer_id")
+    listeners = {value(p, "listener_id")}
+    lb = lib.get_loadbalancer(lb_id) if lb_id else None
+    for ln in (value(lb, "listeners") or []) if lb is not None else []:
+        if ln.get("default_pool_id") == pool_id:
+            listeners.add(ln["listener_id"])
+    return {"pools": {pool_id}, "loadbalancers": {lb_id}, "listeners": listeners}
+
+
+def vigil_lineage(client, pool_id):
+    """The same as vigil holds it: for when Octavia's driver agent cannot be asked."""
     found = {"pools": {pool_id}}
     try:
         p = client.get("pool", pool_id)
     except VigilError as e:
-        p, error = None, e.message
-    else:
-        error = None
-    if error is not None:
-        LOG.warning("vigil: cannot read pool %s to find its parents: %s", pool_id, error)
+        LOG.warning("vigil: cannot read pool %s to find its parents: %s", pool_id, e.message)
+        return found
     if p is not None:
         found["listeners"] = {x["id"] for x in p.get("listeners", [])}
         found["loadbalancers"] = {x["id"] for x in p.get("loadbalancers", [])}
@@ -155,14 +174,18 @@ class Worker:
                               change.object_id)
 
     def process(self, change, client):
+        if change.action == "failover":
+            update = repush.failover(self.lib, client, change.object_id)
+            if update is not None:
+                self.report(update)
+            return
         if change.action == "create" and not wait_committed(
                 self.lib, change.kind, change.object_id, self.conf.commit_timeout):
             LOG.warning("vigil: %s %s never appeared in Octavia's database (the API rolled "
                         "back?): not created in vigil", change.kind, change.object_id)
             return
-        lineage = {}
-        if change.pool_id and change.action == "delete":
-            lineage = pool_lineage(client, change.pool_id)  # before the pool is gone
+        # Before the change: a deleted pool is still in Octavia's database until reported.
+        lineage = self.lineage(change, client) if change.pool_id else {}
         outcome = DELETED if change.action == "delete" else ACTIVE
         vigil_object, error = None, None
         try:
@@ -172,18 +195,32 @@ class Worker:
         if error is not None:  # logged outside the except: oslo.log would append the exception
             LOG.error("vigil: %s of %s %s failed, now ERROR: %s", change.action, change.kind,
                       change.object_id, error)
-        if change.pool_id and change.action != "delete":
-            lineage = pool_lineage(client, change.pool_id)
         parents = _merge(change.parents, lineage)
         self.report(status_update(change, outcome, vigil_object, parents))
 
-    def report(self, update, attempts=5):
-        for attempt in range(1, attempts + 1):
-            try:
-                self.lib.update_loadbalancer_status(update)
-                return
-            except Exception as e:  # UpdateStatusError and socket errors alike
-                LOG.warning("vigil: status update %s refused (attempt %d of %d): %s", update,
-                            attempt, attempts, e)
-                time.sleep(attempt)
-        LOG.error("vigil: gave up reporting %s to Octavia", update)
+    def lineage(self, change, client):
+        try:
+            return octavia_lineage(self.lib, change.pool_id)
+        except Exception as e:  # the driver agent busy or restarting
+            error = str(e)
+        LOG.warning("vigil: cannot read pool %s from Octavia to find its parents (%s): asking "
+                    "vigil", change.pool_id, error)
+        return vigil_lineage(client, change.pool_id)
+
+    def report(self, update):
+        report(self.lib, update)
+
+
+def report(lib, update, attempts=5):
+    """Writes a provisioning status update through the driver agent, trying again a few times
+    (SQLite answers "database is locked" while the API commits; the driver agent may restart)."""
+    for attempt in range(1, attempts + 1):
+        try:
+            lib.update_loadbalancer_status(update)
+            return True
+        except Exception as e:  # UpdateStatusError and socket errors alike
+            LOG.warning("vigil: status update %s refused (attempt %d of %d): %s", update,
+                        attempt, attempts, e)
+            time.sleep(attempt)
+    LOG.error("vigil: gave up reporting %s to Octavia", update)
+    return False

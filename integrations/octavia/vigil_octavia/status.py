@@ -36,3 +36,44 @@ def statistics_update(stats_by_listener):
               "total_connections")
     return {"listeners": [dict({f: int(s.get(f, 0)) for f in fields}, id=listener_id)
                           for listener_id, s in sorted(stats_by_listener.items())]}
+
+
+def unreachable_update(lb):
+    """The operating statuses of a load balancer (octavia-lib's LoadBalancer, as the driver
+    library returns it: listeners and pools as dicts) whose vigil does not answer.
+
+    These are the rules of Octavia's amphora health driver for what an amphora no longer reports
+    (octavia/amphorae/drivers/health/heartbeat_udp.py): an enabled listener ERROR, a disabled
+    one OFFLINE, a pool OFFLINE, a member OFFLINE unless its pool has no monitor (NO_MONITOR
+    stays); the load balancer ERROR, as there is no partner to take over yet.
+    """
+    def field(o, name):
+        return o.get(name) if isinstance(o, dict) else getattr(o, name, None)
+
+    update = {"loadbalancers": [{"id": lb.loadbalancer_id, "operating_status": "ERROR"}],
+              "listeners": [], "pools": [], "members": []}
+    for ln in field(lb, "listeners") or []:
+        enabled = field(ln, "admin_state_up") is not False
+        update["listeners"].append({"id": field(ln, "listener_id"),
+                                    "operating_status": "ERROR" if enabled else "OFFLINE"})
+    for p in field(lb, "pools") or []:
+        update["pools"].append({"id": field(p, "pool_id"), "operating_status": "OFFLINE"})
+        if field(p, "healthmonitor"):
+            update["members"] += [{"id": field(m, "member_id"), "operating_status": "OFFLINE"}
+                                  for m in field(p, "members") or []]
+    return {key: items for key, items in update.items() if items}
+
+
+def silenced(written):
+    """The same rules applied to the operating statuses last written for a load balancer (an
+    operating_update): no need to ask Octavia for the tree, and what was disabled (OFFLINE) or
+    unmonitored (NO_MONITOR) keeps its status, as in Octavia's health driver."""
+    def each(key, status, keep=()):
+        return [{"id": o["id"], "operating_status": o["operating_status"]
+                 if o["operating_status"] in keep else status} for o in written.get(key, [])]
+
+    update = {"loadbalancers": each("loadbalancers", "ERROR"),
+              "listeners": each("listeners", "ERROR", keep=("OFFLINE",)),
+              "pools": each("pools", "OFFLINE"),
+              "members": each("members", "OFFLINE", keep=("NO_MONITOR",))}
+    return {key: items for key, items in update.items() if items}

@@ -1,0 +1,164 @@
+"""Re-pushes one load balancer to vigil as Octavia's database holds it: `openstack loadbalancer
+failover` (from the driver's worker) and the agent's catch-up for a load balancer vigil lost
+(it restarted without its state) both come here.
+
+vigil ends up holding exactly Octavia's tree under Octavia's ids: what it lacks is created, what
+it has is updated, and what it has that Octavia does not (a delete vigil never got) is deleted.
+The outcome is reported as Octavia's amphora driver reports a failover: the load balancer and
+every object under it ACTIVE (MarkLBActiveInDB with mark_subobjects, which also repairs objects
+left in ERROR), or the load balancer alone ERROR (LoadBalancerToErrorOnRevertTask).
+"""
+import inspect
+
+from octavia_lib.api.drivers import data_models as dm
+from oslo_log import log as logging
+
+from vigil_octavia import translate
+from vigil_octavia.client import VigilError
+
+LOG = logging.getLogger(__name__)
+
+ACTIVE, ERROR = "ACTIVE", "ERROR"
+
+
+def _model(cls, d, drop=()):
+    """An octavia-lib object from the driver library's dict, with the fields in `drop` unset."""
+    if not isinstance(d, dict):
+        d = d.to_dict(recurse=True)
+    names = inspect.signature(cls).parameters
+    return cls(**{k: v for k, v in d.items() if k in names and k not in drop})
+
+
+def _present(body):
+    """An update body without Octavia's nulls: vigil keeps its own value for what is unset."""
+    return {k: v for k, v in body.items() if v is not None}
+
+
+class Tree:
+    """One load balancer of Octavia as octavia-lib objects: listeners, pools, and each pool's
+    members and monitor."""
+
+    def __init__(self, lb):
+        value = translate.value
+        self.lb = _model(dm.LoadBalancer, lb, ("listeners", "pools"))
+        self.listeners = [_model(dm.Listener, d, ("default_pool",))
+                          for d in value(lb, "listeners") or []]
+        self.pools, self.members, self.monitors = [], {}, {}
+        for d in value(lb, "pools") or []:
+            d = d if isinstance(d, dict) else d.to_dict(recurse=True)
+            p = _model(dm.Pool, d, ("members", "healthmonitor"))
+            self.pools.append(p)
+            self.members[p.pool_id] = [_model(dm.Member, m) for m in d.get("members") or []]
+            hm = d.get("healthmonitor")
+            self.monitors[p.pool_id] = _model(dm.HealthMonitor, hm) if hm else None
+
+    @property
+    def id(self):
+        return self.lb.loadbalancer_id
+
+    def active_update(self):
+        """Everything ACTIVE: what a successful re-push reports."""
+        def active(ids):
+            return [{"id": i, "provisioning_status": ACTIVE} for i in ids]
+
+        update = {
+            "loadbalancers": active([self.id]),
+            "listeners": active(ln.listener_id for ln in self.listeners),
+            "pools": active(p.pool_id for p in self.pools),
+            "members": active(m.member_id for ms in self.members.values() for m in ms),
+            "healthmonitors": active(hm.healthmonitor_id for hm in self.monitors.values() if hm),
+        }
+        return {key: items for key, items in update.items() if items}
+
+
+def push(client, tree):
+    """Makes vigil hold `tree`; raises VigilError at the first request vigil refuses or does not
+    answer (what was done stays done: the next re-push goes on from there)."""
+    have = client.get("loadbalancer", tree.id)
+    if have is None:
+        client.create("loadbalancer", translate.loadbalancer(tree.lb))
+        have = {"listeners": [], "pools": []}
+    else:
+        client.update("loadbalancer", tree.id,
+                      _present(translate.loadbalancer(tree.lb, updating=True)))
+    have_listeners = {x["id"] for x in have.get("listeners", [])}
+    have_pools = {x["id"] for x in have.get("pools", [])}
+    # What vigil has and Octavia does not goes first: a new listener may want its port.
+    for gone in sorted(have_listeners - {ln.listener_id for ln in tree.listeners}):
+        client.delete("listener", gone)
+    for gone in sorted(have_pools - {p.pool_id for p in tree.pools}):
+        client.delete("pool", gone)  # with its members and monitor
+
+    for ln in tree.listeners:
+        if ln.listener_id in have_listeners:
+            body = _present(translate.listener(ln, updating=True))
+            body.pop("default_pool_id", None)  # set below, once the pools exist
+            client.update("listener", ln.listener_id, body)
+        else:
+            body = translate.listener(ln)
+            body.pop("default_pool_id", None)
+            client.create("listener", body)
+    for p in tree.pools:
+        _push_pool(client, tree, p, p.pool_id in have_pools)
+    for ln in tree.listeners:
+        if translate.value(ln, "default_pool_id"):
+            client.update("listener", ln.listener_id, {"default_pool_id": ln.default_pool_id})
+
+
+def _push_pool(client, tree, p, exists):
+    pool_id = p.pool_id
+    members, monitor = tree.members[pool_id], tree.monitors[pool_id]
+    have_members, have_monitor = set(), None
+    if exists:
+        client.update("pool", pool_id, _present(translate.pool(p, updating=True)))
+        current = client.get("pool", pool_id) or {}
+        have_members = {x["id"] for x in current.get("members", [])}
+        have_monitor = current.get("healthmonitor_id")
+    else:
+        client.create("pool", translate.pool(p))
+    for gone in sorted(have_members - {m.member_id for m in members}):
+        client.delete("member", gone, pool_id=pool_id)
+    for m in members:
+        if m.member_id in have_members:
+            client.update("member", m.member_id, _present(translate.member(m, updating=True)),
+                          pool_id=pool_id)
+        else:
+            client.create("member", translate.member(m), pool_id=pool_id)
+    if have_monitor and (monitor is None or monitor.healthmonitor_id != have_monitor):
+        client.delete("healthmonitor", have_monitor)
+        have_monitor = None
+    if monitor is not None:
+        if have_monitor:
+            body = translate.healthmonitor(monitor, updating=True, monitor_type=monitor.type)
+            client.update("healthmonitor", monitor.healthmonitor_id, _present(body))
+        else:
+            client.create("healthmonitor", translate.healthmonitor(monitor))
+
+
+def failover(lib, client, lb_id):
+    """Re-pushes load balancer `lb_id` from Octavia's database (through the driver library
+    `lib`) to vigil; returns the status update to report, or None when Octavia no longer has
+    the load balancer."""
+    try:
+        lb = lib.get_loadbalancer(lb_id)
+    except Exception as e:  # the driver agent busy or restarting
+        LOG.error("vigil: failover of load balancer %s: cannot read it from Octavia, now ERROR: "
+                  "%s", lb_id, e)
+        return {"loadbalancers": [{"id": lb_id, "provisioning_status": ERROR}]}
+    if lb is None:
+        return None
+    tree = Tree(lb)
+    error = None
+    try:
+        push(client, tree)
+    except VigilError as e:
+        error = e.message
+    except Exception as e:  # a refusal of translate: the object changed under vigil's driver
+        error = str(e)
+    if error is not None:  # logged outside the except: oslo.log would append the exception
+        LOG.error("vigil: failover of load balancer %s failed, now ERROR: %s", lb_id, error)
+        return {"loadbalancers": [{"id": lb_id, "provisioning_status": ERROR}]}
+    LOG.info("vigil: load balancer %s pushed to vigil (%d listeners, %d pools, %d members)",
+             lb_id, len(tree.listeners), len(tree.pools),
+             sum(len(ms) for ms in tree.members.values()))
+    return tree.active_update()
