@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
@@ -29,8 +30,10 @@ constexpr auto kDefaultDrainWait = std::chrono::minutes(5);
 constexpr const char* kDefaultConfig = "/etc/vigil/vigil.yaml";
 
 // --admin / VIGIL_ADMIN / the config's admin.listen; --token-file / VIGIL_TOKEN / token_file.
+std::optional<vigil::cli::ClientOptions> options_from(const Args& a,
+                                                      const std::optional<vigil::model::Process>&);
+
 std::optional<vigil::cli::ClientOptions> client_options(const Args& a) {
-  vigil::cli::ClientOptions o{.admin_url = "http://127.0.0.1:8404"};
   std::optional<vigil::model::Process> process;
   const bool given = !a.config.empty();
   const std::string path = given ? a.config : kDefaultConfig;
@@ -44,6 +47,12 @@ std::optional<vigil::cli::ClientOptions> client_options(const Args& a) {
       return std::nullopt;
     }
   }
+  return options_from(a, process);
+}
+
+std::optional<vigil::cli::ClientOptions> options_from(
+    const Args& a, const std::optional<vigil::model::Process>& process) {
+  vigil::cli::ClientOptions o{.admin_url = "http://127.0.0.1:8404"};
   if (process && !process->admin.listen.empty()) o.admin_url = "http://" + process->admin.listen;
   if (const char* env = std::getenv("VIGIL_ADMIN")) o.admin_url = env;
   if (!a.admin.empty()) o.admin_url = a.admin;
@@ -124,17 +133,34 @@ int run_serve(const Args& a) {
       {.config_path = a.config, .ready_file = a.ready_file, .token_file = a.token_file});
 }
 
-// `vigil reload -c FILE` (the unit's ExecReload=) with a FILE that does not load: the daemon would
-// refuse it, and its admin.listen and token_file cannot be read from it. Its errors, exit 1.
-std::optional<int> refuse_broken_reload(const Args& a) {
+// `vigil reload -c FILE` with a FILE that does not load. The daemon must still try it itself, so
+// that it logs the refusal, keeps its configuration, sets vigil_config_last_reload_successful 0
+// and tells systemd (RELOADING=1, READY=1); but the admin address and token cannot be read from
+// FILE. So: at --admin / VIGIL_ADMIN when given (the daemon's 409 lists the errors), else by
+// SIGHUP to $MAINPID, which systemd sets for the unit's ExecReload= (then exit 1 with the errors).
+std::optional<int> reload_broken_file(const Args& a) {
   const std::string path = a.config.empty() ? kDefaultConfig : a.config;
   if (a.config.empty() && ::access(kDefaultConfig, R_OK) != 0) return std::nullopt;
   const auto loaded = vigil::config::load_file(path);
   if (loaded.ok()) return std::nullopt;
+  if (!a.admin.empty() || std::getenv("VIGIL_ADMIN") != nullptr) {
+    auto options = options_from(a, std::nullopt);
+    if (!options) return 2;
+    return vigil::cli::run_reload(*options, std::cout, std::cerr);
+  }
   std::cerr << "vigil reload: refused: " << path
             << " has errors; the running configuration stays\n";
   for (const auto& d : loaded.diagnostics) {
     if (d.is_error()) std::cerr << "  " << d.to_string() << "\n";
+  }
+  const char* main_pid = std::getenv("MAINPID");
+  const long pid = main_pid != nullptr ? std::strtol(main_pid, nullptr, 10) : 0;
+  if (pid > 1 && ::kill(static_cast<pid_t>(pid), SIGHUP) == 0) {
+    std::cerr << "  (vigil, pid " << pid << ", was sent SIGHUP: it refuses the file too, and its "
+              << "log and vigil_config_last_reload_successful say so)\n";
+  } else {
+    std::cerr << "  (vigil was not asked: its admin address is in this file; give --admin, or "
+              << "send it SIGHUP)\n";
   }
   return 1;
 }
@@ -142,7 +168,7 @@ std::optional<int> refuse_broken_reload(const Args& a) {
 // The verbs that ask a running daemon.
 int run_client(const Args& a) {
   if (a.verb == "reload") {
-    if (auto refused = refuse_broken_reload(a)) return *refused;
+    if (auto refused = reload_broken_file(a)) return *refused;
   }
   auto options = client_options(a);  // health: the token it may read is not sent
   if (!options) return 2;
