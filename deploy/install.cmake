@@ -23,6 +23,9 @@ install(FILES ${PROJECT_SOURCE_DIR}/deploy/bird/vigil-node.conf
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/bird)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/bird/vigil-bgp-health
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/bird)
+# The postinst's way to put an upgrade in service: `vigil upgrade`, or try-restart when it cannot.
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/debian/upgrade-or-restart
+        DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/vigil)
 
 # Man pages: vigil(1) from `vigil --help-all` (help2man: every verb), vigil.yaml(5) from the key tables, so
 # neither drifts from what the binary does. Running the binary at build time is skipped for
