@@ -30,26 +30,6 @@ constexpr auto kDefaultDrainWait = std::chrono::minutes(5);
 constexpr const char* kDefaultConfig = "/etc/vigil/vigil.yaml";
 
 // --admin / VIGIL_ADMIN / the config's admin.listen; --token-file / VIGIL_TOKEN / token_file.
-std::optional<vigil::cli::ClientOptions> options_from(const Args& a,
-                                                      const std::optional<vigil::model::Process>&);
-
-std::optional<vigil::cli::ClientOptions> client_options(const Args& a) {
-  std::optional<vigil::model::Process> process;
-  const bool given = !a.config.empty();
-  const std::string path = given ? a.config : kDefaultConfig;
-  if (given || ::access(kDefaultConfig, R_OK) == 0) {
-    auto loaded = vigil::config::load_file(path);
-    if (loaded.ok()) {
-      process = std::move(loaded.process);
-    } else if (given) {
-      std::cerr << "vigil: " << path << " is not a valid config (run `vigil check -c " << path
-                << "`)\n";
-      return std::nullopt;
-    }
-  }
-  return options_from(a, process);
-}
-
 std::optional<vigil::cli::ClientOptions> options_from(
     const Args& a, const std::optional<vigil::model::Process>& process) {
   vigil::cli::ClientOptions o{.admin_url = "http://127.0.0.1:8404"};
@@ -72,6 +52,24 @@ std::optional<vigil::cli::ClientOptions> options_from(
     o.token = *t;
   }
   return o;
+}
+
+// The same, with the settings read from -c FILE (or /etc/vigil/vigil.yaml when it is there).
+std::optional<vigil::cli::ClientOptions> client_options(const Args& a) {
+  std::optional<vigil::model::Process> process;
+  const bool given = !a.config.empty();
+  const std::string path = given ? a.config : kDefaultConfig;
+  if (given || ::access(kDefaultConfig, R_OK) == 0) {
+    auto loaded = vigil::config::load_file(path);
+    if (loaded.ok()) {
+      process = std::move(loaded.process);
+    } else if (given) {
+      std::cerr << "vigil: " << path << " is not a valid config (run `vigil check -c " << path
+                << "`)\n";
+      return std::nullopt;
+    }
+  }
+  return options_from(a, process);
 }
 
 int run_check(const Args& a) {
