@@ -8,7 +8,7 @@ import os
 import re
 import subprocess
 
-from benchlib import CLK_TCK, HOST, admin_call, compile_c, stat_ticks, tail, wait_until
+from benchlib import CLK_TCK, HOST, admin_call, stat_ticks, tail, wait_until
 
 TOKEN = "bench-peer-sync-token"
 PEERS_TOKEN = "bench-peer-sync-peers-token"
@@ -131,13 +131,13 @@ def stream_bytes(dport):
 
 
 class Load:
-    """load.c, twice: the echo backend, and the client that holds and churns sessions."""
+    """load.c, twice: an echo backend, and a client that holds and churns sessions through one
+    vigil. `label` names the processes' logs."""
 
-    def __init__(self, procs, tmp, source):
-        self.procs, self.tmp = procs, tmp
-        self.binary = compile_c(source, tmp)
-        port_file = os.path.join(tmp, "echo.port")
-        self.echo = procs.spawn("echo", [self.binary, "echo", port_file])
+    def __init__(self, procs, tmp, binary, label):
+        self.procs, self.binary, self.label = procs, binary, label
+        port_file = os.path.join(tmp, f"echo-{label}.port")
+        self.echo = procs.spawn(f"echo-{label}", [binary, "echo", port_file])
         if not wait_until(lambda: os.path.exists(port_file) or self.echo.poll() is not None, 10):
             raise RuntimeError("the echo backend did not start")
         if self.echo.poll() is not None:
@@ -147,8 +147,8 @@ class Load:
         self.client = None
 
     def start_client(self, port, min_ms, max_ms):
-        self.client = self.procs.spawn("client", [self.binary, "client", str(port), str(min_ms), str(max_ms)],
-                                       pipes=True)
+        self.client = self.procs.spawn(f"client-{self.label}",
+                                       [self.binary, "client", str(port), str(min_ms), str(max_ms)], pipes=True)
 
     def say(self, line):
         self.client.stdin.write(line + "\n")
@@ -164,9 +164,14 @@ class Load:
 
     def stop_client(self):
         if self.client is not None:
+            self.say("drop")
             self.procs.stop(self.client)
             self.client = None
 
+    def stop(self):
+        self.stop_client()
+        self.procs.stop(self.echo)
+
     def cpu(self):
-        """(client, echo) CPU seconds."""
-        return (process_ticks(self.client.pid) if self.client else 0.0), process_ticks(self.echo.pid)
+        """Client and echo backend together, CPU seconds."""
+        return (process_ticks(self.client.pid) if self.client else 0.0) + process_ticks(self.echo.pid)

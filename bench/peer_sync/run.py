@@ -2,22 +2,25 @@
 """Peer sync benchmark: what streaming 10,000 client sessions, and 1,000 new ones a second, to a
 peer costs the sender and the receiver, against the same vigil without `peers:`.
 
-Two runs per round, their order alternating from round to round:
-  peers   vigil A and vigil B on 127.0.0.1, peers of each other (`peers:`, ports the kernel
-          picked); the load goes through A, B only receives A's stream.
-  alone   vigil A with the same config without `peers:`; B is not started.
-In each, load.c (compiled here) holds --sessions client sessions through A to its echo backend:
-long-lived ones, and --rate short ones a second, each closed --min-life..--max-life ms after it
-opened (uniform), so that additions and removals flow at --rate each (the short ones standing
-at any moment, rate x mean life, count in --sessions). After --warmup s of churn, over a window
-of --window s: CPU time (utime + stime, /proc/PID/task/TID/stat) of A and of B, the control
-thread (the main thread) apart from the workers; the bytes A's stream to B carried (acknowledged,
-from `ss -ti`); the load's own CPU. Then the churn stops and B's vigil_peer_sessions must equal
-A's vigil_peer_sessions_sent and the sessions the client holds; B's RssAnon is read with its
-peer's sessions known and with none.
+Each round runs three vigils side by side, at the same time, so that the machine's other work
+weighs on the two measured alike:
+  A    peers with B (`peers:`, on 127.0.0.1, ports the kernel picked): streams its sessions to B
+  B    A's peer; it only receives A's stream (no load goes through it)
+  A0   the same vigil and config as A without `peers:`
+Each A has a load of its own (load.c, compiled here: an echo backend, and a client that holds
+--sessions client sessions through that A): long-lived ones, and --rate short ones a second,
+each closed --min-life..--max-life ms after it opened (uniform), so that additions and removals
+flow at --rate each (the short ones standing at any moment, rate x mean life, count in
+--sessions). After --warmup s of churn, over a window of --window s: CPU time (utime + stime,
+/proc/PID/task/TID/stat) of A, A0 and B, the control thread (the main thread) apart from the
+workers; the bytes A's stream to B carried (acknowledged, from `ss -ti`); the loads' own CPU.
+Then the churn stops and B's vigil_peer_sessions must equal A's vigil_peer_sessions_sent and
+the sessions A's client holds; B's RssAnon is read with none of A's sessions known and with
+them all.
 
 It prints per figure the median and range over the rounds, the extra CPU of the sync as % of
-one core (peers minus alone, round by round, for A; B's whole CPU, for B), then one JSON line.
+one core (A minus A0, round by round, for the sender; B's whole CPU for the receiver), then one
+JSON line.
 Loopback only; every process is started here and stopped at the end (also on Ctrl-C or
 SIGTERM), each by its own process group; every wait is bounded; temporary files go to a
 directory under /tmp. Needs cc and ss; more than 20,000 descriptors per process for the whole
@@ -39,7 +42,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for benchlib
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchlib import (Processes, finish, free_port, loadavg, log, machine_cpu, machine_info,  # noqa: E402
+from benchlib import (Processes, compile_c, finish, free_port, loadavg, log, machine_cpu, machine_info,  # noqa: E402
                       on_sigterm, raise_nofile, run_main, wait_until)
 from nodes import Load, Node, stream_bytes, threads_cpu  # noqa: E402
 from report import print_report, summarize  # noqa: E402
@@ -90,86 +93,87 @@ def plan(args, nofile):
     return total - standing, total
 
 
-def sample(a, b, load):
+def sample(nodes, loads, b_port):
     """Everything the window's figures are differences of."""
-    client, echo = load.cpu()
-    return {"t": time.monotonic(), "a": threads_cpu(a.proc.pid), "b": threads_cpu(b.proc.pid) if b else None,
-            "client": client, "echo": echo, "machine": machine_cpu(),
-            "stream": stream_bytes(b.peer_ports["b"]) if b else None, "load": load.stat()}
+    return {"t": time.monotonic(), "cpu": {k: threads_cpu(n.proc.pid) for k, n in nodes.items()},
+            "load_cpu": {k: load.cpu() for k, load in loads.items()}, "machine": machine_cpu(),
+            "stream": stream_bytes(b_port), "load": {k: load.stat() for k, load in loads.items()}}
 
 
-def run_once(mode, args, tmp, procs, load, held):
-    """One run, `mode` "peers" or "alone": its raw figures."""
-    peers = mode == "peers"
-    ports = {"a": free_port(), "b": free_port()} if peers else {}
+def run_round(args, tmp, procs, binary, held):
+    """One round: B, A streaming to B, and A alone (no `peers:`), each A with its own load, side by
+    side; its raw figures."""
+    ports = {"a": free_port(), "b": free_port()}
     max_conn = args.sessions + args.rate * args.max_life // 1000 + 100
-    b = Node(procs, tmp, args.vigil, "b", load.echo_port, ports, args.workers, max_conn) if peers else None
-    a = Node(procs, tmp, args.vigil, "a", load.echo_port, ports, args.workers, max_conn)
-    out = {"mode": mode}
+    loads = {"a": Load(procs, tmp, binary, "a"), "a0": Load(procs, tmp, binary, "a0")}
+    nodes = {"b": Node(procs, tmp, args.vigil, "b", loads["a"].echo_port, ports, args.workers, max_conn),
+             "a": Node(procs, tmp, args.vigil, "a", loads["a"].echo_port, ports, args.workers, max_conn),
+             "a0": Node(procs, tmp, args.vigil, "a", loads["a0"].echo_port, {}, args.workers, max_conn)}
+    a, b = nodes["a"], nodes["b"]
+    out = {}
     try:
-        if b:
-            b.start()
-        a.start()
-        if b:
-            if not wait_until(lambda: b.metric("vigil_peer_up", peer="a", direction="receive") == 1
-                              and a.metric("vigil_peer_up", peer="b", direction="send") == 1, 15, 0.1):
-                raise RuntimeError("A's stream to B did not come up within 15 s")
-            out["b_rss_anon_kb_none"] = b.rss_anon_kb()
-        load.start_client(a.listen_port, args.min_life, args.max_life)
-        load.say(f"hold {held}")
-        if not wait_until(lambda: sum(load.stat()[k] for k in ("held", "failed")) >= held, 180, 0.2):
-            raise RuntimeError(f"only {load.stat()['held']} of {held} sessions held after 180 s")
-        if b:
-            if not wait_until(lambda: b.metric("vigil_peer_sessions", peer="a") == held, 10, 0.1):
-                raise RuntimeError(f"B knows {b.metric('vigil_peer_sessions', peer='a')} of A's {held} sessions")
-            out["b_rss_anon_kb_known"] = b.rss_anon_kb()
-        load.say(f"churn {args.rate}")
+        for n in nodes.values():
+            n.start()
+        if not wait_until(lambda: b.metric("vigil_peer_up", peer="a", direction="receive") == 1
+                          and a.metric("vigil_peer_up", peer="b", direction="send") == 1, 15, 0.1):
+            raise RuntimeError("A's stream to B did not come up within 15 s")
+        out["b_rss_anon_kb_none"] = b.rss_anon_kb()
+        for k, load in loads.items():
+            load.start_client(nodes[k].listen_port, args.min_life, args.max_life)
+            load.say(f"hold {held}")
+        for k, load in loads.items():
+            if not wait_until(lambda: sum(load.stat()[x] for x in ("held", "failed")) >= held, 180, 0.2):
+                raise RuntimeError(f"{k}: only {load.stat()['held']} of {held} sessions held after 180 s")
+        if not wait_until(lambda: b.metric("vigil_peer_sessions", peer="a") == held, 10, 0.1):
+            raise RuntimeError(f"B knows {b.metric('vigil_peer_sessions', peer='a')} of A's {held} sessions")
+        out["b_rss_anon_kb_known"] = b.rss_anon_kb()
+        for load in loads.values():
+            load.say(f"churn {args.rate}")
         time.sleep(args.warmup)
-        first = sample(a, b, load)
+        first = sample(nodes, loads, ports["b"])
         time.sleep(args.window)
-        last = sample(a, b, load)
-        if b:  # during the churn: within one 200 ms round of each other
-            out["a_sent_churning"] = a.metric("vigil_peer_sessions_sent")
-            out["b_known_churning"] = b.metric("vigil_peer_sessions", peer="a")
-        load.say("calm")
+        last = sample(nodes, loads, ports["b"])
+        # During the churn: within one 200 ms sync round of each other.
+        out["a_sent_churning"] = a.metric("vigil_peer_sessions_sent")
+        out["b_known_churning"] = b.metric("vigil_peer_sessions", peer="a")
+        for load in loads.values():
+            load.say("calm")
         time.sleep(args.max_life / 1000 + 1.0)  # every short session closed, and a sync round after
-        after = load.stat()
+        after = loads["a"].stat()
         out["held_end"] = after["held"] + after["short"]
-        if b:
-            out["a_sent_end"] = a.metric("vigil_peer_sessions_sent")
-            out["b_known_end"] = b.metric("vigil_peer_sessions", peer="a")
-            out["b_rss_anon_kb_end"] = b.rss_anon_kb()
-            out["b_lost"] = b.metric("vigil_peer_lost_total", peer="a")
-        out["a_rss_anon_kb_end"] = a.rss_anon_kb()
+        out["a_sent_end"] = a.metric("vigil_peer_sessions_sent")
+        out["b_known_end"] = b.metric("vigil_peer_sessions", peer="a")
+        out["b_lost"] = b.metric("vigil_peer_lost_total", peer="a")
+        for k in nodes:
+            out[f"{k}_rss_anon_kb_end"] = nodes[k].rss_anon_kb()
         out.update(window(first, last))
         return out
     finally:
-        if load.client is not None:
-            load.say("drop")
-            load.stop_client()
-        a.stop()
-        if b:
-            b.stop()
+        for load in loads.values():
+            load.stop()
+        for n in nodes.values():
+            n.stop()
 
 
 def window(first, last):
     dt = last["t"] - first["t"]
     core = lambda x, y: 100 * (y - x) / dt  # noqa: E731  CPU seconds a second, as % of one core
     out = {"seconds": round(dt, 2)}
-    for node in ("a", "b"):
-        if first[node] is not None:
-            for part in ("control", "workers"):
-                out[f"{node}_{part}_pct"] = core(first[node][part], last[node][part])
-            out[f"{node}_pct"] = out[f"{node}_control_pct"] + out[f"{node}_workers_pct"]
-    out["client_pct"] = core(first["client"], last["client"])
-    out["echo_pct"] = core(first["echo"], last["echo"])
+    for node in first["cpu"]:
+        for part in ("control", "workers"):
+            out[f"{node}_{part}_pct"] = core(first["cpu"][node][part], last["cpu"][node][part])
+        out[f"{node}_pct"] = out[f"{node}_control_pct"] + out[f"{node}_workers_pct"]
+    for k in first["load"]:
+        out[f"load_{k}_pct"] = core(first["load_cpu"][k], last["load_cpu"][k])
+        out[f"{k}_opened_per_s"] = (last["load"][k]["opened"] - first["load"][k]["opened"]) / dt
+        out[f"{k}_closed_per_s"] = (last["load"][k]["closed"] - first["load"][k]["closed"]) / dt
+        out[f"{k}_failed"] = last["load"][k]["failed"]
+        out[f"{k}_sessions"] = sum(last["load"][k][x] for x in ("held", "short", "pending"))
     out["machine_pct"] = core(first["machine"], last["machine"])
     if first["stream"] is not None and last["stream"] is not None:
         out["stream_bytes_per_s"] = (last["stream"] - first["stream"]) / dt
-    out["opened_per_s"] = (last["load"]["opened"] - first["load"]["opened"]) / dt
-    out["closed_per_s"] = (last["load"]["closed"] - first["load"]["closed"]) / dt
-    out["failed"] = last["load"]["failed"]
-    out["sessions"] = last["load"]["held"] + last["load"]["short"] + last["load"]["pending"]
+    for part in ("", "_control", "_workers"):
+        out[f"extra{part}_pct"] = out[f"a{part}_pct"] - out[f"a0{part}_pct"]
     return out
 
 
@@ -183,17 +187,16 @@ def main(argv):
     procs = Processes(tmp, nofile, grace=10)
     runs = []
     try:
-        load = Load(procs, tmp, Path(__file__).resolve().parent / "load.c")
-        log(f"echo on {load.echo_port}; {held} long-lived sessions, {args.rate} short ones a second "
+        binary = compile_c(Path(__file__).resolve().parent / "load.c", tmp)
+        log(f"{held} long-lived sessions through each A, {args.rate} short ones a second "
             f"({args.min_life}-{args.max_life} ms): about {total} in all")
         for rnd in range(args.rounds):
-            for mode in (("peers", "alone") if rnd % 2 == 0 else ("alone", "peers")):
-                log(f"round {rnd + 1}/{args.rounds}: {mode}")
-                r = run_once(mode, args, tmp, procs, load, held)
-                r["round"] = rnd + 1
-                log("  " + ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}"
-                                     for k, v in r.items() if k not in ("mode", "round")))
-                runs.append(r)
+            log(f"round {rnd + 1}/{args.rounds}")
+            r = run_round(args, tmp, procs, binary, held)
+            r["round"] = rnd + 1
+            log("  " + ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}"
+                                 for k, v in r.items() if k != "round"))
+            runs.append(r)
     finally:
         finish(procs, tmp, args.keep_tmp)
     result = summarize(runs)
