@@ -137,6 +137,8 @@ class Load:
     def __init__(self, procs, tmp, binary, label):
         self.procs, self.binary, self.label = procs, binary, label
         port_file = os.path.join(tmp, f"echo-{label}.port")
+        if os.path.exists(port_file):
+            os.remove(port_file)  # the last round's
         self.echo = procs.spawn(f"echo-{label}", [binary, "echo", port_file])
         if not wait_until(lambda: os.path.exists(port_file) or self.echo.poll() is not None, 10):
             raise RuntimeError("the echo backend did not start")
