@@ -10,10 +10,10 @@
 //                   (uniform) after it opened, so that sessions come and go at the same rate
 //         calm      open no more short sessions (those open still close on time)
 //         drop      close every session
-//         stat      print "held H short S pending P opened O closed C failed F" (a line)
+//         stat      print "held H short S pending P opened O closed C failed F lost L" (a line)
 //       A session is counted once the byte it sent came back (vigil reached the echo); before,
 //       it is pending. A session that fails (refused, or closed by the other side) is closed
-//       and counted failed.
+//       and counted failed; L of them were long-lived ones, held until then.
 //
 // Both stop on SIGTERM, SIGINT or (client) the end of stdin. The descriptor limit is the
 // caller's (run.py raises it). Compiled by run.py at run time (cc -O2); C17 and Linux only.
@@ -111,7 +111,7 @@ struct Due {
 static struct Due* heap;
 static size_t heap_len, heap_cap;
 static struct sockaddr_in target;
-static uint64_t held, shorts, pending, opened, closed, failed;
+static uint64_t held, shorts, pending, opened, closed, failed, lost;
 
 static void heap_push(struct Due d) {
   if (heap_len == heap_cap) {
@@ -146,6 +146,7 @@ static void end(int fd, int failure) {
   } else {
     --pending;
   }
+  if (failure && state[fd] == kOpen && kind[fd] == kHeld) ++lost;
   if (failure) ++failed;
   else if (kind[fd] == kShort) ++closed;
   state[fd] = kFree;
@@ -239,8 +240,8 @@ static int client_main(int port, unsigned min_ms, unsigned max_ms) {
               if (state[s] != kFree) end((int)s, 0);
             }
           } else if (strcmp(line, "stat") == 0) {
-            printf("held %lu short %lu pending %lu opened %lu closed %lu failed %lu\n", held,
-                   shorts, pending, opened, closed, failed);
+            printf("held %lu short %lu pending %lu opened %lu closed %lu failed %lu lost %lu\n",
+                   held, shorts, pending, opened, closed, failed, lost);
             fflush(stdout);
           }
           line_len -= (size_t)(nl + 1 - line);

@@ -71,14 +71,14 @@ class Node:
             self.proc = None
 
     def metrics(self):
-        """{(family, labels text): value} of /metrics' vigil_peer_ families."""
+        """{(family, labels text): value} of /metrics' vigil_ families."""
         status, body, _ = admin_call(self.admin, TOKEN, "GET", "/metrics", timeout=10)
         if status != 200:
             raise RuntimeError(f"GET /metrics answered {status}")
         out = {}
         for line in body.decode().splitlines():
             m = SAMPLE.match(line)
-            if m and m.group(1).startswith("vigil_peer_"):
+            if m and m.group(1).startswith("vigil_"):
                 out[(m.group(1), m.group(2) or "")] = float(m.group(3))
         return out
 
@@ -157,12 +157,12 @@ class Load:
         self.client.stdin.flush()
 
     def stat(self):
-        """{"held", "short", "pending", "opened", "closed", "failed"} from the client."""
+        """{"held", "short", "pending", "opened", "closed", "failed", "lost"} from the client."""
         self.say("stat")
         words = self.client.stdout.readline().split()
-        if len(words) != 12:
+        if len(words) != 14:
             raise RuntimeError(f"the load client answered {' '.join(words)!r}: {tail(self.client.logpath)}")
-        return {words[i]: int(words[i + 1]) for i in range(0, 12, 2)}
+        return {words[i]: int(words[i + 1]) for i in range(0, 14, 2)}
 
     def stop_client(self):
         if self.client is not None:

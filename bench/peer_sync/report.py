@@ -21,7 +21,7 @@ def summarize(runs):
                    for r in runs if r.get("b_rss_anon_kb_known") and r.get("held_end")]
     figures["b_rss_bytes_per_session"] = spread(per_session)
     consistent = [{k: r.get(k) for k in ("round", "a_sent_churning", "b_known_churning", "a_sent_end",
-                                         "b_known_end", "held_end", "b_lost", "a_failed", "a0_failed")}
+                                         "b_known_end", "held_end", "b_lost", "a_failed", "a0_failed", "a_lost", "a0_lost")}
                   for r in runs]
     return {"figures": figures, "sessions_known": consistent}
 
@@ -57,7 +57,8 @@ def print_report(result, json_out=None):
         print(f"round {s['round']}: churning, A sent {fmt(s['a_sent_churning'], 0)} and B knew "
               f"{fmt(s['b_known_churning'], 0)}; churn stopped, A sent {fmt(s['a_sent_end'], 0)}, B knew "
               f"{fmt(s['b_known_end'], 0)}, A's client held {s['held_end']}; failed sessions "
-              f"{s['a_failed']} and {s['a0_failed']}, peer lost {fmt(s['b_lost'], 0)}")
+              f"{s['a_failed']} and {s['a0_failed']} (long-lived {s['a_lost']} and {s['a0_lost']}), "
+              f"peer lost {fmt(s['b_lost'], 0)}")
     print(f"RssAnon, kB: B with none of A's sessions known {cell(f.get('b_rss_anon_kb_none'), 0)}, with "
           f"them known {cell(f.get('b_rss_anon_kb_known'), 0)} ({cell(f.get('b_rss_bytes_per_session'), 0)} "
           f"bytes a session), after the churn {cell(f.get('b_rss_anon_kb_end'), 0)}; A "

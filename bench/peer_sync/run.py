@@ -52,6 +52,9 @@ DEFAULT_VIGIL = ROOT / "build/release/src/daemon/vigil"
 # What vigil keeps back from its descriptor limit for all but sessions (daemon/fd_budget.cc: 64
 # fixed, the admin API's 64, 64 idle check sockets, the listeners), with room to spare.
 VIGIL_RESERVE = 256
+# vigil's counters of sessions it refused or closed: all 0 in a clean run.
+REFUSALS = ("listener_rejected_connections_total", "listener_no_backend_connections_total",
+            "listener_connect_failures_total", "member_sessions_closed_total")
 
 
 def parse_args(argv):
@@ -148,6 +151,11 @@ def run_round(args, tmp, procs, binary, held):
         out["b_lost"] = b.metric("vigil_peer_lost_total", peer="a")
         for k in nodes:
             out[f"{k}_rss_anon_kb_end"] = nodes[k].rss_anon_kb()
+        for k in loads:  # what went wrong, if anything did: the client's count and vigil's
+            out[f"{k}_lost"] = loads[k].stat()["lost"]
+            m = nodes[k].metrics()
+            for family in REFUSALS:
+                out[f"{k}_{family}"] = sum(v for (f, _), v in m.items() if f == f"vigil_{family}")
         out.update(window(first, last))
         return out
     finally:
