@@ -1,11 +1,6 @@
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from vigil_harness import APISIM, VIGIL  # noqa: E402
+from testing.harness.paths import APISIM, VIGIL
 
 
 def pytest_sessionstart(session):

@@ -10,7 +10,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from vigil_harness import wait_for
+from testing.harness.wait import wait_for
 
 NGINX = "/usr/sbin/nginx"
 HAPROXY = "/usr/sbin/haproxy"

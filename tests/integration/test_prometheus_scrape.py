@@ -14,8 +14,10 @@ import urllib.request
 
 import pytest
 
-from test_octavia_helpers import raw
-from vigil_harness import ROOT, EchoServer, Vigil, wait_for
+from testing.harness.octavia_api import raw
+from testing.harness.paths import ROOT
+from testing.harness.vigil_process import EchoServer, Vigil
+from testing.harness.wait import wait_for
 
 PROMETHEUS = shutil.which("prometheus")
 pytestmark = pytest.mark.skipif(PROMETHEUS is None, reason="prometheus is missing (Debian: prometheus)")

@@ -1,13 +1,7 @@
-import sys
-from pathlib import Path
-
 import pytest
 
-HERE = Path(__file__).resolve().parent
-# The integration tests' harness (vigil, apisim, the openstack CLI) and the driver's sources.
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parents[1] / "tests/integration"))
-sys.path.insert(0, str(HERE.parents[1] / "integrations/octavia"))
+# The shared harness (testing.harness) and the driver's sources (integrations/octavia) are on
+# sys.path through pytest.ini's pythonpath.
 
 
 @pytest.fixture

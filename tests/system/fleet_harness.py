@@ -37,8 +37,10 @@ import time
 import urllib.request
 from pathlib import Path
 
-from netns_harness import (MASTERS, ROOT, TOKEN, VIGIL, WATCH_PATH, Master, NetNS, insecure_tls, require_netns,
-                           wait_for)
+from testing.harness.netns import (MASTERS, TOKEN, WATCH_PATH, Master, NetNS, insecure_tls,
+                                   require_netns)
+from testing.harness.paths import ROOT, VIGIL
+from testing.harness.wait import wait_for
 from node_harness import VigilNode, veth
 
 DEPLOY = ROOT / "deploy" / "bird"

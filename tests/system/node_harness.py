@@ -3,7 +3,9 @@ in fleet_harness.py): a veth from a node's namespace to a bridge, and a node's v
 Every address exists only inside the tests' namespaces. Standard library only."""
 from __future__ import annotations
 
-from netns_harness import TOKEN, VIGIL, read_ready_file
+from testing.harness.netns import TOKEN
+from testing.harness.paths import VIGIL
+from testing.harness.vigil_process import read_ready_file
 
 
 def veth(upstream, port, ns, cidr, bridge="br0"):

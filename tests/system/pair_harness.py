@@ -26,8 +26,10 @@ import threading
 import time
 from pathlib import Path
 
-from netns_harness import (MASTERS, REQUEST_TIMEOUT, ROOT, VIGIL, WATCH_PATH, Master, NetNS, insecure_tls,
-                           kubectl_setup, require_netns, wait_for)
+from testing.harness.netns import (MASTERS, REQUEST_TIMEOUT, WATCH_PATH, Master, NetNS,
+                                   insecure_tls, kubectl_setup, require_netns)
+from testing.harness.paths import ROOT, VIGIL
+from testing.harness.wait import wait_for
 from node_harness import VigilNode, veth
 
 SUBNET_PREFIX = 24

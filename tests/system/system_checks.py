@@ -10,7 +10,7 @@ import warnings
 
 import pytest
 
-from netns_harness import VICTIM, Experiment, VigilLB, find_kubectl, missing_prerequisites
+from testing.harness.netns import VICTIM, Experiment, VigilLB, find_kubectl, missing_prerequisites
 
 requires_netns = pytest.mark.skipif(missing_prerequisites() is not None,
                                     reason=missing_prerequisites() or "")

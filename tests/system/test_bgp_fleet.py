@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from netns_harness import ROOT, NetNS, missing_prerequisites, wait_for
+from testing.harness.netns import NetNS, missing_prerequisites
+from testing.harness.paths import ROOT
+from testing.harness.wait import wait_for
 from fleet_harness import BIRD, DEPLOY, CLIENT, CLIENT_GW, NODES, RESILIENT_SERVICE, SERVICE, Node, Router, \
     Prober, Session, new_connection, veth, wait_nexthops
 

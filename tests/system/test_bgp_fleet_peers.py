@@ -34,7 +34,8 @@ from pathlib import Path
 
 import pytest
 
-from netns_harness import NetNS, load_average, missing_prerequisites, sleep_until, wait_for
+from testing.harness.netns import NetNS, load_average, missing_prerequisites, sleep_until
+from testing.harness.wait import wait_for
 from fleet_harness import BIRD, CLIENT, CLIENT_GW, NODES, RESILIENT_SERVICE, SERVICE, WATCH_INTERVAL, Node, \
     Prober, RouteMirror, Router, Watch, metric, veth, wait_nexthops
 

@@ -30,7 +30,8 @@ from pathlib import Path
 
 import pytest
 
-from netns_harness import find_kubectl, missing_prerequisites, sleep_until, wait_for
+from testing.harness.netns import find_kubectl, missing_prerequisites, sleep_until
+from testing.harness.wait import wait_for
 from pair_harness import KEEPALIVED, PRIORITY, Client, KubectlWatch, Pair, VipWatch, client_neighbor, longest_stall, \
     measure, stop
 

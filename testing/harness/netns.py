@@ -47,10 +47,10 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-BUILD = ROOT / os.environ.get("VIGIL_BUILD", "build/dev")
-VIGIL = Path(os.environ.get("VIGIL_BIN", BUILD / "src/daemon/vigil"))
-APISIM = Path(os.environ.get("VIGIL_APISIM", BUILD / "testing/apisim/vigil-apisim"))
+from testing.harness.paths import APISIM, VIGIL
+from testing.harness.vigil_process import read_ready_file
+from testing.harness.wait import wait_for
+
 TOKEN = "system-test-token"
 
 # ---------------------------------------------------------------------------------------------
@@ -164,18 +164,6 @@ def require_netns():
 
 # ---------------------------------------------------------------------------------------------
 # Utilities
-
-def wait_for(condition, timeout, interval=0.05, what="condition"):
-    """Polls condition() until it returns a truthy value; raises AssertionError after `timeout`."""
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = condition()
-        if last:
-            return last
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout:.1f}s waiting for {what} (last: {last!r})")
-
 
 def sleep_until(t):
     """The scenario's timeline: sleeps until monotonic time t (not a stand-in for a condition)."""
@@ -404,18 +392,6 @@ def tcp_connect_outcome(host, port, timeout):
         return f"error: {e}"
     finally:
         s.close()
-
-
-def read_ready_file(path, proc, timeout=15.0):
-    def ready():
-        if proc.poll() is not None:
-            raise AssertionError(f"{proc.args} exited with {proc.returncode} before it was ready")
-        try:
-            text = Path(path).read_text()
-            return text if text.strip() else None
-        except FileNotFoundError:
-            return None
-    return wait_for(ready, timeout, what=f"ready file {path}")
 
 
 # ---------------------------------------------------------------------------------------------
