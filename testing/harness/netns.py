@@ -486,7 +486,7 @@ def vigil_config(port, token_file, monitor=None, connect_timeout=VIGIL_CONNECT_T
     mon = "\n".join(f"      {k}: {v}" for k, v in monitor.items())
     members = "\n".join(f"      - {{name: {n}, address: {a}, port: {MASTER_PORT}}}" for n, a in MASTERS.items())
     return f"""\
-# Written by tests/system/netns_harness.py
+# Written by testing/harness/netns.py
 admin:
   listen: "127.0.0.1:0"
   token_file: {token_file}
