@@ -8,11 +8,3 @@ def pytest_sessionstart(session):
         if not binary.exists():
             raise pytest.UsageError(f"{binary} is missing: build first (bash scripts/build.sh)")
 
-
-@pytest.fixture
-def cleanup():
-    """Stops whatever a test registers, even when the test fails."""
-    things = []
-    yield things.append
-    for t in reversed(things):
-        t.stop()

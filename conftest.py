@@ -1,7 +1,6 @@
+"""Fixtures every pytest suite here shares (tests/integration and tests/octavia use `cleanup`).
+The shared helpers themselves are the package testing/harness; pytest.ini puts the root on sys.path."""
 import pytest
-
-# The shared harness (testing.harness) and the driver's sources (integrations/octavia) are on
-# sys.path through pytest.ini's pythonpath.
 
 
 @pytest.fixture
