@@ -48,6 +48,7 @@ import urllib.request
 from pathlib import Path
 
 from testing.harness.paths import APISIM, VIGIL
+from testing.harness.process import stop
 from testing.harness.vigil_process import read_ready_file
 from testing.harness.wait import wait_for
 
@@ -462,13 +463,7 @@ class LoadBalancer:
         return None
 
     def stop(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
+        stop(self.proc)
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None

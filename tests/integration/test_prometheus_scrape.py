@@ -14,6 +14,7 @@ import urllib.request
 
 import pytest
 
+from testing.harness.process import stop
 from testing.harness.octavia_api import raw
 from testing.harness.paths import ROOT
 from testing.harness.vigil_process import EchoServer, Vigil
@@ -97,13 +98,7 @@ class Prometheus:
         return body["data"]
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
+        stop(self.proc, timeout=15)
 
 
 @pytest.fixture

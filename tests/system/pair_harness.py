@@ -29,6 +29,7 @@ from pathlib import Path
 from testing.harness.netns import (MASTERS, REQUEST_TIMEOUT, WATCH_PATH, Master, NetNS,
                                    insecure_tls, kubectl_setup, require_netns)
 from testing.harness.paths import ROOT, VIGIL
+from testing.harness.process import stop
 from testing.harness.wait import wait_for
 from node_harness import ReconnectingWatch, VigilNode, members_yaml, peers_yaml, veth
 
@@ -444,11 +445,3 @@ def wait_holder(nodes, timeout, what):
     return wait_for(alone, timeout, interval=0.05, what=what)
 
 
-def stop(proc, timeout=10):
-    if proc is not None and proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
