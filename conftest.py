@@ -1,5 +1,5 @@
 """Fixtures every pytest suite here shares (tests/integration and tests/octavia use `cleanup`).
-The shared helpers themselves are the package testing/harness; pytest.ini puts the root on sys.path."""
+The shared helpers themselves are the package testing/harness; pytest.ini puts the root on the import path."""
 import pytest
 
 
