@@ -1,5 +1,6 @@
 """Fixtures every pytest suite here shares (tests/integration and tests/octavia use `cleanup`).
-The shared helpers themselves are the package testing/harness; pytest.ini puts the root on the import path."""
+The shared helpers themselves are the package testing/harness; pytest.ini puts the root on the
+import path."""
 import pytest
 
 
