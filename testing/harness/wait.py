@@ -1,4 +1,4 @@
-"""The one bounded wait of the Python tests and benchmarks (the C++ side's is testing/run_until.h)."""
+"""The one bounded wait of the Python tests and benchmarks (the C++ one: testing/run_until.h)."""
 import time
 
 
