@@ -6,10 +6,9 @@ log file under the run's temporary directory, and stops each by its group; the h
 wait (always bounded), pick ports on 127.0.0.1, read /proc (listening sockets, children, CPU
 time) and describe the machine and the tools for the JSON result. Python 3 standard library only.
 
-A script imports it with its own directory's parent on sys.path:
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    import benchlib
+A script runs as a module from the repository root (`python3 -m bench.dataplane.run`; its run.sh
+does that) and imports it as `from bench import benchlib`; the bounded waits are
+testing/harness/wait.py's.
 """
 
 import json
@@ -25,6 +24,8 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+
+from testing.harness.wait import wait_until
 
 HOST = "127.0.0.1"  # the only address the benchmarks listen on or connect to
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -92,16 +93,6 @@ def admin_call(admin, token, method, path, body=None, timeout=30, no_answer_ok=F
             raise
         out = 0, b""
     return out[0], out[1], time.perf_counter() - start
-
-
-def wait_until(predicate, timeout, interval=0.05):
-    deadline = time.monotonic() + timeout
-    while True:
-        if predicate():
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(interval)
 
 
 def free_port():
@@ -292,15 +283,15 @@ class Processes:
     def _preexec(self):
         resource.setrlimit(resource.RLIMIT_NOFILE, (self.nofile, self.nofile))
 
-    def spawn(self, name, argv, pipes=False):
-        """Starts argv in tmp, in a session (and process group) of its own, with the descriptor
-        limit; its output goes to tmp/NAME.log (p.logpath). With `pipes`, its stdin and stdout are
-        text pipes to this process and only stderr goes to the log."""
+    def spawn(self, name, argv, pipes=False, cwd=None):
+        """Starts argv in `cwd` (default tmp), in a session (and process group) of its own, with the
+        descriptor limit; its output goes to tmp/NAME.log (p.logpath). With `pipes`, its stdin and
+        stdout are text pipes to this process and only stderr goes to the log."""
         logpath = os.path.join(self.tmp, f"{name}.log")
         with open(logpath, "ab") as logf:
             io = ({"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": logf, "text": True}
                   if pipes else {"stdin": subprocess.DEVNULL, "stdout": logf, "stderr": subprocess.STDOUT})
-            p = subprocess.Popen(argv, cwd=self.tmp, start_new_session=True, preexec_fn=self._preexec, **io)
+            p = subprocess.Popen(argv, cwd=cwd or self.tmp, start_new_session=True, preexec_fn=self._preexec, **io)
         p.logpath = logpath
         p.name = name
         self.procs.append(p)

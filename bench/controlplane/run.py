@@ -25,14 +25,13 @@ Benchmarks print numbers and never gate CI.
 import argparse
 import json
 import os
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import benchlib  # noqa: E402
+from bench import benchlib
+from testing.harness.wait import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "bench-controlplane-token"
@@ -151,7 +150,7 @@ def main():
             procs.spawn("vigil", [args.vigil, "serve", "-c", f"{tmp}/vigil.yaml",
                                   "--ready-file", str(ready)])
             # The ready file is written once the admin API listens, before the first checks end.
-            if not benchlib.wait_until(ready.exists, 120):
+            if not wait_until(ready.exists, 120):
                 raise RuntimeError("vigil did not write its ready file within 120 s")
             admin = json.loads(ready.read_text())["admin"]
             benchlib.log(f"admin API up {time.monotonic() - started:.2f} s after start")

@@ -14,7 +14,7 @@ Python 3 standard library only.
 
 import resource
 
-from benchlib import machine_cpu, process_cpu
+from bench.benchlib import machine_cpu, process_cpu
 
 
 def _children_cpu():

@@ -64,15 +64,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for benchlib
-
-from benchlib import (HOST, Processes, emit_json, fmt, free_port, listening, loadavg, log,  # noqa: E402
-                      log_findings, machine_info, on_sigterm, parse_variants, proc_children, raise_nofile, tail,
-                      run_main, tool_version, wait_until)
-from cpu_meter import CpuMeter  # noqa: E402
-from targets import MAXPIPES, TARGET_CLASSES, vigil_variant  # noqa: E402
+from bench.benchlib import (HOST, Processes, emit_json, fmt, free_port, listening, loadavg, log,
+                            log_findings, machine_info, on_sigterm, parse_variants, proc_children, raise_nofile, tail,
+                            run_main, tool_version)
+from bench.dataplane.cpu_meter import CpuMeter
+from bench.dataplane.targets import MAXPIPES, TARGET_CLASSES, vigil_variant
+from testing.harness.wait import wait_until
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 DEFAULT_VIGIL = os.path.join(REPO, "build", "release", "src", "daemon", "vigil")
@@ -194,8 +192,9 @@ class Holder:
 
     def __init__(self, procs, tmp):
         port_file = os.path.join(tmp, "holder.port")
-        self.proc = procs.spawn("holder", [sys.executable, os.path.abspath(__file__), "--holder", port_file],
-                                pipes=True)
+        # From the repository root, where `bench` is importable, as this script itself runs.
+        self.proc = procs.spawn("holder", [sys.executable, "-m", "bench.dataplane.run", "--holder", port_file],
+                                pipes=True, cwd=REPO)
         if not wait_until(lambda: os.path.exists(port_file) or self.proc.poll() is not None, 10):
             raise RuntimeError("holder did not start")
         if self.proc.poll() is not None:

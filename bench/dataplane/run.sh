@@ -17,4 +17,8 @@ need python3
 install_missing haproxy nginx libnginx-mod-stream iperf3 wrk hey python3 gcc libc6-dev liburing-dev \
   clang libbpf-dev
 
-exec python3 "$here/run.py" "$@"
+# As a module of the repository's `bench` package, which imports testing.harness beside it: the
+# root on PYTHONPATH, so that the caller's directory (and relative paths in the arguments) stay.
+PYTHONPATH="$(cd "$here/../.." && pwd)${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH
+exec python3 -m bench.dataplane.run "$@"

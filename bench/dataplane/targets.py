@@ -8,7 +8,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from benchlib import HOST, compile_c, free_port, listening, proc_children, tail, wait_until
+from bench.benchlib import HOST, compile_c, free_port, listening, proc_children, tail
+from testing.harness.wait import wait_until
 
 NGINX_STREAM_MODULE = "/usr/lib/nginx/modules/ngx_stream_module.so"
 MAXPIPES = 256  # haproxy-tuned: pipes for splicing

@@ -2,7 +2,7 @@
 """Failover benchmark: what API clients see when a master is lost, behind vigil, HAProxy with the
 seeds' configurations and NGINX stream.
 
-The experiment is the system tests' (tests/system/netns_harness.py, reused as is): in a private
+The experiment is the system tests' (testing/harness/netns.py, reused as is): in a private
 network namespace, three simulated kube-apiservers on 127.0.0.11-13:6443; in front of them the
 load balancers under test on 127.0.0.1; per load balancer three clients that run for the whole
 scenario (a new TLS connection + GET every 200 ms, the real kubectl about once a second, one
@@ -70,11 +70,9 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
-sys.path.insert(0, str(REPO / "tests" / "system"))
-
-import netns_harness as h  # noqa: E402
+from testing.harness import netns as h
+from testing.harness.paths import APISIM, VIGIL
+from testing.harness.wait import wait_for
 
 NGINX_STREAM_MODULE = "/usr/lib/nginx/modules/ngx_stream_module.so"
 
@@ -226,7 +224,7 @@ class HAProxyLB(h.LoadBalancer):
         if check.returncode != 0:
             raise RuntimeError(f"{self.key}: haproxy -c failed:\n{check.stdout}{check.stderr}")
         self.proc = ns.spawn(["haproxy", "-db", "-f", cfg], self.log_path)
-        h.wait_for(lambda: self._stat_rows() is not None, 10, what=f"{self.key} stats socket")
+        wait_for(lambda: self._stat_rows() is not None, 10, what=f"{self.key} stats socket")
 
     def _stat_rows(self):
         if self.proc.poll() is not None:
@@ -294,7 +292,7 @@ stream {{
         if check.returncode != 0:
             raise RuntimeError(f"nginx -t failed:\n{check.stdout}{check.stderr}")
         self.proc = ns.spawn(["nginx", "-p", d, "-c", conf, "-e", d / "error.log"], d / "nginx.out")
-        h.wait_for(lambda: ns.call(h.tcp_connect_outcome, h.LB_HOST, self.port, 0.5) == "connected",
+        wait_for(lambda: ns.call(h.tcp_connect_outcome, h.LB_HOST, self.port, 0.5) == "connected",
                    10, what="nginx listening")
 
     def log_text(self):
@@ -390,7 +388,7 @@ def check_tools(targets):
         missing.append("haproxy")
     if "nginx" in targets and (shutil.which("nginx") is None or not os.path.exists(NGINX_STREAM_MODULE)):
         missing.append("nginx + libnginx-mod-stream")
-    for b in (h.VIGIL, h.APISIM):
+    for b in (VIGIL, APISIM):
         if not b.exists():
             missing.append(f"{b} (build it: cmake --preset dev && cmake --build --preset dev)")
     if missing:
@@ -428,7 +426,7 @@ def main():
 
     if args.build:
         b = Path(args.build).resolve()
-        h.VIGIL, h.APISIM = b / "src/daemon/vigil", b / "testing/apisim/vigil-apisim"
+        VIGIL, APISIM = b / "src/daemon/vigil", b / "testing/apisim/vigil-apisim"
     scenarios = [s for s in args.scenarios.split(",") if s]
     targets = [t for t in args.targets.split(",") if t]
     for s in scenarios:
@@ -452,7 +450,7 @@ def main():
 
     print(f"failover benchmark: scenarios {', '.join(scenarios)}; targets {', '.join(targets)}; "
           f"{'serial' if args.serial else 'all targets at once'}; kubectl {kubectl or '-'}; "
-          f"vigil {h.VIGIL}; work dir {tmp}", file=sys.stderr)
+          f"vigil {VIGIL}; work dir {tmp}", file=sys.stderr)
     rows, details = [], []
     try:
         for scenario in scenarios:
@@ -461,7 +459,7 @@ def main():
                 log(f"== {scenario}: {', '.join(group)}")
                 wd = tmp / f"{scenario}-{'-'.join(group) if args.serial else 'all'}"
                 wd.mkdir(parents=True)
-                results = run_one(scenario, group, wd, h.VIGIL, kubectl, log)
+                results = run_one(scenario, group, wd, VIGIL, kubectl, log)
                 for key in group:
                     res = results[key]
                     rows.append(row(res))

@@ -66,12 +66,11 @@ import time
 import urllib.request
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for benchlib
-
-from benchlib import (CLK_TCK, HOST, Processes, compile_c, emit_json, finish, fmt, free_port, listening, loadavg, log,  # noqa: E402
-                      log_findings, machine_info, on_sigterm, parse_variants, proc_children, process_cpu,
-                      raise_nofile,
-                      run_main, stat_ticks, tail, tool_version, wait_until)
+from bench.benchlib import (CLK_TCK, HOST, Processes, compile_c, emit_json, finish, fmt, free_port, listening, loadavg, log,
+                            log_findings, machine_info, on_sigterm, parse_variants, proc_children, process_cpu,
+                            raise_nofile,
+                            run_main, stat_ticks, tail, tool_version)
+from testing.harness.wait import wait_until
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

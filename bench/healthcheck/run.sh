@@ -14,4 +14,8 @@ need_as cc gcc libc6-dev
 need python3
 install_missing haproxy nginx iperf3 wrk openssl gcc libc6-dev python3
 
-exec python3 "$here/run.py" "$@"
+# As a module of the repository's `bench` package, which imports testing.harness beside it: the
+# root on PYTHONPATH, so that the caller's directory (and relative paths in the arguments) stay.
+PYTHONPATH="$(cd "$here/../.." && pwd)${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH
+exec python3 -m bench.healthcheck.run "$@"

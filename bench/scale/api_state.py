@@ -31,10 +31,9 @@ import time
 import uuid
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for benchlib
-
-from benchlib import (Processes, admin_call, emit_json, finish, log, machine_info, loadavg, on_sigterm,  # noqa: E402
-                      raise_nofile, run_main, wait_until)
+from bench.benchlib import (Processes, admin_call, emit_json, finish, log, machine_info, loadavg, on_sigterm,
+                            raise_nofile, run_main)
+from testing.harness.wait import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "bench-api-state-token"

@@ -12,8 +12,9 @@ import subprocess
 import urllib.request
 from pathlib import Path
 
-from benchlib import HOST, compile_c, free_port, listening, proc_children, process_cpu, tail, wait_until
-from configs import member_address
+from bench.benchlib import HOST, compile_c, free_port, listening, proc_children, process_cpu, tail
+from bench.scale.configs import member_address
+from testing.harness.wait import wait_until
 
 HEALTHCHECK = Path(__file__).resolve().parents[1] / "healthcheck"
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))

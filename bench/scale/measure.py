@@ -15,8 +15,8 @@
 import statistics
 import time
 
-from benchlib import log, tail
-from targets import start_and_wait_ready
+from bench.benchlib import log, tail
+from bench.scale.targets import start_and_wait_ready
 
 
 def poll_first_round(target, timeout):

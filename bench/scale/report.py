@@ -3,7 +3,7 @@ rounds, the ratio vigil/HAProxy and its target."""
 
 import statistics
 
-from benchlib import fmt
+from bench.benchlib import fmt
 
 # key, title, digits, target (text) for the ratio or the figure
 ROWS = [

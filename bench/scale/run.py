@@ -33,16 +33,13 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for benchlib
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from benchlib import (Processes, emit_json, finish, fmt, free_port, loadavg, log, log_findings, machine_info,  # noqa: E402
-                      on_sigterm, raise_nofile, run_main, tool_version)
-from backends import Sink, TlsServer  # noqa: E402
-from configs import MAX_LBS  # noqa: E402
-from measure import measure  # noqa: E402
-from report import print_table, ratios, summarize  # noqa: E402
-from targets import Haproxy, Vigil  # noqa: E402
+from bench.benchlib import (Processes, emit_json, finish, fmt, free_port, loadavg, log, log_findings, machine_info,
+                            on_sigterm, raise_nofile, run_main, tool_version)
+from bench.scale.backends import Sink, TlsServer
+from bench.scale.configs import MAX_LBS
+from bench.scale.measure import measure
+from bench.scale.report import print_table, ratios, summarize
+from bench.scale.targets import Haproxy, Vigil
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_VIGIL = ROOT / "build/release/src/daemon/vigil"

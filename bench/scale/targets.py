@@ -12,8 +12,9 @@ import shutil
 import socket
 import time
 
-from benchlib import CLK_TCK, HOST, admin_call, free_port, process_cpu, stat_ticks, tail, wait_until
-from configs import haproxy_config, listener_address, vigil_config
+from bench.benchlib import CLK_TCK, HOST, admin_call, free_port, process_cpu, stat_ticks, tail
+from bench.scale.configs import haproxy_config, listener_address, vigil_config
+from testing.harness.wait import wait_until
 
 TOKEN = "bench-scale-token"
 

@@ -6,12 +6,11 @@ makes it last about 250 ms; both carry an `X-Member` header with the name."""
 
 import os
 import signal
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import benchlib  # noqa: E402
-import traffic  # noqa: E402
+from bench import benchlib
+from bench.soak import traffic
+from testing.harness.wait import wait_until
 
 
 class Backend:
@@ -68,7 +67,7 @@ http {{
         b = self.members[name]
         b.proc = self.procs.spawn(f"backend-{name}", ["nginx", "-p", b.dir, "-e",
                                                       f"{b.dir}/error.log", "-c", f"{b.dir}/nginx.conf"])
-        if not benchlib.wait_until(lambda: benchlib.listening(b.port) or b.proc.poll() is not None, 10):
+        if not wait_until(lambda: benchlib.listening(b.port) or b.proc.poll() is not None, 10):
             raise RuntimeError(f"backend {name} does not listen on {b.port}")
         if b.proc.poll() is not None:
             raise RuntimeError(f"backend {name} exited: {benchlib.tail(b.proc.logpath)}")

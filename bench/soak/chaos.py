@@ -6,16 +6,14 @@ import json
 import os
 import signal
 import socket
-import sys
 import threading
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import benchlib  # noqa: E402
-import traffic  # noqa: E402
+from bench import benchlib
+from bench.soak import traffic
+from testing.harness.wait import wait_until
 
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
@@ -94,7 +92,7 @@ class Chaos:
         back = time.time()
         record["restarted_after_s"] = round(back - t, 2)
         s.outages.append((name, t, back))
-        up = benchlib.wait_until(lambda: s.stop.is_set() or
+        up = wait_until(lambda: s.stop.is_set() or
                                  member_health(s.admin, s.token).get(name) == "up", 30, 0.2)
         record["up_after_s"] = round(time.time() - back, 2) if up and not s.stop.is_set() else None
         s.kills.append(record)

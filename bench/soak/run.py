@@ -38,13 +38,12 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import benchlib  # noqa: E402
-import chaos  # noqa: E402
-import report  # noqa: E402
-import traffic  # noqa: E402
-from backends import Backends  # noqa: E402
+from bench import benchlib
+from bench.soak import chaos
+from bench.soak import report
+from bench.soak import traffic
+from bench.soak.backends import Backends
+from testing.harness.wait import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "bench-soak-token"
@@ -121,12 +120,12 @@ def start_vigil(soak, procs_vigil):
     ready = Path(soak.tmp, "ready.json")
     soak.vigil = procs_vigil.spawn("vigil", [soak.args.vigil, "serve", "-c", f"{soak.tmp}/vigil.yaml",
                                              "--ready-file", str(ready)])
-    if not benchlib.wait_until(lambda: ready.exists() or soak.vigil.poll() is not None, 60):
+    if not wait_until(lambda: ready.exists() or soak.vigil.poll() is not None, 60):
         raise RuntimeError("vigil did not write its ready file within 60 s")
     if soak.vigil.poll() is not None:
         raise RuntimeError(f"vigil exited: {benchlib.tail(soak.vigil.logpath)}")
     soak.admin = json.loads(ready.read_text())["admin"]
-    if not benchlib.wait_until(lambda: all(h == "up" for h in chaos.member_health(
+    if not wait_until(lambda: all(h == "up" for h in chaos.member_health(
             soak.admin, soak.token).values()), 30, 0.2):
         raise RuntimeError("the members did not come up within 30 s")
 

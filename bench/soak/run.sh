@@ -11,4 +11,8 @@ require_root "nginx runs as root and vigil's open-file limit is set"
 need nginx python3
 install_missing  # only what is missing
 
-exec python3 "$here/run.py" "$@"
+# As a module of the repository's `bench` package, which imports testing.harness beside it: the
+# root on PYTHONPATH, so that the caller's directory (and relative paths in the arguments) stay.
+PYTHONPATH="$(cd "$here/../.." && pwd)${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH
+exec python3 -m bench.soak.run "$@"

@@ -17,6 +17,8 @@ import time
 
 import pytest
 
+from testing.harness.wait import wait_for
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 WAIT = 10.0  # the bound on every wait in this file, in seconds
 
@@ -29,18 +31,6 @@ def binary():
     if not path.exists():
         pytest.fail(f"{path} not found: build target vigil-apisim or set VIGIL_APISIM")
     return path
-
-
-def poll(condition, what, timeout=WAIT, interval=0.05):
-    """Calls condition() until it returns a true value, which is returned; fails after timeout."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(interval)
 
 
 class Sim:
@@ -57,7 +47,7 @@ class Sim:
                 pytest.fail(f"apisim exited with {self.proc.returncode}: {self.stderr()}")
             return ready.exists() and ready.read_text()
 
-        text = poll(address, "the ready file")
+        text = wait_for(address, WAIT, what="the ready file")
         assert text.endswith("\n")
         host, _, port = text.strip().rpartition(":")
         self.host, self.port = host.strip("[]"), int(port)
@@ -142,7 +132,7 @@ def test_warmup_fails_readyz_and_api_then_recovers(start):
     status, _, body = sim.request("/api/v1/nodes/x")
     assert status == 401 and json.loads(body)["reason"] == "Unauthorized"
     assert sim.request("/livez")[0] == 200
-    poll(lambda: sim.request("/readyz")[0] == 200, "/readyz to pass after warmup")
+    wait_for(lambda: sim.request("/readyz")[0] == 200, WAIT, what="/readyz to pass after warmup")
     assert sim.request("/api/v1/nodes/master-01")[0] == 200
 
 
@@ -205,9 +195,10 @@ def test_sigterm_fails_readyz_then_closes(start):
         status, _, body = sim.request("/readyz?verbose")
         return status == 500 and body
 
-    assert "[-]shutdown failed" in poll(readyz_failing, "/readyz to fail after SIGTERM")
+    failing = wait_for(readyz_failing, WAIT, what="/readyz to fail after SIGTERM")
+    assert "[-]shutdown failed" in failing
     assert sim.request("/version")[0] == 200
-    poll(lambda: refused(sim), "the listener to close")
+    wait_for(lambda: refused(sim), WAIT, what="the listener to close")
     assert sim.proc.wait(timeout=WAIT) == 0
 
 
@@ -423,8 +414,8 @@ def test_h2_sigterm_ends_watches_then_goaway(start, h2client):
     client = h2client(sim)
     watch = client.get("/api/v1/nodes?watch=true")
     sim.proc.send_signal(signal.SIGTERM)
-    status, _, body = poll(lambda: (r := client.request("/readyz?verbose")) and r[0] == 500 and r,
-                           "/readyz to fail over HTTP/2 after SIGTERM")
+    status, _, body = wait_for(lambda: (r := client.request("/readyz?verbose")) and r[0] == 500 and r,
+                               WAIT, what="/readyz to fail over HTTP/2 after SIGTERM")
     assert "[-]shutdown failed" in body
 
     def ended(evs):

@@ -1,11 +1,6 @@
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from vigil_harness import APISIM, VIGIL  # noqa: E402
+from testing.harness.paths import APISIM, VIGIL
 
 
 def pytest_sessionstart(session):
@@ -13,11 +8,3 @@ def pytest_sessionstart(session):
         if not binary.exists():
             raise pytest.UsageError(f"{binary} is missing: build first (bash scripts/build.sh)")
 
-
-@pytest.fixture
-def cleanup():
-    """Stops whatever a test registers, even when the test fails."""
-    things = []
-    yield things.append
-    for t in reversed(things):
-        t.stop()

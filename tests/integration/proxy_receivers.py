@@ -10,7 +10,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from vigil_harness import wait_for
+from testing.harness.process import stop
+from testing.harness.wait import wait_for
 
 NGINX = "/usr/sbin/nginx"
 HAPROXY = "/usr/sbin/haproxy"
@@ -43,13 +44,7 @@ class _Server:
         wait_for(up, 10, what=f"{args[0]} listening on {self.port}")
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
+        stop(self.proc)
         self.out.close()
 
 

@@ -6,7 +6,7 @@ import re
 import socket
 import urllib.parse
 
-from vigil_harness import EchoServer, Vigil
+from testing.harness.vigil_process import EchoServer, Vigil
 
 READ_TOKEN = "read-only-token"
 

@@ -1,7 +1,7 @@
 """The admin endpoint and the client commands against a running vigil."""
 import json
 
-from vigil_harness import EchoServer, Vigil, pool_config
+from testing.harness.vigil_process import EchoServer, Vigil, pool_config
 
 MONITOR = "    health_monitor: {type: TCP, interval: 300ms, fast_interval: 100ms, timeout: 500ms}"
 
@@ -73,7 +73,7 @@ def test_members_and_status_commands(tmp_path, cleanup):
 
 def test_client_reports_an_unreachable_daemon(tmp_path):
     import subprocess
-    from vigil_harness import VIGIL
+    from testing.harness.paths import VIGIL
     r = subprocess.run([str(VIGIL), "members", "--admin", "http://127.0.0.1:1"], capture_output=True,
                        text=True, timeout=20, env={"VIGIL_TOKEN": "x", "PATH": "/usr/bin:/bin"})
     assert r.returncode == 2
@@ -88,7 +88,8 @@ def test_sigterm_stops_cleanly(tmp_path, cleanup):
 def test_reload_applies_a_new_file_and_refuses_a_broken_one(tmp_path, cleanup):
     import signal
     import socket
-    from vigil_harness import echo_once, wait_for
+    from testing.harness.vigil_process import echo_once
+    from testing.harness.wait import wait_for
     vigil = start(tmp_path, cleanup)
     host, port = vigil.listener("api")
     held = socket.create_connection((host, port), timeout=5)

@@ -4,7 +4,7 @@ framed two ways at once are refused."""
 import socket
 import time
 
-from vigil_harness import EchoServer, Vigil, pool_config
+from testing.harness.vigil_process import EchoServer, Vigil, pool_config
 
 HALF_HEAD = b"GET /v1/status HTTP/1.1\r\nHost: vigil\r\nX-Auth"
 

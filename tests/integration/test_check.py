@@ -1,7 +1,7 @@
 """`vigil check` and `vigil serve` on good and bad configs."""
 import subprocess
 
-from vigil_harness import VIGIL
+from testing.harness.paths import VIGIL
 
 
 def check(tmp_path, text):

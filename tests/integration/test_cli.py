@@ -4,8 +4,10 @@ verb needs one)."""
 import re
 import subprocess
 
-from test_octavia_helpers import create, free_port, start_vigil
-from vigil_harness import ROOT, VIGIL, EchoServer, Vigil, pool_config, wait_for
+from testing.harness.octavia_api import create, free_port, start_vigil
+from testing.harness.paths import ROOT, VIGIL
+from testing.harness.vigil_process import EchoServer, Vigil, pool_config
+from testing.harness.wait import wait_for
 
 MONITOR = "    health_monitor: {type: TCP, interval: 300ms, fast_interval: 100ms, timeout: 500ms}"
 

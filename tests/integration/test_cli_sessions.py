@@ -4,7 +4,8 @@ daemon's document, and kill closes the member's sessions. Every wait is bounded.
 import json
 
 from test_sessions import start
-from vigil_harness import closed_by_peer, hold, wait_for
+from testing.harness.vigil_process import closed_by_peer, hold
+from testing.harness.wait import wait_for
 
 
 def rows(table):

@@ -2,7 +2,8 @@
 that still answer, says it is the cluster's problem, and never routes to one that refuses."""
 import urllib.request
 
-from vigil_harness import ApiSim, Vigil, https_get, pool_config, wait_for
+from testing.harness.vigil_process import ApiSim, Vigil, https_get, pool_config
+from testing.harness.wait import wait_for
 
 MONITOR = """    health_monitor:
       type: HTTPS

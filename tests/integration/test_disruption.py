@@ -6,7 +6,8 @@ import re
 import signal
 import ssl
 
-from vigil_harness import ApiSim, Vigil, wait_for
+from testing.harness.vigil_process import ApiSim, Vigil
+from testing.harness.wait import wait_for
 
 CONFIG = """
 admin:

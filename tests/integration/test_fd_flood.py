@@ -15,7 +15,8 @@ import time
 
 import pytest
 
-from vigil_harness import TOKEN, EchoServer, Vigil, wait_for
+from testing.harness.vigil_process import TOKEN, EchoServer, Vigil
+from testing.harness.wait import wait_for
 
 LIMIT = 256
 CLIENTS = 600

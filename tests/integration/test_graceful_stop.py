@@ -4,7 +4,8 @@ import signal
 import socket
 import time
 
-from vigil_harness import EchoServer, Vigil, wait_for
+from testing.harness.vigil_process import EchoServer, Vigil
+from testing.harness.wait import wait_for
 
 
 def config(member_port, grace=None):

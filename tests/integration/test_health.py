@@ -1,7 +1,9 @@
 """Health checks end to end: members go ERROR with a reason, come back, and get no traffic while down."""
 import socket
 
-from vigil_harness import ApiSim, EchoServer, Vigil, echo_once, https_get, pool_config, wait_for
+from testing.harness.vigil_process import (ApiSim, EchoServer, Vigil, echo_once, https_get,
+                                           pool_config)
+from testing.harness.wait import wait_for
 
 
 FAST_HTTPS = """    health_monitor:

@@ -4,7 +4,8 @@ import socket
 import threading
 import time
 
-from vigil_harness import Vigil, pool_config, wait_for
+from testing.harness.vigil_process import Vigil, pool_config
+from testing.harness.wait import wait_for
 
 
 class KeepAliveMember:

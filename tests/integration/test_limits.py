@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from vigil_harness import EchoServer, Vigil, echo_once, wait_for
+from testing.harness.vigil_process import EchoServer, Vigil, echo_once
+from testing.harness.wait import wait_for
 
 CONFIG = """
 admin:

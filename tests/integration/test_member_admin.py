@@ -8,8 +8,10 @@ import json
 import signal
 import subprocess
 
-from vigil_harness import (TOKEN, VIGIL, EchoServer, Vigil, closed_by_peer, echo_once, hold,
-                           saved_state, start_with_two_echo_members, wait_for)
+from testing.harness.paths import VIGIL
+from testing.harness.vigil_process import (TOKEN, EchoServer, Vigil, closed_by_peer, echo_once,
+                                           hold, saved_state, start_with_two_echo_members)
+from testing.harness.wait import wait_for
 
 CONFIG = """
 admin:

@@ -4,8 +4,8 @@ file: once a 409 ("edit the file and reload"), now the member's runtime override
 """
 import pytest
 
-from test_octavia_helpers import OPENSTACK, OpenStack, raw
-from vigil_harness import EchoServer, Vigil, pool_config
+from testing.harness.octavia_api import OPENSTACK, OpenStack, raw
+from testing.harness.vigil_process import EchoServer, Vigil, pool_config
 
 pytestmark = pytest.mark.skipif(
     OPENSTACK is None,

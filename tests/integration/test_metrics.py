@@ -11,8 +11,10 @@ import subprocess
 
 import pytest
 
-from test_octavia_helpers import OPENSTACK, OpenStack, raw
-from vigil_harness import ROOT, EchoServer, Vigil, echo_once, wait_for
+from testing.harness.octavia_api import OPENSTACK, OpenStack, raw
+from testing.harness.paths import ROOT
+from testing.harness.vigil_process import EchoServer, Vigil, echo_once
+from testing.harness.wait import wait_for
 
 PROMTOOL = shutil.which("promtool")
 needs_promtool = pytest.mark.skipif(PROMTOOL is None, reason="promtool is missing (Debian: prometheus)")

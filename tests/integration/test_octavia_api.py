@@ -6,8 +6,9 @@ import json
 import signal
 import threading
 
-from test_octavia_helpers import create, free_port, post_huge, raw, start_vigil
-from vigil_harness import EchoServer, Vigil, echo_once, saved_bytes, saved_state, wait_for
+from testing.harness.octavia_api import create, free_port, post_huge, raw, start_vigil
+from testing.harness.vigil_process import EchoServer, Vigil, echo_once, saved_bytes, saved_state
+from testing.harness.wait import wait_for
 
 
 def build(vigil, backend_port):

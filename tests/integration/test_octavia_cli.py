@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from test_octavia_helpers import OPENSTACK, OpenStack, free_port, refused, start_vigil
-from vigil_harness import ApiSim, https_get, wait_for
+from testing.harness.octavia_api import OPENSTACK, OpenStack, free_port, refused, start_vigil
+from testing.harness.vigil_process import ApiSim, https_get
+from testing.harness.wait import wait_for
 
 pytestmark = pytest.mark.skipif(
     OPENSTACK is None,

@@ -7,8 +7,9 @@ import json
 import re
 import socket
 
-from test_octavia_helpers import create, exchange, free_port, raw, start_vigil
-from vigil_harness import TOKEN, EchoServer, Vigil, saved_state, wait_for
+from testing.harness.octavia_api import create, exchange, free_port, raw, start_vigil
+from testing.harness.vigil_process import TOKEN, EchoServer, Vigil, saved_state
+from testing.harness.wait import wait_for
 
 REQUEST_ID = re.compile(r"^req-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 

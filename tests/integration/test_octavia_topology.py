@@ -5,8 +5,8 @@ The config file's load balancer reports SINGLE.
 """
 import signal
 
-from test_octavia_helpers import create, raw, start_vigil
-from vigil_harness import Vigil, saved_bytes
+from testing.harness.octavia_api import create, raw, start_vigil
+from testing.harness.vigil_process import Vigil, saved_bytes
 
 
 def test_topology_is_validated_kept_and_reported(tmp_path, cleanup):

@@ -3,8 +3,9 @@ members neither checked again nor reset (check results, thresholds, state times,
 an API member's create, update and delete leave the other API members alone too. Also: an
 Octavia member set on a file member (the one write that needs the file's members) still works.
 """
-from test_octavia_helpers import create, free_port, raw
-from vigil_harness import EchoServer, Vigil, echo_once, wait_for
+from testing.harness.octavia_api import create, free_port, raw
+from testing.harness.vigil_process import EchoServer, Vigil, echo_once
+from testing.harness.wait import wait_for
 
 # Checked once at start, then every hour: a member checked again was restarted by the write.
 CONFIG = """

@@ -6,7 +6,9 @@ import os
 import subprocess
 import time
 
-from vigil_harness import VIGIL, ApiSim, Vigil, pool_config, wait_for
+from testing.harness.paths import VIGIL
+from testing.harness.vigil_process import ApiSim, Vigil, pool_config
+from testing.harness.wait import wait_for
 
 ABSENT = "192.0.2.1"
 

@@ -8,7 +8,8 @@ import signal
 import socket
 from pathlib import Path
 
-from vigil_harness import EchoServer, Vigil, closed_by_peer, hold, wait_for
+from testing.harness.vigil_process import EchoServer, Vigil, closed_by_peer, hold
+from testing.harness.wait import wait_for
 
 SAMPLE = re.compile(r"^([a-z_:]+)(?:\{(.*)\})? (\S+)$")
 

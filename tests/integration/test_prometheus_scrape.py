@@ -14,8 +14,11 @@ import urllib.request
 
 import pytest
 
-from test_octavia_helpers import raw
-from vigil_harness import ROOT, EchoServer, Vigil, wait_for
+from testing.harness.process import stop
+from testing.harness.octavia_api import raw
+from testing.harness.paths import ROOT
+from testing.harness.vigil_process import EchoServer, Vigil
+from testing.harness.wait import wait_for
 
 PROMETHEUS = shutil.which("prometheus")
 pytestmark = pytest.mark.skipif(PROMETHEUS is None, reason="prometheus is missing (Debian: prometheus)")
@@ -95,13 +98,7 @@ class Prometheus:
         return body["data"]
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
+        stop(self.proc, timeout=15)
 
 
 @pytest.fixture

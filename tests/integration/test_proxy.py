@@ -3,7 +3,7 @@ import os
 import socket
 import threading
 
-from vigil_harness import EchoServer, Vigil, echo_once
+from testing.harness.vigil_process import EchoServer, Vigil, echo_once
 
 
 def config(members, bind="127.0.0.1:0", algorithm="round_robin"):
@@ -89,7 +89,7 @@ def test_ipv6_listener(tmp_path, cleanup):
 
 
 def test_tls_passes_through_untouched(tmp_path, cleanup):
-    from vigil_harness import ApiSim, https_get
+    from testing.harness.vigil_process import ApiSim, https_get
     sim = ApiSim(tmp_path, "master-01")
     cleanup(sim)
     vigil = Vigil(tmp_path, config([sim.port]))

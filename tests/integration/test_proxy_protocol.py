@@ -7,7 +7,8 @@ import uuid
 import pytest
 
 from proxy_receivers import HaproxyReceiver, Nginx, http_get, wait_logged
-from vigil_harness import Vigil, wait_for
+from testing.harness.vigil_process import Vigil
+from testing.harness.wait import wait_for
 
 V2_SIGNATURE = b"\r\n\r\n\x00\r\nQUIT\n"
 

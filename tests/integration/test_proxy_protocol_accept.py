@@ -8,7 +8,8 @@ import time
 import uuid
 
 from proxy_receivers import HaproxySender, Nginx, closed_within, http_get, wait_logged
-from vigil_harness import Vigil, wait_for
+from testing.harness.vigil_process import Vigil
+from testing.harness.wait import wait_for
 
 
 def config(member_port, trusted="[127.0.0.1/32, \"::1\"]", extra_listener=""):

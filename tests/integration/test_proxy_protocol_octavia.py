@@ -5,8 +5,8 @@ import uuid
 import pytest
 
 from proxy_receivers import Nginx, http_get, wait_logged
-from test_octavia_helpers import create, free_port, raw, start_vigil
-from vigil_harness import wait_for
+from testing.harness.octavia_api import create, free_port, raw, start_vigil
+from testing.harness.wait import wait_for
 
 
 @pytest.mark.parametrize("protocol", ["PROXY", "PROXYV2"])

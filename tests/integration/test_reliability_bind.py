@@ -7,8 +7,9 @@ import json
 import re
 import socket
 
-from test_octavia_helpers import create
-from vigil_harness import EchoServer, Vigil, echo_once, wait_for
+from testing.harness.octavia_api import create
+from testing.harness.vigil_process import EchoServer, Vigil, echo_once
+from testing.harness.wait import wait_for
 
 
 def take_port():

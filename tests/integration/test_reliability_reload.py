@@ -6,7 +6,8 @@ import json
 import signal
 import urllib.request
 
-from vigil_harness import TOKEN, EchoServer, Vigil, pool_config, wait_for
+from testing.harness.vigil_process import TOKEN, EchoServer, Vigil, pool_config
+from testing.harness.wait import wait_for
 
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 

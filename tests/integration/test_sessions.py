@@ -5,7 +5,8 @@ import json
 import re
 import urllib.request
 
-from vigil_harness import TOKEN, closed_by_peer, hold, start_with_two_echo_members, wait_for
+from testing.harness.vigil_process import TOKEN, closed_by_peer, hold, start_with_two_echo_members
+from testing.harness.wait import wait_for
 
 CONFIG = """
 admin:

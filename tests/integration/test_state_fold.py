@@ -6,8 +6,9 @@ import json
 import os
 import signal
 
-from test_octavia_helpers import create, free_port, raw, start_vigil
-from vigil_harness import Vigil, wait_for
+from testing.harness.octavia_api import create, free_port, raw, start_vigil
+from testing.harness.vigil_process import Vigil
+from testing.harness.wait import wait_for
 from test_upgrade import Adopted, alive, upgrade
 
 

@@ -8,7 +8,9 @@ import signal
 import subprocess
 
 from status_page_setup import READ_TOKEN, Browser, start
-from vigil_harness import TOKEN, VIGIL, wait_for
+from testing.harness.paths import VIGIL
+from testing.harness.vigil_process import TOKEN
+from testing.harness.wait import wait_for
 
 
 def test_read_token_reads_and_cannot_write(tmp_path, cleanup):

@@ -12,7 +12,7 @@ import pytest
 
 from cdp_browser import Chromium, find_chromium
 from status_page_setup import READ_TOKEN, start
-from vigil_harness import TOKEN
+from testing.harness.vigil_process import TOKEN
 
 pytestmark = pytest.mark.skipif(find_chromium() is None,
                                 reason="chromium is not installed (scripts/setup.sh --tests)")

@@ -5,7 +5,8 @@ import signal
 import socket
 import time
 
-from vigil_harness import ApiSim, Vigil, pool_config, wait_for
+from testing.harness.vigil_process import ApiSim, Vigil, pool_config
+from testing.harness.wait import wait_for
 
 MONITOR = """    health_monitor:
       type: HTTPS

@@ -11,7 +11,8 @@ import threading
 import time
 from pathlib import Path
 
-from vigil_harness import EchoServer, Vigil, wait_for
+from testing.harness.vigil_process import EchoServer, Vigil
+from testing.harness.wait import wait_for
 
 
 def config(member_port):

@@ -5,7 +5,8 @@ shows can only be the one it was handed. Every wait is bounded."""
 import socket
 
 from test_upgrade import Adopted, ready_pid, upgrade
-from vigil_harness import EchoServer, Vigil, wait_for
+from testing.harness.vigil_process import EchoServer, Vigil
+from testing.harness.wait import wait_for
 
 CONFIG = """
 admin:

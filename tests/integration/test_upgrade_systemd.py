@@ -5,7 +5,7 @@ import signal
 
 from test_systemd_notify import Systemd
 from test_upgrade import Adopted, config
-from vigil_harness import EchoServer, Vigil
+from testing.harness.vigil_process import EchoServer, Vigil
 
 
 def test_the_new_process_becomes_the_main_pid(tmp_path, cleanup):

@@ -15,7 +15,7 @@ import urllib.request
 
 from octavia_lib.api.drivers.driver_lib import DriverLibrary
 
-from vigil_harness import wait_for
+from testing.harness.wait import wait_for
 
 PENDING = ("PENDING_CREATE", "PENDING_UPDATE", "PENDING_DELETE")
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))

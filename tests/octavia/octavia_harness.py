@@ -15,8 +15,8 @@ import urllib.request
 from pathlib import Path
 
 from project_proxy import ProjectProxy
-from test_octavia_helpers import OPENSTACK, OpenStack, free_port
-from vigil_harness import wait_for
+from testing.harness.octavia_api import OPENSTACK, OpenStack, free_port
+from testing.harness.wait import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 DRIVER_SRC = ROOT / "integrations/octavia"

@@ -21,8 +21,9 @@ import pytest
 from differential import Answer, Labels, as_entries, check, differences, load_deliberate
 from octavia_harness import PROJECT_ID, PYTHON, Octavia, missing
 from project_proxy import ProjectProxy
-from test_octavia_helpers import free_port, raw, start_vigil
-from vigil_harness import TOKEN, ApiSim, wait_for
+from testing.harness.octavia_api import free_port, raw, start_vigil
+from testing.harness.vigil_process import TOKEN, ApiSim
+from testing.harness.wait import wait_for
 
 pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
 HERE = Path(__file__).resolve().parent

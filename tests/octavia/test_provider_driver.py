@@ -14,8 +14,9 @@ import urllib.request
 import pytest
 
 from octavia_harness import PROJECT_ID, Octavia, OctaviaCli, missing
-from test_octavia_helpers import free_port, raw, refused, start_vigil
-from vigil_harness import ApiSim, https_get, wait_for
+from testing.harness.octavia_api import free_port, raw, refused, start_vigil
+from testing.harness.vigil_process import ApiSim, https_get
+from testing.harness.wait import wait_for
 
 pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))

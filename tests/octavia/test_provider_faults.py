@@ -19,8 +19,9 @@ import urllib.request
 import pytest
 
 from octavia_harness import Octavia, OctaviaCli, missing
-from test_octavia_helpers import free_port, raw
-from vigil_harness import ApiSim, Vigil, https_get, wait_for
+from testing.harness.octavia_api import free_port, raw
+from testing.harness.vigil_process import ApiSim, Vigil, https_get
+from testing.harness.wait import wait_for
 
 pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
 

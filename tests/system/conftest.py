@@ -1,11 +1,7 @@
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from netns_harness import APISIM, VIGIL, NetNS, missing_prerequisites  # noqa: E402
+from testing.harness.netns import NetNS, missing_prerequisites
+from testing.harness.paths import APISIM, VIGIL
 
 
 @pytest.fixture

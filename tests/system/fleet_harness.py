@@ -30,16 +30,17 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import threading
 import time
 import urllib.request
 from pathlib import Path
 
-from netns_harness import (MASTERS, ROOT, TOKEN, VIGIL, WATCH_PATH, Master, NetNS, insecure_tls, require_netns,
-                           wait_for)
-from node_harness import VigilNode, veth
+from testing.harness.netns import (MASTERS, TOKEN, WATCH_PATH, Master, NetNS, insecure_tls,
+                                   require_netns)
+from testing.harness.paths import ROOT, VIGIL
+from testing.harness.wait import wait_for
+from node_harness import ReconnectingWatch, VigilNode, members_yaml, peers_yaml, veth
 
 DEPLOY = ROOT / "deploy" / "bird"
 BIRD = shutil.which("bird") or "/usr/sbin/bird"
@@ -53,18 +54,14 @@ NODES = {"node1": "198.51.100.11", "node2": "198.51.100.12", "node3": "198.51.10
 CLIENT, CLIENT_GW = "203.0.113.50", "203.0.113.1"
 ADMIN = "127.0.0.1:8404"
 NEXTHOP_GROUP = 100
-PEER_PORT = 7946
 WATCH_INTERVAL = 0.2     # seconds between a watch's events (vigil-apisim --watch-interval)
 
 
 def vigil_yaml(token_file, node=None, peers_token=None):
     """The config of `node`; with `peers_token` (a file shared by the nodes) the fleet is its
     `peers` (docs/ha.md), each node by its own address on the router's network."""
-    members = "\n".join(f"      - {{name: {n}, address: {a}, port: 6443}}" for n, a in MASTERS.items())
-    peers = ""
-    if peers_token is not None:
-        listed = "\n".join(f"  - {{name: {n}, address: {a}, port: {PEER_PORT}}}" for n, a in NODES.items())
-        peers = f"peers:\n{listed}\npeers_auth: {{token_file: {peers_token}}}\npeer_name: {node}\n"
+    members = members_yaml()
+    peers = "" if peers_token is None else peers_yaml(NODES, peers_token, node)
     return f"""\
 {peers}admin:
   listen: "{ADMIN}"
@@ -358,19 +355,16 @@ class RouteMirror:
         self.thread.join(5)
 
 
-class Watch:
-    """A watch (`GET /api/v1/nodes?watch=true`) through a service address, without TCP
-    keepalive, that reconnects at once when its stream ends or fails, as client-go does. Every
-    stream keeps its node (X-Served-By), when it opened and ended and why, and its events'
-    times. A silent stream is only given up after 60 s: longer than any scenario here."""
+class Watch(ReconnectingWatch):
+    """A watch through a service address, without TCP keepalive. Every stream keeps its node
+    (X-Served-By), when it opened and ended and why, and its events' times. A silent stream is
+    only given up after 60 s: longer than any scenario here."""
 
     def __init__(self, ns, address, label):
         self.address, self.label = address, label
         self.streams = []        # dicts: node, opened, events [times], ended, why
         self.failed = []         # (time, why) of connects or requests that failed
-        self.stop = threading.Event()
-        self._conn = None
-        self.thread = ns.thread(self.run, f"fleet-watch-{label}")
+        super().__init__(ns, f"fleet-watch-{label}")
 
     def open(self):
         conn = http.client.HTTPSConnection(self.address, PORT, timeout=3, context=insecure_tls())
@@ -380,41 +374,20 @@ class Watch:
             conn.close()
             raise RuntimeError(f"HTTP {r.status}")
         conn.sock.settimeout(60)
-        return conn, r, (r.getheader("X-Served-By") or "?").split("-")[0]
+        node = (r.getheader("X-Served-By") or "?").split("-")[0]
+        stream = {"node": node, "opened": time.monotonic(), "events": [], "ended": None, "why": None}
+        self.streams.append(stream)
+        return conn, r, stream
 
-    def run(self):
-        while not self.stop.is_set():
-            try:
-                conn, r, node = self.open()
-            except Exception as e:  # noqa: BLE001 - a failed connect is a data point
-                self.failed.append((time.monotonic(), f"{type(e).__name__}: {e}"))
-                self.stop.wait(0.05)
-                continue
-            self._conn = conn
-            stream = {"node": node, "opened": time.monotonic(), "events": [], "ended": None, "why": None}
-            self.streams.append(stream)
-            try:
-                while not self.stop.is_set():
-                    line = r.readline()
-                    if not line:
-                        stream["why"] = "EOF"
-                        break
-                    if line.strip():
-                        stream["events"].append(time.monotonic())
-            except Exception as e:  # noqa: BLE001
-                stream["why"] = f"{type(e).__name__}: {e}"
-            stream["ended"] = time.monotonic()
-            conn.close()
+    def on_failed(self, why):
+        self.failed.append((time.monotonic(), why))
 
-    def interrupt(self):
-        """Stops the watch, also when it waits on a silent stream."""
-        self.stop.set()
-        conn = self._conn
-        if conn is not None and conn.sock is not None:
-            try:
-                conn.sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+    def on_event(self, stream, t):
+        stream["events"].append(t)
+
+    def on_ended(self, stream, why):
+        stream["why"] = why
+        stream["ended"] = time.monotonic()
 
     def stream_at(self, t):
         """The stream open at `t`."""
@@ -499,6 +472,18 @@ def new_connection(address, timeout=2.0):
         return None, f"{type(e).__name__}: {e}"
     finally:
         conn.close()
+
+
+def print_logs(nodes, router):
+    """After a failure: the tail of every node's logs, and what the router's BIRD says."""
+    for n in nodes.values():
+        for what in ("health", "bird", "vigil"):
+            try:
+                print(f"--- {n.name} {what}.log (tail)\n" + "".join(n.log(what).splitlines(True)[-15:]))
+            except FileNotFoundError:
+                pass
+    if router.bird:
+        print("--- router: birdc show protocols\n" + router.bird.show("protocols"))
 
 
 def wait_nexthops(router, address, expected, timeout, what):

@@ -26,9 +26,12 @@ import threading
 import time
 from pathlib import Path
 
-from netns_harness import (MASTERS, REQUEST_TIMEOUT, ROOT, VIGIL, WATCH_PATH, Master, NetNS, insecure_tls,
-                           kubectl_setup, require_netns, wait_for)
-from node_harness import VigilNode, veth
+from testing.harness.netns import (MASTERS, REQUEST_TIMEOUT, WATCH_PATH, Master, NetNS,
+                                   insecure_tls, kubectl_setup, require_netns)
+from testing.harness.paths import ROOT, VIGIL
+from testing.harness.process import stop
+from testing.harness.wait import wait_for
+from node_harness import ReconnectingWatch, VigilNode, members_yaml, peers_yaml, veth
 
 SUBNET_PREFIX = 24
 VIP = "10.99.0.100"
@@ -50,17 +53,11 @@ MONITOR = """      type: HTTPS
       unhealthy_threshold: 2"""
 
 
-PEER_PORT = 7946
-
-
 def vigil_yaml(token_file, node=None):
     """The config of `node` (a name of NODES): with it, the pair's peers (docs/ha.md), so that the
     node that takes the address over tickles the sessions the other held."""
-    members = "\n".join(f"      - {{name: {n}, address: {a}, port: 6443}}" for n, a in MASTERS.items())
-    peers = ""
-    if node is not None:
-        listed = "\n".join(f"  - {{name: {n}, address: {a}, port: {PEER_PORT}}}" for n, a in NODES.items())
-        peers = f"peers:\n{listed}\npeers_auth: {{token_file: {token_file}}}\npeer_name: {node}\n"
+    members = members_yaml()
+    peers = "" if node is None else peers_yaml(NODES, token_file, node)
     return f"""\
 {peers}admin:
   listen: "{ADMIN}"
@@ -321,20 +318,17 @@ def longest_stall(client, start, end):
     return max((b - a for a, b in zip(ok_ends, ok_ends[1:])), default=float("nan"))
 
 
-class VipWatch:
-    """A watch (`GET /api/v1/nodes?watch=true`) through the VIP that reconnects at once when its
-    stream ends or fails; it keeps the time of every event. With `keepalive` its socket sends TCP
-    keepalive probes after 1 s of silence, every second: the client's own dead-peer detection,
-    which is all that can end a watch on a node that froze (the frozen node sends nothing, and
-    the new holder knows nothing of the connection until the client sends a packet)."""
+class VipWatch(ReconnectingWatch):
+    """A watch through the VIP; it keeps the time of every event. With `keepalive` its socket
+    sends TCP keepalive probes after 1 s of silence, every second: the client's own dead-peer
+    detection, which is all that can end a watch on a node that froze (the frozen node sends
+    nothing, and the new holder knows nothing of the connection until the client sends a packet)."""
 
     def __init__(self, ns, keepalive):
         self.keepalive = keepalive
         self.events = []     # monotonic times
         self.ends = []       # (time, why a stream ended or a connect failed)
-        self.stop = threading.Event()
-        self.thread = ns.thread(self.run, "pair-watch")
-        self._conn = None
+        super().__init__(ns, "pair-watch")
 
     def open(self):
         conn = http.client.HTTPSConnection(VIP, PORT, timeout=REQUEST_TIMEOUT, context=insecure_tls())
@@ -351,38 +345,17 @@ class VipWatch:
             conn.close()
             raise RuntimeError(f"HTTP {r.status}")
         conn.sock.settimeout(60)   # longer than the scenario: only the network ends a stream
-        return conn, r
+        return conn, r, None
 
-    def run(self):
-        while not self.stop.is_set():
-            try:
-                conn, r = self.open()
-            except Exception as e:  # noqa: BLE001 - a failed connect is a data point
-                self.ends.append((time.monotonic(), f"connect: {type(e).__name__}: {e}"))
-                self.stop.wait(0.05)
-                continue
-            self._conn = conn
-            try:
-                while not self.stop.is_set():
-                    line = r.readline()
-                    if not line:
-                        self.ends.append((time.monotonic(), "EOF"))
-                        break
-                    if line.strip():
-                        self.events.append(time.monotonic())
-            except Exception as e:  # noqa: BLE001
-                self.ends.append((time.monotonic(), f"{type(e).__name__}: {e}"))
-            conn.close()
+    def on_failed(self, why):
+        self.ends.append((time.monotonic(), f"connect: {why}"))
 
-    def interrupt(self):
-        """Stops the watch, also when it waits on a silent stream."""
-        self.stop.set()
-        conn = self._conn
-        if conn is not None and conn.sock is not None:
-            try:
-                conn.sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+    def on_event(self, stream, t):
+        self.events.append(t)
+
+    def on_ended(self, stream, why):
+        if why is not None:
+            self.ends.append((time.monotonic(), why))
 
     def longest_silence(self, start, end):
         """The longest time without an event within [start, end]."""
@@ -472,11 +445,3 @@ def wait_holder(nodes, timeout, what):
     return wait_for(alone, timeout, interval=0.05, what=what)
 
 
-def stop(proc, timeout=10):
-    if proc is not None and proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)

@@ -1,7 +1,7 @@
 """The system tests' assertions: what vigil promises its clients during a master failure (no
 failed request, no new request slower than about 1.5 s, a watch back within 3 s).
 
-run_vigil_scenario() runs one scenario (netns_harness.Experiment) with vigil in front of the
+run_vigil_scenario() runs one scenario (testing.harness.netns.Experiment) with vigil in front of the
 three masters, prints one line per client, and fails with every broken promise listed at once
 (not just the first), with the numbers, so that a failing run says exactly what went wrong.
 """
@@ -10,7 +10,7 @@ import warnings
 
 import pytest
 
-from netns_harness import VICTIM, Experiment, VigilLB, find_kubectl, missing_prerequisites
+from testing.harness.netns import VICTIM, Experiment, VigilLB, find_kubectl, missing_prerequisites
 
 requires_netns = pytest.mark.skipif(missing_prerequisites() is not None,
                                     reason=missing_prerequisites() or "")
@@ -30,7 +30,7 @@ def in_flight_at_fault(res, r):
 
 def client_problems(res):
     """Zero failed requests of any kind, none slower than the scenario's latency bound, the watch
-    back within its gap bound (netns_harness.latency_bound, watch_gap_bound). The one
+    back within its gap bound (testing.harness.netns.latency_bound, watch_gap_bound). The one
     request per client that may have been in flight to the victim at the instant of the fault is
     reported, not counted (see in_flight_at_fault)."""
     problems = []
@@ -136,7 +136,7 @@ def vigil_status_problems(res, scenario):
 
 
 def run_vigil_scenario(netns, workdir, scenario, monitor=None):
-    """`monitor`: vigil's health monitor (None: netns_harness.VIGIL_HEALTH_MONITOR)."""
+    """`monitor`: vigil's health monitor (None: testing.harness.netns.VIGIL_HEALTH_MONITOR)."""
     kubectl = find_kubectl()
     if kubectl is None:
         warnings.warn("kubectl is not installed: the system test runs without its kubectl client")

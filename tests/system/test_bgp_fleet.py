@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from netns_harness import ROOT, NetNS, missing_prerequisites, wait_for
+from testing.harness.netns import NetNS, missing_prerequisites
+from testing.harness.paths import ROOT
+from testing.harness.wait import wait_for
 from fleet_harness import BIRD, DEPLOY, CLIENT, CLIENT_GW, NODES, RESILIENT_SERVICE, SERVICE, Node, Router, \
-    Prober, Session, new_connection, veth, wait_nexthops
+    Prober, Session, new_connection, print_logs, veth, wait_nexthops
 
 pytestmark = [
     pytest.mark.skipif(missing_prerequisites() is not None, reason=missing_prerequisites() or ""),
@@ -157,14 +159,7 @@ def test_bgp_fleet(tmp_path):
             problems.append(f"after both faults new connections went to {dict(last)}")
         assert not problems, "\n".join(problems)
     except BaseException:
-        for n in nodes.values():
-            for what in ("health", "bird", "vigil"):
-                try:
-                    print(f"--- {n.name} {what}.log (tail)\n" + "".join(n.log(what).splitlines(True)[-15:]))
-                except FileNotFoundError:
-                    pass
-        if router.bird:
-            print("--- router: birdc show protocols\n" + router.bird.show("protocols"))
+        print_logs(nodes, router)
         raise
     finally:
         if prober is not None:

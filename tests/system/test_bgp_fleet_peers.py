@@ -34,9 +34,10 @@ from pathlib import Path
 
 import pytest
 
-from netns_harness import NetNS, load_average, missing_prerequisites, sleep_until, wait_for
+from testing.harness.netns import NetNS, load_average, missing_prerequisites, sleep_until
+from testing.harness.wait import wait_for
 from fleet_harness import BIRD, CLIENT, CLIENT_GW, NODES, RESILIENT_SERVICE, SERVICE, WATCH_INTERVAL, Node, \
-    Prober, RouteMirror, Router, Watch, metric, veth, wait_nexthops
+    Prober, RouteMirror, Router, Watch, metric, print_logs, veth, wait_nexthops
 
 pytestmark = [
     pytest.mark.skipif(missing_prerequisites() is not None, reason=missing_prerequisites() or ""),
@@ -267,14 +268,7 @@ def test_a_dead_node_sessions_come_back_through_the_survivors(tmp_path):
             problems.append(f"the route mirror failed: {mirror.errors[:3]}")
         assert not problems, "\n".join(problems)
     except BaseException:
-        for n in nodes.values():
-            for what in ("health", "bird", "vigil"):
-                try:
-                    print(f"--- {n.name} {what}.log (tail)\n" + "".join(n.log(what).splitlines(True)[-15:]))
-                except FileNotFoundError:
-                    pass
-        if router.bird:
-            print("--- router: birdc show protocols\n" + router.bird.show("protocols"))
+        print_logs(nodes, router)
         raise
     finally:
         if prober is not None:

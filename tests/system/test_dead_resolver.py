@@ -14,7 +14,9 @@ import sys
 import time
 from pathlib import Path
 
-from netns_harness import TOKEN, VIGIL, http_get, load_average, wait_for
+from testing.harness.netns import TOKEN, http_get, load_average
+from testing.harness.paths import VIGIL
+from testing.harness.wait import wait_for
 
 ADMIN = ("127.0.0.1", 8404)
 DEAD_NAME = "api.dead-resolver.test"

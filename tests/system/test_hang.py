@@ -8,7 +8,7 @@ of first_byte_timeout has had no byte either when that flight times out, so vigi
 silent member's sessions then, not after the check's own 2 s timeout), kubectl never fails, and
 vigil shows master-01 ERROR with its reason, then ONLINE once it is ready.
 """
-from netns_harness import SEED_HEALTH_MONITOR
+from testing.harness.netns import SEED_HEALTH_MONITOR
 from system_checks import requires_netns, run_vigil_scenario
 
 pytestmark = requires_netns

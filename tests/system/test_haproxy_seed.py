@@ -10,7 +10,10 @@ import signal
 import urllib.request
 from pathlib import Path
 
-from netns_harness import APISIM, TOKEN, VIGIL, http_get, read_ready_file, wait_for
+from testing.harness.netns import TOKEN, http_get
+from testing.harness.paths import APISIM, VIGIL
+from testing.harness.vigil_process import read_ready_file
+from testing.harness.wait import wait_for
 
 SEED = Path(__file__).resolve().parents[2] / "src/config/haproxy/testdata/openshift-article-readyz.cfg"
 

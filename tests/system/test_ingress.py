@@ -16,7 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from netns_harness import TOKEN, VIGIL, read_ready_file, wait_for
+from testing.harness.netns import TOKEN
+from testing.harness.paths import VIGIL
+from testing.harness.vigil_process import read_ready_file
+from testing.harness.wait import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "deploy/examples/ingress.yaml"

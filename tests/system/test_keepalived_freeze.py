@@ -30,9 +30,11 @@ from pathlib import Path
 
 import pytest
 
-from netns_harness import find_kubectl, missing_prerequisites, sleep_until, wait_for
+from testing.harness.netns import find_kubectl, missing_prerequisites, sleep_until
+from testing.harness.process import stop
+from testing.harness.wait import wait_for
 from pair_harness import KEEPALIVED, PRIORITY, Client, KubectlWatch, Pair, VipWatch, client_neighbor, longest_stall, \
-    measure, stop
+    measure
 
 pytestmark = [
     pytest.mark.skipif(missing_prerequisites() is not None, reason=missing_prerequisites() or ""),

@@ -25,8 +25,9 @@ from pathlib import Path
 
 import pytest
 
-from netns_harness import missing_prerequisites, sleep_until, wait_for
-from netns_harness import ROOT
+from testing.harness.netns import missing_prerequisites, sleep_until
+from testing.harness.wait import wait_for
+from testing.harness.paths import ROOT
 from pair_harness import ADMIN, DEPLOY, KEEPALIVED, Client, Pair, VipWatch, measure
 
 pytestmark = [

@@ -10,7 +10,7 @@ check without a byte until connect_timeout runs out close master-01's sessions a
 connect, not after the check's 2 s timeout), and vigil shows master-01 ERROR with its reason,
 then ONLINE once it is ready (never during its warm-up).
 """
-from netns_harness import SEED_HEALTH_MONITOR
+from testing.harness.netns import SEED_HEALTH_MONITOR
 from system_checks import requires_netns, run_vigil_scenario
 
 pytestmark = requires_netns

@@ -14,8 +14,11 @@ import time
 import urllib.request
 from pathlib import Path
 
-from netns_harness import (LB_HOST, MASTERS, TOKEN, VIGIL, Master, http_get, insecure_tls,
-                           read_ready_file, vigil_config, wait_for)
+from testing.harness.netns import (LB_HOST, MASTERS, TOKEN, Master, http_get, insecure_tls,
+                                   vigil_config)
+from testing.harness.paths import VIGIL
+from testing.harness.vigil_process import read_ready_file
+from testing.harness.wait import wait_for
 from system_checks import requires_netns
 
 pytestmark = requires_netns

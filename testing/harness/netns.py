@@ -47,10 +47,11 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-BUILD = ROOT / os.environ.get("VIGIL_BUILD", "build/dev")
-VIGIL = Path(os.environ.get("VIGIL_BIN", BUILD / "src/daemon/vigil"))
-APISIM = Path(os.environ.get("VIGIL_APISIM", BUILD / "testing/apisim/vigil-apisim"))
+from testing.harness.paths import APISIM, VIGIL
+from testing.harness.process import stop
+from testing.harness.vigil_process import read_ready_file
+from testing.harness.wait import wait_for
+
 TOKEN = "system-test-token"
 
 # ---------------------------------------------------------------------------------------------
@@ -164,18 +165,6 @@ def require_netns():
 
 # ---------------------------------------------------------------------------------------------
 # Utilities
-
-def wait_for(condition, timeout, interval=0.05, what="condition"):
-    """Polls condition() until it returns a truthy value; raises AssertionError after `timeout`."""
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = condition()
-        if last:
-            return last
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout:.1f}s waiting for {what} (last: {last!r})")
-
 
 def sleep_until(t):
     """The scenario's timeline: sleeps until monotonic time t (not a stand-in for a condition)."""
@@ -406,18 +395,6 @@ def tcp_connect_outcome(host, port, timeout):
         s.close()
 
 
-def read_ready_file(path, proc, timeout=15.0):
-    def ready():
-        if proc.poll() is not None:
-            raise AssertionError(f"{proc.args} exited with {proc.returncode} before it was ready")
-        try:
-            text = Path(path).read_text()
-            return text if text.strip() else None
-        except FileNotFoundError:
-            return None
-    return wait_for(ready, timeout, what=f"ready file {path}")
-
-
 # ---------------------------------------------------------------------------------------------
 # Masters
 
@@ -486,13 +463,7 @@ class LoadBalancer:
         return None
 
     def stop(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
+        stop(self.proc)
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
@@ -510,7 +481,7 @@ def vigil_config(port, token_file, monitor=None, connect_timeout=VIGIL_CONNECT_T
     mon = "\n".join(f"      {k}: {v}" for k, v in monitor.items())
     members = "\n".join(f"      - {{name: {n}, address: {a}, port: {MASTER_PORT}}}" for n, a in MASTERS.items())
     return f"""\
-# Written by tests/system/netns_harness.py
+# Written by testing/harness/netns.py
 admin:
   listen: "127.0.0.1:0"
   token_file: {token_file}

@@ -1,6 +1,7 @@
 """Starts the real vigil and apisim binaries on loopback ports the kernel picks, and talks to them.
 
-Every wait is bounded: wait_for() polls a condition until a deadline and fails the test after it.
+Every wait is bounded: wait_for() (testing/harness/wait.py) polls a condition until a deadline and
+fails the test after it.
 """
 import json
 import os
@@ -10,15 +11,13 @@ import socketserver
 import ssl
 import subprocess
 import threading
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-BUILD = ROOT / os.environ.get("VIGIL_BUILD", "build/dev")
-VIGIL = BUILD / "src/daemon/vigil"
-APISIM = BUILD / "testing/apisim/vigil-apisim"
+from testing.harness.paths import APISIM, VIGIL
+from testing.harness.wait import wait_for
+
 TOKEN = "integration-test-token"
 # Never through a proxy from the environment: every request here goes to loopback.
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -58,24 +57,14 @@ def saved_bytes(state_file):
             open(journal, "rb").read() if os.path.exists(journal) else None)
 
 
-def wait_for(condition, timeout=10.0, interval=0.05, what="condition"):
-    """Polls condition() until it returns a truthy value; fails after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = condition()
-        if last:
-            return last
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what} (last: {last!r})")
-
-
 def read_ready_file(path, proc, timeout=15.0):
+    """What vigil (or apisim) wrote to its --ready-file, once it has; fails when `proc` exits first."""
     def ready():
         if proc.poll() is not None:
-            raise AssertionError(f"{proc.args[0]} exited with {proc.returncode} before it was ready")
+            raise AssertionError(f"{proc.args} exited with {proc.returncode} before it was ready")
         try:
-            return Path(path).read_text()
+            text = Path(path).read_text()
+            return text if text.strip() else None
         except FileNotFoundError:
             return None
     return wait_for(ready, timeout, what=f"ready file {path}")

@@ -1,7 +1,7 @@
 """Helpers for the Octavia API tests (test_octavia_*.py): a vigil with a state file and no
 objects of its own, the real `openstack loadbalancer` CLI pointed at it, and raw HTTP.
 
-Holds no tests. Every wait is bounded (vigil_harness.wait_for, subprocess timeouts).
+Holds no tests. Every wait is bounded (testing.harness.wait.wait_for, subprocess timeouts).
 """
 import json
 import os
@@ -11,7 +11,8 @@ import subprocess
 import urllib.error
 import urllib.request
 
-from vigil_harness import TOKEN, Vigil, wait_for
+from testing.harness.vigil_process import TOKEN, Vigil
+from testing.harness.wait import wait_for
 
 # Objects come from the API only; the config names the token and the state file.
 CONFIG = """
