@@ -8,7 +8,7 @@ import os
 import re
 import subprocess
 
-from benchlib import CLK_TCK, HOST, admin_call, stat_ticks, tail, wait_until
+from bench.benchlib import CLK_TCK, HOST, admin_call, stat_ticks, tail, wait_until
 
 TOKEN = "bench-peer-sync-token"
 PEERS_TOKEN = "bench-peer-sync-peers-token"

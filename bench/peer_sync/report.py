@@ -2,7 +2,7 @@
 
 import statistics
 
-from benchlib import emit_json, fmt
+from bench.benchlib import emit_json, fmt
 
 
 def spread(values):

@@ -39,13 +39,10 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for benchlib
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from benchlib import (Processes, compile_c, finish, free_port, loadavg, log, machine_cpu, machine_info,  # noqa: E402
-                      on_sigterm, raise_nofile, run_main, wait_until)
-from nodes import Load, Node, stream_bytes, threads_cpu  # noqa: E402
-from report import print_report, summarize  # noqa: E402
+from bench.benchlib import (Processes, compile_c, finish, free_port, loadavg, log, machine_cpu, machine_info,
+                            on_sigterm, raise_nofile, run_main, wait_until)
+from bench.peer_sync.nodes import Load, Node, stream_bytes, threads_cpu
+from bench.peer_sync.report import print_report, summarize
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_VIGIL = ROOT / "build/release/src/daemon/vigil"

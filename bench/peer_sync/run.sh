@@ -13,4 +13,7 @@ need_as ss iproute2
 need python3
 install_missing gcc libc6-dev iproute2 python3
 
-exec python3 "$here/run.py" "$@"
+# As a module of the repository's `bench` package (bench/README.md): the root on PYTHONPATH.
+PYTHONPATH="$(cd "$here/../.." && pwd)${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH
+exec python3 -m bench.peer_sync.run "$@"

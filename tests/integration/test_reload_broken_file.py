@@ -7,7 +7,8 @@ import subprocess
 
 from test_metrics import samples, scrape
 from test_systemd_notify import Systemd
-from vigil_harness import TOKEN, VIGIL, EchoServer, Vigil, echo_once, pool_config, wait_for
+from testing.harness.vigil_process import TOKEN, VIGIL, EchoServer, Vigil, echo_once, pool_config
+from testing.harness.wait import wait_for
 
 MONITOR = "    health_monitor: {type: TCP, interval: 300ms, fast_interval: 100ms, timeout: 500ms}"
 

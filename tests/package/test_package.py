@@ -13,7 +13,6 @@ import shutil
 import socket
 import stat
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -21,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
-from test_octavia_helpers import free_port  # noqa: E402
-from test_systemd_notify import Systemd  # noqa: E402
-from vigil_harness import EchoServer, echo_once, read_ready_file, wait_for  # noqa: E402
+from testing.harness.octavia_api import free_port
+from testing.harness.vigil_process import EchoServer, echo_once, read_ready_file
+from testing.harness.wait import wait_for
+from tests.integration.test_systemd_notify import Systemd
 
 DEB = os.environ.get("VIGIL_DEB", "")
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not DEB or shutil.which("dpkg") is None,
