@@ -141,14 +141,18 @@ static struct Due heap_pop(void) {
 
 static void end(int fd, int failure) {
   if (state[fd] == kOpen) {
-    if (kind[fd] == kHeld) --held;
-    else --shorts;
+    if (kind[fd] == kHeld)
+      --held;
+    else
+      --shorts;
   } else {
     --pending;
   }
   if (failure && state[fd] == kOpen && kind[fd] == kHeld) ++lost;
-  if (failure) ++failed;
-  else if (kind[fd] == kShort) ++closed;
+  if (failure)
+    ++failed;
+  else if (kind[fd] == kShort)
+    ++closed;
   state[fd] = kFree;
   ++gen[fd];
   close(fd);
@@ -170,8 +174,8 @@ static void open_one(int k, uint64_t now, unsigned min_ms, unsigned max_ms) {
   ++pending;
   watch(fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
   if (k == kShort) {
-    heap_push((struct Due){now + min_ms + (uint64_t)(rand() % (int)(max_ms - min_ms + 1)), fd,
-                           gen[fd]});
+    heap_push(
+        (struct Due){now + min_ms + (uint64_t)(rand() % (int)(max_ms - min_ms + 1)), fd, gen[fd]});
   }
 }
 
@@ -190,8 +194,10 @@ static void on_event(int fd, uint32_t ev) {
     if (r > 0 && state[fd] == kEchoWait) {
       state[fd] = kOpen;
       --pending;
-      if (kind[fd] == kHeld) ++held;
-      else ++shorts, ++opened;
+      if (kind[fd] == kHeld)
+        ++held;
+      else
+        ++shorts, ++opened;
     }
   }
 }
@@ -204,10 +210,12 @@ static int client_main(int port, unsigned min_ms, unsigned max_ms) {
   kind = calloc(slots, 1);
   gen = calloc(slots, sizeof *gen);
   if (state == NULL || kind == NULL || gen == NULL) die("calloc");
-  target = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+  target = (struct sockaddr_in){.sin_family = AF_INET,
+                                .sin_port = htons((uint16_t)port),
                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
   int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
-  struct itimerspec its = {.it_interval = {0, kTickMs * 1000000L}, .it_value = {0, kTickMs * 1000000L}};
+  struct itimerspec its = {.it_interval = {0, kTickMs * 1000000L},
+                           .it_value = {0, kTickMs * 1000000L}};
   if (tfd < 0 || timerfd_settime(tfd, 0, &its, NULL) != 0) die("timerfd");
   watch(tfd, EPOLLIN);
   watch(0, EPOLLIN);
@@ -231,9 +239,12 @@ static int client_main(int port, unsigned min_ms, unsigned max_ms) {
         while ((nl = memchr(line, '\n', line_len)) != NULL) {
           *nl = '\0';
           unsigned long v = 0;
-          if (sscanf(line, "hold %lu", &v) == 1) to_hold += v;
-          else if (sscanf(line, "churn %lu", &v) == 1) rate = v, churn_since = now, churn_opened = 0;
-          else if (strcmp(line, "calm") == 0) rate = 0;
+          if (sscanf(line, "hold %lu", &v) == 1)
+            to_hold += v;
+          else if (sscanf(line, "churn %lu", &v) == 1)
+            rate = v, churn_since = now, churn_opened = 0;
+          else if (strcmp(line, "calm") == 0)
+            rate = 0;
           else if (strcmp(line, "drop") == 0) {
             rate = 0, to_hold = 0, heap_len = 0;
             for (size_t s = 3; s < slots; ++s) {
