@@ -8,26 +8,16 @@ import signal
 import socket
 from pathlib import Path
 
+from test_metrics import samples, scrape
+from testing.harness.octavia_api import free_port
 from testing.harness.vigil_process import EchoServer, Vigil, closed_by_peer, hold
 from testing.harness.wait import wait_for
 
-SAMPLE = re.compile(r"^([a-z_:]+)(?:\{(.*)\})? (\S+)$")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 def metric(vigil, name, **labels):
-    code, body = vigil.get("/metrics")
-    assert code == 200, body
-    for line in body.splitlines():
-        m = SAMPLE.match(line)
-        if m and m.group(1) == name and all(f'{k}="{v}"' in (m.group(2) or "") for k, v in labels.items()):
-            return float(m.group(3))
-    return None
+    """The first sample of `name` with `labels`, or None."""
+    values = samples(scrape(vigil), name, **labels)
+    return values[0] if values else None
 
 
 def node_config(name, ports, echo_port, token_file):
