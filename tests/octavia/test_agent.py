@@ -1,6 +1,7 @@
-"""The provider agent's poll, with a fake vigil, a fake driver library and a fake Octavia
-database: what it writes to Octavia and when, while vigil answers, when it stops, and when it
-comes back without a load balancer."""
+"""The provider agent's poll, with fake vigil nodes, a fake driver library and a fake Octavia
+database: what it writes to Octavia and when, while the nodes answer, when one or all stop, and
+how it brings a node that lacks a load balancer, missed a change or kept a deleted one back to
+what Octavia holds."""
 import pytest
 
 pytest.importorskip("octavia_lib")
@@ -8,35 +9,64 @@ pytest.importorskip("octavia_lib")
 from octavia_lib.api.drivers import data_models as dm  # noqa: E402
 
 from vigil_octavia import agent  # noqa: E402
+from vigil_octavia import translate  # noqa: E402
 from vigil_octavia.agent import StatusPoller  # noqa: E402
 from vigil_octavia.client import VigilError  # noqa: E402
+from vigil_octavia.fleet import Fleet  # noqa: E402
 
 OURS, FOREIGN, LN = "lb-octavia", "lb-vigil-only", "listener-1"
+POOL, MEMBER, HM = f"{OURS}/pool", f"{OURS}/m", "hm"
 
 
 class FakeVigil:
+    """A vigil node holding the config file's load balancer, one of its own API's, and ours."""
+
     def __init__(self):
         self.member_status = "ONLINE"
+        self.weight = 1  # our member's, as this node holds it
         self.bytes_in = 10
         self.down = None  # the reason it does not answer
         self.has_ours = True
+        self.started_at = "2026-12-05T02:00:00Z"  # when its process started
+        self.deleted_in_octavia = []  # load balancers it holds with the owner tag
+        self.deletes = []
 
-    def status(self):
+    def _lb(self, lb_id, source_file=""):
+        return {"loadbalancer": {"id": lb_id, "operating_status": "ONLINE",
+                                 "source_file": source_file, "started_at": self.started_at},
+                "listeners": [{"id": f"{lb_id}/{LN}", "operating_status": "ONLINE",
+                               "protocol_port": 6443, "default_pool_id": f"{lb_id}/pool"}],
+                "pools": [{"id": f"{lb_id}/pool", "operating_status": "ONLINE",
+                           "health_monitor": {"id": HM, "interval_ms": 5000,
+                                              "timeout_ms": 2000},
+                           "members": [{"id": f"{lb_id}/m", "operating_status":
+                                        self.member_status, "address": "10.0.0.1",
+                                        "protocol_port": 6443, "weight": self.weight,
+                                        "backup": False, "admin_state_up": True}]}]}
+
+    def _answer(self):
         if self.down:
             raise VigilError(None, f"cannot reach vigil at http://vigil: {self.down}")
-        def lb(lb_id, source_file=""):
-            return {"loadbalancer": {"id": lb_id, "operating_status": "ONLINE",
-                                     "source_file": source_file},
-                    "listeners": [{"id": f"{lb_id}/{LN}", "operating_status": "ONLINE"}],
-                    "pools": [{"id": f"{lb_id}/pool", "operating_status": "ONLINE",
-                               "members": [{"id": f"{lb_id}/m", "operating_status":
-                                            self.member_status}]}]}
-        lbs = [lb("file", "/etc/vigil/vigil.yaml"), lb(FOREIGN)]
-        return {"loadbalancers": lbs + ([lb(OURS)] if self.has_ours else [])}
+
+    def status(self):
+        self._answer()
+        lbs = [self._lb("file", "/etc/vigil/vigil.yaml"), self._lb(FOREIGN)]
+        lbs += [self._lb(i) for i in self.deleted_in_octavia]
+        return {"loadbalancers": lbs + ([self._lb(OURS)] if self.has_ours else [])}
 
     def listener_stats(self, listener_id):
+        self._answer()
         return {"active_connections": 0, "total_connections": 3, "bytes_in": self.bytes_in,
                 "bytes_out": 20, "request_errors": 0}
+
+    def request(self, method, path):
+        self._answer()
+        assert (method, path) == ("GET", "/v2/lbaas/loadbalancers")
+        return {"loadbalancers": [{"id": FOREIGN, "tags": []}, {"id": "file"}] +
+                [{"id": i, "tags": [translate.OWNER_TAG]} for i in self.deleted_in_octavia]}
+
+    def delete(self, kind, object_id, pool_id=None, cascade=False):
+        self.deletes.append((kind, object_id, cascade))
 
 
 class FakeLibrary:
@@ -45,10 +75,15 @@ class FakeLibrary:
 
     def get_loadbalancer(self, lb_id):
         assert lb_id == OURS
-        return dm.LoadBalancer(loadbalancer_id=OURS, listeners=[
-            {"listener_id": f"{OURS}/{LN}", "admin_state_up": True}], pools=[
-            {"pool_id": f"{OURS}/pool", "healthmonitor": {"healthmonitor_id": "hm"},
-             "members": [{"member_id": f"{OURS}/m"}]}])
+        return dm.LoadBalancer(
+            loadbalancer_id=OURS, listeners=[
+                {"listener_id": f"{OURS}/{LN}", "admin_state_up": True, "protocol_port": 6443,
+                 "default_pool_id": POOL}],
+            pools=[{"pool_id": POOL,
+                    "healthmonitor": {"healthmonitor_id": HM, "delay": 5, "timeout": 2},
+                    "members": [{"member_id": MEMBER, "address": "10.0.0.1",
+                                 "protocol_port": 6443, "weight": 1, "backup": False,
+                                 "admin_state_up": True}]}])
 
     def update_loadbalancer_status(self, update):
         self.statuses.append(update)
@@ -62,22 +97,43 @@ class FakeOctavia:
 
     def __init__(self):
         self.provisioning = "ACTIVE"
+        self.member_error = False  # a change no node took
         self.locked = []
 
     def loadbalancers(self):
         return {OURS: (self.provisioning, "ONLINE")}
+
+    def with_error_objects(self):
+        return {OURS} if self.member_error else set()
 
     def lock_for_failover(self, lb_id):
         self.locked.append(lb_id)
         return self.provisioning in ("ACTIVE", "ERROR")
 
 
-def test_writes_only_octavias_load_balancers_and_only_changes():
+@pytest.fixture
+def pushes(monkeypatch):
+    """The re-pushes the agent makes: (load balancer, nodes); each succeeds."""
+    made = []
+
+    def push_to(fleet, tree, names=None):
+        made.append((tree.id, sorted(names)))
+        return {name: None for name in names}
+
+    monkeypatch.setattr(agent.repush, "push_to", push_to)
+    return made
+
+
+def lb_statuses(lib):
+    return [u["loadbalancers"] for u in lib.statuses]
+
+
+def test_writes_only_octavias_load_balancers_and_only_changes(pushes):
     vigil, lib = FakeVigil(), FakeLibrary()
-    poller = StatusPoller(vigil, lib, resync_polls=3, octavia=FakeOctavia())
+    poller = StatusPoller(Fleet({"a": vigil}), lib, resync_polls=3, octavia=FakeOctavia())
     poller.poll()
     assert [u["loadbalancers"][0]["id"] for u in lib.statuses] == [OURS]
-    assert lib.statuses[0]["members"] == [{"id": f"{OURS}/m", "operating_status": "ONLINE"}]
+    assert lib.statuses[0]["members"] == [{"id": MEMBER, "operating_status": "ONLINE"}]
     assert lib.stats == [{"listeners": [{"id": f"{OURS}/{LN}", "active_connections": 0,
                                          "total_connections": 3, "bytes_in": 10,
                                          "bytes_out": 20, "request_errors": 0}]}]
@@ -86,7 +142,7 @@ def test_writes_only_octavias_load_balancers_and_only_changes():
     assert len(lib.statuses) == 1 and len(lib.stats) == 1
     vigil.member_status = "ERROR"
     poller.poll()  # a change, and the third poll is a resync anyway
-    assert lib.statuses[-1]["members"] == [{"id": f"{OURS}/m", "operating_status": "ERROR"}]
+    assert lib.statuses[-1]["members"] == [{"id": MEMBER, "operating_status": "ERROR"}]
     poller.poll()
     poller.poll()
     assert len(lib.statuses) == 2
@@ -96,24 +152,23 @@ def test_writes_only_octavias_load_balancers_and_only_changes():
     vigil.bytes_in = 4096
     poller.poll()  # traffic: the statistics alone
     assert len(lib.statuses) == 3 and lib.stats[-1]["listeners"][0]["bytes_in"] == 4096
+    assert pushes == []  # the node held Octavia's tree at the start and at every resync
 
 
 UNREACHABLE = {"loadbalancers": [{"id": OURS, "operating_status": "ERROR"}],
                "listeners": [{"id": f"{OURS}/{LN}", "operating_status": "ERROR"}],
-               "pools": [{"id": f"{OURS}/pool", "operating_status": "OFFLINE"}],
-               "members": [{"id": f"{OURS}/m", "operating_status": "OFFLINE"}]}
+               "pools": [{"id": POOL, "operating_status": "OFFLINE"}],
+               "members": [{"id": MEMBER, "operating_status": "OFFLINE"}]}
 
 
-def test_a_vigil_that_stops_answering_leaves_no_stale_online():
+def test_a_vigil_that_stops_answering_leaves_no_stale_online(pushes):
     vigil, lib = FakeVigil(), FakeLibrary()
-    poller = StatusPoller(vigil, lib, resync_polls=100, octavia=FakeOctavia())
+    poller = StatusPoller(Fleet({"a": vigil}), lib, resync_polls=100, octavia=FakeOctavia())
     poller.poll()
     vigil.down = "Connection refused"
-    with pytest.raises(VigilError):
-        poller.poll()
+    poller.poll()
     assert lib.statuses[-1] == UNREACHABLE  # the health driver's rules for a silent amphora
-    with pytest.raises(VigilError):
-        poller.poll()
+    poller.poll()
     assert len(lib.statuses) == 2  # once per episode
     vigil.down = None
     poller.poll()  # back with its state: its own statuses again, though they did not change
@@ -121,25 +176,103 @@ def test_a_vigil_that_stops_answering_leaves_no_stale_online():
     assert lib.statuses[-1]["loadbalancers"] == [{"id": OURS, "operating_status": "ONLINE"}]
 
 
-def test_a_load_balancer_vigil_lost_is_pushed_again_under_the_failover_lock(monkeypatch):
-    vigil, lib, octavia = FakeVigil(), FakeLibrary(), FakeOctavia()
-    pushed = []
-    monkeypatch.setattr(agent.repush, "failover", lambda lib_, client, lb_id: pushed.append(
-        lb_id) or {"loadbalancers": [{"id": lb_id, "provisioning_status": "ACTIVE"}]})
-    poller = StatusPoller(vigil, lib, resync_polls=100, octavia=octavia)
-    vigil.has_ours = False
+def test_a_node_of_a_pair_that_stops_answering_makes_it_degraded_not_error(pushes):
+    a, b, lib = FakeVigil(), FakeVigil(), FakeLibrary()
+    poller = StatusPoller(Fleet({"a": a, "b": b}), lib, resync_polls=100,
+                          octavia=FakeOctavia())
     poller.poll()
-    assert octavia.locked == [OURS] and pushed == [OURS]
-    assert lib.statuses[-1] == {"loadbalancers": [{"id": OURS, "provisioning_status": "ACTIVE"}]}
+    assert lb_statuses(lib) == [[{"id": OURS, "operating_status": "ONLINE"}]]
+    assert lib.stats[-1]["listeners"][0]["total_connections"] == 6  # both nodes' clients
+    a.down = "timed out"
+    poller.poll()
+    assert lb_statuses(lib)[-1] == [{"id": OURS, "operating_status": "DEGRADED"}]
+    assert lib.statuses[-1]["members"] == [{"id": MEMBER, "operating_status": "ONLINE"}]
+    b.down = "Connection refused"
+    poller.poll()
+    assert lib.statuses[-1] == UNREACHABLE  # nothing serves it
+    a.down = b.down = None
+    poller.poll()
+    assert lb_statuses(lib)[-1] == [{"id": OURS, "operating_status": "ONLINE"}]
+
+
+def test_a_node_that_lacks_a_load_balancer_gets_it_under_the_failover_lock(pushes):
+    a, b, lib, octavia = FakeVigil(), FakeVigil(), FakeLibrary(), FakeOctavia()
+    poller = StatusPoller(Fleet({"a": a, "b": b}), lib, resync_polls=100, octavia=octavia)
+    b.has_ours = False  # restarted without its state, or replaced
+    poller.poll()
+    assert lb_statuses(lib)[0] == [{"id": OURS, "operating_status": "DEGRADED"}]
+    assert octavia.locked == [OURS] and pushes == [(OURS, ["b"])]
+    assert {x["provisioning_status"] for items in lib.statuses[-1].values()
+            for x in items} == {"ACTIVE"}  # the whole tree, as a failover marks it
     octavia.provisioning = "PENDING_UPDATE"  # a change holds it: left to that change
     poller.poll()
-    assert pushed == [OURS] and octavia.locked == [OURS]
+    assert pushes == [(OURS, ["b"])] and octavia.locked == [OURS]
 
 
-def test_an_agent_that_starts_while_vigil_is_down_reads_the_tree_from_octavia():
+def test_a_node_back_from_an_outage_is_compared_in_full_and_pushed_where_it_differs(pushes):
+    a, b, lib = FakeVigil(), FakeVigil(), FakeLibrary()
+    poller = StatusPoller(Fleet({"a": a, "b": b}), lib, resync_polls=100,
+                          octavia=FakeOctavia())
+    poller.poll()
+    b.down = "timed out"
+    poller.poll()
+    b.down, b.weight = None, 7  # it missed the change back to weight 1
+    a.weight = 1
+    poller.poll()
+    assert pushes == [(OURS, ["b"])]
+    poller.poll()  # not back any more: compared again only at the next resync
+    assert pushes == [(OURS, ["b"])]
+
+
+def test_a_difference_the_node_never_went_away_for_is_found_at_the_resync(pushes):
+    a, lib = FakeVigil(), FakeLibrary()
+    poller = StatusPoller(Fleet({"a": a}), lib, resync_polls=3, octavia=FakeOctavia())
+    poller.poll()
+    a.weight = 9  # changed behind Octavia's back, through the node's own API
+    poller.poll()
+    assert pushes == []
+    poller.poll()  # the resync
+    assert pushes == [(OURS, ["a"])]
+
+
+def test_a_load_balancer_octavia_deleted_is_deleted_only_where_it_carries_the_owner_tag(pushes):
+    a, lib = FakeVigil(), FakeLibrary()
+    a.deleted_in_octavia = ["lb-deleted-while-down"]
+    poller = StatusPoller(Fleet({"a": a}), lib, resync_polls=100, octavia=FakeOctavia())
+    poller.poll()  # the agent's start compares every node in full
+    assert a.deletes == [("loadbalancer", "lb-deleted-while-down", True)]  # not FOREIGN
+
+
+def test_an_agent_that_starts_while_vigil_is_down_reads_the_tree_from_octavia(pushes):
     vigil, lib = FakeVigil(), FakeLibrary()
     vigil.down = "timed out"
-    poller = StatusPoller(vigil, lib, resync_polls=100, octavia=FakeOctavia())
-    with pytest.raises(VigilError):
-        poller.poll()
+    poller = StatusPoller(Fleet({"a": vigil}), lib, resync_polls=100, octavia=FakeOctavia())
+    poller.poll()
     assert lib.statuses == [UNREACHABLE]
+
+
+def test_objects_in_error_are_repaired_when_a_node_that_holds_the_tree_is_compared(pushes):
+    """A frozen node applies a change after it resumes, behind Octavia's ERROR: the node holds
+    Octavia's tree, and the push marks the objects ACTIVE again."""
+    a, lib, octavia = FakeVigil(), FakeLibrary(), FakeOctavia()
+    poller = StatusPoller(Fleet({"a": a}), lib, resync_polls=100, octavia=octavia)
+    poller.poll()
+    a.down = "timed out"
+    poller.poll()
+    octavia.member_error = True
+    a.down = None
+    poller.poll()
+    assert pushes == [(OURS, ["a"])]
+    assert {"id": MEMBER, "provisioning_status": "ACTIVE"} in lib.statuses[-1]["members"]
+
+
+def test_a_node_restarted_between_two_polls_is_compared_in_full(pushes):
+    a, lib = FakeVigil(), FakeLibrary()
+    poller = StatusPoller(Fleet({"a": a}), lib, resync_polls=100, octavia=FakeOctavia())
+    poller.poll()
+    a.weight = 2  # restarted with a state older than Octavia's last change
+    poller.poll()
+    assert pushes == []  # the same process: compared at the next resync
+    a.started_at = "2026-12-05T02:00:07Z"
+    poller.poll()
+    assert pushes == [(OURS, ["a"])]

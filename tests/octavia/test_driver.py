@@ -1,5 +1,7 @@
 """The driver's methods as Changes, without Octavia or vigil: a fake worker collects what would
 be queued, and a fake client stands for vigil's API."""
+import types
+
 import pytest
 
 pytest.importorskip("octavia_lib")
@@ -8,6 +10,7 @@ from octavia_lib.api.drivers import data_models as dm  # noqa: E402
 from octavia_lib.api.drivers import exceptions  # noqa: E402
 
 from vigil_octavia import driver as driver_module  # noqa: E402
+from vigil_octavia.fleet import Fleet  # noqa: E402
 from vigil_octavia.provisioning import status_update  # noqa: E402
 
 POOL = "00000000-0000-4000-8000-0000000000a0"
@@ -131,7 +134,8 @@ class FakeLibrary:
 def bare_worker():
     from vigil_octavia.provisioning import Worker
     worker = Worker.__new__(Worker)  # without its thread
-    worker.lib, worker.conf = FakeLibrary(), None
+    worker.lib = FakeLibrary()
+    worker.conf = types.SimpleNamespace(status_interval=5, commit_timeout=1)
     return worker
 
 
@@ -153,7 +157,7 @@ def test_a_change_vigil_does_not_get_unlocks_its_parents(queued):
         dm.Member(member_id=KEEP, pool_id=POOL), dm.Member(member_id=KEEP, weight=5))
     (change,) = queued
     worker = bare_worker()
-    worker.process(change, Unreachable())
+    worker.process(change, Fleet({"a": Unreachable()}))
     (update,) = worker.lib.updates
     assert update == {"members": [{"id": KEEP, "provisioning_status": "ERROR"}],
                       "pools": [{"id": POOL, "provisioning_status": "ACTIVE"}],
@@ -176,7 +180,7 @@ def test_a_failover_pushes_the_whole_tree_to_an_empty_vigil(queued):
     driver_module.VigilProviderDriver().loadbalancer_failover(LB)
     (change,) = queued
     worker, vigil = bare_worker(), Holding({})
-    worker.process(change, vigil)
+    worker.process(change, Fleet({"a": vigil}))
     assert vigil.calls == [("create", "loadbalancer", LB), ("create", "listener", LN),
                            ("create", "pool", POOL), ("create", "member", KEEP),
                            ("create", "healthmonitor", HM),
@@ -194,11 +198,57 @@ def test_a_failover_removes_what_octavia_no_longer_has_and_fails_whole():
     vigil = Holding({LB: {"listeners": [{"id": "old-listener"}, {"id": LN}],
                           "pools": [{"id": POOL}]},
                      POOL: {"members": [{"id": KEEP}, {"id": M2}], "healthmonitor_id": "old"}})
-    assert repush.failover(lib, vigil, LB)["loadbalancers"][0]["provisioning_status"] == "ACTIVE"
+    assert repush.failover(lib, Fleet({"a": vigil}), LB)["loadbalancers"][0]["provisioning_status"] == "ACTIVE"
     deleted = [c[1:] for c in vigil.calls if c[0] == "delete"]
     assert deleted == [("listener", "old-listener"), ("member", M2), ("healthmonitor", "old")]
     # What vigil has is updated with Octavia's values; a null leaves vigil's own.
     assert ("update", "member", KEEP, {"weight": 1}) in vigil.calls
     # vigil not answering: the load balancer alone ERROR (LoadBalancerToErrorOnRevertTask).
-    assert repush.failover(lib, Unreachable(), LB) == {
+    assert repush.failover(lib, Fleet({"a": Unreachable()}), LB) == {
         "loadbalancers": [{"id": LB, "provisioning_status": "ERROR"}]}
+
+
+def test_a_change_one_node_took_is_active_and_the_other_is_left_out_for_a_while(queued):
+    """A pair: the node that answers takes the change, which is ACTIVE; the dead one is caught
+    up by the agent, and is not tried again by the next change within status_interval."""
+    clock = [100.0]
+    fleet = Fleet({"a": Unreachable(), "b": Holding({})}, clock=lambda: clock[0])
+    driver = driver_module.VigilProviderDriver()
+    driver.member_update(dm.Member(member_id=KEEP, pool_id=POOL),
+                         dm.Member(member_id=KEEP, weight=5))
+    driver.member_update(dm.Member(member_id=KEEP, pool_id=POOL),
+                         dm.Member(member_id=KEEP, weight=6))
+    worker = bare_worker()
+    worker.process(queued[0], fleet)
+    assert worker.lib.updates[0]["members"] == [{"id": KEEP, "provisioning_status": "ACTIVE"}]
+    assert fleet.down_until == {"a": 105.0}
+    tried = []
+    fleet.clients["a"].update = lambda *args, **kw: tried.append(args)
+    worker.process(queued[1], fleet)
+    assert tried == [] and len(fleet.clients["b"].calls) == 2
+    assert worker.lib.updates[1]["members"] == [{"id": KEEP, "provisioning_status": "ACTIVE"}]
+    clock[0] = 105.0  # tried again after the interval
+    worker.process(queued[1], fleet)
+    assert len(tried) == 1 and fleet.down_until == {}
+
+
+def test_a_change_no_node_took_is_error_and_every_node_is_tried_when_all_are_out(queued):
+    fleet = Fleet({"a": Unreachable(), "b": Unreachable()}, clock=lambda: 0.0)
+    driver_module.VigilProviderDriver().member_update(
+        dm.Member(member_id=KEEP, pool_id=POOL), dm.Member(member_id=KEEP, weight=5))
+    worker = bare_worker()
+    for _ in range(2):  # the second time both are out: both are tried anyway
+        worker.process(queued[0], fleet)
+        assert worker.lib.updates[-1]["members"] == [{"id": KEEP,
+                                                      "provisioning_status": "ERROR"}]
+    assert set(fleet.down_until) == {"a", "b"}
+
+
+def test_a_failover_pushes_to_every_node_and_is_active_when_one_has_it():
+    from vigil_octavia import repush
+    empty_a, empty_b = Holding({}), Holding({})
+    update = repush.failover(FakeLibrary(), Fleet({"a": empty_a, "b": empty_b}), LB)
+    assert update["loadbalancers"] == [{"id": LB, "provisioning_status": "ACTIVE"}]
+    assert empty_a.calls == empty_b.calls and len(empty_a.calls) == 6
+    update = repush.failover(FakeLibrary(), Fleet({"a": Unreachable(), "b": Holding({})}), LB)
+    assert update["loadbalancers"] == [{"id": LB, "provisioning_status": "ACTIVE"}]

@@ -18,10 +18,12 @@ def test_creates_keep_octavias_ids_and_leave_unset_fields_to_vigil():
     body = translate.loadbalancer(dm.LoadBalancer(loadbalancer_id=LB, name="k8s",
                                                   vip_address="127.0.0.1", description=None,
                                                   project_id="p1", listeners=[], pools=[]))
-    assert body == {"id": LB, "name": "k8s", "vip_address": "127.0.0.1", "project_id": "p1"}
+    assert body == {"id": LB, "name": "k8s", "vip_address": "127.0.0.1", "project_id": "p1",
+                    "tags": [translate.OWNER_TAG]}  # the agent deletes only what is tagged
     body = translate.loadbalancer(dm.LoadBalancer(
         loadbalancer_id=LB, flavor={"loadbalancer_topology": "ACTIVE_STANDBY"}))
-    assert body == {"id": LB, "topology": "ACTIVE_STANDBY"}  # a flavor's topology
+    assert body == {"id": LB, "topology": "ACTIVE_STANDBY",  # a flavor's topology
+                    "tags": [translate.OWNER_TAG]}
     body = translate.member(dm.Member(member_id=M, pool_id=POOL, address="10.0.0.11",
                                       protocol_port=6443, weight=1, monitor_port=None))
     assert body == {"id": M, "address": "10.0.0.11", "protocol_port": 6443, "weight": 1}
@@ -119,8 +121,11 @@ def test_operating_statuses_and_statistics_come_from_vigil():
         "pools": [{"id": POOL, "operating_status": "DEGRADED"}],
         "members": [{"id": M, "operating_status": "ERROR"}],
     }
-    assert status.statistics_update({LN: {"active_connections": 1, "total_connections": 7,
-                                          "bytes_in": 512, "bytes_out": 4096,
-                                          "request_errors": 0}}) == {
-        "listeners": [{"id": LN, "active_connections": 1, "total_connections": 7,
-                       "bytes_in": 512, "bytes_out": 4096, "request_errors": 0}]}
+    node_a = {"active_connections": 1, "total_connections": 7, "bytes_in": 512,
+              "bytes_out": 4096, "request_errors": 0}
+    node_b = dict(node_a, active_connections=2, bytes_in=8)
+    assert status.statistics_update({LN: [node_a]}) == {"listeners": [dict(node_a, id=LN)]}
+    # A pair or a fleet: the sums over the nodes.
+    assert status.statistics_update({LN: [node_a, node_b]}) == {
+        "listeners": [{"id": LN, "active_connections": 3, "total_connections": 14,
+                       "bytes_in": 520, "bytes_out": 8192, "request_errors": 0}]}

@@ -1,27 +1,38 @@
 """The `vigil` provider agent: octavia-driver-agent runs it in a process of its own when
 octavia.conf has `[driver_agent] enabled_provider_agents = vigil`.
 
-Every [vigil] status_interval seconds it reads vigil's /v1/status and each listener's statistics
-and writes them to Octavia through the driver library when they changed, and all of them every
-resync_polls polls: each write is a database transaction, and an idle cloud needs none. This
-is what the amphora driver's health manager does for amphorae; here vigil's own health checks
-are the source. Only load balancers Octavia knows are written: vigil may also hold its config
-file's and others created through its own API.
+Every [vigil] status_interval seconds it reads every vigil node's /v1/status ([vigil] endpoints:
+a keepalived pair or a BGP fleet, fleet.py) and each listener's statistics, and writes them to
+Octavia through the driver library when they changed, and all of them every resync_polls polls:
+each write is a database transaction, and an idle cloud needs none. This is what the amphora
+driver's health manager does for amphorae; here vigil's own health checks are the source. Only
+load balancers Octavia knows are written: a node may also hold its config file's and others
+created through its own API.
 
-When vigil does not answer (refused, or no answer within one interval), its load balancers are
-written as Octavia's health driver writes an amphora that stopped reporting (operating ERROR,
-status.unreachable_update), so Octavia never keeps a stale ONLINE. When it answers again, its own
-statuses are written; a load balancer Octavia has ACTIVE that vigil lacks (it restarted without
-its state) is locked and pushed again, as a failover would (repush.py).
+Statuses (status.fleet_update): the view of the best node that holds a load balancer, and the
+load balancer DEGRADED while another node lacks it or does not answer. When no node answers
+(refused, or no answer within half an interval), its load balancers are written as Octavia's
+health driver writes an amphora that stopped reporting (operating ERROR,
+status.unreachable_update), so Octavia never keeps a stale ONLINE.
+
+Level-triggered reconcile: a node that lacks a load balancer Octavia has ACTIVE (it restarted
+without its state, or was replaced) gets it pushed at once, under the failover lock, as a
+failover would (repush.py). A node that answers again, every node at the agent's start, and
+every node at each resync is also compared with Octavia in full (reconcile.drift: the changes it
+missed while it was down) and pushed again where it differs; and a load balancer Octavia deleted
+meanwhile is deleted from it, if it carries Octavia's owner tag (translate.OWNER_TAG).
 """
 import time
 
 from oslo_log import log as logging
 
 from vigil_octavia import config
+from vigil_octavia import reconcile
 from vigil_octavia import repush
 from vigil_octavia import status
-from vigil_octavia.client import VigilClient, VigilError
+from vigil_octavia import translate
+from vigil_octavia.client import VigilError
+from vigil_octavia.fleet import Fleet
 from vigil_octavia.provisioning import driver_library, report
 
 LOG = logging.getLogger(__name__)
@@ -32,83 +43,126 @@ BUSY = ("PENDING_CREATE", "PENDING_DELETE")
 
 
 class StatusPoller:
-    """One vigil's statuses into Octavia. `octavia` lists Octavia's vigil load balancers and
-    locks one for a re-push (octavia_db.OctaviaDatabase)."""
+    """Every vigil node's statuses into Octavia, and every node kept holding what Octavia holds.
+    `octavia` lists Octavia's vigil load balancers and locks one for a re-push
+    (octavia_db.OctaviaDatabase)."""
 
-    def __init__(self, client, lib, resync_polls, octavia):
-        self.client = client
+    def __init__(self, fleet, lib, resync_polls, octavia):
+        self.fleet = fleet
         self.lib = lib
         self.resync_polls = resync_polls
         self.octavia = octavia
         self.polls = 0
         self.written = {}  # load balancer id -> the operating update last written
         self.counted = {}  # load balancer id -> the statistics update last written
-        self.down = set()  # load balancers written as unreachable since vigil last had them
+        self.down = set()  # load balancers written as unreachable since a node last had them
+        self.failing = {}  # node -> why it did not answer the last poll (absent: it answered)
+        self.seen = set()  # nodes that answered a poll since this agent started
+        self.started = {}  # node -> when its vigil started, as it last said
 
     def poll(self):
-        """Raises VigilError when vigil does not answer, once its load balancers are written
-        down."""
         self.polls += 1
         resync = self.polls % self.resync_polls == 0
         # Octavia's list first: a load balancer ACTIVE in it was in vigil before the status read.
         known = self.octavia.loadbalancers()
-        try:
-            entries = status.api_loadbalancers(self.client.status())
-        except VigilError as e:
-            self._write_unreachable(known, e.message, resync)
-            raise
-        seen = set()
-        for entry in entries:
-            lb_id = entry["loadbalancer"]["id"]
-            if lb_id not in known:
-                continue  # not Octavia's (or not committed yet)
-            seen.add(lb_id)
-            self.down.discard(lb_id)
-            self._write_statuses(lb_id, status.operating_update(entry), resync)
-            self._write_statistics(lb_id, entry, resync)
-        for gone in set(self.written) - seen:
+        views, errors, started = {}, {}, {}
+        for name, (doc, error) in self.fleet.each(lambda c: c.status()).items():
+            if error is None:
+                views[name] = {e["loadbalancer"]["id"]: e for e in status.api_loadbalancers(doc)}
+                started[name] = status.started_at(doc)
+            else:
+                errors[name] = error.message
+        back = self._note_answers(views, errors, started)
+        for lb_id, (provisioning, operating) in sorted(known.items()):
+            serving = [name for name in views if lb_id in views[name]]
+            if serving:
+                self.down.discard(lb_id)
+                entries = [views[name][lb_id] for name in serving]
+                self._write_statuses(
+                    lb_id, status.fleet_update(entries, len(self.fleet.names)), resync)
+                self._write_statistics(lb_id, serving, entries[0], resync)
+            elif not views:
+                self._write_unreachable(lb_id, known[lb_id], "; ".join(errors.values()), resync)
+            elif provisioning == "ERROR" and operating in ("ONLINE", "DEGRADED"):
+                self._write_unreachable(lb_id, known[lb_id], "no vigil node has it", resync)
+            elif lb_id in self.written:
+                del self.written[lb_id]  # written again once a node has it
+        for gone in set(self.written) - known.keys():
             del self.written[gone]
             self.counted.pop(gone, None)
-        for lb_id, (provisioning, operating) in sorted(known.items()):
-            if lb_id in seen:
-                continue
-            if provisioning == "ACTIVE":
-                self._catch_up(lb_id)
-            elif provisioning == "ERROR" and operating in ("ONLINE", "DEGRADED"):
-                self._write_unreachable({lb_id: known[lb_id]}, "vigil does not have it", resync)
+        # Which nodes to compare with Octavia in full: those back (or seen for the first time),
+        # and every node at a resync.
+        compare = set(views) if resync else back
+        broken = self.octavia.with_error_objects() if compare else set()
+        for lb_id, (provisioning, _) in sorted(known.items()):
+            if provisioning == "ACTIVE" or (provisioning == "ERROR" and resync):
+                self._converge(lb_id, provisioning, views, compare, lb_id in broken)
+        for name in sorted(compare):
+            self._delete_unowned(name, views[name], known)
 
-    def _write_unreachable(self, known, reason, resync):
-        """What Octavia's health driver writes for an amphora that stopped reporting."""
-        for lb_id, (provisioning, operating) in sorted(known.items()):
-            # OFFLINE: disabled, or never served (vigil refused it): nothing to correct.
-            if (provisioning in BUSY or operating == "OFFLINE" or
-                    (lb_id in self.down and not resync)):
-                continue
-            # vigil's statuses are written again when it answers.
-            written = self.written.pop(lb_id, None)
+    def _note_answers(self, views, errors, started):
+        """Logs each node's episodes once; returns the nodes that answer now and did not answer
+        the last poll, restarted since (a restart quicker than a poll), or had not answered
+        since this agent started."""
+        back = set()
+        for name, at in started.items():
+            if at and self.started.get(name) not in (None, at):
+                LOG.warning("vigil provider agent: vigil node %s restarted (at %s)", name, at)
+                back.add(name)
+            if at:
+                self.started[name] = at
+        for name, error in errors.items():
+            if self.failing.get(name) != error:
+                LOG.warning("vigil provider agent: vigil node %s does not answer: %s (retrying "
+                            "every poll)", name, error)
+            self.failing[name] = error
+        for name in views:
+            if name in self.failing or name not in self.seen:
+                if name in self.failing:
+                    LOG.info("vigil provider agent: vigil node %s answers again", name)
+                back.add(name)
+            self.failing.pop(name, None)
+            self.seen.add(name)
+        return back
+
+    def _converge(self, lb_id, provisioning, views, compare, broken):
+        """Pushes the load balancer to each answering node that lacks it, or holds it otherwise
+        than Octavia (of the nodes in `compare`); with objects in ERROR (`broken`: a change no
+        node took), to the compared nodes anyway, which repairs them."""
+        lacking = [name for name in views if lb_id not in views[name]]
+        differing = {}
+        checked = [name for name in views if name in compare and lb_id in views[name]]
+        if checked:
             try:
-                if written is not None:
-                    update = status.silenced(written)
-                else:  # none written since this agent started: Octavia's tree says what to
-                    lb = self.lib.get_loadbalancer(lb_id)
-                    update = lb and status.unreachable_update(lb)
-                if update:
-                    self.lib.update_loadbalancer_status(update)
-            except Exception as e:  # the next poll tries again
-                if written is not None:
-                    self.written[lb_id] = written
-                LOG.info("vigil: statuses of unreachable load balancer %s not written yet: %s",
-                         lb_id, e)
-                continue
-            if lb_id not in self.down:
-                LOG.warning("vigil provider agent: load balancer %s is now operating ERROR, "
-                            "its listeners ERROR and its pools and members OFFLINE: %s",
-                            lb_id, reason)
-            self.down.add(lb_id)
+                tree = repush.read_tree(self.lib, lb_id)
+            except Exception as e:  # the driver agent busy: the next poll tries again
+                LOG.info("vigil: cannot read load balancer %s from Octavia yet: %s", lb_id, e)
+                return
+            if tree is None:
+                return
+            for name in checked:
+                reason = reconcile.drift(tree, views[name][lb_id])
+                if reason is None and broken:
+                    reason = "objects in provisioning ERROR in Octavia"
+                if reason is not None:
+                    differing[name] = reason
+        if not lacking and not differing:
+            return
+        for name in lacking:
+            LOG.warning("vigil provider agent: vigil node %s does not have load balancer %s "
+                        "(restarted without its state, or replaced): pushing it from Octavia's "
+                        "database", name, lb_id)
+        for name, reason in differing.items():
+            LOG.warning("vigil provider agent: vigil node %s holds load balancer %s otherwise "
+                        "than Octavia (%s): pushing it again", name, lb_id, reason)
+        serving = [name for name in views if lb_id in views[name] and name not in differing]
+        self._catch_up(lb_id, provisioning, lacking + sorted(differing), serving)
 
-    def _catch_up(self, lb_id):
-        """vigil lacks a load balancer Octavia has ACTIVE: it restarted without its state.
-        Pushed again as a failover would, under the same lock (PENDING_UPDATE)."""
+    def _catch_up(self, lb_id, provisioning, names, serving):
+        """Pushes the load balancer to `names` under the failover lock (PENDING_UPDATE), as
+        Octavia's health manager fails an amphora over. Reported ACTIVE, every object under it
+        too, once a node holds Octavia's tree; otherwise as it was while `serving` nodes still
+        serve it, and ERROR when none does."""
         try:
             locked = self.octavia.lock_for_failover(lb_id)
         except Exception as e:  # SQLite busy: the next poll tries again
@@ -116,11 +170,76 @@ class StatusPoller:
             return
         if not locked:
             return  # a change holds it
-        LOG.warning("vigil provider agent: vigil does not have load balancer %s (restarted "
-                    "without its state?): pushing it again from Octavia's database", lb_id)
-        update = repush.failover(self.lib, self.client, lb_id)
-        if update is not None:
-            report(self.lib, update)
+        try:
+            tree = repush.read_tree(self.lib, lb_id)
+        except Exception as e:
+            LOG.info("vigil: cannot read load balancer %s from Octavia yet: %s", lb_id, e)
+            report(self.lib, {"loadbalancers": [{"id": lb_id,
+                                                 "provisioning_status": provisioning}]})
+            return
+        if tree is None:
+            return
+        errors = repush.push_to(self.fleet, tree, names)
+        for name, error in sorted(errors.items()):
+            if error is not None:
+                LOG.warning("vigil provider agent: load balancer %s not pushed to vigil node "
+                            "%s yet: %s", lb_id, name, error)
+        if any(error is None for error in errors.values()):
+            report(self.lib, tree.active_update())
+        else:
+            report(self.lib, {"loadbalancers": [{
+                "id": lb_id, "provisioning_status": provisioning if serving else "ERROR"}]})
+
+    def _delete_unowned(self, name, view, known):
+        """Deletes from the node the load balancers that carry Octavia's owner tag and that
+        Octavia no longer holds (deleted while the node was down). A load balancer without the
+        tag (the node's own API's, or its config file's) is never touched."""
+        candidates = set(view) - known.keys()
+        if not candidates:
+            return
+        client = self.fleet.clients[name]
+        try:
+            listed = client.request("GET", "/v2/lbaas/loadbalancers")["loadbalancers"]
+            owned = {lb["id"] for lb in listed
+                     if lb["id"] in candidates and translate.OWNER_TAG in (lb.get("tags") or [])}
+            # Read Octavia again after the node: the driver creates a load balancer in vigil
+            # only once Octavia committed it, so one created since the poll began is seen here.
+            owned -= self.octavia.loadbalancers().keys() if owned else set()
+            for lb_id in sorted(owned):
+                LOG.warning("vigil provider agent: vigil node %s holds load balancer %s, which "
+                            "Octavia deleted: deleting it there", name, lb_id)
+                client.delete("loadbalancer", lb_id, cascade=True)
+        except VigilError as e:
+            LOG.info("vigil: cannot compare node %s's load balancers with Octavia's yet: %s",
+                     name, e.message)
+
+    def _write_unreachable(self, lb_id, statuses, reason, resync):
+        """What Octavia's health driver writes for an amphora that stopped reporting, when no
+        node serves the load balancer."""
+        provisioning, operating = statuses
+        # OFFLINE: disabled, or never served (vigil refused it): nothing to correct.
+        if provisioning in BUSY or operating == "OFFLINE" or (lb_id in self.down and not resync):
+            return
+        # The nodes' statuses are written again when one has it.
+        written = self.written.pop(lb_id, None)
+        try:
+            if written is not None:
+                update = status.silenced(written)
+            else:  # none written since this agent started: Octavia's tree says what to
+                lb = self.lib.get_loadbalancer(lb_id)
+                update = lb and status.unreachable_update(lb)
+            if update:
+                self.lib.update_loadbalancer_status(update)
+        except Exception as e:  # the next poll tries again
+            if written is not None:
+                self.written[lb_id] = written
+            LOG.info("vigil: statuses of unreachable load balancer %s not written yet: %s",
+                     lb_id, e)
+            return
+        if lb_id not in self.down:
+            LOG.warning("vigil provider agent: load balancer %s is now operating ERROR, its "
+                        "listeners ERROR and its pools and members OFFLINE: %s", lb_id, reason)
+        self.down.add(lb_id)
 
     def _write_statuses(self, lb_id, update, resync):
         if not resync and self.written.get(lb_id) == update:
@@ -133,15 +252,17 @@ class StatusPoller:
             LOG.info("vigil: operating statuses of load balancer %s not written yet: %s",
                      lb_id, e)
 
-    def _write_statistics(self, lb_id, entry, resync):
+    def _write_statistics(self, lb_id, serving, entry, resync):
+        """The sums of the listeners' statistics over the nodes that serve the load balancer."""
         stats = {}
         for listener_id in status.listener_ids(entry):
-            try:
-                stats[listener_id] = self.client.listener_stats(listener_id)
-            except VigilError as e:
-                if e.status is None:
-                    raise  # vigil stopped answering: the next poll finds out
-                LOG.info("vigil: no statistics for listener %s: %s", listener_id, e.message)
+            for name in serving:
+                try:
+                    stats.setdefault(listener_id, []).append(
+                        self.fleet.clients[name].listener_stats(listener_id))
+                except VigilError as e:  # the node stopped answering: the next poll finds out
+                    LOG.info("vigil: no statistics for listener %s from node %s: %s",
+                             listener_id, name, e.message)
         update = status.statistics_update(stats)
         if not stats or (not resync and self.counted.get(lb_id) == update):
             return
@@ -157,26 +278,24 @@ def vigil_provider_agent(exit_event):
     from vigil_octavia.octavia_db import OctaviaDatabase  # Octavia's own modules: only here
 
     conf = config.register()
-    LOG.info("vigil provider agent: polling %s every %ss", conf.endpoint, conf.status_interval)
-    # A poll vigil does not answer within half an interval says it is down: a frozen vigil is
+    # A poll a node does not answer within half an interval says it is down: a frozen vigil is
     # seen, and written down, within two intervals, not after request_timeout.
-    client = VigilClient(conf.endpoint, conf.token_file,
-                         min(conf.request_timeout, conf.status_interval / 2))
-    poller = StatusPoller(client, driver_library(), conf.resync_polls, OctaviaDatabase())
+    fleet = Fleet.from_conf(conf, min(conf.request_timeout, conf.status_interval / 2))
+    LOG.info("vigil provider agent: polling vigil node %s every %ss", ", ".join(fleet.names),
+             conf.status_interval)
+    poller = StatusPoller(fleet, driver_library(), conf.resync_polls, OctaviaDatabase())
     last_error = None
     next_poll = time.monotonic()
     while not exit_event.is_set():
         error = None
         try:
             poller.poll()
-        except VigilError as e:
-            error = e.message
         except Exception as e:  # Octavia's database or driver agent: the next poll tries again
             error = f"cannot read Octavia's database: {e}"
         # Logged once per episode, outside the except (oslo.log would append the exception).
         if error != last_error:
             if error is None:
-                LOG.info("vigil provider agent: vigil at %s answers again", conf.endpoint)
+                LOG.info("vigil provider agent: Octavia's database answers again")
             else:
                 LOG.warning("vigil provider agent: %s (retrying every %ss)", error,
                             conf.status_interval)

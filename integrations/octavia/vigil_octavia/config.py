@@ -13,6 +13,14 @@ OPTS = [
     cfg.StrOpt("token_file", default="/etc/vigil/token",
                help="File holding vigil's admin token (its admin.token_file); read at every "
                     "request, so a rotated token is picked up."),
+    cfg.ListOpt("endpoints", default=[],
+                help="Base URLs of every vigil node that serves this provider's load "
+                     "balancers: a keepalived pair or a BGP fleet. Each load balancer lives on "
+                     "every node; a change is applied to each, and a node that missed one is "
+                     "caught up by the provider agent. Empty: the single endpoint above."),
+    cfg.ListOpt("token_files", default=[],
+                help="One token file per entry of endpoints, in the same order, when the "
+                     "nodes have different tokens. Empty: token_file for every node."),
     cfg.FloatOpt("request_timeout", default=10.0, min=0.1,
                  help="Seconds to wait for one answer of vigil's admin API."),
     cfg.IntOpt("status_interval", default=5, min=1,

@@ -23,6 +23,30 @@ class OctaviaDatabase:
         finally:
             session.close()
 
+    def with_error_objects(self):
+        """The ids of the vigil load balancers with a listener, pool, member or monitor in
+        provisioning ERROR (a change no node took): a node that holds Octavia's tree repairs
+        them, as a failover marks every object ACTIVE."""
+        session = db_api.get_session()
+        try:
+            lb, ln, pool = models.LoadBalancer, models.Listener, models.Pool
+            member, hm = models.Member, models.HealthMonitor
+            mine = session.query(lb.id).filter(lb.provider == PROVIDER)
+            found = set()
+            for query in (
+                    session.query(ln.load_balancer_id).filter(ln.provisioning_status == "ERROR"),
+                    session.query(pool.load_balancer_id).filter(
+                        pool.provisioning_status == "ERROR"),
+                    session.query(pool.load_balancer_id).join(
+                        member, member.pool_id == pool.id).filter(
+                        member.provisioning_status == "ERROR"),
+                    session.query(pool.load_balancer_id).join(
+                        hm, hm.pool_id == pool.id).filter(hm.provisioning_status == "ERROR")):
+                found.update(row[0] for row in query.all())
+            return found & {row.id for row in mine.all()}
+        finally:
+            session.close()
+
     def lock_for_failover(self, lb_id):
         """Sets the load balancer PENDING_UPDATE if it is ACTIVE or ERROR, as the health manager
         does before it fails one over; False when a change holds it (nothing is done then)."""

@@ -5,8 +5,9 @@ driver returns, so the driver must not report a status before that commit (the d
 update a row nobody can see yet). The driver therefore only queues a Change; one thread per
 octavia-api process takes them in order: for a create it first waits until the new object is
 visible through the driver agent (committed; never visible means the API rolled back, and vigil
-is left alone), then it calls vigil and reports the object ACTIVE (DELETED for a delete, ERROR
-with vigil's reason in the log when vigil refused or could not be reached) and its parents, which
+is left alone), then it calls every vigil node at once (fleet.py) and reports the object ACTIVE
+(DELETED for a delete) once one node took it, ERROR with each node's reason in the log when every
+node refused or could not be reached, and its parents, which
 Octavia's API moved to PENDING_UPDATE, ACTIVE again either way, as the amphora driver's revert
 tasks do (MemberToErrorOnRevertTask and its kin). The parents are read from Octavia's database,
 not from vigil, so that a vigil that does not answer leaves nothing locked. A failover re-pushes
@@ -25,6 +26,7 @@ from oslo_log import log as logging
 
 from vigil_octavia import repush
 from vigil_octavia.client import VigilClient, VigilError
+from vigil_octavia.fleet import Fleet
 from vigil_octavia.translate import value
 
 LOG = logging.getLogger(__name__)
@@ -162,20 +164,24 @@ class Worker:
         self.queue.put(change)
 
     def _run(self):
-        client = VigilClient.from_conf(self.conf)
+        fleet = None
         while True:
             change = self.queue.get()
             try:
+                if fleet is None:
+                    fleet = Fleet.from_conf(self.conf, self.conf.request_timeout)
                 if self.lib is None:
                     self.lib = driver_library()
-                self.process(change, client)
+                self.process(change, fleet)
             except Exception:  # the thread must outlive any one change
                 LOG.exception("vigil: %s %s %s failed", change.action, change.kind,
                               change.object_id)
 
-    def process(self, change, client):
+    def process(self, change, fleet):
+        """Applies the change to every node; it is done (ACTIVE, DELETED) once one node has it,
+        and ERROR only when none took it. A node that missed it is caught up by the agent."""
         if change.action == "failover":
-            update = repush.failover(self.lib, client, change.object_id)
+            update = repush.failover(self.lib, fleet, change.object_id)
             if update is not None:
                 self.report(update)
             return
@@ -185,27 +191,34 @@ class Worker:
                         "back?): not created in vigil", change.kind, change.object_id)
             return
         # Before the change: a deleted pool is still in Octavia's database until reported.
-        lineage = self.lineage(change, client) if change.pool_id else {}
-        outcome = DELETED if change.action == "delete" else ACTIVE
-        vigil_object, error = None, None
-        try:
-            vigil_object = change.apply(client)
-        except VigilError as e:
-            outcome, error = ERROR, e.message
-        if error is not None:  # logged outside the except: oslo.log would append the exception
-            LOG.error("vigil: %s of %s %s failed, now ERROR: %s", change.action, change.kind,
-                      change.object_id, error)
+        lineage = self.lineage(change, fleet) if change.pool_id else {}
+        results = fleet.apply(change.apply, retry_after=self.conf.status_interval)
+        done = [obj for obj, error in results.values() if error is None]
+        errors = {name: error.message for name, (_, error) in results.items()
+                  if error is not None}
+        # Logged outside any except: oslo.log would append the exception.
+        if not done:
+            LOG.error("vigil: %s of %s %s failed on every node, now ERROR: %s", change.action,
+                      change.kind, change.object_id, "; ".join(errors.values()))
+        for name, message in errors.items() if done else ():
+            LOG.warning("vigil: %s of %s %s not applied on node %s, which the provider agent "
+                        "catches up: %s", change.action, change.kind, change.object_id, name,
+                        message)
+        outcome = ERROR if not done else DELETED if change.action == "delete" else ACTIVE
         parents = _merge(change.parents, lineage)
-        self.report(status_update(change, outcome, vigil_object, parents))
+        self.report(status_update(change, outcome, done[0] if done else None, parents))
 
-    def lineage(self, change, client):
+    def lineage(self, change, fleet):
         try:
             return octavia_lineage(self.lib, change.pool_id)
         except Exception as e:  # the driver agent busy or restarting
             error = str(e)
         LOG.warning("vigil: cannot read pool %s from Octavia to find its parents (%s): asking "
                     "vigil", change.pool_id, error)
-        return vigil_lineage(client, change.pool_id)
+        for found, error in fleet.each(lambda c: vigil_lineage(c, change.pool_id)).values():
+            if error is None and len(found) > 1:
+                return found
+        return {"pools": {change.pool_id}}
 
     def report(self, update):
         report(self.lib, update)

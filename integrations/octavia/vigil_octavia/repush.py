@@ -78,9 +78,10 @@ def push(client, tree):
     if have is None:
         client.create("loadbalancer", translate.loadbalancer(tree.lb))
         have = {"listeners": [], "pools": []}
-    else:
+    else:  # with the owner tag, which a load balancer pushed by an older driver lacks
         client.update("loadbalancer", tree.id,
-                      _present(translate.loadbalancer(tree.lb, updating=True)))
+                      dict(_present(translate.loadbalancer(tree.lb, updating=True)),
+                           tags=[translate.OWNER_TAG]))
     have_listeners = {x["id"] for x in have.get("listeners", [])}
     have_pools = {x["id"] for x in have.get("pools", [])}
     # What vigil has and Octavia does not goes first: a new listener may want its port.
@@ -135,30 +136,50 @@ def _push_pool(client, tree, p, exists):
             client.create("healthmonitor", translate.healthmonitor(monitor))
 
 
-def failover(lib, client, lb_id):
+def read_tree(lib, lb_id):
+    """Octavia's load balancer `lb_id` as a Tree, or None when Octavia no longer has it. Raises
+    what the driver library raises (the driver agent busy or restarting)."""
+    lb = lib.get_loadbalancer(lb_id)
+    return None if lb is None else Tree(lb)
+
+
+def push_to(fleet, tree, names=None):
+    """Pushes `tree` to every node of `fleet` (or to `names`) at once; {node: None, or why
+    not}."""
+    def one(client):
+        try:
+            push(client, tree)
+        except VigilError:
+            raise
+        except Exception as e:  # a refusal of translate: the object changed under the driver
+            raise VigilError(400, f"cannot translate load balancer {tree.id}: {e}") from e
+
+    return {name: error and error.message
+            for name, (_, error) in fleet.each(one, names).items()}
+
+
+def failover(lib, fleet, lb_id):
     """Re-pushes load balancer `lb_id` from Octavia's database (through the driver library
-    `lib`) to vigil; returns the status update to report, or None when Octavia no longer has
-    the load balancer."""
+    `lib`) to every node of `fleet`; returns the status update to report (ACTIVE once one node
+    has it), or None when Octavia no longer has the load balancer."""
     try:
-        lb = lib.get_loadbalancer(lb_id)
+        tree = read_tree(lib, lb_id)
     except Exception as e:  # the driver agent busy or restarting
         LOG.error("vigil: failover of load balancer %s: cannot read it from Octavia, now ERROR: "
                   "%s", lb_id, e)
         return {"loadbalancers": [{"id": lb_id, "provisioning_status": ERROR}]}
-    if lb is None:
+    if tree is None:
         return None
-    tree = Tree(lb)
-    error = None
-    try:
-        push(client, tree)
-    except VigilError as e:
-        error = e.message
-    except Exception as e:  # a refusal of translate: the object changed under vigil's driver
-        error = str(e)
-    if error is not None:  # logged outside the except: oslo.log would append the exception
-        LOG.error("vigil: failover of load balancer %s failed, now ERROR: %s", lb_id, error)
+    errors = push_to(fleet, tree)
+    failed = {name: error for name, error in errors.items() if error is not None}
+    if len(failed) == len(errors):  # logged outside any except: oslo.log appends exceptions
+        LOG.error("vigil: failover of load balancer %s failed on every node, now ERROR: %s",
+                  lb_id, "; ".join(f"{n}: {e}" for n, e in failed.items()))
         return {"loadbalancers": [{"id": lb_id, "provisioning_status": ERROR}]}
-    LOG.info("vigil: load balancer %s pushed to vigil (%d listeners, %d pools, %d members)",
-             lb_id, len(tree.listeners), len(tree.pools),
-             sum(len(ms) for ms in tree.members.values()))
+    for name, error in failed.items():
+        LOG.warning("vigil: load balancer %s not pushed to node %s, which the provider agent "
+                    "catches up: %s", lb_id, name, error)
+    LOG.info("vigil: load balancer %s pushed to vigil node %s (%d listeners, %d pools, "
+             "%d members)", lb_id, ", ".join(n for n in errors if n not in failed),
+             len(tree.listeners), len(tree.pools), sum(len(ms) for ms in tree.members.values()))
     return tree.active_update()

@@ -12,6 +12,13 @@ def api_loadbalancers(status):
             if not lb["loadbalancer"].get("source_file")]
 
 
+def started_at(status):
+    """When the node's vigil process started, from a /v1/status answer (every load balancer it
+    runs says so); None when it runs none."""
+    times = [lb["loadbalancer"].get("started_at") for lb in status.get("loadbalancers", [])]
+    return min((t for t in times if t), default=None)
+
+
 def operating_update(entry):
     """One load balancer's operating statuses: {"loadbalancers": [...], "listeners": ...}."""
     def status_of(o):
@@ -26,16 +33,41 @@ def operating_update(entry):
     }
 
 
+# The better a load balancer's operating status, the earlier in this list.
+_BEST_FIRST = ("ONLINE", "DEGRADED", "ERROR", "NO_MONITOR", "OFFLINE")
+
+
+def fleet_update(entries, nodes):
+    """The operating statuses of a load balancer that `entries` (the /v1/status entries of the
+    nodes that hold it, in the configured order) of `nodes` vigil nodes serve: the best node's
+    view (the one a keepalived pair or BGP sends the traffic to), with the load balancer
+    DEGRADED while a node lacks it or does not answer, as Octavia shows an amphora that
+    failed while its partner serves."""
+    def rank(entry):
+        s = entry["loadbalancer"]["operating_status"]
+        return _BEST_FIRST.index(s) if s in _BEST_FIRST else len(_BEST_FIRST)
+
+    update = operating_update(min(entries, key=rank))
+    lb = update["loadbalancers"][0]
+    if len(entries) < nodes and lb["operating_status"] == "ONLINE":
+        update["loadbalancers"] = [dict(lb, operating_status="DEGRADED")]
+    return update
+
+
 def listener_ids(entry):
     return [ln["id"] for ln in entry.get("listeners", [])]
 
 
-def statistics_update(stats_by_listener):
-    """{"listeners": [...]} from {listener id: vigil's {"stats": ...} of that listener}."""
-    fields = ("active_connections", "bytes_in", "bytes_out", "request_errors",
+STATISTICS = ("active_connections", "bytes_in", "bytes_out", "request_errors",
               "total_connections")
-    return {"listeners": [dict({f: int(s.get(f, 0)) for f in fields}, id=listener_id)
-                          for listener_id, s in sorted(stats_by_listener.items())]}
+
+
+def statistics_update(stats_by_listener):
+    """{"listeners": [...]} from {listener id: [each node's {"stats": ...} of that listener]}:
+    the sums over the nodes, as every node's clients went through the listener."""
+    return {"listeners": [dict({f: sum(int(s.get(f, 0)) for s in per_node) for f in STATISTICS},
+                               id=listener_id)
+                          for listener_id, per_node in sorted(stats_by_listener.items())]}
 
 
 def unreachable_update(lb):

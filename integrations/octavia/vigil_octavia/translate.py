@@ -13,6 +13,9 @@ POOL_PROTOCOLS = ("TCP", "PROXY", "PROXYV2")
 ALGORITHMS = ("ROUND_ROBIN", "LEAST_CONNECTIONS", "SOURCE_IP")
 MONITOR_TYPES = ("TCP", "TLS-HELLO", "HTTP", "HTTPS")
 TCP_ONLY = "vigil is a TCP load balancer that passes TLS through"
+# Marks a load balancer in vigil as Octavia's: the agent deletes one Octavia no longer holds
+# (deleted while its node was down), and never touches a load balancer without it.
+OWNER_TAG = "owner:octavia"
 
 COMMON = ("name", "description", "admin_state_up")
 LB_CREATE = COMMON + ("vip_address", "project_id")
@@ -92,7 +95,7 @@ def loadbalancer(lb, updating=False):
                "load balancer first, then each listener, pool, member and health monitor")
     if updating:
         return _fields(lb, LB_UPDATE, True)
-    return dict(_fields(lb, LB_CREATE, False), id=lb.loadbalancer_id,
+    return dict(_fields(lb, LB_CREATE, False), id=lb.loadbalancer_id, tags=[OWNER_TAG],
                 **flavor(value(lb, "flavor")))
 
 
