@@ -122,6 +122,11 @@ json::object listener_json(const model::ListenerView& l) {
       {"provisioning_status", "ACTIVE"},
       {"active_connections", l.active_connections},
       {"total_connections", l.total_connections},
+      // As Octavia's listener statistics count them: one read of /v1/status gives every
+      // listener's, so a provider agent with many load balancers makes one request per poll.
+      {"bytes_in", l.counters.bytes_in},
+      {"bytes_out", l.counters.bytes_out},
+      {"request_errors", l.counters.rejected + l.counters.no_backend},
   };
 }
 

@@ -163,3 +163,7 @@ def test_openstack_stats_show_reports_the_counters(running):
     assert stats["request_errors"] == 0, stats
     [balancer] = lb.json("list")
     assert lb.json("stats", "show", balancer["id"])["bytes_out"] == sent
+    # /v1/status gives the same statistics for every listener at once (the provider agent's
+    # one read per poll).
+    [in_status] = vigil.status()["listeners"]
+    assert {k: in_status[k] for k in stats} == stats, in_status

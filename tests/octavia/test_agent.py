@@ -35,7 +35,10 @@ class FakeVigil:
         return {"loadbalancer": {"id": lb_id, "operating_status": "ONLINE",
                                  "source_file": source_file, "started_at": self.started_at},
                 "listeners": [{"id": f"{lb_id}/{LN}", "operating_status": "ONLINE",
-                               "protocol_port": 6443, "default_pool_id": f"{lb_id}/pool"}],
+                               "protocol_port": 6443, "default_pool_id": f"{lb_id}/pool",
+                               "active_connections": 0, "total_connections": 3,
+                               "bytes_in": self.bytes_in, "bytes_out": 20,
+                               "request_errors": 0}],
                 "pools": [{"id": f"{lb_id}/pool", "operating_status": "ONLINE",
                            "health_monitor": {"id": HM, "interval_ms": 5000,
                                               "timeout_ms": 2000},
@@ -53,11 +56,6 @@ class FakeVigil:
         lbs = [self._lb("file", "/etc/vigil/vigil.yaml"), self._lb(FOREIGN)]
         lbs += [self._lb(i) for i in self.deleted_in_octavia]
         return {"loadbalancers": lbs + ([self._lb(OURS)] if self.has_ours else [])}
-
-    def listener_stats(self, listener_id):
-        self._answer()
-        return {"active_connections": 0, "total_connections": 3, "bytes_in": self.bytes_in,
-                "bytes_out": 20, "request_errors": 0}
 
     def request(self, method, path):
         self._answer()

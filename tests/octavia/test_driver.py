@@ -252,3 +252,13 @@ def test_a_failover_pushes_to_every_node_and_is_active_when_one_has_it():
     assert empty_a.calls == empty_b.calls and len(empty_a.calls) == 6
     update = repush.failover(FakeLibrary(), Fleet({"a": Unreachable(), "b": Holding({})}), LB)
     assert update["loadbalancers"] == [{"id": LB, "provisioning_status": "ACTIVE"}]
+
+
+def test_a_misconfigured_section_refuses_the_change_before_octavia_stores_it(monkeypatch):
+    driver = driver_module.VigilProviderDriver()
+    monkeypatch.setattr(driver, "conf", types.SimpleNamespace(
+        endpoints=["http://10.0.0.1:8404", "http://10.0.0.2:8404"], token_files=["/a", "/b", "/c"],
+        endpoint="", token_file=""))
+    with pytest.raises(exceptions.DriverError) as refused:
+        driver.member_delete(dm.Member(member_id=KEEP, pool_id=POOL))
+    assert "3 entries for 2 endpoints" in refused.value.operator_fault_string

@@ -2,7 +2,7 @@
 octavia.conf has `[driver_agent] enabled_provider_agents = vigil`.
 
 Every [vigil] status_interval seconds it reads every vigil node's /v1/status ([vigil] endpoints:
-a keepalived pair or a BGP fleet, fleet.py) and each listener's statistics, and writes them to
+a keepalived pair or a BGP fleet, fleet.py), with every listener's statistics, and writes them to
 Octavia through the driver library when they changed, and all of them every resync_polls polls:
 each write is a database transaction, and an idle cloud needs none. This is what the amphora
 driver's health manager does for amphorae; here vigil's own health checks are the source. Only
@@ -80,7 +80,7 @@ class StatusPoller:
                 entries = [views[name][lb_id] for name in serving]
                 self._write_statuses(
                     lb_id, status.fleet_update(entries, len(self.fleet.names)), resync)
-                self._write_statistics(lb_id, serving, entries[0], resync)
+                self._write_statistics(lb_id, entries, resync)
             elif not views:
                 self._write_unreachable(lb_id, known[lb_id], "; ".join(errors.values()), resync)
             elif provisioning == "ERROR" and operating in ("ONLINE", "DEGRADED"):
@@ -252,19 +252,11 @@ class StatusPoller:
             LOG.info("vigil: operating statuses of load balancer %s not written yet: %s",
                      lb_id, e)
 
-    def _write_statistics(self, lb_id, serving, entry, resync):
-        """The sums of the listeners' statistics over the nodes that serve the load balancer."""
-        stats = {}
-        for listener_id in status.listener_ids(entry):
-            for name in serving:
-                try:
-                    stats.setdefault(listener_id, []).append(
-                        self.fleet.clients[name].listener_stats(listener_id))
-                except VigilError as e:  # the node stopped answering: the next poll finds out
-                    LOG.info("vigil: no statistics for listener %s from node %s: %s",
-                             listener_id, name, e.message)
-        update = status.statistics_update(stats)
-        if not stats or (not resync and self.counted.get(lb_id) == update):
+    def _write_statistics(self, lb_id, entries, resync):
+        """The sums of the listeners' statistics over the nodes that serve the load balancer,
+        from their /v1/status entries: no request per listener."""
+        update = status.statistics_update(status.listener_statistics(entries))
+        if not update["listeners"] or (not resync and self.counted.get(lb_id) == update):
             return
         try:
             self.lib.update_listener_statistics(update)
@@ -280,7 +272,11 @@ def vigil_provider_agent(exit_event):
     conf = config.register()
     # A poll a node does not answer within half an interval says it is down: a frozen vigil is
     # seen, and written down, within two intervals, not after request_timeout.
-    fleet = Fleet.from_conf(conf, min(conf.request_timeout, conf.status_interval / 2))
+    try:
+        fleet = Fleet.from_conf(conf, min(conf.request_timeout, conf.status_interval / 2))
+    except ValueError as e:
+        LOG.error("vigil provider agent cannot start: %s", e)
+        return
     LOG.info("vigil provider agent: polling vigil node %s every %ss", ", ".join(fleet.names),
              conf.status_interval)
     poller = StatusPoller(fleet, driver_library(), conf.resync_polls, OctaviaDatabase())

@@ -116,6 +116,3 @@ class VigilClient:
     def status(self):
         """vigil's /v1/status: every load balancer with its statuses."""
         return self.request("GET", "/v1/status")
-
-    def listener_stats(self, listener_id):
-        return self.request("GET", f"/v2/lbaas/listeners/{listener_id}/stats")["stats"]

@@ -6,9 +6,11 @@ applies it to vigil and reports the provisioning status (provisioning.py). Octav
 driver object for each API request, so the driver holds no state of its own. Ids are Octavia's:
 vigil creates every object with the id Octavia gave it, so no mapping is kept anywhere.
 """
+from octavia_lib.api.drivers import exceptions
 from octavia_lib.api.drivers import provider_base
 
 from vigil_octavia import config
+from vigil_octavia import fleet
 from vigil_octavia import translate
 from vigil_octavia.provisioning import ACTIVE, DELETED, ERROR, Change, Worker
 
@@ -46,6 +48,12 @@ class VigilProviderDriver(provider_base.ProviderDriver):
         self.conf = config.register()
 
     def _submit(self, change):
+        try:  # a [vigil] section that does not add up refuses the change before it is stored
+            fleet.nodes(self.conf)
+        except ValueError as e:
+            raise exceptions.DriverError(
+                user_fault_string="the vigil provider is misconfigured: ask the cloud's operator",
+                operator_fault_string=str(e)) from e
         Worker.get(self.conf).submit(change)
 
     # Load balancers

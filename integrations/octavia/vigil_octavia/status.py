@@ -54,8 +54,14 @@ def fleet_update(entries, nodes):
     return update
 
 
-def listener_ids(entry):
-    return [ln["id"] for ln in entry.get("listeners", [])]
+def listener_statistics(entries):
+    """{listener id: [each node's statistics of it]} from the nodes' /v1/status entries of one
+    load balancer."""
+    out = {}
+    for entry in entries:
+        for ln in entry.get("listeners", []):
+            out.setdefault(ln["id"], []).append(ln)
+    return out
 
 
 STATISTICS = ("active_connections", "bytes_in", "bytes_out", "request_errors",
@@ -63,8 +69,8 @@ STATISTICS = ("active_connections", "bytes_in", "bytes_out", "request_errors",
 
 
 def statistics_update(stats_by_listener):
-    """{"listeners": [...]} from {listener id: [each node's {"stats": ...} of that listener]}:
-    the sums over the nodes, as every node's clients went through the listener."""
+    """{"listeners": [...]} from {listener id: [each node's statistics of that listener]}: the
+    sums over the nodes, as every node's clients went through the listener."""
     return {"listeners": [dict({f: sum(int(s.get(f, 0)) for s in per_node) for f in STATISTICS},
                                id=listener_id)
                           for listener_id, per_node in sorted(stats_by_listener.items())]}
