@@ -10,8 +10,8 @@ import time
 import urllib.error
 import urllib.request
 
-from octavia_harness import Octavia, OctaviaCli
 from testing.harness.octavia_api import free_port, raw
+from testing.harness.octavia_harness import Octavia, OctaviaCli
 from testing.harness.vigil_process import ApiSim, Vigil, https_get
 from testing.harness.wait import wait_for
 

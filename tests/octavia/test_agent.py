@@ -68,9 +68,6 @@ class FakeVigil:
 
 
 class FakeLibrary:
-    def __init__(self):
-        self.statuses, self.stats = [], []
-
     def get_loadbalancer(self, lb_id):
         assert lb_id == OURS
         return dm.LoadBalancer(
@@ -83,12 +80,6 @@ class FakeLibrary:
                                  "protocol_port": 6443, "weight": 1, "backup": False,
                                  "admin_state_up": True}]}])
 
-    def update_loadbalancer_status(self, update):
-        self.statuses.append(update)
-
-    def update_listener_statistics(self, stats):
-        self.stats.append(stats)
-
 
 class FakeOctavia:
     """Octavia's database: our load balancer, and the locks the agent took."""
@@ -97,6 +88,8 @@ class FakeOctavia:
         self.provisioning = "ACTIVE"
         self.member_error = False  # a change no node took
         self.locked = []
+        self.marks = []  # the provisioning statuses the agent wrote
+        self.statuses, self.stats = [], []  # the operating statuses and statistics
 
     def loadbalancers(self):
         return {OURS: (self.provisioning, "ONLINE")}
@@ -104,9 +97,22 @@ class FakeOctavia:
     def with_error_objects(self):
         return {OURS} if self.member_error else set()
 
-    def lock_for_failover(self, lb_id):
-        self.locked.append(lb_id)
-        return self.provisioning in ("ACTIVE", "ERROR")
+    def trees(self, lb_ids):
+        return {OURS: FakeLibrary().get_loadbalancer(OURS)} if OURS in lb_ids else {}
+
+    def lock_for_failover(self, lb_ids):
+        self.locked += lb_ids
+        return set(lb_ids) if self.provisioning in ("ACTIVE", "ERROR") else set()
+
+    def mark(self, updates):
+        self.marks.append(updates)
+
+    def write_operating(self, updates):
+        self.statuses.append(updates)
+
+    def write_statistics(self, listeners):
+        if listeners:
+            self.stats.append({"listeners": listeners})
 
 
 @pytest.fixture
@@ -122,34 +128,35 @@ def pushes(monkeypatch):
     return made
 
 
-def lb_statuses(lib):
-    return [u["loadbalancers"] for u in lib.statuses]
+def lb_statuses(octavia):
+    return [u["loadbalancers"] for u in octavia.statuses]
 
 
 def test_writes_only_octavias_load_balancers_and_only_changes(pushes):
+    octavia = FakeOctavia()
     vigil, lib = FakeVigil(), FakeLibrary()
-    poller = StatusPoller(Fleet({"a": vigil}), lib, resync_polls=3, octavia=FakeOctavia())
+    poller = StatusPoller(Fleet({"a": vigil}), lib, resync_polls=3, octavia=octavia)
     poller.poll()
-    assert [u["loadbalancers"][0]["id"] for u in lib.statuses] == [OURS]
-    assert lib.statuses[0]["members"] == [{"id": MEMBER, "operating_status": "ONLINE"}]
-    assert lib.stats == [{"listeners": [{"id": f"{OURS}/{LN}", "active_connections": 0,
+    assert [u["loadbalancers"][0]["id"] for u in octavia.statuses] == [OURS]
+    assert octavia.statuses[0]["members"] == [{"id": MEMBER, "operating_status": "ONLINE"}]
+    assert octavia.stats == [{"listeners": [{"id": f"{OURS}/{LN}", "active_connections": 0,
                                          "total_connections": 3, "bytes_in": 10,
                                          "bytes_out": 20, "request_errors": 0}]}]
 
     poller.poll()  # nothing changed: nothing written
-    assert len(lib.statuses) == 1 and len(lib.stats) == 1
+    assert len(octavia.statuses) == 1 and len(octavia.stats) == 1
     vigil.member_status = "ERROR"
     poller.poll()  # a change, and the third poll is a resync anyway
-    assert lib.statuses[-1]["members"] == [{"id": MEMBER, "operating_status": "ERROR"}]
+    assert octavia.statuses[-1]["members"] == [{"id": MEMBER, "operating_status": "ERROR"}]
     poller.poll()
     poller.poll()
-    assert len(lib.statuses) == 2
-    assert len(lib.stats) == 2  # the third poll's resync
+    assert len(octavia.statuses) == 2
+    assert len(octavia.stats) == 2  # the third poll's resync
     poller.poll()  # the sixth: a resync writes again, changed or not
-    assert len(lib.statuses) == 3 and len(lib.stats) == 3
+    assert len(octavia.statuses) == 3 and len(octavia.stats) == 3
     vigil.bytes_in = 4096
     poller.poll()  # traffic: the statistics alone
-    assert len(lib.statuses) == 3 and lib.stats[-1]["listeners"][0]["bytes_in"] == 4096
+    assert len(octavia.statuses) == 3 and octavia.stats[-1]["listeners"][0]["bytes_in"] == 4096
     assert pushes == []  # the node held Octavia's tree at the start and at every resync
 
 
@@ -160,37 +167,39 @@ UNREACHABLE = {"loadbalancers": [{"id": OURS, "operating_status": "ERROR"}],
 
 
 def test_a_vigil_that_stops_answering_leaves_no_stale_online(pushes):
+    octavia = FakeOctavia()
     vigil, lib = FakeVigil(), FakeLibrary()
-    poller = StatusPoller(Fleet({"a": vigil}), lib, resync_polls=100, octavia=FakeOctavia())
+    poller = StatusPoller(Fleet({"a": vigil}), lib, resync_polls=100, octavia=octavia)
     poller.poll()
     vigil.down = "Connection refused"
     poller.poll()
-    assert lib.statuses[-1] == UNREACHABLE  # the health driver's rules for a silent amphora
+    assert octavia.statuses[-1] == UNREACHABLE  # the health driver's rules for a silent amphora
     poller.poll()
-    assert len(lib.statuses) == 2  # once per episode
+    assert len(octavia.statuses) == 2  # once per episode
     vigil.down = None
     poller.poll()  # back with its state: its own statuses again, though they did not change
-    assert len(lib.statuses) == 3
-    assert lib.statuses[-1]["loadbalancers"] == [{"id": OURS, "operating_status": "ONLINE"}]
+    assert len(octavia.statuses) == 3
+    assert octavia.statuses[-1]["loadbalancers"] == [{"id": OURS, "operating_status": "ONLINE"}]
 
 
 def test_a_node_of_a_pair_that_stops_answering_makes_it_degraded_not_error(pushes):
+    octavia = FakeOctavia()
     a, b, lib = FakeVigil(), FakeVigil(), FakeLibrary()
     poller = StatusPoller(Fleet({"a": a, "b": b}), lib, resync_polls=100,
-                          octavia=FakeOctavia())
+                          octavia=octavia)
     poller.poll()
-    assert lb_statuses(lib) == [[{"id": OURS, "operating_status": "ONLINE"}]]
-    assert lib.stats[-1]["listeners"][0]["total_connections"] == 6  # both nodes' clients
+    assert lb_statuses(octavia) == [[{"id": OURS, "operating_status": "ONLINE"}]]
+    assert octavia.stats[-1]["listeners"][0]["total_connections"] == 6  # both nodes' clients
     a.down = "timed out"
     poller.poll()
-    assert lb_statuses(lib)[-1] == [{"id": OURS, "operating_status": "DEGRADED"}]
-    assert lib.statuses[-1]["members"] == [{"id": MEMBER, "operating_status": "ONLINE"}]
+    assert lb_statuses(octavia)[-1] == [{"id": OURS, "operating_status": "DEGRADED"}]
+    assert octavia.statuses[-1]["members"] == [{"id": MEMBER, "operating_status": "ONLINE"}]
     b.down = "Connection refused"
     poller.poll()
-    assert lib.statuses[-1] == UNREACHABLE  # nothing serves it
+    assert octavia.statuses[-1] == UNREACHABLE  # nothing serves it
     a.down = b.down = None
     poller.poll()
-    assert lb_statuses(lib)[-1] == [{"id": OURS, "operating_status": "ONLINE"}]
+    assert lb_statuses(octavia)[-1] == [{"id": OURS, "operating_status": "ONLINE"}]
 
 
 def test_a_node_that_lacks_a_load_balancer_gets_it_under_the_failover_lock(pushes):
@@ -198,19 +207,21 @@ def test_a_node_that_lacks_a_load_balancer_gets_it_under_the_failover_lock(pushe
     poller = StatusPoller(Fleet({"a": a, "b": b}), lib, resync_polls=100, octavia=octavia)
     b.has_ours = False  # restarted without its state, or replaced
     poller.poll()
-    assert lb_statuses(lib)[0] == [{"id": OURS, "operating_status": "DEGRADED"}]
+    assert lb_statuses(octavia)[0] == [{"id": OURS, "operating_status": "DEGRADED"}]
     assert octavia.locked == [OURS] and pushes == [(OURS, ["b"])]
-    assert {x["provisioning_status"] for items in lib.statuses[-1].values()
+    assert {x["provisioning_status"] for items in octavia.marks[-1].values()
             for x in items} == {"ACTIVE"}  # the whole tree, as a failover marks it
+    assert len(octavia.marks[-1]["members"]) == 1
     octavia.provisioning = "PENDING_UPDATE"  # a change holds it: left to that change
     poller.poll()
     assert pushes == [(OURS, ["b"])] and octavia.locked == [OURS]
 
 
 def test_a_node_back_from_an_outage_is_compared_in_full_and_pushed_where_it_differs(pushes):
+    octavia = FakeOctavia()
     a, b, lib = FakeVigil(), FakeVigil(), FakeLibrary()
     poller = StatusPoller(Fleet({"a": a, "b": b}), lib, resync_polls=100,
-                          octavia=FakeOctavia())
+                          octavia=octavia)
     poller.poll()
     b.down = "timed out"
     poller.poll()
@@ -223,8 +234,9 @@ def test_a_node_back_from_an_outage_is_compared_in_full_and_pushed_where_it_diff
 
 
 def test_a_difference_the_node_never_went_away_for_is_found_at_the_resync(pushes):
+    octavia = FakeOctavia()
     a, lib = FakeVigil(), FakeLibrary()
-    poller = StatusPoller(Fleet({"a": a}), lib, resync_polls=3, octavia=FakeOctavia())
+    poller = StatusPoller(Fleet({"a": a}), lib, resync_polls=3, octavia=octavia)
     poller.poll()
     a.weight = 9  # changed behind Octavia's back, through the node's own API
     poller.poll()
@@ -234,19 +246,21 @@ def test_a_difference_the_node_never_went_away_for_is_found_at_the_resync(pushes
 
 
 def test_a_load_balancer_octavia_deleted_is_deleted_only_where_it_carries_the_owner_tag(pushes):
+    octavia = FakeOctavia()
     a, lib = FakeVigil(), FakeLibrary()
     a.deleted_in_octavia = ["lb-deleted-while-down"]
-    poller = StatusPoller(Fleet({"a": a}), lib, resync_polls=100, octavia=FakeOctavia())
+    poller = StatusPoller(Fleet({"a": a}), lib, resync_polls=100, octavia=octavia)
     poller.poll()  # the agent's start compares every node in full
     assert a.deletes == [("loadbalancer", "lb-deleted-while-down", True)]  # not FOREIGN
 
 
 def test_an_agent_that_starts_while_vigil_is_down_reads_the_tree_from_octavia(pushes):
+    octavia = FakeOctavia()
     vigil, lib = FakeVigil(), FakeLibrary()
     vigil.down = "timed out"
-    poller = StatusPoller(Fleet({"a": vigil}), lib, resync_polls=100, octavia=FakeOctavia())
+    poller = StatusPoller(Fleet({"a": vigil}), lib, resync_polls=100, octavia=octavia)
     poller.poll()
-    assert lib.statuses == [UNREACHABLE]
+    assert octavia.statuses == [UNREACHABLE]
 
 
 def test_objects_in_error_are_repaired_when_a_node_that_holds_the_tree_is_compared(pushes):
@@ -261,12 +275,13 @@ def test_objects_in_error_are_repaired_when_a_node_that_holds_the_tree_is_compar
     a.down = None
     poller.poll()
     assert pushes == [(OURS, ["a"])]
-    assert {"id": MEMBER, "provisioning_status": "ACTIVE"} in lib.statuses[-1]["members"]
+    assert {"id": MEMBER, "provisioning_status": "ACTIVE"} in octavia.marks[-1]["members"]
 
 
 def test_a_node_restarted_between_two_polls_is_compared_in_full(pushes):
+    octavia = FakeOctavia()
     a, lib = FakeVigil(), FakeLibrary()
-    poller = StatusPoller(Fleet({"a": a}), lib, resync_polls=100, octavia=FakeOctavia())
+    poller = StatusPoller(Fleet({"a": a}), lib, resync_polls=100, octavia=octavia)
     poller.poll()
     a.weight = 2  # restarted with a state older than Octavia's last change
     poller.poll()
@@ -274,3 +289,36 @@ def test_a_node_restarted_between_two_polls_is_compared_in_full(pushes):
     a.started_at = "2026-12-05T02:00:07Z"
     poller.poll()
     assert pushes == [(OURS, ["a"])]
+
+
+def test_a_push_that_fails_leaves_the_load_balancer_as_it_was_or_error_when_nothing_serves(
+        monkeypatch):
+    monkeypatch.setattr(agent.repush, "push_to", lambda fleet, tree, names=None: {
+        name: "vigil answered 409: port taken" for name in names})
+    a, b, octavia = FakeVigil(), FakeVigil(), FakeOctavia()
+    poller = StatusPoller(Fleet({"a": a, "b": b}), FakeLibrary(), resync_polls=100,
+                          octavia=octavia)
+    b.has_ours = False
+    poller.poll()  # a still serves it: unlocked as it was, and tried again at the next poll
+    assert octavia.marks == [{"loadbalancers": [{"id": OURS, "provisioning_status": "ACTIVE"}]}]
+    a.has_ours = False
+    poller.poll()  # nothing serves it and nothing took it
+    assert octavia.marks[-1] == {"loadbalancers": [{"id": OURS, "provisioning_status": "ERROR"}]}
+    assert octavia.locked == [OURS, OURS]
+
+
+def test_many_load_balancers_are_locked_pushed_and_marked_a_chunk_at_a_time(pushes):
+    class ManyOctavia(FakeOctavia):
+        def loadbalancers(self):
+            return {f"lb-{i:03}": ("ACTIVE", "ONLINE") for i in range(120)}
+
+        def trees(self, lb_ids):
+            return {i: dm.LoadBalancer(loadbalancer_id=i, listeners=[], pools=[])
+                    for i in lb_ids}
+
+    octavia = ManyOctavia()
+    poller = StatusPoller(Fleet({"a": FakeVigil()}), FakeLibrary(), resync_polls=100,
+                          octavia=octavia)
+    poller.poll()
+    assert len(pushes) == 120
+    assert [len(m["loadbalancers"]) for m in octavia.marks] == [50, 50, 20]

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from differential import Answer, Labels, as_entries, check, differences, load_deliberate
-from octavia_harness import PROJECT_ID, PYTHON, Octavia, missing
-from project_proxy import ProjectProxy
 from testing.harness.octavia_api import free_port, raw, start_vigil
+from testing.harness.octavia_harness import PROJECT_ID, PYTHON, Octavia, missing
+from testing.harness.project_proxy import ProjectProxy
 from testing.harness.vigil_process import TOKEN, ApiSim
 from testing.harness.wait import wait_for
 

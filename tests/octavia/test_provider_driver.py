@@ -13,8 +13,8 @@ import urllib.request
 
 import pytest
 
-from octavia_harness import PROJECT_ID, Octavia, OctaviaCli, missing
 from testing.harness.octavia_api import free_port, raw, refused, start_vigil
+from testing.harness.octavia_harness import PROJECT_ID, Octavia, OctaviaCli, missing
 from testing.harness.vigil_process import ApiSim, https_get
 from testing.harness.wait import wait_for
 

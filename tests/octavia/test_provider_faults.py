@@ -15,9 +15,9 @@ import time
 
 import pytest
 
-from octavia_harness import missing
 from provider_cloud import INTERVAL, POLL, REQUEST_TIMEOUT, SLACK, Cloud, figure
 from testing.harness.octavia_api import raw
+from testing.harness.octavia_harness import missing
 from testing.harness.wait import wait_for
 
 pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))

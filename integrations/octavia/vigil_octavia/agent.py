@@ -37,6 +37,10 @@ from vigil_octavia.provisioning import driver_library, report
 
 LOG = logging.getLogger(__name__)
 
+# Load balancers locked, pushed and marked together: one transaction each way, and none held
+# PENDING_UPDATE for longer than a chunk's pushes (about 2 s for 50 on one node).
+CATCH_UP_CHUNK = 50
+
 # A load balancer in these provisioning statuses is being created or deleted by the API's
 # worker: its statuses are that worker's to write.
 BUSY = ("PENDING_CREATE", "PENDING_DELETE")
@@ -73,30 +77,39 @@ class StatusPoller:
             else:
                 errors[name] = error.message
         back = self._note_answers(views, errors, started)
+        # This poll's writes, made in one transaction at the end: lb id -> update.
+        statuses, statistics, unreachable = {}, {}, {}
         for lb_id, (provisioning, operating) in sorted(known.items()):
             serving = [name for name in views if lb_id in views[name]]
             if serving:
                 self.down.discard(lb_id)
                 entries = [views[name][lb_id] for name in serving]
-                self._write_statuses(
-                    lb_id, status.fleet_update(entries, len(self.fleet.names)), resync)
-                self._write_statistics(lb_id, entries, resync)
+                update = status.fleet_update(entries, len(self.fleet.names))
+                if resync or self.written.get(lb_id) != update:
+                    statuses[lb_id] = update
+                update = status.statistics_update(status.listener_statistics(entries))
+                if update["listeners"] and (resync or self.counted.get(lb_id) != update):
+                    statistics[lb_id] = update
+            elif provisioning in BUSY or operating == "OFFLINE" or (
+                    lb_id in self.down and not resync):
+                # OFFLINE: disabled, or never served (vigil refused it): nothing to correct.
+                continue
             elif not views:
-                self._write_unreachable(lb_id, known[lb_id], "; ".join(errors.values()), resync)
+                unreachable[lb_id] = "; ".join(errors.values())
             elif provisioning == "ERROR" and operating in ("ONLINE", "DEGRADED"):
-                self._write_unreachable(lb_id, known[lb_id], "no vigil node has it", resync)
+                unreachable[lb_id] = "no vigil node has it"
             elif lb_id in self.written:
                 del self.written[lb_id]  # written again once a node has it
         for gone in set(self.written) - known.keys():
             del self.written[gone]
             self.counted.pop(gone, None)
+        self._write(statuses, statistics, unreachable)
         # Which nodes to compare with Octavia in full: those back (or seen for the first time),
         # and every node at a resync.
         compare = set(views) if resync else back
-        broken = self.octavia.with_error_objects() if compare else set()
-        for lb_id, (provisioning, _) in sorted(known.items()):
-            if provisioning == "ACTIVE" or (provisioning == "ERROR" and resync):
-                self._converge(lb_id, provisioning, views, compare, lb_id in broken)
+        plan = self._plan(known, views, compare, resync)
+        for chunk in range(0, len(plan), CATCH_UP_CHUNK):
+            self._catch_up(dict(plan[chunk:chunk + CATCH_UP_CHUNK]))
         for name in sorted(compare):
             self._delete_unowned(name, views[name], known)
 
@@ -125,70 +138,90 @@ class StatusPoller:
             self.seen.add(name)
         return back
 
-    def _converge(self, lb_id, provisioning, views, compare, broken):
-        """Pushes the load balancer to each answering node that lacks it, or holds it otherwise
-        than Octavia (of the nodes in `compare`); with objects in ERROR (`broken`: a change no
-        node took), to the compared nodes anyway, which repairs them."""
-        lacking = [name for name in views if lb_id not in views[name]]
-        differing = {}
-        checked = [name for name in views if name in compare and lb_id in views[name]]
-        if checked:
+    def _plan(self, known, views, compare, resync):
+        """[(load balancer, (its provisioning status, the nodes to push it to, the nodes that
+        serve it meanwhile))]: each answering node that lacks a load balancer Octavia has ACTIVE
+        (ERROR too, at a resync), and each node of `compare` that holds one otherwise than
+        Octavia or holds one with objects in ERROR (a change no node took: a push repairs
+        them)."""
+        candidates = {lb_id: provisioning for lb_id, (provisioning, _) in known.items()
+                      if provisioning == "ACTIVE" or (provisioning == "ERROR" and resync)}
+        checked = {lb_id: [name for name in views if name in compare and lb_id in views[name]]
+                   for lb_id in candidates}
+        trees, broken = {}, set()
+        if any(checked.values()):
             try:
-                tree = repush.read_tree(self.lib, lb_id)
-            except Exception as e:  # the driver agent busy: the next poll tries again
-                LOG.info("vigil: cannot read load balancer %s from Octavia yet: %s", lb_id, e)
-                return
-            if tree is None:
-                return
-            for name in checked:
-                reason = reconcile.drift(tree, views[name][lb_id])
-                if reason is None and broken:
+                trees = self.octavia.trees([i for i, names in checked.items() if names])
+                broken = self.octavia.with_error_objects()
+            except Exception as e:  # SQLite busy: the next poll compares again
+                LOG.info("vigil: cannot read Octavia's load balancers to compare yet: %s", e)
+                checked = {}
+        plan = []
+        for lb_id, provisioning in sorted(candidates.items()):
+            lacking = [name for name in views if lb_id not in views[name]]
+            differing = {}
+            tree = trees.get(lb_id)
+            for name in checked.get(lb_id, []) if tree is not None else []:
+                reason = reconcile.drift(repush.Tree(tree), views[name][lb_id])
+                if reason is None and lb_id in broken:
                     reason = "objects in provisioning ERROR in Octavia"
                 if reason is not None:
                     differing[name] = reason
-        if not lacking and not differing:
-            return
-        for name in lacking:
-            LOG.warning("vigil provider agent: vigil node %s does not have load balancer %s "
-                        "(restarted without its state, or replaced): pushing it from Octavia's "
-                        "database", name, lb_id)
-        for name, reason in differing.items():
-            LOG.warning("vigil provider agent: vigil node %s holds load balancer %s otherwise "
-                        "than Octavia (%s): pushing it again", name, lb_id, reason)
-        serving = [name for name in views if lb_id in views[name] and name not in differing]
-        self._catch_up(lb_id, provisioning, lacking + sorted(differing), serving)
+            for name in lacking:
+                LOG.warning("vigil provider agent: vigil node %s does not have load balancer %s "
+                            "(restarted without its state, or replaced): pushing it from "
+                            "Octavia's database", name, lb_id)
+            for name, reason in differing.items():
+                LOG.warning("vigil provider agent: vigil node %s holds load balancer %s "
+                            "otherwise than Octavia (%s): pushing it again", name, lb_id, reason)
+            if lacking or differing:
+                serving = [n for n in views if lb_id in views[n] and n not in differing]
+                plan.append((lb_id, (provisioning, lacking + sorted(differing), serving)))
+        return plan
 
-    def _catch_up(self, lb_id, provisioning, names, serving):
-        """Pushes the load balancer to `names` under the failover lock (PENDING_UPDATE), as
-        Octavia's health manager fails an amphora over. Reported ACTIVE, every object under it
-        too, once a node holds Octavia's tree; otherwise as it was while `serving` nodes still
-        serve it, and ERROR when none does."""
+    def _catch_up(self, plan):
+        """Pushes each load balancer of `plan` to its nodes under the failover lock
+        (PENDING_UPDATE), as Octavia's health manager fails an amphora over; a chunk at a time,
+        so that none stays locked for long. Marked ACTIVE, every object under it too, once a
+        node holds Octavia's tree; otherwise as it was while other nodes still serve it, and
+        ERROR when none does."""
         try:
-            locked = self.octavia.lock_for_failover(lb_id)
+            locked = self.octavia.lock_for_failover(list(plan))
+            trees = self.octavia.trees(locked)
         except Exception as e:  # SQLite busy: the next poll tries again
-            LOG.info("vigil: cannot lock load balancer %s for a re-push yet: %s", lb_id, e)
-            return
-        if not locked:
-            return  # a change holds it
+            LOG.info("vigil: cannot lock load balancers for a re-push yet: %s", e)
+            locked, trees = set(), {}
+        marks = {}
+        for lb_id in sorted(locked):  # a change holds the others: left to it
+            provisioning, names, serving = plan[lb_id]
+            tree = trees.get(lb_id)
+            if tree is None:
+                continue  # deleted meanwhile
+            tree = repush.Tree(tree)
+            errors = repush.push_to(self.fleet, tree, names)
+            for name, error in sorted(errors.items()):
+                if error is not None:
+                    LOG.warning("vigil provider agent: load balancer %s not pushed to vigil "
+                                "node %s yet: %s", lb_id, name, error)
+            if any(error is None for error in errors.values()):
+                update = tree.active_update()
+            else:
+                update = {"loadbalancers": [{
+                    "id": lb_id, "provisioning_status": provisioning if serving else "ERROR"}]}
+            for key, items in update.items():
+                marks.setdefault(key, []).extend(items)
+        if marks:
+            self._mark(marks)
+
+    def _mark(self, marks):
+        """Writes the outcome in one transaction; through the driver library if that fails, so
+        that nothing stays PENDING_UPDATE."""
         try:
-            tree = repush.read_tree(self.lib, lb_id)
+            self.octavia.mark(marks)
         except Exception as e:
-            LOG.info("vigil: cannot read load balancer %s from Octavia yet: %s", lb_id, e)
-            report(self.lib, {"loadbalancers": [{"id": lb_id,
-                                                 "provisioning_status": provisioning}]})
-            return
-        if tree is None:
-            return
-        errors = repush.push_to(self.fleet, tree, names)
-        for name, error in sorted(errors.items()):
-            if error is not None:
-                LOG.warning("vigil provider agent: load balancer %s not pushed to vigil node "
-                            "%s yet: %s", lb_id, name, error)
-        if any(error is None for error in errors.values()):
-            report(self.lib, tree.active_update())
-        else:
-            report(self.lib, {"loadbalancers": [{
-                "id": lb_id, "provisioning_status": provisioning if serving else "ERROR"}]})
+            LOG.warning("vigil: cannot write the re-pushes' outcome to Octavia's database "
+                        "(%s): through the driver agent instead", e)
+            report(self.lib, marks)
 
     def _delete_unowned(self, name, view, known):
         """Deletes from the node the load balancers that carry Octavia's owner tag and that
@@ -213,56 +246,53 @@ class StatusPoller:
             LOG.info("vigil: cannot compare node %s's load balancers with Octavia's yet: %s",
                      name, e.message)
 
-    def _write_unreachable(self, lb_id, statuses, reason, resync):
-        """What Octavia's health driver writes for an amphora that stopped reporting, when no
-        node serves the load balancer."""
-        provisioning, operating = statuses
-        # OFFLINE: disabled, or never served (vigil refused it): nothing to correct.
-        if provisioning in BUSY or operating == "OFFLINE" or (lb_id in self.down and not resync):
-            return
-        # The nodes' statuses are written again when one has it.
-        written = self.written.pop(lb_id, None)
+    def _write(self, statuses, statistics, unreachable):
+        """Writes the poll's operating statuses (and, for the load balancers in `unreachable`
+        with the reason, what Octavia's health driver writes for an amphora that stopped
+        reporting) in one transaction, and the statistics in one call; what fails is written
+        at the next poll."""
+        silenced = {}
+        if unreachable:
+            # Octavia's tree says what to write where nothing was written since the agent
+            # started; the statuses last written say it otherwise.
+            need = [i for i in unreachable if self.written.get(i) is None]
+            try:
+                trees = self.octavia.trees(need) if need else {}
+            except Exception as e:  # SQLite busy: the next poll tries again
+                LOG.info("vigil: cannot read unreachable load balancers from Octavia yet: %s", e)
+                trees = {}
+            for lb_id in unreachable:
+                written = self.written.get(lb_id)
+                if written is not None:
+                    silenced[lb_id] = status.silenced(written)
+                elif lb_id in trees:
+                    silenced[lb_id] = status.unreachable_update(trees[lb_id])
+        merged = {}
+        for update in list(statuses.values()) + list(silenced.values()):
+            for key, items in update.items():
+                merged.setdefault(key, []).extend(items)
         try:
-            if written is not None:
-                update = status.silenced(written)
-            else:  # none written since this agent started: Octavia's tree says what to
-                lb = self.lib.get_loadbalancer(lb_id)
-                update = lb and status.unreachable_update(lb)
-            if update:
-                self.lib.update_loadbalancer_status(update)
-        except Exception as e:  # the next poll tries again
-            if written is not None:
-                self.written[lb_id] = written
-            LOG.info("vigil: statuses of unreachable load balancer %s not written yet: %s",
-                     lb_id, e)
-            return
-        if lb_id not in self.down:
-            LOG.warning("vigil provider agent: load balancer %s is now operating ERROR, its "
-                        "listeners ERROR and its pools and members OFFLINE: %s", lb_id, reason)
-        self.down.add(lb_id)
-
-    def _write_statuses(self, lb_id, update, resync):
-        if not resync and self.written.get(lb_id) == update:
-            return
+            if merged:
+                self.octavia.write_operating(merged)
+        except Exception as e:
+            LOG.info("vigil: operating statuses of %d load balancers not written yet: %s",
+                     len(statuses) + len(silenced), e)
+        else:
+            self.written.update(statuses)
+            for lb_id in silenced:
+                self.written.pop(lb_id, None)  # the nodes' statuses are written again
+                if lb_id not in self.down:
+                    LOG.warning("vigil provider agent: load balancer %s is now operating ERROR, "
+                                "its listeners ERROR and its pools and members OFFLINE: %s",
+                                lb_id, unreachable[lb_id])
+                self.down.add(lb_id)
+        listeners = [item for update in statistics.values() for item in update["listeners"]]
         try:
-            self.lib.update_loadbalancer_status(dict(update))
-            self.written[lb_id] = update
-        except Exception as e:  # the next poll tries again
-            self.written.setdefault(lb_id, None)
-            LOG.info("vigil: operating statuses of load balancer %s not written yet: %s",
-                     lb_id, e)
-
-    def _write_statistics(self, lb_id, entries, resync):
-        """The sums of the listeners' statistics over the nodes that serve the load balancer,
-        from their /v1/status entries: no request per listener."""
-        update = status.statistics_update(status.listener_statistics(entries))
-        if not update["listeners"] or (not resync and self.counted.get(lb_id) == update):
-            return
-        try:
-            self.lib.update_listener_statistics(update)
-            self.counted[lb_id] = update
-        except Exception as e:  # the next poll tries again
-            LOG.info("vigil: listener statistics of load balancer %s not written: %s", lb_id, e)
+            self.octavia.write_statistics(listeners)
+        except Exception as e:
+            LOG.info("vigil: statistics of %d listeners not written yet: %s", len(listeners), e)
+        else:
+            self.counted.update(statistics)
 
 
 def vigil_provider_agent(exit_event):

@@ -14,7 +14,7 @@ import types
 import urllib.request
 from pathlib import Path
 
-from project_proxy import ProjectProxy
+from testing.harness.project_proxy import ProjectProxy
 from testing.harness.octavia_api import OPENSTACK, OpenStack, free_port
 from testing.harness.wait import wait_for
 
@@ -94,11 +94,12 @@ def install_entry_points(site):
 class Octavia:
     """octavia-api, octavia-driver-agent and the project proxy, in `tmp_path/octavia`; with the
     vigil provider driver fed by the vigil at `vigil_admin`, or without one Octavia's noop
-    provider. `vigil_options` are more lines of its [vigil] section; `proxy_options` go to the
-    ProjectProxy."""
+    provider. `vigil_options` are more lines of its [vigil] section; `populate(octavia)` runs
+    once the schema is built and before any process starts (a benchmark fills the database);
+    `proxy_options` go to the ProjectProxy."""
 
     def __init__(self, tmp_path, vigil_admin=None, token_file=None,
-                 vigil_options="status_interval = 1\n",
+                 vigil_options="status_interval = 1\n", populate=None,
                  **proxy_options):
         self.dir = Path(tmp_path) / "octavia"
         self.dir.mkdir()
@@ -118,6 +119,8 @@ class Octavia:
         subprocess.run([PYTHON, str(Path(__file__).parent / "octavia_schema.py"),
                         "--config-file", str(self.conf)], check=True, env=self.env, timeout=180,
                        capture_output=True)
+        if populate is not None:
+            populate(self)
         self.agent = self._start("agent", OCTAVIA_AGENT)
         self.api = self._start("api", OCTAVIA_API)
         wait_for(self._api_answers, timeout=120, interval=0.5, what="octavia-api answering")
