@@ -472,6 +472,19 @@ TEST(StoreConfig, DisabledObjectsAreNotRun) {
   EXPECT_TRUE(shown.pools[0].health_monitor);
 }
 
+TEST(StoreConfig, ActiveStandbyListenersUseFreebind) {
+  ApiState s = sample_state();
+  s.loadbalancers.edit(0).topology = "SINGLE";
+  const model::Config single = config_of(s.loadbalancers[0]);
+  EXPECT_EQ(single.vip_address, s.loadbalancers[0].vip_address);
+  EXPECT_FALSE(single.listeners[0].freebind);
+  s.loadbalancers.edit(0).topology = "ACTIVE_STANDBY";
+  EXPECT_TRUE(config_of(s.loadbalancers[0]).listeners[0].freebind);
+  // The address stays known without a listener: `vigil health --vips-file` reads it.
+  s.loadbalancers.edit(0).listeners.clear();
+  EXPECT_EQ(config_of(s.loadbalancers[0]).vip_address, s.loadbalancers[0].vip_address);
+}
+
 TEST(ApiViews, BuiltFromTheStoreWithTheDaemonsLiveState) {
   auto store = ObjectStore::load("");
   ASSERT_TRUE(store->commit(sample_state()));
