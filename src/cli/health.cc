@@ -55,7 +55,8 @@ namespace {
 
 struct Look {
   Sight sight;
-  std::string line;  // what `vigil health` would print
+  std::string line;       // what `vigil health` would print
+  bool answered = false;  // an HTTP answer, ready or not: vigil runs and can say what it holds
 };
 
 std::string unreachable(const std::string& admin_url, const std::string& why) {
@@ -72,7 +73,7 @@ Look check(const AdminUrl& url, const std::string& admin_url) {
     return {sight, unreachable(admin_url, reply.error().message)};
   }
   return {reply->status == 200 ? Sight::kReady : Sight::kNotReady,
-          health_line(reply->status, reply->body)};
+          health_line(reply->status, reply->body), true};
 }
 
 Look hold(const AdminUrl& url, const std::string& admin_url, std::chrono::milliseconds limit,
@@ -124,13 +125,15 @@ int run_health_track(const ClientOptions& options, const std::string& file,
   std::chrono::milliseconds held{0};
   VipsKeeper vips(vips_options, out, err);
   Look look = check(*url, options.admin_url);
-  vips.tick(*url, options.token, look.sight == Sight::kReady);
+  vips.tick(*url, options.token, look.answered);
   for (;;) {
     const TrackStep step = next_track_step(state, look.sight, held, policy);
     if (look.sight == Sight::kNotReady || look.sight == Sight::kBroken) {
       out << "check failed, " << step.state.failures << " in a row: " << look.line << std::endl;
     }
-    if (step.write && !file.empty()) {
+    if (step.write && file.empty()) {
+      out << look.line << std::endl;  // only the VIP file is kept: the judgement, for the log
+    } else if (step.write) {
       const char* value = *step.write ? "0" : "1";
       if (auto written = write_track_file(file, value); !written) {
         err << "vigil health: " << written.error().message << "\n";
@@ -144,7 +147,7 @@ int run_health_track(const ClientOptions& options, const std::string& file,
     } else {
       std::this_thread::sleep_for(step.after);
       look = check(*url, options.admin_url);
-      vips.tick(*url, options.token, look.sight == Sight::kReady);
+      vips.tick(*url, options.token, look.answered);
     }
   }
 }

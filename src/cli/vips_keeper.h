@@ -22,8 +22,8 @@ class VipsKeeper {
   VipsKeeper(VipsOptions options, std::ostream& out, std::ostream& err);
 
   // Call after each check; it acts about once a second, and asks the daemon only when
-  // `answered` (vigil just answered the check ready), so that a slow /v1/status never delays
-  // the track file's news.
+  // `answered` (vigil just answered the check, ready or not), so that a slow /v1/status never
+  // delays the track file's news.
   void tick(const AdminUrl& url, const std::string& token, bool answered);
 
  private:

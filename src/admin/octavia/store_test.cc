@@ -496,7 +496,8 @@ TEST(ApiViews, BuiltFromTheStoreWithTheDaemonsLiveState) {
   EXPECT_EQ(views[0].id, "file-lb");
   const model::LoadBalancerView& v = views[1];
   EXPECT_EQ(v.name, "k8s");
-  EXPECT_EQ(v.pools[0].config.name, "");  // as its user named it
+  EXPECT_EQ(v.vip_address, lb.vip_address);  // `vigil health --vips-file` reads it
+  EXPECT_EQ(v.pools[0].config.name, "");     // as its user named it
   EXPECT_EQ(v.pools[0].members[0].config.name, "m1");
   EXPECT_EQ(v.pools[0].members[0].operating_status, model::OperatingStatus::kOffline);
   EXPECT_EQ(v.pools[0].members[1].operating_status, model::OperatingStatus::kOffline);
