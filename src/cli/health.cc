@@ -123,9 +123,9 @@ int run_health_track(const ClientOptions& options, const std::string& file,
   const TrackPolicy policy;
   TrackState state;
   std::chrono::milliseconds held{0};
-  VipsKeeper vips(vips_options, out, err);
+  VipsKeeper vips(vips_options, *url, options.token, out, err);
   Look look = check(*url, options.admin_url);
-  vips.tick(*url, options.token, look.answered);
+  vips.saw(look.answered);
   for (;;) {
     const TrackStep step = next_track_step(state, look.sight, held, policy);
     if (look.sight == Sight::kNotReady || look.sight == Sight::kBroken) {
@@ -147,7 +147,7 @@ int run_health_track(const ClientOptions& options, const std::string& file,
     } else {
       std::this_thread::sleep_for(step.after);
       look = check(*url, options.admin_url);
-      vips.tick(*url, options.token, look.answered);
+      vips.saw(look.answered);
     }
   }
 }

@@ -3,7 +3,9 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 
 #include "base/file.h"
 #include "cli/status_doc.h"
@@ -13,56 +15,73 @@ extern char** environ;
 namespace vigil::cli {
 
 namespace {
-// About once a second, at the pace of the checks (every 0.5 s while vigil serves).
-constexpr std::chrono::milliseconds kPollInterval{900};
+constexpr std::chrono::seconds kPollInterval{1};
 // /v1/status of a few thousand load balancers takes milliseconds; a second means a stuck vigil,
-// which the track file's checks judge.
+// which the track loop judges: the file stays.
 constexpr std::chrono::milliseconds kPollTimeout{1000};
 }  // namespace
 
-VipsKeeper::VipsKeeper(VipsOptions options, std::ostream& out, std::ostream& err)
-    : options_(std::move(options)), out_(out), err_(err) {
+VipsKeeper::VipsKeeper(VipsOptions options, AdminUrl url, std::string token, std::ostream& out,
+                       std::ostream& err)
+    : options_(std::move(options)),
+      url_(std::move(url)),
+      token_(std::move(token)),
+      out_(out),
+      err_(err) {
   if (options_.file.empty()) return;
   if (auto text = read_file(options_.file)) {
     state_.written = *text;
-    return;
+  } else {
+    const std::string empty = vips_file_text({}, options_.format);
+    if (auto written = write_file_atomic(options_.file, empty); !written) {
+      err_ << "vigil health: " << written.error().message << "\n";
+    } else {
+      state_.written = empty;
+      say("wrote " + options_.file + " without addresses, until vigil answers");
+    }
   }
-  const std::string empty = vips_file_text({}, options_.format);
-  if (auto written = write_file_atomic(options_.file, empty); !written) {
-    err_ << "vigil health: " << written.error().message << "\n";
-    return;
-  }
-  state_.written = empty;
-  out_ << "wrote " << options_.file << " without addresses, until vigil answers" << std::endl;
+  thread_ = std::jthread([this](const std::stop_token& stop) { run(stop); });
 }
 
-void VipsKeeper::tick(const AdminUrl& url, const std::string& token, bool answered) {
-  if (options_.file.empty()) return;
+void VipsKeeper::run(const std::stop_token& stop) {
+  std::mutex mutex;
+  std::condition_variable_any wake;
+  std::unique_lock lock(mutex);
+  while (!stop.stop_requested()) {
+    tick();
+    wake.wait_for(lock, stop, kPollInterval, [] { return false; });
+  }
+}
+
+void VipsKeeper::tick() {
   reap();
-  const auto now = std::chrono::steady_clock::now();
-  if (now - polled_ < kPollInterval) return;
-  polled_ = now;
   // Without an answer the file stays, but a failed reload is still tried again.
   const std::optional<std::string> text =
-      answered ? wanted_text(url, token) : std::optional<std::string>();
+      answered_.load() ? wanted_text() : std::optional<std::string>();
   const VipsStep step = next_vips_step(state_, text, reload_pid_ >= 0);
   if (step.write) {
     // With fsync, unlike the track file: the set changes rarely, and after a crash keepalived
     // or BIRD must not start from a torn or empty file.
     if (auto written = write_file_atomic(options_.file, *step.write); !written) {
-      err_ << "vigil health: " << written.error().message << "\n";
-      return;  // the state keeps the old text: the next poll tries again
+      say("vigil health: " + written.error().message + "; again in 1 s");
+      return;  // the state keeps the old text: the next round tries again
     }
-    out_ << "wrote " << options_.file << ":" << std::endl << *step.write << std::flush;
+    say("wrote " + options_.file + ":\n" + *step.write);
   }
   state_ = step.state;
   if (step.reload) start_reload();
 }
 
-std::optional<std::string> VipsKeeper::wanted_text(const AdminUrl& url, const std::string& token) {
+void VipsKeeper::say(const std::string& line) {
+  // One write per line: the track loop logs to the same stream from its own thread.
+  const std::string text = line.ends_with('\n') ? line : line + "\n";
+  out_ << text << std::flush;
+}
+
+std::optional<std::string> VipsKeeper::wanted_text() {
   std::optional<std::string> text;
   std::string problem;
-  auto reply = http_get(url, "/v1/status", token, kPollTimeout);
+  auto reply = http_get(url_, "/v1/status", token_, kPollTimeout);
   if (!reply) {
     problem = "cannot ask vigil for its load balancers: " + reply.error().message;
   } else if (reply->status != 200) {
@@ -76,8 +95,7 @@ std::optional<std::string> VipsKeeper::wanted_text(const AdminUrl& url, const st
     text = vips_file_text(vips.addresses, options_.format);
   }
   if (problem != last_problem_ && !problem.empty()) {
-    out_ << "vips: " << problem << (text ? "" : "; " + options_.file + " kept as it is")
-         << std::endl;
+    say("vips: " + problem + (text ? "" : "; " + options_.file + " kept as it is"));
   }
   last_problem_ = problem;
   return text;
@@ -91,8 +109,7 @@ void VipsKeeper::start_reload() {
   const int failed =
       ::posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ);
   if (failed != 0) {
-    out_ << "vips: cannot run `" << options_.reload << "`: " << std::strerror(failed)
-         << "; again in 1 s" << std::endl;
+    say("vips: cannot run `" + options_.reload + "`: " + std::strerror(failed) + "; again in 1 s");
     state_.reload_due = true;
     return;
   }
@@ -105,12 +122,12 @@ void VipsKeeper::reap() {
   if (::waitpid(reload_pid_, &status, WNOHANG) != reload_pid_) return;
   reload_pid_ = -1;
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-    out_ << "vips: ran `" << options_.reload << "`" << std::endl;
+    say("vips: ran `" + options_.reload + "`");
     return;
   }
   const std::string how = WIFEXITED(status) ? "exited " + std::to_string(WEXITSTATUS(status))
                                             : "ended by signal " + std::to_string(WTERMSIG(status));
-  out_ << "vips: `" << options_.reload << "` " << how << "; again in 1 s" << std::endl;
+  say("vips: `" + options_.reload + "` " + how + "; again in 1 s");
   state_.reload_due = true;
 }
 
