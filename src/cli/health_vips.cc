@@ -13,7 +13,7 @@ std::optional<VipsFormat> parse_vips_format(std::string_view name) {
   return std::nullopt;
 }
 
-VipSet served_vips(const boost::json::object& status) {
+VipSet served_vips(const boost::json::object& status, VipsFormat format) {
   std::set<std::string> addresses;
   VipSet out;
   for (const boost::json::object* lb_doc : load_balancer_docs(status)) {
@@ -29,6 +29,11 @@ VipSet served_vips(const boost::json::object& status) {
       continue;
     }
     if (ip.is_unspecified() || ip.is_loopback()) continue;
+    if (format == VipsFormat::kBird && ip.is_v6()) {
+      out.skipped.push_back("load balancer " + str(*lb, "id") + ": vip_address " + vip +
+                            " is IPv6, and the BIRD file is for an IPv4 static protocol; left out");
+      continue;
+    }
     addresses.insert(ip.to_string());
   }
   out.addresses.assign(addresses.begin(), addresses.end());

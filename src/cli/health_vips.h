@@ -34,8 +34,10 @@ struct VipSet {
 // The vip_address of every load balancer created through the API. Left out: the config file's
 // load balancer (its address is in keepalived.conf or BIRD's config already), an unset or
 // wildcard address (nothing to move), a loopback one (the API's default, 127.0.0.1: every host
-// has it), and text that is not an IP address (in `skipped`).
-VipSet served_vips(const boost::json::object& status);
+// has it), and, in `skipped`, text that is not an IP address and, for BIRD, IPv6 (the static
+// protocol of deploy/bird/vigil-node.conf is IPv4, and one IPv6 route would make BIRD refuse
+// the whole file).
+VipSet served_vips(const boost::json::object& status, VipsFormat format);
 
 // The whole file: a comment line, then one line per address, /32 or /128.
 std::string vips_file_text(const std::vector<std::string>& addresses, VipsFormat format);

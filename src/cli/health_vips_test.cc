@@ -13,6 +13,7 @@ boost::json::object status(std::string_view text) { return boost::json::parse(te
 struct SetCase {
   const char* description;
   const char* status;
+  VipsFormat format = VipsFormat::kKeepalived;
   VipSet expected;
 };
 
@@ -50,12 +51,20 @@ TEST(ServedVips, Table) {
                                 "not an IP address; left out",
                                 "load balancer c: vip_address \"7\" is not an IP address; "
                                 "left out"}}},
+      {.description = "BIRD's file is for an IPv4 protocol: IPv6 is left out, with a line",
+       .status = R"({"pools": [], "loadbalancers": [
+         {"loadbalancer": {"id": "a", "vip_address": "192.0.2.10"}},
+         {"loadbalancer": {"id": "b", "vip_address": "2001:db8::10"}}]})",
+       .format = VipsFormat::kBird,
+       .expected = {.addresses = {"192.0.2.10"},
+                    .skipped = {"load balancer b: vip_address 2001:db8::10 is IPv6, and the BIRD "
+                                "file is for an IPv4 static protocol; left out"}}},
       {.description = "no load balancer at all",
        .status = R"({"pools": [], "loadbalancer": null, "loadbalancers": []})",
        .expected = {}},
   };
   for (const SetCase& c : cases) {
-    EXPECT_EQ(served_vips(status(c.status)), c.expected) << c.description;
+    EXPECT_EQ(served_vips(status(c.status), c.format), c.expected) << c.description;
   }
 }
 

@@ -90,7 +90,7 @@ std::optional<std::string> VipsKeeper::wanted_text() {
   } else if (auto doc = parse_status(reply->body); !doc) {
     problem = doc.error().message;
   } else {
-    const VipSet vips = served_vips(*doc);
+    const VipSet vips = served_vips(*doc, options_.format);
     for (const std::string& line : vips.skipped) problem += (problem.empty() ? "" : "; ") + line;
     text = vips_file_text(vips.addresses, options_.format);
   }
