@@ -16,6 +16,8 @@ namespace vigil::cli {
 
 namespace {
 constexpr std::chrono::seconds kPollInterval{1};
+// BIRD reads its config as the user `bird`; the file holds addresses, nothing secret.
+constexpr mode_t kFileMode = 0644;
 // /v1/status of a few thousand load balancers takes milliseconds; a second means a stuck vigil,
 // which the track loop judges: the file stays.
 constexpr std::chrono::milliseconds kPollTimeout{1000};
@@ -33,7 +35,7 @@ VipsKeeper::VipsKeeper(VipsOptions options, AdminUrl url, std::string token, std
     state_.written = *text;
   } else {
     const std::string empty = vips_file_text({}, options_.format);
-    if (auto written = write_file_atomic(options_.file, empty); !written) {
+    if (auto written = write_file_atomic(options_.file, empty, kFileMode); !written) {
       err_ << "vigil health: " << written.error().message << "\n";
     } else {
       state_.written = empty;
@@ -62,7 +64,7 @@ void VipsKeeper::tick() {
   if (step.write) {
     // With fsync, unlike the track file: the set changes rarely, and after a crash keepalived
     // or BIRD must not start from a torn or empty file.
-    if (auto written = write_file_atomic(options_.file, *step.write); !written) {
+    if (auto written = write_file_atomic(options_.file, *step.write, kFileMode); !written) {
       say("vigil health: " + written.error().message + "; again in 1 s");
       return;  // the state keeps the old text: the next round tries again
     }

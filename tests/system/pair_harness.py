@@ -24,10 +24,9 @@ import socket
 import subprocess
 import threading
 import time
-import urllib.request
 from pathlib import Path
 
-from testing.harness.netns import (MASTERS, REQUEST_TIMEOUT, TOKEN, WATCH_PATH, Master, NetNS,
+from testing.harness.netns import (MASTERS, REQUEST_TIMEOUT, WATCH_PATH, Master, NetNS,
                                    insecure_tls, kubectl_setup, require_netns)
 from testing.harness.paths import ROOT, VIGIL
 from testing.harness.process import stop
@@ -169,27 +168,8 @@ class Node(VigilNode):
         return f" {address}/" in r.stdout
 
     def create_api_load_balancer(self):
-        """As Octavia's provider driver would, through this node's admin API: a load balancer on
-        API_VIP (ACTIVE_STANDBY: keepalived brings the address) in front of the node's masters."""
-        def post(path, kind, fields):
-            req = urllib.request.Request(
-                f"http://{ADMIN}/v2.0/lbaas/{path}", data=json.dumps({kind: fields}).encode(),
-                method="POST", headers={"X-Auth-Token": TOKEN, "Content-Type": "application/json"})
-            with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(req, timeout=5) as r:
-                assert r.status == 201, r.status
-                return json.loads(r.read())[kind]
-
-        def create():
-            lb = post("loadbalancers", "loadbalancer",
-                      {"name": "octavia", "topology": "ACTIVE_STANDBY", "vip_address": API_VIP})
-            listener = post("listeners", "listener",
-                            {"loadbalancer_id": lb["id"], "protocol": "TCP", "protocol_port": PORT})
-            pool = post("pools", "pool", {"listener_id": listener["id"], "protocol": "TCP",
-                                          "lb_algorithm": "ROUND_ROBIN"})
-            for name, address in MASTERS.items():
-                post(f"pools/{pool['id']}/members", "member",
-                     {"name": name, "address": address, "protocol_port": PORT})
-        self.ns.call(create)
+        """A load balancer on API_VIP, ACTIVE_STANDBY: keepalived brings the address."""
+        self.create_load_balancer_through_api(ADMIN, API_VIP, PORT, "ACTIVE_STANDBY")
 
     def mac(self):
         r = subprocess.run(["ip", "-n", self.ns.name, "-j", "link", "show", "eth0"], capture_output=True,
