@@ -13,7 +13,7 @@
 namespace vigil::cli {
 
 enum class VipsFormat {
-  kKeepalived,  // "192.0.2.10/32" lines, inside a vrrp_instance's virtual_ipaddress block
+  kKeepalived,  // "192.0.2.10/32" lines, in a vrrp_instance's virtual_ipaddress_excluded block
   kBird,        // `route 192.0.2.10/32 via "lo";` lines, inside a static protocol
 };
 std::optional<VipsFormat> parse_vips_format(std::string_view name);  // "keepalived", "bird"

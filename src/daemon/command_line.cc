@@ -174,9 +174,10 @@ void add_client_verbs(CLI::App& app, Args& a) {
           ->option_text("FILE")
           ->excludes(exit_code);
   health
-      ->add_option("--vips-format", a.vips_format,
-                   "keepalived: `192.0.2.10/32` lines for a virtual_ipaddress block; bird: "
-                   "`route 192.0.2.10/32 via \"lo\";` lines for a static protocol")
+      ->add_option(
+          "--vips-format", a.vips_format,
+          "keepalived: `192.0.2.10/32` lines for a virtual_ipaddress_excluded block; bird: "
+          "`route 192.0.2.10/32 via \"lo\";` lines for a static protocol")
       ->check(CLI::IsMember({"keepalived", "bird"}))
       ->capture_default_str()
       ->needs(vips_file);
@@ -189,7 +190,8 @@ void add_client_verbs(CLI::App& app, Args& a) {
   health->footer(
       "usage: vigil health [--exit-code | [--track-file FILE] [--vips-file FILE [--vips-format "
       "keepalived|bird] [--vips-reload CMD]]]: GET /readyz, 1 s in all, no token (for "
-      "keepalived's vrrp_script).\nExit codes: 0 the daemon answered (with --exit-code: "
+      "keepalived's vrrp_script); --vips-file also reads /v1/status, with the token.\nExit codes: "
+      "0 the daemon answered (with --exit-code: "
       "answered ready); 1 with --exit-code anything else,\nor FILE cannot be written; 2 bad "
       "usage, or unreachable without --exit-code.");
 
