@@ -255,6 +255,7 @@ TEST(StatusJson, CarriesEveryField) {
   EXPECT_EQ(doc.at("loadbalancer").at("provisioning_status"), "ACTIVE");
   EXPECT_EQ(doc.at("loadbalancer").at("started_at"), "2024-05-01T12:00:00Z");
   EXPECT_EQ(doc.at("loadbalancer").at("source_file"), "/etc/vigil/vigil.yaml");
+  EXPECT_EQ(doc.at("loadbalancer").at("vip_address"), "10.0.0.1");
   const json::object& m = doc.at("pools").at(0).at("members").at(1).as_object();
   expect_keys(m, {"id",
                   "name",

@@ -46,6 +46,7 @@ inline model::LoadBalancerView sample_view() {
   lb.id = model::load_balancer_id("vigil");
   lb.name = "vigil";
   lb.source_file = "/etc/vigil/vigil.yaml";
+  lb.vip_address = "10.0.0.1";
   lb.operating_status = model::OperatingStatus::kDegraded;
   lb.started_at = kStarted;
 

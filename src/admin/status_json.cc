@@ -191,6 +191,7 @@ json::object lb_json(const model::LoadBalancerView& lb, model::WallTime now) {
            {"operating_status", model::to_string(lb.operating_status)},
            {"provisioning_status", "ACTIVE"},
            {"source_file", lb.source_file},
+           {"vip_address", lb.vip_address},
            {"started_at", time_json(lb.started_at)},
        }},
       {"listeners", std::move(listeners)},

@@ -75,20 +75,20 @@ Result<std::string> read_secret_file(const std::string& path) {
   return line.substr(first, last - first + 1);
 }
 
-Result<void> write_file_atomic(const std::string& path, const std::string& content) {
+Result<void> write_file_atomic(const std::string& path, const std::string& content, mode_t mode) {
   // 64 random bits: a name planted ahead is found with EEXIST, and another is drawn.
   std::random_device random;
   for (int attempt = 0;; ++attempt) {
     const uint64_t suffix = (uint64_t{random()} << 32) | random();
     const std::string tmp = fmt::format("{}.tmp.{}.{:016x}", path, ::getpid(), suffix);
-    auto written = write_file_atomic_via(path, tmp, content);
+    auto written = write_file_atomic_via(path, tmp, content, mode);
     if (written || written.error().code != EEXIST || attempt == 3) return written;
   }
 }
 
 Result<void> write_file_atomic_via(const std::string& path, const std::string& tmp,
-                                   const std::string& content) {
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+                                   const std::string& content, mode_t mode) {
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0) {
     const int err = errno;
     return std::unexpected(Error{.message = why("cannot create", tmp), .code = err});

@@ -1,6 +1,8 @@
 // Whole-file reads and crash-safe writes. Blocking; control thread or CLI only.
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 
 #include "base/error.h"
@@ -24,10 +26,12 @@ Result<std::string> read_secret_file(const std::string& path);
 // directory, so a reader sees the old content or the new, never a torn file. The temporary,
 // `path.tmp.<pid>.<random>`, is created anew (O_EXCL, O_NOFOLLOW): a file or symlink planted
 // under a name that can be guessed is never written through.
-Result<void> write_file_atomic(const std::string& path, const std::string& content);
+// `mode`: 0600 unless another process must read the file (a routing daemon's include).
+Result<void> write_file_atomic(const std::string& path, const std::string& content,
+                               mode_t mode = 0600);
 // The same with the temporary's name given: fails when anything is already there.
 Result<void> write_file_atomic_via(const std::string& path, const std::string& tmp,
-                                   const std::string& content);
+                                   const std::string& content, mode_t mode = 0600);
 
 // Removes the temporaries that write_file_atomic(path) left when its process died between
 // creating and renaming them: those whose pid no longer runs. Returns how many it removed.

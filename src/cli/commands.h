@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "base/error.h"
+#include "cli/health_vips.h"
 
 namespace vigil::cli {
 
@@ -33,9 +34,10 @@ int run_health(const ClientOptions& options, bool exit_code, std::ostream& out, 
 // `vigil health --track-file FILE`: runs until it is stopped (or FILE cannot be written: exit 1;
 // a bad URL: exit 2), keeping FILE at 0 while the daemon is ready and 1 while it is not, for
 // keepalived's track_file. Between checks it holds a connection to the daemon, so that the
-// daemon's death is seen when its kernel closes it; health_track.h decides.
-int run_health_track(const ClientOptions& options, const std::string& file, std::ostream& out,
-                     std::ostream& err);
+// daemon's death is seen when its kernel closes it; health_track.h decides. An empty `file`
+// writes no track file. With `vips.file`, it keeps that file too (vips_keeper.h).
+int run_health_track(const ClientOptions& options, const std::string& file, const VipsOptions& vips,
+                     std::ostream& out, std::ostream& err);
 // The line for a /readyz answer: its first line, then the others joined with "; ".
 std::string health_line(int status, std::string_view body);
 // `vigil upgrade`: the daemon starts the binary now on disk, hands it its sockets and, once it

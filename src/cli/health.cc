@@ -1,6 +1,7 @@
 // `vigil health [--exit-code]`: the local daemon's /readyz in one line, for keepalived's
 // vrrp_script and for people. Fast by design: one request, one second in all, no token.
-// `vigil health --track-file FILE`: the same, kept in a file for keepalived's track_file.
+// `vigil health --track-file FILE`: the same, kept in a file for keepalived's track_file; with
+// `--vips-file`, also the load balancers' addresses, for keepalived or BIRD to include.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include "cli/client.h"
 #include "cli/commands.h"
 #include "cli/health_track.h"
+#include "cli/vips_keeper.h"
 
 namespace vigil::cli {
 
@@ -53,7 +55,8 @@ namespace {
 
 struct Look {
   Sight sight;
-  std::string line;  // what `vigil health` would print
+  std::string line;       // what `vigil health` would print
+  bool answered = false;  // an HTTP answer, ready or not: vigil runs and can say what it holds
 };
 
 std::string unreachable(const std::string& admin_url, const std::string& why) {
@@ -70,7 +73,7 @@ Look check(const AdminUrl& url, const std::string& admin_url) {
     return {sight, unreachable(admin_url, reply.error().message)};
   }
   return {reply->status == 200 ? Sight::kReady : Sight::kNotReady,
-          health_line(reply->status, reply->body)};
+          health_line(reply->status, reply->body), true};
 }
 
 Look hold(const AdminUrl& url, const std::string& admin_url, std::chrono::milliseconds limit,
@@ -110,8 +113,8 @@ Result<void> write_track_file(const std::string& path, const char* value) {
 
 }  // namespace
 
-int run_health_track(const ClientOptions& options, const std::string& file, std::ostream& out,
-                     std::ostream& err) {
+int run_health_track(const ClientOptions& options, const std::string& file,
+                     const VipsOptions& vips_options, std::ostream& out, std::ostream& err) {
   auto url = parse_admin_url(options.admin_url);
   if (!url) {
     err << "vigil health: " << url.error().message << "\n";
@@ -120,13 +123,17 @@ int run_health_track(const ClientOptions& options, const std::string& file, std:
   const TrackPolicy policy;
   TrackState state;
   std::chrono::milliseconds held{0};
+  VipsKeeper vips(vips_options, *url, options.token, out, err);
   Look look = check(*url, options.admin_url);
+  vips.saw(look.answered);
   for (;;) {
     const TrackStep step = next_track_step(state, look.sight, held, policy);
     if (look.sight == Sight::kNotReady || look.sight == Sight::kBroken) {
       out << "check failed, " << step.state.failures << " in a row: " << look.line << std::endl;
     }
-    if (step.write) {
+    if (step.write && file.empty()) {
+      out << look.line << std::endl;  // only the VIP file is kept: the judgement, for the log
+    } else if (step.write) {
       const char* value = *step.write ? "0" : "1";
       if (auto written = write_track_file(file, value); !written) {
         err << "vigil health: " << written.error().message << "\n";
@@ -140,6 +147,7 @@ int run_health_track(const ClientOptions& options, const std::string& file, std:
     } else {
       std::this_thread::sleep_for(step.after);
       look = check(*url, options.admin_url);
+      vips.saw(look.answered);
     }
   }
 }

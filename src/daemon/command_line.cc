@@ -165,9 +165,33 @@ void add_client_verbs(CLI::App& app, Args& a) {
                    "track_file); a dead vigil is seen at once")
       ->option_text("FILE")
       ->excludes(exit_code);
+  CLI::Option* vips_file =
+      health
+          ->add_option("--vips-file", a.vips_file,
+                       "run until stopped, keeping FILE listing the vip_address of every load "
+                       "balancer created through the API, for keepalived or BIRD to include "
+                       "(needs a token: --token-file)")
+          ->option_text("FILE")
+          ->excludes(exit_code);
+  health
+      ->add_option(
+          "--vips-format", a.vips_format,
+          "keepalived: `192.0.2.10/32` lines for a virtual_ipaddress_excluded block; bird: "
+          "`route 192.0.2.10/32 via \"lo\";` lines for a static protocol")
+      ->check(CLI::IsMember({"keepalived", "bird"}))
+      ->capture_default_str()
+      ->needs(vips_file);
+  health
+      ->add_option("--vips-reload", a.vips_reload,
+                   "run CMD (/bin/sh -c) after each change of the --vips-file, again every "
+                   "second while it fails")
+      ->option_text("CMD")
+      ->needs(vips_file);
   health->footer(
-      "usage: vigil health [--exit-code | --track-file FILE]: GET /readyz, 1 s in all, no token "
-      "(for keepalived's vrrp_script).\nExit codes: 0 the daemon answered (with --exit-code: "
+      "usage: vigil health [--exit-code | [--track-file FILE] [--vips-file FILE [--vips-format "
+      "keepalived|bird] [--vips-reload CMD]]]: GET /readyz, 1 s in all, no token (for "
+      "keepalived's vrrp_script); --vips-file also reads /v1/status, with the token.\nExit codes: "
+      "0 the daemon answered (with --exit-code: "
       "answered ready); 1 with --exit-code anything else,\nor FILE cannot be written; 2 bad "
       "usage, or unreachable without --exit-code.");
 

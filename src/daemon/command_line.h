@@ -25,8 +25,9 @@ struct Args {
   bool wait = false;                  // member drain --wait[=TIMEOUT]
   std::string wait_for;               // its TIMEOUT; empty: the default
   bool json = false;
-  bool exit_code = false;  // health
-  std::string track_file;  // health --track-file
+  bool exit_code = false;                                          // health
+  std::string track_file;                                          // health --track-file
+  std::string vips_file, vips_format = "keepalived", vips_reload;  // health --vips-*
 };
 
 // Parses argv into Args, or prints what was asked (--help, --version's text from

@@ -168,12 +168,18 @@ int run_client(const Args& a) {
   if (a.verb == "reload") {
     if (auto refused = reload_broken_file(a)) return *refused;
   }
-  auto options = client_options(a);  // health: the token it may read is not sent
+  auto options = client_options(a);  // health: only --vips-file sends the token it may read
   if (!options) return 2;
   const std::optional<std::string> pool =
       a.pool.empty() ? std::nullopt : std::optional<std::string>(a.pool);
-  if (a.verb == "health" && !a.track_file.empty())
-    return vigil::cli::run_health_track(*options, a.track_file, std::cout, std::cerr);
+  if (a.verb == "health" && (!a.track_file.empty() || !a.vips_file.empty())) {
+    const vigil::cli::VipsOptions vips{
+        .file = a.vips_file,
+        .format = vigil::cli::parse_vips_format(a.vips_format)
+                      .value_or(vigil::cli::VipsFormat::kKeepalived),  // CLI11 checked it
+        .reload = a.vips_reload};
+    return vigil::cli::run_health_track(*options, a.track_file, vips, std::cout, std::cerr);
+  }
   if (a.verb == "health")
     return vigil::cli::run_health(*options, a.exit_code, std::cout, std::cerr);
   if (a.verb == "upgrade") return vigil::cli::run_upgrade(*options, std::cout, std::cerr);

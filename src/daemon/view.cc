@@ -17,6 +17,13 @@
 namespace vigil::daemon {
 namespace {
 
+// As the Octavia API shows it, so that `vigil health --vips-file` reads the same address.
+std::string vip_address(const model::Config& c) {
+  if (!c.vip_address.empty()) return c.vip_address;
+  if (c.listeners.empty() || c.listeners.front().bind_address.empty()) return "0.0.0.0";
+  return c.listeners.front().bind_address;
+}
+
 model::MemberView member_view(const PoolRuntime& p, const MemberRuntime& m, bool history) {
   model::MemberView mv{
       .id = m.id,
@@ -125,6 +132,7 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
     model::LoadBalancerView v{.id = lb.config.id,
                               .name = lb.config.name,
                               .source_file = lb.config.source_file,
+                              .vip_address = vip_address(lb.config),
                               .started_at = started_at_,
                               .last_reload_ok = last_reload_ok_,
                               .last_reload_at = last_reload_at_};

@@ -211,6 +211,8 @@ struct Config {
   Origin origin = Origin::kFile;
   std::string source_file;
   std::string name;  // the load balancer's name; defaults to the file's stem
+  // An API load balancer's vip_address, kept when it has no listener; the file's: empty.
+  std::string vip_address;
   std::vector<Listener> listeners;
   std::vector<Pool> pools;
 

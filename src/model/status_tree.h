@@ -114,6 +114,8 @@ struct LoadBalancerView {
   std::string id;
   std::string name;
   std::string source_file;
+  // The API's vip_address; the file's: its first listener's address, "0.0.0.0" for every one.
+  std::string vip_address;
   OperatingStatus operating_status = OperatingStatus::kOnline;
   WallTime started_at{};
   // The last reload of the config file (SIGHUP or POST /v1/reload); none yet: unset and true.

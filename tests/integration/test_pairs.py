@@ -6,6 +6,7 @@ import os
 import subprocess
 import time
 
+from testing.harness.octavia_api import create, raw, start_vigil
 from testing.harness.paths import VIGIL
 from testing.harness.vigil_process import ApiSim, Vigil, pool_config
 from testing.harness.wait import wait_for
@@ -158,9 +159,106 @@ def test_track_file_says_1_the_moment_vigil_dies(tmp_path, cleanup):
         tracker.wait(timeout=10)
 
 
+HEADER = ("# Written by `vigil health --vips-file`: the addresses of the load balancers created "
+          "through vigil's API. Do not edit.\n")
+
+
+def test_vips_file_follows_the_load_balancers_and_runs_the_reload(tmp_path, cleanup):
+    """`vigil health --vips-file` (docs/ha.md, "Load balancers created through the API"): the
+    addresses of the API's load balancers, renamed into place when they change, then the reload
+    command; a failing reload is logged and run again; a dead vigil leaves the file as it was."""
+    vigil = start_vigil(tmp_path, cleanup)
+    # ACTIVE_STANDBY: the address is keepalived's to bring, and the listener binds it already.
+    pair = create(vigil, "loadbalancers", "loadbalancer",
+                  {"name": "pair", "topology": "ACTIVE_STANDBY", "vip_address": ABSENT})
+    listener = create(vigil, "listeners", "listener",
+                      {"loadbalancer_id": pair["id"], "protocol": "TCP", "protocol_port": 16443})
+    create(vigil, "loadbalancers", "loadbalancer", {"name": "local"})  # 127.0.0.1: not moved
+    vips = tmp_path / "run" / "vips.conf"
+    vips.parent.mkdir()
+    reloads = tmp_path / "reloads"
+    allowed = tmp_path / "reload-allowed"
+    allowed.touch()
+    reload = f"test -e {allowed} && echo reloaded >> {reloads}"
+    with open(tmp_path / "watcher.log", "w") as log:
+        watcher = subprocess.Popen(
+            [str(VIGIL), "health", "--vips-file", str(vips), "--vips-reload", reload,
+             "--token-file", str(tmp_path / "token"), "--admin", f"http://{vigil.admin}"],
+            stdout=log, stderr=subprocess.STDOUT)
+    try:
+        def reload_count():
+            return len(reloads.read_text().splitlines()) if reloads.exists() else 0
+
+        def logged(text):
+            return text in (tmp_path / "watcher.log").read_text()
+
+        wait_for(lambda: reload_count() == 1, what="the first reload")
+        assert vips.read_text() == HEADER + f"{ABSENT}/32\n"
+        code, listeners = raw(vigil, "GET", "/v2.0/lbaas/listeners")
+        assert code == 200 and listeners["listeners"][0]["operating_status"] != "ERROR", listeners
+        # Without a pool the listener makes vigil unready; the addresses are written all the same.
+        assert logged("not ready")
+        code, _ = raw(vigil, "DELETE", f"/v2.0/lbaas/listeners/{listener['id']}")
+        assert code == 204
+        wait_for(lambda: logged("\nready"), what="the watcher's ready line")
+
+        allowed.unlink()
+        second = create(vigil, "loadbalancers", "loadbalancer",
+                        {"name": "second", "topology": "ACTIVE_STANDBY", "vip_address": "2001:db8::10"})
+        wait_for(lambda: "2001:db8::10/128" in vips.read_text(), what="the second address")
+        assert vips.read_text() == HEADER + f"{ABSENT}/32\n2001:db8::10/128\n"
+        wait_for(lambda: logged(f"`{reload}` exited 1; again in 1 s"), what="the failed reload's line")
+        assert reload_count() == 1
+        allowed.touch()
+        wait_for(lambda: reload_count() == 2, timeout=5, what="the reload run again")
+
+        # One set, one reload: nothing more while nothing changes.
+        mtime = vips.stat().st_mtime_ns
+        code, _ = raw(vigil, "DELETE", f"/v2.0/lbaas/loadbalancers/{second['id']}")
+        assert code == 204
+        wait_for(lambda: reload_count() == 3, what="the reload after a deletion")
+        assert vips.read_text() == HEADER + f"{ABSENT}/32\n" and vips.stat().st_mtime_ns != mtime
+        assert list(vips.parent.iterdir()) == [vips]  # no temporary left
+
+        vigil.proc.kill()
+        vigil.proc.wait(timeout=10)
+        wait_for(lambda: logged("not serving: cannot reach vigil"), what="the watcher's line")
+        # The file stays: polled for 2.5 s, past two of the watcher's rounds (one a second).
+        deadline = time.monotonic() + 2.5
+        while time.monotonic() < deadline:
+            assert vips.read_text() == HEADER + f"{ABSENT}/32\n"
+            time.sleep(0.05)
+        assert reload_count() == 3 and watcher.poll() is None
+    finally:
+        watcher.kill()
+        watcher.wait(timeout=10)
+
+
+def test_vips_file_without_token_says_so_and_keeps_the_file(tmp_path, cleanup):
+    vigil = start_vigil(tmp_path, cleanup)
+    vips = tmp_path / "vips.conf"
+    env = {k: v for k, v in os.environ.items() if k != "VIGIL_TOKEN"}
+    with open(tmp_path / "watcher.log", "w") as log:
+        watcher = subprocess.Popen(
+            [str(VIGIL), "health", "--vips-file", str(vips), "--vips-format", "bird", "--admin",
+             f"http://{vigil.admin}"], stdout=log, stderr=subprocess.STDOUT, env=env)
+    try:
+        line = (f"vips: vigil answered /v1/status with HTTP 401 (give --token-file); {vips} kept "
+                "as it is")
+        wait_for(lambda: line in (tmp_path / "watcher.log").read_text(), what="the 401 line")
+        # Written empty at the start: BIRD refuses to start with an include of a missing file.
+        assert vips.read_text() == HEADER
+    finally:
+        watcher.kill()
+        watcher.wait(timeout=10)
+
+
 def test_health_usage(tmp_path):
     r = subprocess.run([str(VIGIL), "health", "--help"], capture_output=True, text=True, timeout=10)
-    assert r.returncode == 0 and "health [--exit-code | --track-file FILE]" in r.stdout
+    assert r.returncode == 0 and "health [--exit-code | [--track-file FILE] [--vips-file FILE" in r.stdout
+    r = subprocess.run([str(VIGIL), "health", "--vips-reload", "true"], capture_output=True, text=True,
+                       timeout=10)
+    assert r.returncode == 2 and "requires --vips-file" in r.stderr, r.stderr
     r = subprocess.run([str(VIGIL), "health", "--exit-code", "--track-file", str(tmp_path / "t")],
                        capture_output=True, text=True, timeout=10)
     assert r.returncode == 2 and "excludes" in r.stderr

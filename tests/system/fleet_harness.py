@@ -48,6 +48,10 @@ BIRDC = shutil.which("birdc") or "/usr/sbin/birdc"
 
 SERVICE = "192.0.2.100"            # announced over BGP (deploy/bird/vigil-node.conf)
 RESILIENT_SERVICE = "192.0.2.101"  # a resilient nexthop group set by the test
+# A load balancer created through each node's API, announced from `vigil health --vips-file`:
+# its address is in a prefix every node makes local with one route (docs/ha.md).
+API_SERVICE = "192.0.2.102"
+API_PREFIX = "192.0.2.96/28"
 PORT = 6443
 ROUTER = "198.51.100.1"
 NODES = {"node1": "198.51.100.11", "node2": "198.51.100.12", "node3": "198.51.100.13"}
@@ -66,6 +70,7 @@ def vigil_yaml(token_file, node=None, peers_token=None):
 {peers}admin:
   listen: "{ADMIN}"
   token_file: {token_file}
+  state_file: {Path(token_file).parent / "state.json"}
 listeners:
   - name: api
     bind: "{SERVICE}:{PORT}"
@@ -81,11 +86,14 @@ pools:
 """
 
 
-def node_bird_conf(address):
-    """deploy/bird/vigil-node.conf with this node's address, nothing else changed."""
+def node_bird_conf(address, node_dir):
+    """deploy/bird/vigil-node.conf with this node's address, and its directory for the files
+    vigil-bgp-health writes in /run/bird; nothing else changed."""
     text, n = re.subn(r"^define NODE_ADDRESS = [0-9.]+;", f"define NODE_ADDRESS = {address};",
                       (DEPLOY / "vigil-node.conf").read_text(), flags=re.M)
     assert n == 1, "deploy/bird/vigil-node.conf has no `define NODE_ADDRESS = ...;` line"
+    text, n = re.subn(r'"/run/bird/vigil-', f'"{node_dir}/vigil-', text)
+    assert n == 2, "deploy/bird/vigil-node.conf does not include the two files of vigil-bgp-health"
     return text
 
 
@@ -135,16 +143,24 @@ class Node(VigilNode):
         self.ns.run(["ip", "route", "add", "default", "via", ROUTER])
         for a in (SERVICE, RESILIENT_SERVICE):
             self.ns.run(["ip", "addr", "add", f"{a}/32", "dev", "lo"])
+        self.ns.run(["ip", "route", "add", "local", API_PREFIX, "dev", "lo"])
         self.masters = [Master(self.ns, self.dir, f"{name}-{n}", a, args=("--watch-interval", f"{WATCH_INTERVAL}s"))
                         for n, a in MASTERS.items()]
         self.bird = self.health_loop = None
         self.frozen = []
 
     def start_routing(self):
-        self.bird = Bird(self.ns, self.dir, node_bird_conf(self.address))
+        self.bird = Bird(self.ns, self.dir, node_bird_conf(self.address, self.dir))
+        # As vigil-bgp-health.service sets them, in the node's directory for /run/bird.
         env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "VIGIL": str(VIGIL), "VIGIL_ADMIN": f"http://{ADMIN}",
-               "BIRDC": BIRDC, "BIRD_SOCKET": str(self.bird.socket)}
+               "BIRDC": BIRDC, "BIRD_SOCKET": str(self.bird.socket),
+               "STATE_FILE": str(self.dir / "vigil-state.conf"), "VIPS_FILE": str(self.dir / "vigil-vips.conf"),
+               "VIGIL_TOKEN_FILE": str(self.dir / "token")}
         self.health_loop = self.ns.spawn(["sh", DEPLOY / "vigil-bgp-health"], self.dir / "health.log", env=env)
+
+    def create_api_load_balancer(self):
+        """A load balancer on API_SERVICE: local through API_PREFIX's route, so SINGLE."""
+        self.create_load_balancer_through_api(ADMIN, API_SERVICE, PORT, "SINGLE")
 
     def metrics(self):
         """This node's /metrics text."""

@@ -4,9 +4,11 @@ members and peers, and a watch that reconnects. Every address exists only inside
 namespaces. Standard library only."""
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
+import urllib.request
 
 from testing.harness.netns import MASTERS, TOKEN
 from testing.harness.paths import VIGIL
@@ -54,6 +56,29 @@ class VigilNode:
 
     def log(self, what):
         return (self.dir / f"{what}.log").read_text(errors="replace")
+
+    def create_load_balancer_through_api(self, admin, vip, port, topology):
+        """As Octavia's provider driver would, through this node's admin API (`admin`): a load
+        balancer on `vip` with a TCP listener on `port` in front of the node's three masters."""
+        def post(path, kind, fields):
+            req = urllib.request.Request(
+                f"http://{admin}/v2.0/lbaas/{path}", data=json.dumps({kind: fields}).encode(),
+                method="POST", headers={"X-Auth-Token": TOKEN, "Content-Type": "application/json"})
+            with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(req, timeout=5) as r:
+                assert r.status == 201, r.status
+                return json.loads(r.read())[kind]
+
+        def create():
+            lb = post("loadbalancers", "loadbalancer",
+                      {"name": "octavia", "topology": topology, "vip_address": vip})
+            listener = post("listeners", "listener",
+                            {"loadbalancer_id": lb["id"], "protocol": "TCP", "protocol_port": port})
+            pool = post("pools", "pool", {"listener_id": listener["id"], "protocol": "TCP",
+                                          "lb_algorithm": "ROUND_ROBIN"})
+            for name, address in MASTERS.items():
+                post(f"pools/{pool['id']}/members", "member",
+                     {"name": name, "address": address, "protocol_port": port})
+        self.ns.call(create)
 
 
 class ReconnectingWatch:

@@ -55,13 +55,15 @@ MONITOR = """      type: HTTPS
 
 def vigil_yaml(token_file, node=None):
     """The config of `node` (a name of NODES): with it, the pair's peers (docs/ha.md), so that the
-    node that takes the address over tickles the sessions the other held."""
+    node that takes the address over tickles the sessions the other held; the API's objects are
+    kept beside the token."""
     members = members_yaml()
     peers = "" if node is None else peers_yaml(NODES, token_file, node)
     return f"""\
 {peers}admin:
   listen: "{ADMIN}"
   token_file: {token_file}
+  state_file: {Path(token_file).parent / "state.json"}
 listeners:
   - name: api
     bind: "{VIP}:{PORT}"
@@ -79,6 +81,11 @@ pools:
 DEPLOY = ROOT / "deploy" / "keepalived"
 SHIPPED_VIGIL = "/usr/bin/vigil"
 SHIPPED_TRACK_DIR = "/run/vigil-keepalived"
+SHIPPED_TOKEN = "/etc/vigil/token"
+SHIPPED_RELOAD = "systemctl try-reload-or-restart keepalived"
+# A load balancer created through each node's API (as Octavia's provider driver does), with its
+# own address: on neither node until keepalived reads it from `vigil health --vips-file`.
+API_VIP = "10.99.0.101"
 
 
 def substitute(text, replacements):
@@ -99,14 +106,18 @@ def keepalived_conf(node, track_dir):
         SHIPPED_TRACK_DIR: str(track_dir)})
 
 
-def tracker_argv(track_dir):
-    """The ExecStart= of deploy/keepalived/vigil-keepalived-track.service, with this build's vigil
-    and the node's directory for /run/vigil-keepalived."""
+def tracker_argv(node_dir, track_dir):
+    """The ExecStart= of deploy/keepalived/vigil-keepalived-track.service, with this build's vigil,
+    the node's directory for /run/vigil-keepalived, its token, and keepalived's reload as systemd
+    would do it (SIGHUP, nothing when keepalived does not run)."""
     unit = (DEPLOY / "vigil-keepalived-track.service").read_text()
     lines = [line for line in unit.splitlines() if line.startswith("ExecStart=")]
     assert len(lines) == 1, lines
+    pid = node_dir / "keepalived.pid"
     command = substitute(lines[0].removeprefix("ExecStart="),
-                         {SHIPPED_VIGIL: str(VIGIL), SHIPPED_TRACK_DIR: str(track_dir)})
+                         {SHIPPED_VIGIL: str(VIGIL), SHIPPED_TRACK_DIR: str(track_dir),
+                          SHIPPED_TOKEN: str(node_dir / "token"),
+                          SHIPPED_RELOAD: f"test ! -e {pid} || kill -HUP $(cat {pid})"})
     return shlex.split(command)
 
 
@@ -130,7 +141,7 @@ class Node(VigilNode):
 
     def start_tracker(self):
         """vigil-keepalived-track.service's command; returns once it wrote the track file."""
-        self.tracker = self.ns.spawn(tracker_argv(self.track_dir), self.dir / "tracker.log")
+        self.tracker = self.ns.spawn(tracker_argv(self.dir, self.track_dir), self.dir / "tracker.log")
         wait_for(lambda: self.track_value() is not None, 10, what=f"{self.name}: the track file written")
 
     def track_value(self):
@@ -150,11 +161,15 @@ class Node(VigilNode):
         r = self.ns.run([VIGIL, "health", "--exit-code", "--admin", f"http://{ADMIN}"], check=False)
         return r.returncode, r.stdout.strip()
 
-    def holds_vip(self):
+    def holds_vip(self, address=VIP):
         # `ip -n` reads the namespace without entering it: cheap enough to poll every 20 ms.
         r = subprocess.run(["ip", "-n", self.ns.name, "-4", "-o", "addr", "show", "dev", "eth0"],
                            capture_output=True, text=True, timeout=5)
-        return f" {VIP}/" in r.stdout
+        return f" {address}/" in r.stdout
+
+    def create_api_load_balancer(self):
+        """A load balancer on API_VIP, ACTIVE_STANDBY: keepalived brings the address."""
+        self.create_load_balancer_through_api(ADMIN, API_VIP, PORT, "ACTIVE_STANDBY")
 
     def mac(self):
         r = subprocess.run(["ip", "-n", self.ns.name, "-j", "link", "show", "eth0"], capture_output=True,
@@ -204,11 +219,11 @@ class Attempt:
     error: str = ""
 
 
-def tls_get_via_vip(timeout=2.0):
+def tls_get_via_vip(timeout=2.0, address=VIP):
     """One new TLS connection and GET through the VIP (from a thread in the client namespace)."""
     require_netns()
     start = time.monotonic()
-    conn = http.client.HTTPSConnection(VIP, PORT, timeout=timeout, context=insecure_tls())
+    conn = http.client.HTTPSConnection(address, PORT, timeout=timeout, context=insecure_tls())
     try:
         conn.request("GET", "/api/v1/nodes/master-01")
         r = conn.getresponse()

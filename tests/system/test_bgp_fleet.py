@@ -16,7 +16,7 @@ import pytest
 from testing.harness.netns import NetNS, missing_prerequisites
 from testing.harness.paths import ROOT
 from testing.harness.wait import wait_for
-from fleet_harness import BIRD, DEPLOY, CLIENT, CLIENT_GW, NODES, RESILIENT_SERVICE, SERVICE, Node, Router, \
+from fleet_harness import API_SERVICE, BIRD, DEPLOY, CLIENT, CLIENT_GW, NODES, RESILIENT_SERVICE, SERVICE, Node, Router, \
     Prober, Session, new_connection, print_logs, veth, wait_nexthops
 
 pytestmark = [
@@ -70,6 +70,22 @@ def test_bgp_fleet(tmp_path):
         for n in nodes.values():
             n.start_routing()
         wait_nexthops(router, SERVICE, NODES.values(), 30, "the router's ECMP route over all three nodes")
+
+        # A load balancer created through every node's API (as Octavia's provider driver does):
+        # BIRD announces it from `vigil health --vips-file`, and connections to it are served.
+        def service_since():  # when each node's vigil_service protocol last changed state
+            return {name: n.bird.show("protocols", "vigil_service").splitlines()[-1] for name, n in nodes.items()}
+        since = service_since()
+        created = time.monotonic()
+        for n in nodes.values():
+            n.create_api_load_balancer()
+        wait_nexthops(router, API_SERVICE, NODES.values(), 15, "the router's route to the API's address")
+        served, err = client_ns.call(new_connection, API_SERVICE)
+        print(f"\nload balancer created through the API on every node: {API_SERVICE} announced by all "
+              f"after {time.monotonic() - created:.2f}s; a new connection served by {served or err}")
+        assert served, err
+        # `birdc configure` added the route in place: the service route was never withdrawn.
+        assert service_since() == since, (since, service_since())
         resilient, why = router.route_resilient_service()
         print(f"\nrouter: {SERVICE} via {sorted(router.nexthops(SERVICE))} (BIRD, multipath); "
               f"{RESILIENT_SERVICE} via a {'resilient' if resilient else 'plain (' + why + ')'} nexthop group")

@@ -28,7 +28,8 @@ import pytest
 from testing.harness.netns import missing_prerequisites, sleep_until
 from testing.harness.wait import wait_for
 from testing.harness.paths import ROOT
-from pair_harness import ADMIN, DEPLOY, KEEPALIVED, Client, Pair, VipWatch, measure
+from pair_harness import (ADMIN, API_VIP, DEPLOY, KEEPALIVED, Client, Pair, VipWatch, measure,
+                          tls_get_via_vip)
 
 pytestmark = [
     pytest.mark.skipif(missing_prerequisites() is not None, reason=missing_prerequisites() or ""),
@@ -104,6 +105,20 @@ def test_keepalived_pair(tmp_path):
         active = pair.start()
         print(f"\n{active.name} holds the address; vigil health there: {active.health()[1]}")
 
+        # A load balancer created through both nodes' APIs, as Octavia's provider driver does: its
+        # address comes to the holder by `vigil health --vips-file` and a keepalived reload.
+        created = time.monotonic()
+        for n in nodes:
+            n.create_api_load_balancer()
+        standby = pair.other(active)
+        wait_for(lambda: active.holds_vip(API_VIP) and not standby.holds_vip(API_VIP), 10,
+                 interval=0.02, what=f"{active.name} alone holding {API_VIP}")
+        print(f"load balancer created through the API on both nodes: {active.name} holds {API_VIP} "
+              f"after {time.monotonic() - created:.2f}s")
+        served = pair.client_ns.call(tls_get_via_vip, 2.0, API_VIP)
+        assert served.ok, served
+        assert active.holds_vip() and not standby.holds_vip()
+
         client = Client(pair.client_ns)
         watches = {"keepalive 1s": VipWatch(pair.client_ns, keepalive=True),
                    "no keepalive": VipWatch(pair.client_ns, keepalive=False)}
@@ -133,7 +148,8 @@ def test_keepalived_pair(tmp_path):
         assert active.track_value() == "0"
 
         # (a) vigil killed on the active node: the tracker writes 1, keepalived goes FAULT.
-        tracked = {"1": lambda: active.track_value() == "1"}
+        tracked = {"1": lambda: active.track_value() == "1",
+                   API_VIP: lambda: standby.holds_vip(API_VIP) and not active.holds_vip(API_VIP)}
         new, fault_at, moved_at = move(nodes, active, lambda: active.vigil.kill(), tracked)
         killed_at = fault_at
         sleep_until(moved_at + AFTER_MOVE)
@@ -143,6 +159,10 @@ def test_keepalived_pair(tmp_path):
         print("    watch failures: " + ", ".join(f"{k} {len(v)} {v[:3]}" for k, v in watch_failures.items()))
         print(f"    track file 1 after {tracked['1']:.3f}s; tracker: "
               + " | ".join(active.log("tracker").strip().splitlines()[-2:]))
+        served = pair.client_ns.call(tls_get_via_vip, 2.0, API_VIP)
+        print(f"    {API_VIP} moved after {tracked[API_VIP]:.2f}s; served through {new.name}: "
+              f"{served.ok} ({served.served_by or served.error})")
+        assert served.ok, served
 
         # Back in service as the standby (nopreempt: the address stays on the new node).
         backups = active.log("keepalived").count("Entering BACKUP STATE")
@@ -161,6 +181,8 @@ def test_keepalived_pair(tmp_path):
         client.thread.join(10)
 
         problems = []
+        if tracked[API_VIP] > MOVE_BOUND:
+            problems.append(f"kill vigil: {API_VIP} moved after {tracked[API_VIP]:.2f}s (bound {MOVE_BOUND}s)")
         if tracked["1"] > TRACKED_BOUND:
             problems.append(f"kill vigil: the track file said 1 after {tracked['1']:.3f}s (bound {TRACKED_BOUND}s)")
         killed_failed = results[0][1]

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -88,6 +90,30 @@ bool same_address(const sockaddr* sa, int family, const void* want) {
   return std::memcmp(&reinterpret_cast<const sockaddr_in6*>(sa)->sin6_addr, want, 16) == 0;
 }
 
+// A local route without an interface address (`ip route add local 192.0.2.0/24 dev lo`, which a
+// BGP fleet uses to accept every service address it may announce): the kernel lets a socket
+// bind the address, which is what vigil's listener will do.
+bool bindable(int family, const unsigned char* address) {
+  sockaddr_storage sa{};
+  socklen_t size = 0;
+  if (family == AF_INET) {
+    auto* in = reinterpret_cast<sockaddr_in*>(&sa);
+    in->sin_family = AF_INET;
+    std::memcpy(&in->sin_addr, address, 4);
+    size = sizeof(sockaddr_in);
+  } else {
+    auto* in6 = reinterpret_cast<sockaddr_in6*>(&sa);
+    in6->sin6_family = AF_INET6;
+    std::memcpy(&in6->sin6_addr, address, 16);
+    size = sizeof(sockaddr_in6);
+  }
+  const int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  const bool bound = ::bind(fd, reinterpret_cast<const sockaddr*>(&sa), size) == 0;
+  ::close(fd);
+  return bound;
+}
+
 }  // namespace
 
 std::string local_subnet_id() { return model::uuid_v5("vigil/subnet/local"); }
@@ -109,7 +135,7 @@ bool is_local_address(std::string_view address) {
     found = same_address(i->ifa_addr, family, buf);
   }
   freeifaddrs(list);
-  return found;
+  return found || bindable(family, buf);
 }
 
 std::optional<Response> route_neutron(std::string_view method, const Target& target) {

@@ -18,8 +18,9 @@ inline constexpr std::string_view kLocalSubnetName = "vigil-local";
 std::string local_subnet_id();   // uuid_v5("vigil/subnet/local")
 std::string local_network_id();  // uuid_v5("vigil/network/local")
 
-// True for an address of one of this host's interfaces (getifaddrs), and for every address of
-// 127.0.0.0/8, which Linux routes to the loopback interface.
+// True for an address of one of this host's interfaces (getifaddrs), for every address of
+// 127.0.0.0/8, which Linux routes to the loopback interface, and for one a local route covers
+// (bind() accepts it).
 bool is_local_address(std::string_view address);
 
 // GET /v2.0/subnets[/{id}], /v2.0/networks[/{id}], /v2.0/ports[/{id}] with `id` and `name`

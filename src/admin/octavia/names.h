@@ -27,10 +27,12 @@ inline constexpr model::Spelling<model::MonitorType> kOctaviaMonitorTypes[] = {
 
 // The only protocol of listeners vigil accepts (it balances TCP).
 inline constexpr std::string_view kOctaviaTcp = "TCP";
-// A load balancer's topology. vigil is one daemon per node either way: ACTIVE_STANDBY records that
-// the operator runs it as a keepalived pair (docs/ha.md), and is reported back, not acted on.
+// A load balancer's topology. vigil is one daemon per node either way: ACTIVE_STANDBY says that
+// a keepalived pair moves its vip_address (docs/ha.md), so the address need not be here yet and
+// its listeners bind it with freebind.
 inline constexpr std::string_view kOctaviaSingle = "SINGLE";
-inline constexpr std::string_view kOctaviaTopologies[] = {kOctaviaSingle, "ACTIVE_STANDBY"};
+inline constexpr std::string_view kOctaviaActiveStandby = "ACTIVE_STANDBY";
+inline constexpr std::string_view kOctaviaTopologies[] = {kOctaviaSingle, kOctaviaActiveStandby};
 // A pool's protocol: TCP, or TCP with a PROXY header to the members (Octavia's PROXY is v1,
 // PROXYV2 is v2).
 inline constexpr model::Spelling<model::ProxyProtocol> kOctaviaPoolProtocols[] = {

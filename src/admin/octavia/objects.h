@@ -101,7 +101,8 @@ struct ApiListener : ApiCommon {
 };
 
 struct ApiLoadBalancer : ApiCommon {
-  std::string vip_address;  // an address of this host; listeners bind it
+  std::string
+      vip_address;  // an address of this host (ACTIVE_STANDBY: of the pair); listeners bind it
   std::string vip_subnet_id;
   std::string vip_network_id;
   std::string topology{kOctaviaSingle};  // one of kOctaviaTopologies

@@ -120,7 +120,9 @@ ApiResult<std::string> create_loadbalancer(ApiState& s, std::string_view body, c
     return api_error(400, fmt::format("Network {} not found.", lb.vip_network_id));
   }
   if (lb.vip_address.empty()) lb.vip_address = "127.0.0.1";
-  if (!c.is_local_address(lb.vip_address)) {
+  // A pair's standby does not hold the address, and neither node does before keepalived has
+  // read it from `vigil health --vips-file`: keepalived brings it, the listeners use freebind.
+  if (lb.topology != kOctaviaActiveStandby && !c.is_local_address(lb.vip_address)) {
     return api_error(400, fmt::format("Validation failure: vip_address {} is not an address of "
                                       "this host; vigil binds its listeners on it",
                                       lb.vip_address));

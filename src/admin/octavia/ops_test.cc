@@ -296,6 +296,11 @@ TEST_F(ApiOpsTest, MemberPoolAndLoadBalancerRequestsAreValidated) {
   ASSERT_TRUE(
       create_loadbalancer(s_, R"({"loadbalancer": {"topology": "ACTIVE_STANDBY"}})", context()));
   EXPECT_EQ(s_.loadbalancers.back().topology, "ACTIVE_STANDBY");
+  // keepalived brings a pair's address (docs/ha.md): neither node need hold it yet.
+  ASSERT_TRUE(create_loadbalancer(
+      s_, R"({"loadbalancer": {"topology": "ACTIVE_STANDBY", "vip_address": "192.0.2.1"}})",
+      context()));
+  EXPECT_EQ(s_.loadbalancers.back().vip_address, "192.0.2.1");
   EXPECT_TRUE(create_loadbalancer(s_,
                                   R"({"loadbalancer": {"vip_address": "127.0.0.2",
       "vip_subnet_id": ")" + local_subnet_id() +

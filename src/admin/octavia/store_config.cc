@@ -77,6 +77,8 @@ model::Listener listener_of(const ApiListener& l, const ApiLoadBalancer& lb) {
   out.id = l.id;
   out.name = l.id;
   out.bind_address = lb.vip_address;
+  // Only the pair's holder has the address; the other node listens before keepalived moves it.
+  out.freebind = lb.topology == kOctaviaActiveStandby;
   out.port = static_cast<uint16_t>(l.protocol_port);
   out.pool = l.default_pool_id;
   if (l.connection_limit > 0) out.max_connections = l.connection_limit;
@@ -94,6 +96,7 @@ model::Config config_of(const ApiLoadBalancer& lb, Purpose purpose) {
   out.id = lb.id;
   out.origin = model::Origin::kApi;
   out.name = lb.id;
+  out.vip_address = lb.vip_address;
   for (const ApiListener& l : lb.listeners) {
     const bool up = lb.admin_state_up && l.admin_state_up;
     if (up || purpose == Purpose::kShow) out.listeners.push_back(listener_of(l, lb));

@@ -472,6 +472,19 @@ TEST(StoreConfig, DisabledObjectsAreNotRun) {
   EXPECT_TRUE(shown.pools[0].health_monitor);
 }
 
+TEST(StoreConfig, ActiveStandbyListenersUseFreebind) {
+  ApiState s = sample_state();
+  s.loadbalancers.edit(0).topology = "SINGLE";
+  const model::Config single = config_of(s.loadbalancers[0]);
+  EXPECT_EQ(single.vip_address, s.loadbalancers[0].vip_address);
+  EXPECT_FALSE(single.listeners[0].freebind);
+  s.loadbalancers.edit(0).topology = "ACTIVE_STANDBY";
+  EXPECT_TRUE(config_of(s.loadbalancers[0]).listeners[0].freebind);
+  // The address stays known without a listener: `vigil health --vips-file` reads it.
+  s.loadbalancers.edit(0).listeners.clear();
+  EXPECT_EQ(config_of(s.loadbalancers[0]).vip_address, s.loadbalancers[0].vip_address);
+}
+
 TEST(ApiViews, BuiltFromTheStoreWithTheDaemonsLiveState) {
   auto store = ObjectStore::load("");
   ASSERT_TRUE(store->commit(sample_state()));
@@ -483,7 +496,8 @@ TEST(ApiViews, BuiltFromTheStoreWithTheDaemonsLiveState) {
   EXPECT_EQ(views[0].id, "file-lb");
   const model::LoadBalancerView& v = views[1];
   EXPECT_EQ(v.name, "k8s");
-  EXPECT_EQ(v.pools[0].config.name, "");  // as its user named it
+  EXPECT_EQ(v.vip_address, lb.vip_address);  // `vigil health --vips-file` reads it
+  EXPECT_EQ(v.pools[0].config.name, "");     // as its user named it
   EXPECT_EQ(v.pools[0].members[0].config.name, "m1");
   EXPECT_EQ(v.pools[0].members[0].operating_status, model::OperatingStatus::kOffline);
   EXPECT_EQ(v.pools[0].members[1].operating_status, model::OperatingStatus::kOffline);

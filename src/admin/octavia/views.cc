@@ -74,7 +74,7 @@ model::PoolView pool_view(const ApiLoadBalancer& lb, const ApiPool& ap, model::P
 
 model::LoadBalancerView api_view(const ApiLoadBalancer& lb, const model::LoadBalancerView* live) {
   model::Config config = config_of(lb, Purpose::kShow);
-  model::LoadBalancerView v{.id = lb.id, .name = lb.name};
+  model::LoadBalancerView v{.id = lb.id, .name = lb.name, .vip_address = lb.vip_address};
   if (live) {
     v.started_at = live->started_at;
     v.last_reload_ok = live->last_reload_ok;
