@@ -128,6 +128,12 @@ def pushes(monkeypatch):
     return made
 
 
+def pair_poller(a, b, resync_polls=100):
+    """A fresh FakeOctavia and the agent's poller of nodes `a` and `b`."""
+    octavia = FakeOctavia()
+    return octavia, StatusPoller(Fleet({"a": a, "b": b}), FakeLibrary(), resync_polls, octavia)
+
+
 def lb_statuses(octavia):
     return [u["loadbalancers"] for u in octavia.statuses]
 
@@ -183,10 +189,8 @@ def test_a_vigil_that_stops_answering_leaves_no_stale_online(pushes):
 
 
 def test_a_node_of_a_pair_that_stops_answering_makes_it_degraded_not_error(pushes):
-    octavia = FakeOctavia()
-    a, b, lib = FakeVigil(), FakeVigil(), FakeLibrary()
-    poller = StatusPoller(Fleet({"a": a, "b": b}), lib, resync_polls=100,
-                          octavia=octavia)
+    a, b = FakeVigil(), FakeVigil()
+    octavia, poller = pair_poller(a, b)
     poller.poll()
     assert lb_statuses(octavia) == [[{"id": OURS, "operating_status": "ONLINE"}]]
     assert octavia.stats[-1]["listeners"][0]["total_connections"] == 6  # both nodes' clients
@@ -218,10 +222,8 @@ def test_a_node_that_lacks_a_load_balancer_gets_it_under_the_failover_lock(pushe
 
 
 def test_a_node_back_from_an_outage_is_compared_in_full_and_pushed_where_it_differs(pushes):
-    octavia = FakeOctavia()
-    a, b, lib = FakeVigil(), FakeVigil(), FakeLibrary()
-    poller = StatusPoller(Fleet({"a": a, "b": b}), lib, resync_polls=100,
-                          octavia=octavia)
+    a, b = FakeVigil(), FakeVigil()
+    octavia, poller = pair_poller(a, b)
     poller.poll()
     b.down = "timed out"
     poller.poll()

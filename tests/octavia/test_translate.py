@@ -20,6 +20,10 @@ def test_creates_keep_octavias_ids_and_leave_unset_fields_to_vigil():
                                                   project_id="p1", listeners=[], pools=[]))
     assert body == {"id": LB, "name": "k8s", "vip_address": "127.0.0.1", "project_id": "p1",
                     "tags": [translate.OWNER_TAG]}  # the agent deletes only what is tagged
+    # On a pair or a fleet the nodes' VRRP or BGP brings the address: ACTIVE_STANDBY in vigil.
+    shared = translate.loadbalancer(dm.LoadBalancer(loadbalancer_id=LB, vip_address="192.0.2.9"),
+                                    shared=True)
+    assert shared["topology"] == "ACTIVE_STANDBY"
     body = translate.loadbalancer(dm.LoadBalancer(
         loadbalancer_id=LB, flavor={"loadbalancer_topology": "ACTIVE_STANDBY"}))
     assert body == {"id": LB, "topology": "ACTIVE_STANDBY",  # a flavor's topology

@@ -47,19 +47,24 @@ class VigilProviderDriver(provider_base.ProviderDriver):
         super().__init__()
         self.conf = config.register()
 
-    def _submit(self, change):
-        try:  # a [vigil] section that does not add up refuses the change before it is stored
-            fleet.nodes(self.conf)
+    def _nodes(self):
+        """The [vigil] section's nodes; one that does not add up refuses the change before
+        Octavia stores it."""
+        try:
+            return fleet.nodes(self.conf)
         except ValueError as e:
             raise exceptions.DriverError(
                 user_fault_string="the vigil provider is misconfigured: ask the cloud's operator",
                 operator_fault_string=str(e)) from e
+
+    def _submit(self, change):
+        self._nodes()
         Worker.get(self.conf).submit(change)
 
     # Load balancers
 
     def loadbalancer_create(self, loadbalancer):
-        body = translate.loadbalancer(loadbalancer)
+        body = translate.loadbalancer(loadbalancer, shared=len(self._nodes()) > 1)
         self._submit(Change("loadbalancer", loadbalancer.loadbalancer_id, "create",
                             lambda c: c.create("loadbalancer", body)))
 

@@ -63,6 +63,11 @@ class Fleet:
     def names(self):
         return list(self.clients)
 
+    @property
+    def shared(self):
+        """Several nodes hold each load balancer (translate.loadbalancer's `shared`)."""
+        return len(self.clients) > 1
+
     def each(self, call, names=None):
         """{node: (result, None) or (None, VigilError)} of `call(client)` on every node (or on
         `names`), concurrently. Any other exception is raised, as from one call."""

@@ -71,12 +71,13 @@ class Tree:
         return {key: items for key, items in update.items() if items}
 
 
-def push(client, tree):
+def push(client, tree, shared=False):
     """Makes vigil hold `tree`; raises VigilError at the first request vigil refuses or does not
-    answer (what was done stays done: the next re-push goes on from there)."""
+    answer (what was done stays done: the next re-push goes on from there). `shared`: as in
+    translate.loadbalancer."""
     have = client.get("loadbalancer", tree.id)
     if have is None:
-        client.create("loadbalancer", translate.loadbalancer(tree.lb))
+        client.create("loadbalancer", translate.loadbalancer(tree.lb, shared=shared))
         have = {"listeners": [], "pools": []}
     else:  # with the owner tag, which a load balancer pushed by an older driver lacks
         client.update("loadbalancer", tree.id,
@@ -148,7 +149,7 @@ def push_to(fleet, tree, names=None):
     not}."""
     def one(client):
         try:
-            push(client, tree)
+            push(client, tree, fleet.shared)
         except VigilError:
             raise
         except Exception as e:  # a refusal of translate: the object changed under the driver

@@ -87,7 +87,10 @@ def flavor(metadata):
     return {"topology": topology}
 
 
-def loadbalancer(lb, updating=False):
+def loadbalancer(lb, updating=False, shared=False):
+    """`shared`: the load balancer lives on several vigil nodes (a pair or a fleet), whose VRRP
+    or BGP brings its address to the node that serves: vigil takes it as ACTIVE_STANDBY, which
+    accepts an address the host does not hold yet and binds with freebind."""
     _refuse_set(lb, "load balancer", ("availability_zone", "additional_vips",
                                       "vip_qos_policy_id"))
     if value(lb, "listeners") or value(lb, "pools"):
@@ -95,8 +98,11 @@ def loadbalancer(lb, updating=False):
                "load balancer first, then each listener, pool, member and health monitor")
     if updating:
         return _fields(lb, LB_UPDATE, True)
-    return dict(_fields(lb, LB_CREATE, False), id=lb.loadbalancer_id, tags=[OWNER_TAG],
+    body = dict(_fields(lb, LB_CREATE, False), id=lb.loadbalancer_id, tags=[OWNER_TAG],
                 **flavor(value(lb, "flavor")))
+    if shared:
+        body["topology"] = "ACTIVE_STANDBY"
+    return body
 
 
 def listener(ln, updating=False):
