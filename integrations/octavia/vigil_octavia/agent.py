@@ -3,11 +3,11 @@ octavia.conf has `[driver_agent] enabled_provider_agents = vigil`.
 
 Every [vigil] status_interval seconds it reads every vigil node's /v1/status ([vigil] endpoints:
 a keepalived pair or a BGP fleet, fleet.py), with every listener's statistics, and writes them to
-Octavia through the driver library when they changed, and all of them every resync_polls polls:
-each write is a database transaction, and an idle cloud needs none. This is what the amphora
-driver's health manager does for amphorae; here vigil's own health checks are the source. Only
-load balancers Octavia knows are written: a node may also hold its config file's and others
-created through its own API.
+Octavia when they changed, and every operating status again every resync_polls polls: an idle
+cloud needs no write but the resync's. It writes directly in Octavia's database, one transaction
+a poll (octavia_db.py), as the amphora driver's health manager does for amphorae; here vigil's
+own health checks are the source. Only load balancers Octavia knows are written: a node may also
+hold its config file's and others created through its own API.
 
 Statuses (status.fleet_update): the view of the best node that holds a load balancer, and the
 load balancer DEGRADED while another node lacks it or does not answer. When no node answers
@@ -87,8 +87,11 @@ class StatusPoller:
                 update = status.fleet_update(entries, len(self.fleet.names))
                 if resync or self.written.get(lb_id) != update:
                     statuses[lb_id] = update
+                # Statistics only when they changed, resyncs included: a write that fails is
+                # tried again, and Octavia's statistics drivers cost a transaction a listener
+                # (2.5 s of a resync's 4.2 s with 1,000 load balancers).
                 update = status.statistics_update(status.listener_statistics(entries))
-                if update["listeners"] and (resync or self.counted.get(lb_id) != update):
+                if update["listeners"] and self.counted.get(lb_id) != update:
                     statistics[lb_id] = update
             elif provisioning in BUSY or operating == "OFFLINE" or (
                     lb_id in self.down and not resync):

@@ -27,9 +27,9 @@ OPTS = [
                help="Seconds between two polls of vigil's statuses and statistics by the "
                     "provider agent (octavia-driver-agent, enabled_provider_agents = vigil)."),
     cfg.IntOpt("resync_polls", default=12, min=1,
-               help="Every this many polls the agent writes every operating status and "
-                    "statistic again, changed or not, so Octavia's database heals from a lost "
-                    "update."),
+               help="Every this many polls the agent writes every operating status again, "
+                    "changed or not, so Octavia's database heals from a lost update, and "
+                    "compares every node with Octavia in full."),
     cfg.IntOpt("commit_timeout", default=60, min=1,
                help="Seconds the driver waits for Octavia's API to commit a new object before "
                     "it gives up creating it in vigil (the API rolled the request back)."),
