@@ -8,6 +8,7 @@ The outcome is reported as Octavia's amphora driver reports a failover: the load
 every object under it ACTIVE (MarkLBActiveInDB with mark_subobjects, which also repairs objects
 left in ERROR), or the load balancer alone ERROR (LoadBalancerToErrorOnRevertTask).
 """
+import functools
 import inspect
 
 from octavia_lib.api.drivers import data_models as dm
@@ -21,11 +22,18 @@ LOG = logging.getLogger(__name__)
 ACTIVE, ERROR = "ACTIVE", "ERROR"
 
 
+@functools.cache
+def _fields_of(cls):
+    """The constructor's parameters: asked once per class (inspect is slow, and a resync builds
+    thousands of objects)."""
+    return frozenset(inspect.signature(cls).parameters)
+
+
 def _model(cls, d, drop=()):
     """An octavia-lib object from the driver library's dict, with the fields in `drop` unset."""
     if not isinstance(d, dict):
         d = d.to_dict(recurse=True)
-    names = inspect.signature(cls).parameters
+    names = _fields_of(cls)
     return cls(**{k: v for k, v in d.items() if k in names and k not in drop})
 
 
