@@ -22,12 +22,16 @@ const model::PoolView* find_pool(const model::LoadBalancerView& lb, const std::s
 // One listener's line; `ready` is cleared when it has nowhere to send a connection.
 std::string listener_line(const model::LoadBalancerView& lb, const model::ListenerView& l,
                           bool& ready) {
+  // A listener with no pool, or a pool with no member, is one being built (Octavia creates the
+  // listener, then the pool, then each member) or left empty on purpose: every node of a pair
+  // or fleet holds the same, so none would serve it better. Counting it made both nodes of a
+  // pair not ready while Octavia built a load balancer, and keepalived dropped every address
+  // for 4.8-6.4 s (2026-12-05, tests/system/test_octavia_pair.py).
   const model::PoolView* pool = find_pool(lb, l.default_pool_id);
-  if (pool == nullptr) {
-    ready = false;
-    return "down " + l.config.name + ": no pool\n";
-  }
+  if (pool == nullptr) return "idle " + l.config.name + ": no pool\n";
   const size_t members = pool->members.size();
+  if (members == 0)
+    return "idle " + l.config.name + ": pool " + pool->config.name + " has no members\n";
   const auto usable =
       static_cast<size_t>(std::ranges::count_if(pool->members, &model::MemberView::in_rotation));
   // Fail-open routes to the members that still take connections: a connection has a chance

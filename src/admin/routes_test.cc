@@ -82,6 +82,26 @@ TEST_F(RoutesTest, ReadyzFailsWhenAListenerHasNoUsableMember) {
   EXPECT_EQ(r.body, "not ready\ndown api: no usable member (pool masters has 3 members)\n");
 }
 
+// A listener with no pool or an empty pool is the same on every node (Octavia builds a load
+// balancer a piece at a time): it must not take a pair's addresses away.
+TEST_F(RoutesTest, ReadyzLeavesOutListenersWithNoPoolOrNoMember) {
+  model::LoadBalancerView building = daemon_.lbs[0];
+  building.listeners[0].config.name = "new";
+  building.listeners[0].default_pool_id = "not-yet";
+  daemon_.lbs.push_back(building);
+  Response r = call("GET", "/readyz", "");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "ready\nok api: 2/3 members usable\nidle new: no pool\n");
+  daemon_.lbs[1].listeners[0].default_pool_id = daemon_.lbs[1].pools[0].id;
+  daemon_.lbs[1].pools[0].members.clear();
+  r = call("GET", "/readyz", "");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "ready\nok api: 2/3 members usable\nidle new: pool masters has no members\n");
+  // Members that exist and none usable still count: this node cannot reach them.
+  for (model::MemberView& m : daemon_.lbs[0].pools[0].members) m.in_rotation = false;
+  EXPECT_EQ(call("GET", "/readyz", "").status, 503);
+}
+
 TEST_F(RoutesTest, ReadyzCountsFailOpenAsUsableAndSaysSo) {
   model::PoolView& pool = daemon_.lbs[0].pools[0];
   pool.fail_open_active = true;
