@@ -53,15 +53,15 @@ MONITOR = """      type: HTTPS
       unhealthy_threshold: 2"""
 
 
-def vigil_yaml(token_file, node=None):
+def vigil_yaml(token_file, node=None, admin=ADMIN):
     """The config of `node` (a name of NODES): with it, the pair's peers (docs/ha.md), so that the
     node that takes the address over tickles the sessions the other held; the API's objects are
-    kept beside the token."""
+    kept beside the token. `admin`: where the admin API listens."""
     members = members_yaml()
     peers = "" if node is None else peers_yaml(NODES, token_file, node)
     return f"""\
 {peers}admin:
-  listen: "{ADMIN}"
+  listen: "{admin}"
   token_file: {token_file}
   state_file: {Path(token_file).parent / "state.json"}
 listeners:
@@ -125,10 +125,10 @@ class Node(VigilNode):
     """One load balancer node: its namespace, three masters, vigil and keepalived."""
 
     def vigil_yaml(self, token_file):
-        return vigil_yaml(token_file, self.name)
+        return vigil_yaml(token_file, self.name, self.admin)
 
-    def __init__(self, name, switch, workdir):
-        self.name, self.address = name, NODES[name]
+    def __init__(self, name, switch, workdir, admin=ADMIN):
+        self.name, self.address, self.admin = name, NODES[name], admin
         self.dir = Path(workdir) / name
         self.dir.mkdir(parents=True, exist_ok=True)
         self.ns = NetNS(prefix=f"vigil-pair-{name}")
@@ -245,22 +245,29 @@ def client_neighbor(client_ns):
 
 
 class Pair:
-    """The switch, both nodes and the client namespace; start() brings vigil and keepalived up."""
+    """The switch, both nodes and the client namespace; start() brings vigil and keepalived up.
+    `admin`: where each node's admin API listens (its loopback unless a test reaches it from
+    another namespace, as Octavia's provider driver does)."""
 
-    def __init__(self, workdir):
+    def __init__(self, workdir, admin=ADMIN):
         self.switch = make_switch()
         self.spaces = [self.switch]
         self.nodes = []
         try:
             for name in NODES:
-                self.nodes.append(Node(name, self.switch, workdir))
+                self.nodes.append(Node(name, self.switch, workdir, admin))
                 self.spaces.append(self.nodes[-1].ns)
-            self.client_ns = NetNS(prefix="vigil-pair-client")
-            self.spaces.append(self.client_ns)
-            veth(self.switch, "sw-client", self.client_ns, f"{CLIENT}/{SUBNET_PREFIX}")
+            self.client_ns = self.attach("client", CLIENT)
         except BaseException:
             self.destroy()
             raise
+
+    def attach(self, name, address):
+        """A namespace of its own on the switch (eth0 with `address`), removed by destroy()."""
+        ns = NetNS(prefix=f"vigil-pair-{name}")
+        self.spaces.append(ns)
+        veth(self.switch, f"sw-{name}", ns, f"{address}/{SUBNET_PREFIX}")
+        return ns
 
     def start(self):
         """Returns the node that holds the address once keepalived has elected one."""
@@ -294,11 +301,13 @@ class Pair:
 
 
 class Client:
-    """A new TLS connection through the VIP every PERIOD, from the client namespace."""
+    """A new TLS connection through `address` (the VIP) every `period` (PERIOD), from the client
+    namespace."""
 
     PERIOD = 0.2
 
-    def __init__(self, ns):
+    def __init__(self, ns, address=VIP, period=PERIOD):
+        self.address, self.period = address, period
         self.attempts = []
         self.stop = threading.Event()
         self.thread = ns.thread(self.run, "pair-client")
@@ -306,8 +315,8 @@ class Client:
     def run(self):
         nxt = time.monotonic()
         while not self.stop.is_set():
-            self.attempts.append(tls_get_via_vip())
-            nxt = max(nxt + self.PERIOD, time.monotonic())
+            self.attempts.append(tls_get_via_vip(address=self.address))
+            nxt = max(nxt + self.period, time.monotonic())
             self.stop.wait(max(0.0, nxt - time.monotonic()))
 
 
