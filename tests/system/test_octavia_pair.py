@@ -11,8 +11,9 @@ within TRACKED_BOUND and API_VIP moves to the other node within MOVE_BOUND; Octa
 load balancer DEGRADED (listener and members ONLINE) within two status intervals; only
 connections in flight at the kill or started before the address moved fail, at most FAILED_BOUND,
 none started LATE after the kill. vigil restarted there with its state: the load balancer is
-ONLINE in Octavia again within two intervals, and no connection fails meanwhile. Printed, not
-asserted: how long no node held the pair's own address while Octavia built the load balancer.
+ONLINE in Octavia again within two intervals, and no connection fails meanwhile. And while
+Octavia builds the load balancer, some node holds the pair's own address throughout (sampled
+every 50 ms: at most one sample may miss it).
 """
 import threading
 import time
@@ -37,6 +38,7 @@ pytestmark = [
 ]
 
 CONTROL = "10.99.0.60"   # Octavia's namespace on the switch
+UNHELD_BOUND = 0.1       # one 50 ms sample of Unheld, whose `ip addr` may race a VRRP advert
 # Each node's admin API on every address of the node: Octavia reaches it on the node's address,
 # the tracker and keepalived's vrrp_script on 127.0.0.1 as shipped.
 ADMIN_PORT = ADMIN.rsplit(":", 1)[1]
@@ -128,12 +130,13 @@ def test_octavia_pair(tmp_path):
         cloud = PairCloud(tmp_path, control, first.dir / "token")
         cloud.wait_online()
         # Built in Octavia's order (listener, pool, members, monitor), the load balancer is for a
-        # few seconds a listener without a pool, then a pool without members: /readyz is 503 on
-        # both nodes, both trackers write 1 and keepalived takes every address of the pair away
-        # until both are ready again, when VRRP elects either node (2026-12-05). Measured, not
-        # asserted yet: the readiness of API load balancers is to be decided.
-        figure(f"{VIP} (the config's address) held by no node while Octavia built the load "
-               f"balancer", unheld.longest())
+        # few seconds a listener without a pool, then a pool without members. Before /readyz
+        # left such listeners out ("idle"), both nodes were not ready meanwhile and keepalived
+        # took every address of the pair away for 4.8-6.4 s (2026-12-05).
+        unheld_seconds = figure(f"{VIP} (the config's address) held by no node while Octavia "
+                                f"built the load balancer", unheld.longest())
+        assert unheld_seconds <= UNHELD_BOUND, \
+            f"no node held {VIP} for {unheld_seconds:.2f}s while Octavia built a load balancer"
         active = wait_holder(pair.nodes, 10, "one node holding the address after the create")
         standby = pair.other(active)
         wait_for(lambda: active.holds_vip(API_VIP) and not standby.holds_vip(API_VIP), 10,
