@@ -28,6 +28,7 @@ import argparse
 import json
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -93,6 +94,12 @@ def provider_agent_pid(octavia):
     return int(found.group(1))
 
 
+def statistics_rows(octavia):
+    """How many listeners have statistics in Octavia's SQLite database."""
+    with sqlite3.connect(octavia.dir / "octavia.db", timeout=10) as db:
+        return db.execute("SELECT COUNT(DISTINCT listener_id) FROM listener_statistics").fetchone()[0]
+
+
 def tree(pid):
     """pid and every process below it."""
     out, todo = [], [pid]
@@ -117,6 +124,7 @@ def main(argv):
     from testing.harness.octavia_harness import PYTHON, Octavia, missing
     from testing.harness.vigil_process import Vigil
     from testing.harness.octavia_api import free_port
+    from testing.harness.wait import wait_for
     why = missing()
     if why:
         log(f"cannot run: {why}")
@@ -155,6 +163,12 @@ def main(argv):
         result["first_fill_s"] = first
         log(f"first fill: {fmt(first)} s after Octavia was up")
 
+        # The first poll after the fill writes every listener's statistics once (Octavia's
+        # statistics driver: a transaction each); the idle window starts after it.
+        settle = time.monotonic()
+        wait_for(lambda: statistics_rows(octavia) >= args.lbs, args.timeout, interval=1.0,
+                 what="every listener's statistics in Octavia's database")
+        log(f"statistics written for every listener ({time.monotonic() - settle:.1f}s)")
         agent = tree(octavia.agent.pid)
         provider = [provider_agent_pid(octavia)]
         vigil_pid = node.proc.pid
