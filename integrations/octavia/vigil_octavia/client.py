@@ -49,10 +49,6 @@ class VigilClient:
         # proxy from the environment.
         self.session.trust_env = False
 
-    @classmethod
-    def from_conf(cls, conf):
-        return cls(conf.endpoint, conf.token_file, conf.request_timeout)
-
     def _token(self):
         try:
             with open(self.token_file, encoding="utf-8") as f:

@@ -145,13 +145,6 @@ def _push_pool(client, tree, p, exists):
             client.create("healthmonitor", translate.healthmonitor(monitor))
 
 
-def read_tree(lib, lb_id):
-    """Octavia's load balancer `lb_id` as a Tree, or None when Octavia no longer has it. Raises
-    what the driver library raises (the driver agent busy or restarting)."""
-    lb = lib.get_loadbalancer(lb_id)
-    return None if lb is None else Tree(lb)
-
-
 def push_to(fleet, tree, names=None):
     """Pushes `tree` to every node of `fleet` (or to `names`) at once; {node: None, or why
     not}."""
@@ -172,13 +165,14 @@ def failover(lib, fleet, lb_id):
     `lib`) to every node of `fleet`; returns the status update to report (ACTIVE once one node
     has it), or None when Octavia no longer has the load balancer."""
     try:
-        tree = read_tree(lib, lb_id)
+        lb = lib.get_loadbalancer(lb_id)
     except Exception as e:  # the driver agent busy or restarting
         LOG.error("vigil: failover of load balancer %s: cannot read it from Octavia, now ERROR: "
                   "%s", lb_id, e)
         return {"loadbalancers": [{"id": lb_id, "provisioning_status": ERROR}]}
-    if tree is None:
+    if lb is None:
         return None
+    tree = Tree(lb)
     errors = push_to(fleet, tree)
     failed = {name: error for name, error in errors.items() if error is not None}
     if len(failed) == len(errors):  # logged outside any except: oslo.log appends exceptions
