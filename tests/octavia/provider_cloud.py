@@ -52,13 +52,15 @@ class Cloud:
         self.nodes = {}
         for name in names:
             self.start_vigil("state.json", name)
+        self.metrics_file = tmp / "vigil_octavia.prom"
         endpoints = ", ".join(f"http://127.0.0.1:{port}" for port in self.admin_ports.values())
         first = next(iter(self.nodes.values()))
         self.octavia = self.keep(Octavia(tmp, f"127.0.0.1:{self.admin_ports[names[0]]}",
                                          first.dir / "token",
                                          vigil_options=f"status_interval = {INTERVAL:g}\n"
                                                        f"request_timeout = {REQUEST_TIMEOUT}\n"
-                                                       f"endpoints = {endpoints}\n"))
+                                                       f"endpoints = {endpoints}\n"
+                                                       f"metrics_file = {self.metrics_file}\n"))
         self.cli = OctaviaCli(self.octavia)
         self.lb_id = self.cli.json("create", "--name", "k8s", "--vip-subnet-id", "loopback",
                                    "--vip-address", "127.0.0.1", "--provider", "vigil")["id"]
@@ -168,6 +170,18 @@ class Cloud:
         wait_for(lambda: self.member(name)["provisioning_status"] == status, timeout,
                  interval=POLL, what=f"member {name} {status}")
         return time.monotonic() - start
+
+    def node_metric(self, metric, name, **labels):
+        """A sample of the agent's [vigil] metrics_file for node `name`; None until written."""
+        from prometheus_client.parser import text_string_to_metric_families
+        if not self.metrics_file.exists():
+            return None
+        want = dict(labels, node=f"127.0.0.1:{self.admin_ports[name]}")
+        for family in text_string_to_metric_families(self.metrics_file.read_text()):
+            for s in family.samples:
+                if s.name == metric and s.labels == want:
+                    return s.value
+        return None
 
     def assert_parents_unlocked(self, after):
         statuses = {"load balancer": self.provisioning("loadbalancers", self.lb_id),

@@ -2,6 +2,9 @@
 database: what it writes to Octavia and when, while the nodes answer, when one or all stop, and
 how it brings a node that lacks a load balancer, missed a change or kept a deleted one back to
 what Octavia holds."""
+import shutil
+import subprocess
+
 import pytest
 
 pytest.importorskip("octavia_lib")
@@ -325,3 +328,63 @@ def test_many_load_balancers_are_locked_pushed_and_marked_a_chunk_at_a_time(push
     poller.poll()
     assert len(pushes) == 120
     assert [len(m["loadbalancers"]) for m in octavia.marks] == [50, 50, 20]
+
+
+def samples(path):
+    """{(metric, labels as a sorted tuple): value} of a Prometheus text file."""
+    from prometheus_client.parser import text_string_to_metric_families
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(path.read_text())
+            for s in family.samples}
+
+
+def test_the_metrics_file_shows_each_nodes_state(pushes, tmp_path):
+    from vigil_octavia import node_metrics
+    a, b = FakeVigil(), FakeVigil()
+    octavia, poller = pair_poller(a, b)
+    b.has_ours = False
+    poller.poll()  # b lacks our load balancer: pushed there
+    path = tmp_path / "vigil_octavia.prom"
+    node_metrics.write(path, poller.records)
+    got = samples(path)
+    assert got[("vigil_octavia_node_up", (("node", "a"),))] == 1
+    assert got[("vigil_octavia_node_loadbalancers", (("node", "a"),))] == 1
+    assert got[("vigil_octavia_node_loadbalancers_lacking", (("node", "b"),))] == 1
+    assert got[("vigil_octavia_node_pushes_total", (("node", "b"), ("result", "ok")))] == 1
+    assert got[("vigil_octavia_node_pushes_total", (("node", "a"), ("result", "ok")))] == 0
+    assert got[("vigil_octavia_loadbalancers", (("operating_status", "DEGRADED"),))] == 1
+    assert got[("vigil_octavia_polls_total", ())] == 1
+    promtool = shutil.which("promtool")  # Debian's prometheus, which scripts/setup.sh installs
+    if promtool:
+        lint = subprocess.run([promtool, "check", "metrics"], input=path.read_text(),
+                              capture_output=True, text=True, timeout=30)
+        assert lint.returncode == 0, lint.stdout + lint.stderr
+
+    b.has_ours, a.down = True, "Connection refused"
+    a.started_at = b.started_at = "2026-12-05T03:00:00Z"  # b restarted, with its state
+    poller.poll()
+    node_metrics.write(path, poller.records)
+    got = samples(path)
+    assert got[("vigil_octavia_node_up", (("node", "a"),))] == 0
+    assert got[("vigil_octavia_node_up", (("node", "b"),))] == 1
+    assert got[("vigil_octavia_node_loadbalancers_lacking", (("node", "b"),))] == 0
+    assert got[("vigil_octavia_node_restarts_total", (("node", "b"),))] == 1
+    assert got[("vigil_octavia_node_last_answer_timestamp_seconds", (("node", "a"),))] > 0
+    assert got[("vigil_octavia_loadbalancers", (("operating_status", "DEGRADED"),))] == 1
+
+    b.down = "timed out"  # nothing serves it: written as an amphora that stopped reporting
+    poller.poll()
+    node_metrics.write(path, poller.records)
+    assert samples(path)[("vigil_octavia_loadbalancers", (("operating_status", "ERROR"),))] == 1
+
+
+def test_a_metrics_file_that_cannot_be_written_is_logged_once_and_retried(tmp_path):
+    from vigil_octavia import node_metrics
+    records = node_metrics.NodeRecords(["a"])
+    path = str(tmp_path / "missing-dir" / "vigil_octavia.prom")
+    error = agent._write_metrics(path, records, None)
+    assert error.startswith(f"cannot write [vigil] metrics_file {path}")
+    assert agent._write_metrics(path, records, error) == error
+    (tmp_path / "missing-dir").mkdir()
+    assert agent._write_metrics(path, records, error) is None
+    assert "vigil_octavia_node_up" in open(path).read()

@@ -58,6 +58,10 @@ def test_a_killed_node_leaves_the_load_balancer_degraded_and_served(cloud):
     late = [(round(at - killed, 2), what) for at, what in failed if at - killed > 1.0]
     assert len(failed) <= 3 and not late, f"failed after the kill: {failed}"
     assert "vigil node" in cloud.octavia.log_text("agent")
+    # Which node: the agent's metrics file (Octavia has no per-node record for a provider).
+    wait_for(lambda: cloud.node_metric("vigil_octavia_node_up", "b") == 0, 2 * INTERVAL,
+             interval=POLL, what="the metrics file showing node b down")
+    assert cloud.node_metric("vigil_octavia_node_up", "a") == 1
 
     cloud.start_vigil("state.json", "b")
     seconds, _ = cloud.wait_tree("ONLINE", timeout=2 * STATUS_BOUND)
@@ -99,6 +103,7 @@ def test_changes_made_while_a_node_is_down_reach_it_when_it_is_back(cloud):
 
 
 def test_a_node_restarted_empty_gets_every_load_balancer_back(cloud):
+    pushed = cloud.node_metric("vigil_octavia_node_pushes_total", "b", result="ok") or 0
     cloud.kill_vigil("b")
     start = time.monotonic()
     cloud.start_vigil("empty-state.json", "b")  # a replaced node: nothing at all
@@ -107,6 +112,9 @@ def test_a_node_restarted_empty_gets_every_load_balancer_back(cloud):
              2 * CONVERGE_BOUND, interval=POLL, what="node b holding the pool again")
     seconds = figure("node restarted empty -> holds the load balancer", time.monotonic() - start)
     assert seconds <= CONVERGE_BOUND, f"held {seconds:.2f}s after the node started empty"
+    wait_for(lambda: (cloud.node_metric("vigil_octavia_node_pushes_total", "b", result="ok")
+                      or 0) > pushed, 2 * INTERVAL, interval=POLL,
+             what="the metrics file counting the push to node b")
     code, pool = raw(b, "GET", f"/v2/lbaas/pools/{cloud.pool_id}")
     assert code == 200 and pool["pool"]["healthmonitor_id"], pool
     cloud.wait_online()

@@ -27,6 +27,7 @@ import time
 from oslo_log import log as logging
 
 from vigil_octavia import config
+from vigil_octavia import node_metrics
 from vigil_octavia import reconcile
 from vigil_octavia import repush
 from vigil_octavia import status
@@ -63,8 +64,10 @@ class StatusPoller:
         self.failing = {}  # node -> why it did not answer the last poll (absent: it answered)
         self.seen = set()  # nodes that answered a poll since this agent started
         self.started = {}  # node -> when its vigil started, as it last said
+        self.records = node_metrics.NodeRecords(fleet.names)  # [vigil] metrics_file
 
     def poll(self):
+        began = time.monotonic()
         self.polls += 1
         resync = self.polls % self.resync_polls == 0
         # Octavia's list first: a load balancer ACTIVE in it was in vigil before the status read.
@@ -77,6 +80,7 @@ class StatusPoller:
             else:
                 errors[name] = error.message
         back = self._note_answers(views, errors, started)
+        self.records.answers(known, views, errors, time.time())
         # This poll's writes, made in one transaction at the end: lb id -> update.
         statuses, statistics, unreachable = {}, {}, {}
         for lb_id, (provisioning, operating) in sorted(known.items()):
@@ -115,6 +119,8 @@ class StatusPoller:
             self._catch_up(dict(plan[chunk:chunk + CATCH_UP_CHUNK]))
         for name in sorted(compare):
             self._delete_unowned(name, views[name], known)
+        self.records.poll_done(node_metrics.operating_counts(known, self.written, self.down),
+                               time.monotonic() - began, time.time())
 
     def _note_answers(self, views, errors, started):
         """Logs each node's episodes once; returns the nodes that answer now and did not answer
@@ -124,6 +130,7 @@ class StatusPoller:
         for name, at in started.items():
             if at and self.started.get(name) not in (None, at):
                 LOG.warning("vigil provider agent: vigil node %s restarted (at %s)", name, at)
+                self.records.restarted(name)
                 back.add(name)
             if at:
                 self.started[name] = at
@@ -203,6 +210,7 @@ class StatusPoller:
             tree = repush.Tree(tree)
             errors = repush.push_to(self.fleet, tree, names)
             for name, error in sorted(errors.items()):
+                self.records.pushed(name, error is None)
                 if error is not None:
                     LOG.warning("vigil provider agent: load balancer %s not pushed to vigil "
                                 "node %s yet: %s", lb_id, name, error)
@@ -313,7 +321,7 @@ def vigil_provider_agent(exit_event):
     LOG.info("vigil provider agent: polling vigil node %s every %ss", ", ".join(fleet.names),
              conf.status_interval)
     poller = StatusPoller(fleet, driver_library(), conf.resync_polls, OctaviaDatabase())
-    last_error = None
+    last_error = metrics_error = None
     next_poll = time.monotonic()
     while not exit_event.is_set():
         error = None
@@ -329,7 +337,24 @@ def vigil_provider_agent(exit_event):
                 LOG.warning("vigil provider agent: %s (retrying every %ss)", error,
                             conf.status_interval)
             last_error = error
+        if conf.metrics_file:
+            metrics_error = _write_metrics(conf.metrics_file, poller.records, metrics_error)
         # Polls start every interval, however long the last one took.
         next_poll = max(next_poll + conf.status_interval, time.monotonic())
         exit_event.wait(next_poll - time.monotonic())
     LOG.info("vigil provider agent is exiting")
+
+
+def _write_metrics(path, records, last_error):
+    """Writes [vigil] metrics_file; logs a failure once per episode. Returns this one's error."""
+    try:
+        node_metrics.write(path, records)
+        error = None
+    except OSError as e:
+        error = f"cannot write [vigil] metrics_file {path}: {e}"
+    if error != last_error:
+        if error is None:
+            LOG.info("vigil provider agent: writes %s again", path)
+        else:
+            LOG.warning("vigil provider agent: %s (retrying every poll)", error)
+    return error

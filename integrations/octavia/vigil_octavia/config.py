@@ -30,6 +30,11 @@ OPTS = [
                help="Every this many polls the agent writes every operating status again, "
                     "changed or not, so Octavia's database heals from a lost update, and "
                     "compares every node with Octavia in full."),
+    cfg.StrOpt("metrics_file", default="",
+               help="A file the provider agent writes after every poll with what it knows of "
+                    "each vigil node (answering, load balancers held and lacking, pushes) in "
+                    "Prometheus' text format: for node_exporter's textfile collector, e.g. "
+                    "/var/lib/prometheus/node-exporter/vigil_octavia.prom. Empty: none."),
     cfg.IntOpt("commit_timeout", default=60, min=1,
                help="Seconds the driver waits for Octavia's API to commit a new object before "
                     "it gives up creating it in vigil (the API rolled the request back)."),
