@@ -23,6 +23,14 @@ install(FILES ${PROJECT_SOURCE_DIR}/deploy/bird/vigil-node.conf
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/bird)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/bird/vigil-bgp-health
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/bird)
+# Alerts with their runbook (each alert's runbook_url points at the installed runbook.md), and
+# the dashboard.
+install(FILES ${PROJECT_SOURCE_DIR}/docs/runbook.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/prometheus/vigil-rules.yml
+              ${PROJECT_SOURCE_DIR}/deploy/prometheus/vigil-rules.test.yml
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/prometheus)
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/grafana/vigil-dashboard.json
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/grafana)
 # The postinst's way to put an upgrade in service: `vigil upgrade`, or try-restart when it cannot.
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/debian/upgrade-or-restart
         DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/vigil)

@@ -167,3 +167,16 @@ def test_openstack_stats_show_reports_the_counters(running):
     # one read per poll).
     [in_status] = vigil.status()["listeners"]
     assert {k: in_status[k] for k in stats} == stats, in_status
+
+
+def test_every_alert_has_a_runbook_section():
+    import yaml
+    rules = yaml.safe_load((ROOT / "deploy/prometheus/vigil-rules.yml").read_text())
+    runbook = (ROOT / "docs/runbook.md").read_text()
+    sections = {m.lower() for m in re.findall(r"^## (\w+)$", runbook, re.M)}
+    alerts = [r for group in rules["groups"] for r in group["rules"] if "alert" in r]
+    assert len(alerts) >= 11
+    for rule in alerts:
+        url = rule["annotations"].get("runbook_url", "")
+        assert url == f"file:///usr/share/doc/vigil/runbook.md#{rule['alert'].lower()}", rule
+        assert rule["alert"].lower() in sections, f"docs/runbook.md has no section {rule['alert']}"

@@ -53,7 +53,10 @@ def test_files_user_and_token(installed):
                  "/usr/share/doc/vigil/examples/keepalived/vigil-keepalived-track.service",
                  "/usr/share/doc/vigil/examples/bird/vigil-node.conf",
                  "/usr/share/doc/vigil/examples/bird/router.conf",
-                 "/usr/share/doc/vigil/examples/bird/vigil-bgp-health"):
+                 "/usr/share/doc/vigil/examples/bird/vigil-bgp-health",
+                 "/usr/share/doc/vigil/runbook.md",
+                 "/usr/share/doc/vigil/examples/prometheus/vigil-rules.yml",
+                 "/usr/share/doc/vigil/examples/grafana/vigil-dashboard.json"):
         assert Path(path).is_file(), path
     user = pwd.getpwnam("vigil")
     assert user.pw_uid < 1000 and user.pw_shell in ("/usr/sbin/nologin", "/bin/false")
