@@ -11,6 +11,9 @@
 #ifndef VIGIL_VERSION
 #define VIGIL_VERSION "unknown"
 #endif
+#ifndef VIGIL_REVISION
+#define VIGIL_REVISION "unknown"
+#endif
 
 namespace vigil::admin::metrics {
 namespace {
@@ -70,8 +73,10 @@ void peer_metrics(Writer& w, const model::LoadBalancerView& file) {
 }  // namespace
 
 void process_families(Writer& w, const Lbs& lbs) {
-  w.family("vigil_build_info", "gauge", "Always 1; the version of vigil as a label.");
-  w.sample("vigil_build_info", "version=\"" VIGIL_VERSION "\"", "", uint64_t{1});
+  w.family("vigil_build_info", "gauge",
+           "Always 1; the version and the git commit of vigil as labels.");
+  w.sample("vigil_build_info", "version=\"" VIGIL_VERSION "\",revision=\"" VIGIL_REVISION "\"", "",
+           uint64_t{1});
   // The views are the only source of the start time and the reload: the file's load balancer
   // (always first) carries them.
   const model::LoadBalancerView* file = lbs.empty() ? nullptr : &lbs.front();

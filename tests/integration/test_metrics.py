@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from testing.harness.octavia_api import OPENSTACK, OpenStack, raw
-from testing.harness.paths import ROOT
+from testing.harness.paths import ROOT, VIGIL
 from testing.harness.vigil_process import EchoServer, Vigil, echo_once
 from testing.harness.wait import wait_for
 
@@ -113,6 +113,18 @@ def test_docs_list_exactly_the_families_served(running):
     # The peer sync's families are served only with `peers:` (tests/integration/test_peers.py).
     assert {f for f in documented - served if not f.startswith("vigil_peer_")} == set(), \
         "in docs/metrics.md but not served"
+
+
+def test_build_info_names_the_commit_that_vigil_version_names(running):
+    vigil, _ = running
+    info = re.search(r'^vigil_build_info\{version="([^"]+)",revision="([^"]+)"\} 1$', scrape(vigil),
+                     re.M)
+    assert info, "vigil_build_info with version and revision labels"
+    version = subprocess.run([str(VIGIL), "--version"], capture_output=True, text=True,
+                             timeout=30).stdout
+    commit = re.search(r"^commit: (\S+)", version, re.M).group(1)
+    assert version.startswith(f"vigil {info.group(1)}\n")
+    assert info.group(2) == (commit if re.fullmatch(r"[0-9a-f]{12}", commit) else "unknown")
 
 
 def test_a_refused_reload_shows_until_one_succeeds(running):
