@@ -192,3 +192,18 @@ def test_every_alert_has_a_runbook_section():
         url = rule["annotations"].get("runbook_url", "")
         assert url == f"file:///usr/share/doc/vigil/runbook.md#{rule['alert'].lower()}", rule
         assert rule["alert"].lower() in sections, f"docs/runbook.md has no section {rule['alert']}"
+
+
+def test_the_dashboard_reads_documented_families_per_node():
+    dashboard = json.loads((ROOT / "deploy/grafana/vigil-dashboard.json").read_text())
+    exprs = [t["expr"] for p in dashboard["panels"] for t in p.get("targets", [])]
+    assert exprs and "instance" in {v["name"] for v in dashboard["templating"]["list"]}
+    documented = documented_families()
+    for expr in exprs:
+        # Every series is picked by the node variable: a keepalived pair's two nodes check the
+        # same members, and must not count twice.
+        for name, selector in re.findall(r"\b((?:vigil|process)_\w+)(\{[^}]*\})?", expr):
+            assert 'instance=~"$instance"' in selector, f"{name} in {expr}"
+            family = re.sub(r"_bucket$", "", name)
+            assert family in documented or name.startswith("process_"), family
+    assert any("vigil_takeover_tickles_total" in e for e in exprs)  # the failover counters
