@@ -16,6 +16,7 @@
 namespace vigil::admin {
 
 class LoginSessions;
+class SignInThrottle;
 class ObjectStore;
 
 struct Request {
@@ -31,6 +32,8 @@ struct Request {
   std::string_view host;
   std::string_view origin;
   std::string_view sec_fetch_site;
+  // Who sent it, as /login's throttle counts sources: an IPv4 address, or an IPv6 /64.
+  std::string_view source;
 };
 
 struct Response {
@@ -59,9 +62,10 @@ struct RouteContext {
   // its views for /healthz).
   Daemon& daemon;
   model::WallTime now;
-  ObjectStore* store = nullptr;      // null: the Octavia API cannot create objects (405)
-  LoginSessions* logins = nullptr;   // null: the page's login form is not offered (404)
-  const RenderFn* render = nullptr;  // null: every answer is built on the control thread
+  ObjectStore* store = nullptr;        // null: the Octavia API cannot create objects (405)
+  LoginSessions* logins = nullptr;     // null: the page's login form is not offered (404)
+  SignInThrottle* throttle = nullptr;  // null: /login is not throttled (tests)
+  const RenderFn* render = nullptr;    // null: every answer is built on the control thread
 };
 
 // Octavia's error shape: {"faultstring": message}.

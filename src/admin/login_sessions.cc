@@ -38,9 +38,17 @@ LoginSessions::Key LoginSessions::key_of(std::string_view id) {
 
 LoginSessions::Login LoginSessions::create(Access access, model::WallTime now) {
   std::erase_if(sessions_, [&](const auto& kv) { return kv.second.expires <= now; });
-  if (sessions_.size() >= kMax) {
-    sessions_.erase(
-        std::ranges::min_element(sessions_, {}, [](const auto& kv) { return kv.second.expires; }));
+  // Each access level has its own kMax: sign-ins with the read token cannot push the
+  // administrators' sessions out.
+  auto same = [&](const auto& kv) { return kv.second.access == access; };
+  if (static_cast<size_t>(std::ranges::count_if(sessions_, same)) >= kMax) {
+    auto oldest = sessions_.end();
+    for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
+      if (same(*it) && (oldest == sessions_.end() || it->second.expires < oldest->second.expires)) {
+        oldest = it;
+      }
+    }
+    sessions_.erase(oldest);
   }
   Login login{.id = random_hex(32), .csrf = random_hex(32)};
   sessions_[key_of(login.id)] = {.access = access, .csrf = login.csrf, .expires = now + kLifetime};

@@ -17,7 +17,8 @@ namespace vigil::admin {
 
 class LoginSessions {
  public:
-  // Bounded memory: a login beyond this many forgets the session closest to its expiry.
+  // Bounded memory: a login beyond this many of its access level (read or write) forgets that
+  // level's session closest to its expiry.
   static constexpr size_t kMax = 256;
   static constexpr std::chrono::hours kLifetime{12};
 

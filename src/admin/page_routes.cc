@@ -1,5 +1,7 @@
 #include "admin/page_routes.h"
 
+#include <fmt/format.h>
+
 #include <variant>
 
 #include "admin/auth.h"
@@ -9,6 +11,7 @@
 #include "admin/member_admin.h"
 #include "admin/octavia/views.h"
 #include "admin/page_style.h"
+#include "admin/sign_in_throttle.h"
 #include "base/log.h"
 
 namespace vigil::admin {
@@ -58,12 +61,30 @@ Response sign_in(const Request& request, const RouteContext& ctx) {
   if (ctx.token.empty() && ctx.read_token.empty()) {
     return html(401, login_page("no admin token is configured (admin.token_file)"));
   }
+  const std::string source(request.source);
+  if (ctx.throttle != nullptr) {
+    if (const auto wait = ctx.throttle->wait(source, ctx.now); wait.count() > 0) {
+      // Not checked at all: a guess made while waiting tells the guesser nothing.
+      Response r = html(
+          429, login_page(fmt::format("too many wrong tokens from your address: try again in {} s",
+                                      wait.count())));
+      r.headers.emplace_back("Retry-After", std::to_string(wait.count()));
+      return r;
+    }
+  }
   const std::string token = form_fields(request.body).param("token").value_or("");
   const Access access = access_of(ctx.token, ctx.read_token, token);
   if (access == Access::kNone) {
-    log::info("admin API: status page sign-in refused: wrong token");
+    // One line when a source starts waiting, not one per guess.
+    if (ctx.throttle != nullptr && ctx.throttle->failed(source, ctx.now)) {
+      log::warn(
+          "admin API: {} wrong tokens at /login from {}: each further attempt from it waits, "
+          "doubling up to {} s",
+          SignInThrottle::kFree + 1, source, SignInThrottle::kMaxDelay.count());
+    }
     return html(401, login_page("wrong token"));
   }
+  if (ctx.throttle != nullptr) ctx.throttle->succeeded(source);
   const LoginSessions::Login made = ctx.logins->create(access, ctx.now);
   Response r = see_other("/");
   r.headers.emplace_back(

@@ -6,6 +6,7 @@
 #include "admin/fake_daemon_test.h"
 #include "admin/login_sessions.h"
 #include "admin/routes.h"
+#include "admin/sign_in_throttle.h"
 #include "admin/sparkline.h"
 #include "admin/status_page.h"
 
@@ -47,11 +48,14 @@ class PageTest : public ::testing::Test {
                     .cookie = cookie,
                     .host = "127.0.0.1:8404",
                     .origin = origin,
-                    .sec_fetch_site = fetch_site};
-    return route(
-        r,
-        RouteContext{
-            .token = "W", .read_token = "R", .daemon = daemon_, .now = now_, .logins = &logins_});
+                    .sec_fetch_site = fetch_site,
+                    .source = source_};
+    return route(r, RouteContext{.token = "W",
+                                 .read_token = "R",
+                                 .daemon = daemon_,
+                                 .now = now_,
+                                 .logins = &logins_,
+                                 .throttle = &throttle_});
   }
   // Signs in with `token`; the Cookie header to send from then on.
   std::string sign_in(std::string_view token) {
@@ -65,7 +69,9 @@ class PageTest : public ::testing::Test {
   }
 
   model::WallTime now_ = testing::kNow;
+  std::string source_ = "192.0.2.7";
   LoginSessions logins_;
+  SignInThrottle throttle_;
   testing::FakeDaemon daemon_;
 };
 
@@ -87,6 +93,24 @@ TEST_F(PageTest, AWrongTokenShowsTheFormAgainAndNoCookie) {
   EXPECT_NE(r.body.find("wrong token"), std::string::npos);
   EXPECT_EQ(header_of(r, "Set-Cookie"), "");
   EXPECT_EQ(logins_.size(), 0u);
+}
+
+TEST_F(PageTest, WrongTokensFromOneSourceAreThrottledUncheckedAndOthersSignIn) {
+  for (int i = 0; i <= SignInThrottle::kFree; ++i) {
+    EXPECT_EQ(call("POST", "/login", "", "token=guess").status, 401) << i;
+  }
+  // Waiting: not even the right token is checked, so a guess tells nothing.
+  const Response held = call("POST", "/login", "", "token=W");
+  EXPECT_EQ(held.status, 429);
+  EXPECT_EQ(header_of(held, "Retry-After"), "1");
+  EXPECT_NE(held.body.find("try again in 1 s"), std::string::npos);
+  EXPECT_EQ(logins_.size(), 0u);
+  source_ = "192.0.2.8";  // another address signs in meanwhile
+  sign_in("W");
+  source_ = "192.0.2.7";
+  now_ += 1s;
+  sign_in("W");  // waited: checked, and the right token clears the source
+  EXPECT_EQ(throttle_.size(), 0u);
 }
 
 TEST_F(PageTest, TheCookieIsARandomIdNotTheToken) {
@@ -200,6 +224,17 @@ TEST(LoginSessions, AreBounded) {
   }
   EXPECT_EQ(s.size(), LoginSessions::kMax);
   EXPECT_EQ(s.find(first.id, testing::kNow), nullptr) << "the oldest made room";
+}
+
+TEST(LoginSessions, ReadSignInsNeverPushOutAWriteSession) {
+  LoginSessions s;
+  const LoginSessions::Login admin = s.create(Access::kWrite, testing::kNow);
+  for (size_t i = 1; i <= 2 * LoginSessions::kMax; ++i) {
+    s.create(Access::kRead, testing::kNow + std::chrono::seconds(i));
+  }
+  EXPECT_EQ(s.size(), LoginSessions::kMax + 1);
+  ASSERT_NE(s.find(admin.id, testing::kNow), nullptr);
+  EXPECT_EQ(s.find(admin.id, testing::kNow)->access, Access::kWrite);
 }
 
 TEST(StatusPage, ShowsWeightDurationOverrideSparklinesAndDowntime) {

@@ -28,6 +28,7 @@
 #include "admin/login_sessions.h"
 #include "admin/octavia/random_id.h"
 #include "admin/routes.h"
+#include "admin/sign_in_throttle.h"
 #include "admin/text.h"
 #include "base/log.h"
 
@@ -93,6 +94,18 @@ Result<tcp::endpoint> parse_listen(std::string_view text) {
 
 class Session;
 
+// The source /login's throttle counts: an IPv4 address, or an IPv6 address's /64, which one
+// host usually holds whole (counting single IPv6 addresses would give it 2^64 tries).
+std::string sign_in_source(const asio::ip::address& peer) {
+  if (peer.is_v6() && peer.to_v6().is_v4_mapped()) {
+    return asio::ip::make_address_v4(asio::ip::v4_mapped, peer.to_v6()).to_string();
+  }
+  if (!peer.is_v6()) return peer.to_string();
+  asio::ip::address_v6::bytes_type bytes = peer.to_v6().to_bytes();
+  std::fill(bytes.begin() + 8, bytes.end(), 0);
+  return asio::ip::address_v6(bytes).to_string() + "/64";
+}
+
 struct ServerState {
   ServerState(asio::io_context& io, Options o, Daemon& d)
       : acceptor(io), retry(io), options(std::move(o)), daemon(d) {}
@@ -120,6 +133,7 @@ struct ServerState {
   std::map<asio::ip::address, size_t> per_address;
   uint64_t next_session = 0;
   LoginSessions logins;         // the status page's signed-in browsers
+  SignInThrottle throttle;      // wrong tokens at /login, per source
   bool refusing = false;        // at a cap with nothing to evict; logged once per episode
   bool evicting = false;        // likewise
   bool accept_failing = false;  // likewise
@@ -129,8 +143,12 @@ struct ServerState {
 // pending Asio operation (shared_ptr), so it lives exactly as long as something is in flight.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket socket, std::shared_ptr<ServerState> server, uint64_t id)
-      : stream_(std::move(socket)), server_(std::move(server)), id_(id) {}
+  Session(tcp::socket socket, std::shared_ptr<ServerState> server, uint64_t id,
+          const asio::ip::address& peer)
+      : stream_(std::move(socket)),
+        server_(std::move(server)),
+        id_(id),
+        source_(sign_in_source(peer)) {}
   ~Session() { server_->release(id_); }
 
   void start() { read_head(); }
@@ -214,6 +232,7 @@ class Session : public std::enable_shared_from_this<Session> {
         .host = req[http::field::host],
         .origin = req[http::field::origin],
         .sec_fetch_site = req["Sec-Fetch-Site"],
+        .source = source_,
     };
     Response response;
     try {
@@ -225,6 +244,7 @@ class Session : public std::enable_shared_from_this<Session> {
                                              .now = std::chrono::system_clock::now(),
                                              .store = o.store,
                                              .logins = &server_->logins,
+                                             .throttle = &server_->throttle,
                                              .render = &server_->render});
     } catch (const std::exception& e) {
       log::error("admin API: {} {} failed: {}", std::string_view(request.method),
@@ -256,6 +276,9 @@ class Session : public std::enable_shared_from_this<Session> {
     // each error ("Request-ID: req-..."). A fresh one, as oslo makes it: nothing a client sent
     // is echoed into a header.
     response_.set("x-openstack-request-id", "req-" + random_uuid());
+    // Nothing vigil answers is meant to be framed or sniffed as another type.
+    response_.set("X-Content-Type-Options", "nosniff");
+    response_.set("X-Frame-Options", "DENY");
     for (const auto& [name, value] : r.headers) response_.set(name, value);
     response_.keep_alive(keep_alive);
     response_.body() = std::move(r.body);
@@ -291,6 +314,7 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::tcp_stream stream_;
   std::shared_ptr<ServerState> server_;
   const uint64_t id_;
+  const std::string source_;  // sign_in_source of the peer
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> response_;
@@ -358,7 +382,7 @@ void admit(const std::shared_ptr<ServerState>& s, tcp::socket socket) {
   }
   s->refusing = false;
   const uint64_t id = s->next_session++;
-  auto session = std::make_shared<Session>(std::move(socket), s, id);
+  auto session = std::make_shared<Session>(std::move(socket), s, id, peer);
   s->sessions.emplace(id, ServerState::Entry{.session = session, .peer = peer});
   ++s->per_address[peer];
   session->start();

@@ -18,6 +18,13 @@ Result<std::string> read_token_file(std::string_view key, const std::string& pat
   }
   auto token = read_secret_file(path);
   if (!token) return fail(fmt::format("{}: {}", key, token.error().message));
+  if (warn && token->size() < kShortToken) {
+    // /login throttles guessing, the API's headers do not: only length protects them.
+    log::warn(
+        "{}: the token in {} is {} characters long; use at least {} random ones (the package "
+        "makes 64 hex digits: od -An -N32 -tx1 /dev/urandom | tr -d ' \\n')",
+        key, path, token->size(), kShortToken);
+  }
   return token;
 }
 

@@ -11,6 +11,9 @@
 
 namespace vigil::admin {
 
+// A token shorter than this is warned about at start: 16 random hex digits are 64 bits.
+inline constexpr size_t kShortToken = 16;
+
 struct AdminTokens {
   std::string write;  // empty: no admin.token_file
   std::string read;   // empty: no admin.read_token_file

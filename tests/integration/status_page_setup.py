@@ -8,7 +8,7 @@ import urllib.parse
 
 from testing.harness.vigil_process import EchoServer, Vigil
 
-READ_TOKEN = "read-only-token"
+READ_TOKEN = "read-only-token-for-tests"
 
 CONFIG = """
 admin:
@@ -41,9 +41,9 @@ class Refuser:
         self.sock.close()
 
 
-def start(tmp_path, cleanup):
+def start(tmp_path, cleanup, read_token=READ_TOKEN):
     read = tmp_path / "read-token"
-    read.write_text(READ_TOKEN + "\n")
+    read.write_text(read_token + "\n")
     read.chmod(0o644)
     up1, up2, down = EchoServer(), EchoServer(), Refuser()
     for thing in (up1, up2, down):

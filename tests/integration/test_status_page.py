@@ -109,3 +109,30 @@ def test_a_reload_rotates_the_read_token_and_signs_browsers_out(tmp_path, cleanu
     assert b.request("GET", "/")[0] == 303, "the old session is gone"
     # The same files named again: no second warning.
     assert vigil.log_text().count("admin.read_token_file: ") == 1
+
+
+def test_wrong_tokens_at_login_are_throttled_per_source_and_a_short_token_is_warned(tmp_path, cleanup):
+    vigil = start(tmp_path, cleanup, read_token="short")
+    log = vigil.log_text()
+    assert "admin.read_token_file: the token in" in log and "is 5 characters long" in log, log
+    b = Browser(vigil)
+    for i in range(5):
+        status, headers, _ = b.sign_in(f"guess-{i}")
+        assert status == 401, i
+        assert headers["X-Content-Type-Options"] == "nosniff"
+        assert headers["X-Frame-Options"] == "DENY"
+    assert b.sign_in("guess-5")[0] == 401  # the sixth: from now on each attempt waits
+    status, headers, page = b.sign_in("short")  # the right token, but not checked yet
+    assert status == 429 and b.cookie is None
+    assert 1 <= int(headers["Retry-After"]) <= 2
+    assert "too many wrong tokens from your address" in page
+    # One log line for the episode, none per guess.
+    wait_for(lambda: "6 wrong tokens at /login from 127.0.0.1" in vigil.log_text(), 5,
+             what="the throttle's log line")
+    assert vigil.log_text().count("wrong tokens at /login") == 1
+    # The API's own answers carry the headers too.
+    status, headers, _ = b.request("GET", "/v1/status", headers={"X-Auth-Token": TOKEN})
+    assert status == 200 and headers["X-Content-Type-Options"] == "nosniff"
+    # Once the wait is over, the right token is checked and signs in.
+    wait_for(lambda: b.sign_in("short")[0] == 303, 5, interval=0.5,
+             what="a sign-in once the wait is over")
