@@ -103,7 +103,10 @@ std::optional<uint16_t> port_of(std::string_view text) {
 
 bool ip_of(int family, std::string_view text, uint8_t* out) {
   char buf[INET6_ADDRSTRLEN] = {};
-  if (text.empty() || text.size() >= sizeof buf) return false;
+  // inet_pton reads up to a NUL: "1.2.3.4\0zz" would pass as 1.2.3.4.
+  if (text.empty() || text.size() >= sizeof buf || text.find('\0') != std::string_view::npos) {
+    return false;
+  }
   std::copy(text.begin(), text.end(), buf);
   return inet_pton(family, buf, out) == 1;
 }
@@ -174,6 +177,9 @@ ProxyHeader parse_v2(std::string_view bytes) {
   ProxyHeader h{.status = ProxyHeader::Status::kDone, .length = 16 + length};
   if (command == 0) return h;                // LOCAL: the connection's own addresses stand
   if (family == 0 || family == 3) return h;  // UNSPEC, UNIX: no address of ours to learn
+  // Addresses of a UDP flow, or of an unspecified transport, are not this TCP connection's: the
+  // connection's own stand, as HAProxy does for every family but TCP over IPv4 and IPv6.
+  if (transport != 1) return h;
   const size_t size = family == 1 ? 4 : 16;
   if (length < 2 * size + 4) return invalid("PROXY v2 header shorter than its addresses");
   const uint8_t* a = b + 16;

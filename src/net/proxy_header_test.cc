@@ -123,6 +123,16 @@ TEST(ParseProxyHeader, UnknownAndLocalCarryNoAddress) {
        .bytes = kSig + "\x20\x11\x00\x03"s + "abc",
        .length = 19},
       {.description = "v2 PROXY UNSPEC", .bytes = kSig + "\x21\x00\x00\x00"s, .length = 16},
+      // Not this TCP connection's addresses: a UDP flow's, or an unspecified transport's.
+      {.description = "v2 PROXY UDP over IPv4",
+       .bytes = kSig + "\x21\x12\x00\x0c"s + "\x7f\x00\x00\x01\x7f\x00\x00\x02\x00\x50\x01\xbb"s,
+       .length = 28},
+      {.description = "v2 PROXY IPv4 with an unspecified transport",
+       .bytes = kSig + "\x21\x10\x00\x0c"s + "\x7f\x00\x00\x01\x7f\x00\x00\x02\x00\x50\x01\xbb"s,
+       .length = 28},
+      {.description = "v2 PROXY UDP over IPv6",
+       .bytes = kSig + "\x21\x22\x00\x24"s + std::string(36, '\x01'),
+       .length = 52},
   };
   for (const Case& c : cases) {
     const ProxyHeader h = parse_proxy_header(c.bytes);
@@ -168,6 +178,9 @@ TEST(ParseProxyHeader, RefusesMalformedAndOversized) {
       {.description = "v1 extra field", .bytes = "PROXY TCP4 1.1.1.1 2.2.2.2 1 2 3\r\n"},
       {.description = "v1 double space", .bytes = "PROXY TCP4  1.1.1.1 2.2.2.2 1 2\r\n"},
       {.description = "v1 NUL inside", .bytes = "PROXY TCP4 1.1\0"s},
+      {.description = "v1 NUL after an address",
+       .bytes = "PROXY TCP4 1.2.3.4\0zz 2.2.2.2 1 2\r\n"s},
+      {.description = "v1 NUL in a port", .bytes = "PROXY TCP4 1.2.3.4 2.2.2.2 1\0 2\r\n"s},
       {.description = "v1 CR inside", .bytes = "PROXY TCP4 1.1\r1"},
       {.description = "v1 too long", .bytes = "PROXY UNKNOWN " + std::string(100, 'a')},
       {.description = "v2 bad signature", .bytes = "\r\n\r\n\0\r\nQUIX\n"s},
