@@ -188,6 +188,10 @@ std::string escape_label_value(std::string_view value) {
       out += "\\\"";
     } else if (c == '\n') {
       out += "\\n";
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      // ESC, NUL and the other controls a name may hold (the API takes any string) would reach
+      // terminals and parsers raw: U+FFFD stands for them.
+      out += "\uFFFD";
     } else {
       out += c;
     }

@@ -17,7 +17,8 @@ namespace vigil::admin {
 std::string metrics_text(const std::vector<model::LoadBalancerView>& lbs, model::WallTime now);
 std::string metrics_text(const model::LoadBalancerView& lb, model::WallTime now);
 
-// A label value with `\`, `"` and newlines escaped as the exposition format requires.
+// A label value with `\`, `"` and newlines escaped as the exposition format requires, and every
+// other control character replaced by U+FFFD.
 std::string escape_label_value(std::string_view value);
 
 }  // namespace vigil::admin

@@ -437,6 +437,8 @@ TEST(Metrics, TenThousandMembersEachHaveEveryFamilyInOneAllocation) {
 
 TEST(Metrics, EscapesLabelValues) {
   EXPECT_EQ(escape_label_value("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+  using namespace std::string_literals;
+  EXPECT_EQ(escape_label_value("x\x1b[31my\0z\tw\x7f"s), "x\uFFFD[31my\uFFFDz\uFFFDw\uFFFD");
 }
 
 TEST(StatusPage, EscapesTextAndShowsTheReason) {
