@@ -147,9 +147,10 @@ void pool_families(Writer& w, const Lbs& lbs) {
 }  // namespace
 
 size_t estimate(const Lbs& lbs, const std::vector<std::string>& member_labels) {
-  // 40 lines per member (families, six statuses, 15 histogram lines, five disruption counters),
-  // each its labels and at most about 100 bytes of name, extra label and value.
-  constexpr size_t kMemberLines = 41;
+  // 46 lines per member (families, six statuses, three admin states, 15 histogram lines, five
+  // disruption counters), each its labels and at most about 100 bytes of name, extra label and
+  // value.
+  constexpr size_t kMemberLines = 47;
   size_t n = 16384;
   for (const std::string& l : member_labels) n += kMemberLines * (l.size() + 100);
   for (const model::LoadBalancerView& lb : lbs) n += (lb.listeners.size() + lb.pools.size()) * 4096;

@@ -188,9 +188,57 @@ std::vector<std::string> member_label_sets(const Lbs& lbs) {
   return out;
 }
 
+// What operators set (drain, maint, a weight) and since when, the weight in use, and since when a
+// member is out of service: "a master left in maint for three hours" is an alert of these.
+void overrides(Writer& w, const Lbs& lbs, const std::vector<std::string>& labels) {
+  static const std::vector<std::string> kStates = [] {
+    std::vector<std::string> out;
+    for (const auto& [state, name] : model::kAdminStateNames) {
+      out.push_back(fmt::format(",state=\"{}\"", name));
+    }
+    return out;
+  }();
+  w.family("vigil_member_admin_state", "gauge",
+           "The operator's state for the member (ready, drain, maint): 1 for the current one.");
+  each_member(lbs, labels, [&](const model::MemberView& m, const std::string& l) {
+    const model::AdminState now =
+        m.admin_override ? m.admin_override->state : model::AdminState::kReady;
+    for (size_t i = 0; i < kStates.size(); ++i) {
+      w.sample("vigil_member_admin_state", l, kStates[i],
+               uint64_t{model::kAdminStateNames[i].value == now});
+    }
+  });
+  w.family("vigil_member_admin_override_timestamp_seconds", "gauge",
+           "When the operator's override (drain, maint or weight) was set, in unix seconds; "
+           "absent without one.");
+  each_member(lbs, labels, [&](const model::MemberView& m, const std::string& l) {
+    if (m.admin_override && is_set(m.admin_override->set_at)) {
+      w.sample("vigil_member_admin_override_timestamp_seconds", l, "",
+               seconds(m.admin_override->set_at));
+    }
+  });
+  w.family("vigil_member_weight", "gauge",
+           "The weight in use: the operator's override, else the configured one.");
+  each_member(lbs, labels, [&](const model::MemberView& m, const std::string& l) {
+    const int weight =
+        m.admin_override && m.admin_override->weight ? *m.admin_override->weight : m.config.weight;
+    w.sample("vigil_member_weight", l, "", static_cast<uint64_t>(std::max(0, weight)));
+  });
+  w.family("vigil_member_out_of_service_timestamp_seconds", "gauge",
+           "When the member last left service (marked down, drained, maint), in unix seconds; "
+           "absent while it is in service.");
+  each_member(lbs, labels, [&](const model::MemberView& m, const std::string& l) {
+    if (m.last_disruption && m.last_disruption->ongoing && is_set(m.last_disruption->at)) {
+      w.sample("vigil_member_out_of_service_timestamp_seconds", l, "",
+               seconds(m.last_disruption->at));
+    }
+  });
+}
+
 void member_families(Writer& w, const Lbs& lbs, const std::vector<std::string>& labels,
                      model::WallTime now) {
   status(w, lbs, labels, now);
+  overrides(w, lbs, labels);
   traffic(w, lbs, labels);
   disruption_families(w, lbs, labels);
   check_results(w, lbs, labels);

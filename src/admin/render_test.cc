@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <charconv>
 #include <set>
 #include <sstream>
 
@@ -433,6 +434,44 @@ TEST(Metrics, TenThousandMembersEachHaveEveryFamilyInOneAllocation) {
   EXPECT_LE(text.size(), metrics::estimate({big}, metrics::member_label_sets({big})));
   // A scrape every few seconds on the control thread: generous, even for a sanitizer build.
   EXPECT_LT(took, std::chrono::seconds(5)) << text.size() << " bytes";
+}
+
+TEST(Metrics, ShowTheOperatorsOverrideTheWeightInUseAndTimeOutOfService) {
+  using namespace std::chrono_literals;
+  model::LoadBalancerView lb = sample_view();
+  model::MemberView& m01 = lb.pools.at(0).members.at(0);
+  m01.admin_override = model::AdminOverride{
+      .state = model::AdminState::kMaint, .weight = 3, .set_at = kNow - 30s, .by = "CLI"};
+  const std::string text = metrics_text(lb, kNow);
+  // A sample line of `family` for `member` ending in `extra` labels and `value` (empty: any).
+  const auto has = [&](const std::string& family, const std::string& member,
+                       const std::string& extra, const std::string& value) {
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.starts_with(family + "{lb=\"vigil\",pool=\"masters\",member=\"" + member + "\"") &&
+          (value.empty() ? line.find(extra + "} ") != std::string::npos
+                         : line.ends_with(extra + "} " + value))) {
+        return true;
+      }
+    }
+    return false;
+  };
+  const auto unix_text = [](model::WallTime t) {  // as the writer prints a double
+    char buf[32];
+    const double v = std::chrono::duration<double>(t.time_since_epoch()).count();
+    return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+  };
+  const std::string set_at = unix_text(kNow - 30s);
+  EXPECT_TRUE(has("vigil_member_admin_state", "master-01", ",state=\"maint\"", "1")) << text;
+  EXPECT_TRUE(has("vigil_member_admin_state", "master-02", ",state=\"ready\"", "1"));
+  EXPECT_TRUE(has("vigil_member_admin_override_timestamp_seconds", "master-01", "", set_at));
+  EXPECT_FALSE(has("vigil_member_admin_override_timestamp_seconds", "master-02", "", ""));
+  EXPECT_TRUE(has("vigil_member_weight", "master-01", "", "3"));
+  EXPECT_TRUE(has("vigil_member_weight", "master-02", "", "1"));
+  // master-02 left service 12 s ago and is still out; master-01 never left.
+  EXPECT_TRUE(
+      has("vigil_member_out_of_service_timestamp_seconds", "master-02", "", unix_text(kNow - 12s)));
+  EXPECT_FALSE(has("vigil_member_out_of_service_timestamp_seconds", "master-01", "", ""));
 }
 
 TEST(Metrics, EscapesLabelValues) {

@@ -216,6 +216,16 @@ TEST(MembersTable, ShowsAnOverrideInTheReason) {
   EXPECT_NE(table->find("| drain, set 12s ago by CLI; HTTP 200 "), std::string::npos) << *table;
 }
 
+TEST(MembersTable, ShowsTheWeightInUseBesideTheConfiguredOne) {
+  model::LoadBalancerView lb = admin::testing::sample_view();
+  lb.pools[0].members[0].admin_override =
+      model::AdminOverride{.weight = 3, .set_at = admin::testing::kNow - 5s, .by = "CLI"};
+  auto table = format_members_table(admin::status_json(lb, admin::testing::kNow), "masters");
+  ASSERT_TRUE(table) << table.error().message;
+  EXPECT_NE(table->find("| 3 (config 1) "), std::string::npos) << *table;
+  EXPECT_NE(table->find("| weight 3, set 5s ago by CLI; "), std::string::npos) << *table;
+}
+
 TEST(MembersTable, ShowsTheLastChecksCodeAndDuration) {
   auto table = format_members_table(rendered(), std::nullopt);
   ASSERT_TRUE(table) << table.error().message;

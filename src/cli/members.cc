@@ -89,6 +89,13 @@ std::pair<std::string, std::string> last_check(const PoolMember& pm) {
           ms && ms->is_number() ? check_duration(ms->to_number<double>()) : "-"};
 }
 
+// The weight in use: an operator's weight, with the configured one beside it ("3 (config 1)").
+std::string weight(const json::object& m) {
+  const json::object* o = child(m, "admin_override");
+  if (o == nullptr || str(*o, "weight").empty()) return str(m, "weight");
+  return fmt::format("{} (config {})", str(*o, "weight"), str(m, "weight"));
+}
+
 std::string since(const json::object& m) {
   if (str(m, "state_since").empty()) return "-";
   return short_age(num(m, "state_seconds"));
@@ -108,7 +115,7 @@ Result<std::string> format_members_table(std::string_view status_json,
     const json::object& m = *pm.member;
     auto [code, duration] = last_check(pm);
     rows.push_back({str(*pm.pool, "name"), str(m, "name"), str(m, "address"),
-                    str(m, "protocol_port"), str(m, "weight"), str(m, "operating_status"),
+                    str(m, "protocol_port"), weight(m), str(m, "operating_status"),
                     str(m, "health"), flag(m, "in_rotation") ? "yes" : "no", std::move(code),
                     std::move(duration), reason(pm, now), since(m)});
   }
