@@ -77,8 +77,10 @@ struct MemberCommand {
   std::optional<std::chrono::milliseconds> wait;  // drain: until no active session is left
   std::string by = "CLI";                         // shown as "set by"
 };
+// MEMBER (a name, an id or an address) acts on every pool that has it: a host behind the API and
+// the machine-config server is drained from both at once; POOL/MEMBER narrows it to one pool.
 // Exit codes: 0 done, 1 the daemon refused (unknown member, bad value) or --wait timed out, 2 the
-// daemon cannot be reached or MEMBER is ambiguous (the message names the pools).
+// daemon cannot be reached.
 int run_member(const ClientOptions& options, const MemberCommand& command, std::ostream& out,
                std::ostream& err);
 
@@ -88,10 +90,10 @@ struct MemberRef {
   std::string member_id;
   std::string member;
 };
-// Which member "[POOL/]MEMBER" names in a /v1/status document: a MEMBER alone when exactly one
-// pool has a member of that name or id (else exit 2, naming the pools); an unknown one is exit 1.
-std::expected<MemberRef, Failure> find_member_ref(std::string_view status_json,
-                                                  std::string_view target);
+// The members "[POOL/]MEMBER" names in a /v1/status document: those whose name, id or address
+// is MEMBER, in every pool (or in POOL); none is exit 1.
+std::expected<std::vector<MemberRef>, Failure> find_member_refs(std::string_view status_json,
+                                                                std::string_view target);
 // The member's active_connections in a /v1/status document; none when it is not there.
 std::optional<int64_t> active_sessions(std::string_view status_json, std::string_view member_id);
 

@@ -33,6 +33,14 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
+// "pool masters member master-01", or "2 members (api/master-01, mcs/master-01)".
+std::string described(const std::vector<MemberRef>& refs) {
+  if (refs.size() == 1) return fmt::format("pool {} member {}", refs[0].pool, refs[0].member);
+  std::vector<std::string> names;
+  for (const MemberRef& r : refs) names.push_back(r.pool + "/" + r.member);
+  return fmt::format("{} members ({})", refs.size(), joined(names));
+}
+
 std::string request_body(const MemberCommand& c) {
   json::object o{{"by", c.by}};
   if (c.verb == "weight") {
@@ -61,7 +69,8 @@ std::string summary(const MemberRef& ref, const std::string& answer) {
                      str(*m, "operating_status"), num(*m, "active_connections"));
 }
 
-int wait_drained(const ClientOptions& options, const MemberRef& ref,
+// Polls until none of `refs` has an active session, or the timeout.
+int wait_drained(const ClientOptions& options, const std::vector<MemberRef>& refs,
                  std::chrono::milliseconds timeout, std::ostream& out, std::ostream& err) {
   const auto deadline = Clock::now() + timeout;
   std::optional<Clock::time_point> reported;  // when it last said how many remain
@@ -71,26 +80,29 @@ int wait_drained(const ClientOptions& options, const MemberRef& ref,
       err << body.error().message << "\n";
       return body.error().exit_code;
     }
-    const auto left = active_sessions(*body, ref.member_id);
-    if (!left) {
-      err << fmt::format("pool {} member {} is no longer configured\n", ref.pool, ref.member);
-      return 1;
+    int64_t left = 0;
+    std::vector<std::string> busy;  // "api/master-01 (3)"
+    for (const MemberRef& ref : refs) {
+      const auto n = active_sessions(*body, ref.member_id);
+      if (!n) {
+        err << fmt::format("pool {} member {} is no longer configured\n", ref.pool, ref.member);
+        return 1;
+      }
+      left += *n;
+      if (*n > 0) busy.push_back(fmt::format("{}/{} ({})", ref.pool, ref.member, *n));
     }
-    if (*left == 0) {
-      out << fmt::format("pool {} member {}: no active sessions left\n", ref.pool, ref.member);
+    if (left == 0) {
+      out << fmt::format("{}: no active sessions left\n", described(refs));
       return 0;
     }
     const auto now = Clock::now();
     if (now >= deadline) {
-      err << fmt::format("timed out after {}s: pool {} member {} still has {} active sessions\n",
-                         std::chrono::duration<double>(timeout).count(), ref.pool, ref.member,
-                         *left);
+      err << fmt::format("timed out after {}s: {} active sessions remain: {}\n",
+                         std::chrono::duration<double>(timeout).count(), left, joined(busy));
       return 1;
     }
     if (!reported || now - *reported >= kReportEvery) {
-      out << fmt::format("pool {} member {}: {} active sessions remain\n", ref.pool, ref.member,
-                         *left)
-          << std::flush;
+      out << fmt::format("{} active sessions remain: {}\n", left, joined(busy)) << std::flush;
       reported = now;
     }
     std::this_thread::sleep_for(std::min<Clock::duration>(kPollEvery, deadline - now));
@@ -99,8 +111,8 @@ int wait_drained(const ClientOptions& options, const MemberRef& ref,
 
 }  // namespace
 
-std::expected<MemberRef, Failure> find_member_ref(std::string_view status_json,
-                                                  std::string_view target) {
+std::expected<std::vector<MemberRef>, Failure> find_member_refs(std::string_view status_json,
+                                                                std::string_view target) {
   auto doc = parse_status(status_json);
   if (!doc) return failure(1, doc.error().message);
   std::string_view pool_key, member_key = target;
@@ -117,7 +129,10 @@ std::expected<MemberRef, Failure> find_member_ref(std::string_view status_json,
       for (const json::value& mv : list(p, "members")) {
         if (!mv.is_object()) continue;
         const json::object& m = mv.as_object();
-        if (member_key != str(m, "name") && member_key != str(m, "id")) continue;
+        if (member_key != str(m, "name") && member_key != str(m, "id") &&
+            member_key != str(m, "address")) {
+          continue;
+        }
         hits.push_back({str(p, "id"), str(p, "name"), str(m, "id"), str(m, "name")});
       }
     }
@@ -127,14 +142,7 @@ std::expected<MemberRef, Failure> find_member_ref(std::string_view status_json,
                           ? fmt::format("no member named {} in any pool", member_key)
                           : fmt::format("no member named {} in a pool {}", member_key, pool_key));
   }
-  if (hits.size() > 1) {
-    std::vector<std::string> pools;
-    for (const MemberRef& h : hits) pools.push_back(fmt::format("{} (id {})", h.pool, h.pool_id));
-    return failure(2, fmt::format("{} names members of more than one pool: {}; say which: "
-                                  "vigil member VERB POOL/{}",
-                                  target, joined(pools), member_key));
-  }
-  return hits.front();
+  return hits;
 }
 
 std::optional<int64_t> active_sessions(std::string_view status_json, std::string_view member_id) {
@@ -160,20 +168,28 @@ int run_member(const ClientOptions& options, const MemberCommand& command, std::
     err << status.error().message << "\n";
     return status.error().exit_code;
   }
-  auto ref = find_member_ref(*status, command.target);
-  if (!ref) {
-    err << "vigil member " << command.verb << ": " << printable(ref.error().message) << "\n";
-    return ref.error().exit_code;
+  auto refs = find_member_refs(*status, command.target);
+  if (!refs) {
+    err << "vigil member " << command.verb << ": " << printable(refs.error().message) << "\n";
+    return refs.error().exit_code;
   }
-  const std::string path =
-      fmt::format("/v1/pools/{}/members/{}/admin", ref->pool_id, ref->member_id);
-  auto answer = put_json(options, path, request_body(command));
-  if (!answer) {
-    err << answer.error().message << "\n";
-    return answer.error().exit_code;
+  // Every pool the host is in: a master behind the API and the machine-config server is drained
+  // from both by one command. A failure on one does not stop the others; the exit says so.
+  int code = 0;
+  for (const MemberRef& ref : *refs) {
+    const std::string path =
+        fmt::format("/v1/pools/{}/members/{}/admin", ref.pool_id, ref.member_id);
+    auto answer = put_json(options, path, request_body(command));
+    if (!answer) {
+      err << fmt::format("pool {} member {}: ", ref.pool, ref.member) << answer.error().message
+          << "\n";
+      code = std::max(code, answer.error().exit_code);
+      continue;
+    }
+    out << printable(summary(ref, *answer)) << "\n" << std::flush;
   }
-  out << printable(summary(*ref, *answer)) << "\n" << std::flush;
-  if (command.wait) return wait_drained(options, *ref, *command.wait, out, err);
+  if (code != 0) return code;
+  if (command.wait) return wait_drained(options, *refs, *command.wait, out, err);
   return 0;
 }
 

@@ -20,11 +20,12 @@ Exit codes: 0 done; 1 the daemon refused or answered an error; 2 bad usage or vi
 reached.)";
 
 constexpr const char* kMemberFooter =
-    R"(An operator's override of one member of a running vigil, kept across reloads and restarts
-(in admin.state_file) until `ready`. POOL is a pool's name or id; MEMBER alone is enough when no
-other pool has a member of that name.
-Exit codes: 0 done; 1 refused (unknown member, bad value) or --wait timed out; 2 bad usage, vigil
-cannot be reached, or MEMBER is in several pools.)";
+    R"(An operator's override of a member of a running vigil, kept across reloads and restarts (in
+admin.state_file) until `ready`. MEMBER is a member's name, id or address, and acts on every pool
+that has it (a master behind the API and the machine-config server is drained from both); POOL/
+narrows it to one pool, by name or id. Overrides are this node's: in a pair, run it on each.
+Exit codes: 0 done; 1 refused (unknown member, bad value) or --wait timed out; 2 bad usage or
+vigil cannot be reached.)";
 
 void add_client_options(CLI::App& app, Args& a) {
   app.add_option("--admin", a.admin, "the admin API's URL (env VIGIL_ADMIN)")->option_text("URL");
@@ -109,7 +110,8 @@ void add_member(CLI::App& app, Args& a) {
       a.verb = "member";
       a.sub = verb->get_name();
     });
-    verb->add_option("MEMBER", a.target, "the member, in its pool when the name is in several")
+    verb->add_option("MEMBER", a.target,
+                     "a member's name, id or address: in every pool that has it")
         ->option_text("[POOL/]MEMBER")
         ->required();
     if (std::string_view(v.name) == "weight") {

@@ -1,6 +1,6 @@
 """Day-2 operations on a running vigil: `vigil member drain|maint|ready|weight` against the real
-daemon with two echo servers behind pool `masters` (and pool `others` sharing the name master-02):
-drain keeps a held session and `--wait` returns when it closes; maint closes sessions and checks go
+daemon with two echo servers behind pool `masters` (and pool `others` sharing the name master-02,
+which one command drains from both): drain keeps a held session and `--wait` returns when it closes; maint closes sessions and checks go
 on; the overrides survive SIGHUP and a restart (the same state_file) and go with `ready`.
 Every wait is bounded.
 """
@@ -63,9 +63,19 @@ def test_member_verbs_drain_wait_maint_and_persistence(tmp_path, cleanup):
     for verb in ("drain", "maint", "ready", "weight"):
         helped = vigil.cli("member", verb, "--help")
         assert helped.returncode == 0 and "vigil member" in helped.stdout, helped.stderr
-    ambiguous = vigil.cli("member", "drain", "master-02")
-    assert ambiguous.returncode == 2
-    assert "masters" in ambiguous.stderr and "others" in ambiguous.stderr
+    # A name in two pools (a host behind two listeners): one command drains it from both, and
+    # an address names every member on that host.
+    both = vigil.cli("member", "drain", "master-02")
+    assert both.returncode == 0, both.stderr
+    assert "pool masters member master-02: drain" in both.stdout, both.stdout
+    assert "pool others member master-02: drain" in both.stdout, both.stdout
+    assert member(vigil, "others", "master-02")["admin_override"]["state"] == "drain"
+    wait_state(vigil, "master-02", "DRAINING")
+    readied = vigil.cli("member", "ready", "127.0.0.1")
+    assert readied.returncode == 0, readied.stderr
+    assert readied.stdout.count("ready (no override)") == 3, readied.stdout
+    wait_state(vigil, "master-02", "ONLINE")
+    assert member(vigil, "others", "master-02")["admin_override"] is None
     assert vigil.cli("member", "drain", "master-09").returncode == 1
     assert vigil.cli("member", "weight", "masters/master-02", "300").returncode == 2
     assert vigil.cli("member", "maint", "master-01", "--wait").returncode == 2
