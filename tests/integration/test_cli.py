@@ -188,3 +188,27 @@ def test_bash_completion_knows_every_verb():
     top = run("--help").stdout
     verbs = re.findall(r"^  ([a-z]+) ", top.split("Subcommands:")[1], re.M)
     assert verbs and sorted(verbs) == sorted(listed)
+
+
+def test_bash_completion_offers_the_running_vigils_pools_and_members(tmp_path, cleanup):
+    backend = EchoServer()
+    cleanup(backend)
+    vigil = Vigil(tmp_path, pool_config(MONITOR, [("master-01", backend.port),
+                                                  ("master-02", backend.port)]))
+    cleanup(vigil)
+    script = ROOT / "deploy/bash-completion/vigil"
+    # What bash-completion's _init_completion would set for `vigil member drain --admin URL ma`.
+    words = f'vigil member drain --admin http://{vigil.admin} --token-file {vigil.dir / "token"} ma'
+    probe = (f"source {script}; words=({words}); cword=7; _vigil_names member; echo ---; "
+             "_vigil_names pool")
+    done = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, timeout=20,
+                          env={"PATH": f"{VIGIL.parent}:/usr/bin:/bin"})
+    members, pools = done.stdout.split("---\n")
+    assert members.split() == ["master-01", "master-02", "masters/master-01",
+                               "masters/master-02"], done.stdout + done.stderr
+    assert pools.split() == ["masters"]
+    # No vigil to ask (a closed port): nothing, quickly, and no error on the terminal.
+    closed = probe.replace(vigil.admin, f"127.0.0.1:{free_port()}")
+    done = subprocess.run(["bash", "-c", closed], capture_output=True, text=True, timeout=20,
+                          env={"PATH": f"{VIGIL.parent}:/usr/bin:/bin"})
+    assert done.stdout == "---\n" and done.stderr == ""
