@@ -1,5 +1,7 @@
 #include "daemon/command_line.h"
 
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 
 namespace vigil::daemon {
@@ -26,6 +28,19 @@ that has it (a master behind the API and the machine-config server is drained fr
 narrows it to one pool, by name or id. Overrides are this node's: in a pair, run it on each.
 Exit codes: 0 done; 1 refused (unknown member, bad value) or --wait timed out; 2 bad usage or
 vigil cannot be reached.)";
+
+// --help-all: CLI11 expands one level of verbs; `member drain` and `sessions kill` are a level
+// below, and vigil(1), which help2man writes from this, must show their options (--wait) too.
+std::string help_all(const CLI::App& app) {
+  std::string out = app.help("", CLI::AppFormatMode::All);
+  for (const CLI::App* verb : app.get_subcommands({})) {
+    for (const CLI::App* sub : verb->get_subcommands({})) {
+      out += fmt::format("\n{} {}\n", verb->get_name(), sub->get_name());
+      out += sub->help(fmt::format("vigil {}", verb->get_name()), CLI::AppFormatMode::Normal);
+    }
+  }
+  return out;
+}
 
 void add_client_options(CLI::App& app, Args& a) {
   app.add_option("--admin", a.admin, "the admin API's URL (env VIGIL_ADMIN)")->option_text("URL");
@@ -260,6 +275,9 @@ std::variant<Args, int> parse_command_line(int argc, const char* const* argv,
   }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForAllHelp&) {
+    out << help_all(app);
+    return 0;
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" of exit code 0; every real one is a usage error, exit 2.
     return app.exit(e, out, err) == 0 ? 0 : 2;

@@ -1,11 +1,12 @@
 """The command line itself: --help on every verb, usage errors, --version, `vigil reload` and the
 member table's check columns and escaping, against the real binary (and a running vigil where a
 verb needs one)."""
+import gzip
 import re
 import subprocess
 
 from testing.harness.octavia_api import create, free_port, start_vigil
-from testing.harness.paths import ROOT, VIGIL
+from testing.harness.paths import BUILD, ROOT, VIGIL
 from testing.harness.vigil_process import EchoServer, Vigil, pool_config
 from testing.harness.wait import wait_for
 
@@ -212,3 +213,17 @@ def test_bash_completion_offers_the_running_vigils_pools_and_members(tmp_path, c
     done = subprocess.run(["bash", "-c", closed], capture_output=True, text=True, timeout=20,
                           env={"PATH": f"{VIGIL.parent}:/usr/bin:/bin"})
     assert done.stdout == "---\n" and done.stderr == ""
+
+
+def test_help_all_and_the_man_page_show_every_verbs_options():
+    """vigil(1) is help2man's rendering of --help-all: a verb's verbs (`member drain`, `sessions
+    kill`) must show their options too, and SIGNALS what each signal does."""
+    shown = run("--help-all")
+    assert shown.returncode == 0, shown.stderr
+    drain = shown.stdout.split("\nmember drain\n", 1)[1].split("\nmember maint\n", 1)[0]
+    assert "--wait" in drain and "name, id or address" in drain
+    assert "\nsessions kill\n" in shown.stdout
+    man = BUILD / "man/vigil.1.gz"
+    if man.exists():  # help2man is there (scripts/setup.sh installs it)
+        text = gzip.decompress(man.read_bytes()).decode()
+        assert "\\-\\-wait" in text and "SIGUSR2" in text and "shutdown_grace" in text
