@@ -14,23 +14,26 @@ inline constexpr std::string_view kPageContentSecurityPolicy =
 
 inline constexpr std::string_view kPageStyle = R"(
 body { font: 14px/1.45 "DejaVu Sans", system-ui, sans-serif; margin: 0; color: #1f2328;
-  background: #f6f8fa; min-width: max-content; }
+  background: #f6f8fa; }
 header { background: #24292f; color: #fff; padding: 10px 24px; display: flex;
   align-items: center; gap: 16px; }
 header .brand { font-weight: bold; font-size: 16px; letter-spacing: .5px; }
 header .who { margin-left: auto; color: #c9d1d9; }
 header form { display: inline; }
 form.act { display: inline; margin-right: 4px; }
-main { padding: 8px 24px 24px; }
+main { padding: 8px 16px 24px; overflow-x: auto; }
 h1 { font-size: 20px; margin: 16px 0 2px; }
 h2 { font-size: 16px; margin: 22px 0 4px; }
 table { border-collapse: collapse; margin: 6px 0 10px; background: #fff;
   border: 1px solid #d0d7de; }
-th, td { border-bottom: 1px solid #d8dee4; padding: 4px 7px; text-align: left;
+th, td { border-bottom: 1px solid #d8dee4; padding: 4px 6px; text-align: left;
   vertical-align: middle; }
-th { background: #f3f4f6; font-weight: 600; font-size: 12px; color: #57606a; white-space: nowrap; }
+/* Headers wrap, so that the page fits a 1,366-pixel laptop screen: what is watched during a
+   drain (sessions, failed connects, the buttons) must not be off to the right. */
+th { background: #f3f4f6; font-weight: 600; font-size: 12px; color: #57606a; }
 td { white-space: nowrap; }
-td.why { white-space: normal; min-width: 160px; max-width: 320px; }
+td.why, table.transitions td { white-space: normal; }
+td.why { min-width: 120px; max-width: 200px; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .st { font-weight: bold; font-size: 12px; padding: 1px 7px; border-radius: 10px; color: #fff;
   white-space: nowrap; }

@@ -71,7 +71,7 @@ std::string listeners_section(const model::LoadBalancerView& lb) {
 std::string transitions_section(const model::LoadBalancerView& lb) {
   std::string out = "<h2>recent transitions</h2>\n";
   if (lb.recent_transitions.empty()) return out + "<p class=\"muted\">none yet</p>\n";
-  out += "<table><tr><th>at (UTC)</th><th>what</th></tr>\n";
+  out += "<table class=\"transitions\"><tr><th>at (UTC)</th><th>what</th></tr>\n";
   for (auto it = lb.recent_transitions.rbegin(); it != lb.recent_transitions.rend(); ++it) {
     out += "<tr>" + cell(iso8601_utc(it->at)) + cell(it->message) + "</tr>\n";
   }

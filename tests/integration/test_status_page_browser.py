@@ -86,3 +86,25 @@ def test_status_page_in_chromium(tmp_path, cleanup):
     browser.screenshot(str(write_shot))
     keep(write_shot)
     assert read_shot.stat().st_size > 10_000 and write_shot.stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("width", [1366, 1920])
+def test_the_page_fits_a_laptop_screen_with_the_buttons_in_view(tmp_path, cleanup, width):
+    """What is watched during a drain (sessions, failed connects, the Drain/Ready buttons, Sign
+    out) is on screen at 1,366 pixels, the commonest laptop width, without scrolling sideways."""
+    vigil = start(tmp_path, cleanup)
+    vigil.wait_member("master-02", "ERROR")
+    profile = tmp_path / "chromium"
+    profile.mkdir()
+    browser = Chromium(str(profile), width=width, height=800)
+    cleanup(browser)
+    sign_in(browser, f"http://{vigil.admin}", TOKEN)
+    assert browser.evaluate("document.documentElement.scrollWidth") <= width
+    right = json.loads(browser.evaluate(
+        "JSON.stringify([...document.querySelectorAll('tr.member button, #logout')]"
+        ".map(b => Math.ceil(b.getBoundingClientRect().right)))"))
+    assert len(right) == 4 and max(right) <= width, right
+    shot = tmp_path / f"status_page_{width}.png"
+    browser.screenshot(str(shot))
+    keep(shot)
+    assert shot.stat().st_size > 10_000
