@@ -132,7 +132,11 @@ void Pools::on_check(const health::Event& e) {
   const auto [pool_ptr, index] = checked_[e.tag];
   assert(index < pool_ptr->members.size() && pool_ptr->members[index].id == e.member_id);
   const CheckRecorded recorded = record_check_of(*pool_ptr, index, e, context());
-  if (recorded.hidden) log_hidden_health(*pool_ptr, pool_ptr->members[index], *recorded.hidden);
+  if (recorded.hidden) {
+    // A drained or maintained master's reboot, as its checks see it: the page tells it too.
+    log_hidden_health(*pool_ptr, pool_ptr->members[index], *recorded.hidden);
+    remember(*pool_ptr, pool_ptr->members[index], wall_.now(), recorded.hidden->line);
+  }
   if (recorded.close_sessions) {
     // Decided before the recomputation, and carried out before what it decides.
     carry_out(*pool_ptr, {.closes = {{.member = index, .reason = CloseReason::kSilent}}});
@@ -285,11 +289,16 @@ void Pools::close_sessions(const PoolRuntime& pool, const MemberRuntime& m, bool
 
 void Pools::record_transition(const PoolRuntime& pool, const MemberTransition& t) {
   log_transition(pool, pool.members[t.member], t);
-  transitions_.push_back({.at = pool.members[t.member].state_since,
+  remember(pool, pool.members[t.member], pool.members[t.member].state_since, t.line);
+}
+
+void Pools::remember(const PoolRuntime& pool, const MemberRuntime& member, model::WallTime at,
+                     std::string line) {
+  transitions_.push_back({.at = at,
                           .pool_id = pool.id,
                           .pool = pool.config.name,
-                          .member = pool.members[t.member].config.name,
-                          .message = t.line});
+                          .member = member.config.name,
+                          .message = std::move(line)});
   while (transitions_.size() > kMaxTransitions) transitions_.pop_front();
 }
 

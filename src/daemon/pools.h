@@ -129,6 +129,9 @@ class Pools {
   // `silent`: for a silence confirmed (CloseReason::kSilent), before any transition.
   void close_sessions(const PoolRuntime& pool, const MemberRuntime& member, bool silent = false);
   void record_transition(const PoolRuntime& pool, const MemberTransition& t);
+  // A line for the page's "recent transitions" (the log has it already).
+  void remember(const PoolRuntime& pool, const MemberRuntime& member, model::WallTime at,
+                std::string line);
   void schedule_ramp(TimePoint at);
   void reweigh_all();  // the ramp's tick
 

@@ -315,6 +315,32 @@ TEST_F(PoolsTest, DrainAndMaintOverridesHoldAcrossAReload) {
   EXPECT_TRUE(store_.state().member_overrides.contains("m-a"));
 }
 
+// A drained master's reboot, as its checks see it, is on the page's "recent transitions": its
+// status stays DRAINING, so no transition of its own would show it.
+TEST_F(PoolsTest, ADrainedMembersHealthChangesAreRecentTransitionsToo) {
+  model::Pool p{.name = "masters", .health_monitor = monitor(model::MonitorType::kTcp)};
+  p.members = {member("a", "10.0.0.1"), member("b", "10.0.0.2")};
+  apply(load_balancer(p));
+  first_pass("m-a");
+  first_pass("m-b");
+  end_of_turn();
+  ASSERT_TRUE(
+      pools_.set_override("m-a", model::AdminOverride{.state = model::AdminState::kDrain}, "CLI"));
+  const size_t before = pools_.transitions().size();
+  check("m-a", refused(), Health::kUp, Health::kDown, 0, 3);
+  end_of_turn();
+  EXPECT_EQ(of("m-a").status, OperatingStatus::kDraining);
+  ASSERT_EQ(pools_.transitions().size(), before + 1);
+  EXPECT_NE(pools_.transitions().back().message.find("health DOWN"), std::string::npos)
+      << pools_.transitions().back().message;
+  EXPECT_NE(pools_.transitions().back().message.find("stays DRAINING"), std::string::npos);
+  check("m-a", ok(), Health::kDown, Health::kUp, 2, 0);
+  end_of_turn();
+  ASSERT_EQ(pools_.transitions().size(), before + 2);
+  EXPECT_NE(pools_.transitions().back().message.find("health UP"), std::string::npos);
+  EXPECT_EQ(pools_.transitions().back().member, "a");
+}
+
 TEST_F(PoolsTest, AnOverrideInTheStoreReachesItsMemberAtTheFirstApply) {
   ASSERT_TRUE(store_.set_override("m-a", model::AdminOverride{.state = model::AdminState::kMaint}));
   model::Pool p{.name = "masters", .health_monitor = monitor(model::MonitorType::kTcp)};
