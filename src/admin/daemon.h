@@ -26,6 +26,7 @@ namespace vigil::admin {
 // names people gave live in the object store, come with all their pools.
 struct ViewScope {
   bool file = true;  // false: the API's load balancers only
+  bool api = true;   // false: the config file's load balancers only
   // Only the API's load balancer with this id (none when there is no such one); requires !file.
   std::optional<std::string_view> lb_id;
   bool file_members = true;

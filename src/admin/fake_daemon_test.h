@@ -18,6 +18,7 @@ class FakeDaemon : public Daemon {
   // A views() call, its strings copied.
   struct Asked {
     bool file = true;
+    bool api = true;
     bool file_members = true;
     bool history = true;
     std::optional<std::string> lb_id;
@@ -27,6 +28,7 @@ class FakeDaemon : public Daemon {
   std::vector<model::LoadBalancerView> views(const ViewScope& scope) const override {
     asked.push_back(
         {.file = scope.file,
+         .api = scope.api,
          .file_members = scope.file_members,
          .history = scope.history,
          .lb_id = scope.lb_id ? std::optional<std::string>(*scope.lb_id) : std::nullopt,

@@ -112,30 +112,32 @@ Response octavia_read(const Call& c) {
                       });
 }
 
-// An Octavia write, and any other method there (its own 405). A write of a pool, member or
-// monitor names API objects: it is tried on the API's load balancers alone, whose cost does not
-// grow with the file's; one that names its pool or monitor by id on that object's load balancer
-// alone (ten thousand of them would be ten thousand views to build). Its 404 (an id it did not
-// find) is given again on every load balancer: a file object's answer is a 409 or a runtime
-// override. Nothing is written before an object is found. A load balancer or listener write
-// needs the file's ports from the start.
+// An Octavia write, and any other method there (its own 405). A write is decided on the config
+// file's load balancers (their ports are taken, their objects read-only; without their members,
+// which it cannot change) and, when its path names an API object by id, on that object's load
+// balancer alone: a create names its relations in the body, which the operations find in the
+// store (ops.h). So it costs what the file and that load balancer hold, not the ten thousand
+// views of ten thousand load balancers. A path whose key is no API id (a name, an object of the
+// file, or none known) is tried on every load balancer, as a read finds it: a file object's
+// answer is a 409 or a runtime override. Nothing is written before an object is found.
 Response octavia_write(const Call& c) {
   const RouteContext& ctx = c.ctx;
   const Segments& s = c.target.segments;
-  const bool api_kind = s.size() >= 3 && (s[2] == "pools" || s[2] == "healthmonitors");
-  const ApiLoadBalancer* holder = api_kind && s.size() >= 4 && ctx.store != nullptr
-                                      ? ctx.store->state().holder(s[3], s[2])
-                                      : nullptr;
-  if (api_kind) {
-    std::vector<model::LoadBalancerView> lbs =
-        holder != nullptr ? api_lb_views(ctx.daemon.views({.file = false, .lb_id = holder->id}),
-                                         *ctx.store, holder->id)
-                          : merged_views(ctx.daemon.views({.file = false}), ctx.store);
-    Response r =
-        route_octavia_write(c.request, c.target, Catalog(lbs, ctx.store, ctx.default_project), ctx);
-    if (r.status != 404) return r;
+  const bool keyed = s.size() >= 4;
+  const ApiLoadBalancer* holder =
+      keyed && ctx.store != nullptr ? ctx.store->state().holder(s[3], s[2]) : nullptr;
+  if (ctx.store != nullptr && (!keyed || holder != nullptr)) {
+    std::vector<model::LoadBalancerView> daemon =
+        ctx.daemon.views({.api = false, .file_members = false});
+    if (holder != nullptr) {
+      std::ranges::move(ctx.daemon.views({.file = false, .lb_id = holder->id}),
+                        std::back_inserter(daemon));
+    }
+    const std::vector<model::LoadBalancerView> lbs =
+        write_views(std::move(daemon), *ctx.store, holder);
+    return route_octavia_write(c.request, c.target, Catalog(lbs, ctx.store, ctx.default_project),
+                               ctx);
   }
-  // A write cannot change the config file's members: it need not copy them.
   const std::vector<model::LoadBalancerView> lbs =
       merged_views(ctx.daemon.views({.file_members = false}), ctx.store);
   return route_octavia_write(c.request, c.target, Catalog(lbs, ctx.store, ctx.default_project),

@@ -146,9 +146,11 @@ Result<void> ControlPlane::apply_changes(std::vector<model::Config> changed,
 void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
   const FdNeeds needs = fd_needs(pools_->check_needs(), *listeners_, worker_count_);
   const FdBudget budget = plan_fds(fd_limit(), needs);
-  const std::string said = describe_lowering(budget, needs).value_or("");
-  if (said != fd_budget_said_ && !said.empty()) log::warn("{}", said);
-  fd_budget_said_ = said;
+  const uint64_t lowered_under = budget.lowered ? budget.limit : 0;
+  if (lowered_under != 0 && lowered_under != fd_lowered_under_) {
+    log::warn("{}", describe_lowering(budget, needs).value_or(""));
+  }
+  fd_lowered_under_ = lowered_under;
   std::vector<proxy::ListenerChanges> changes =
       listeners_->changes(budget, needs, bindings, [this](const std::string& pool_id) {
         const auto pool = pools_->all().find(pool_id);

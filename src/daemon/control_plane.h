@@ -221,7 +221,10 @@ class ControlPlane {
   TimePoint ping_sent_at_{};
   uint64_t ping_round_ = 0;
   size_t ping_answers_ = SIZE_MAX;  // of round ping_round_; SIZE_MAX: no ping sent yet
-  std::string fd_budget_said_;      // the last lowering logged (fd_budget.h), logged once each
+  // The open-file limit under which the listeners' max_connections were last lowered (0: not
+  // lowered): the lowering is logged when it starts or the limit differs, not at every API write
+  // that adds a listener (each changes the line's sums).
+  uint64_t fd_lowered_under_ = 0;
   bool stopped_ = false;
   std::unique_ptr<GracefulStop> graceful_;  // set by begin_graceful_stop()
   upgrade::Inherited inherited_;            // sockets from the process this one replaces

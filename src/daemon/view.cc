@@ -114,6 +114,7 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
   for (const LoadBalancerRuntime& lb : shown) {
     const bool api = lb.config.origin != model::Origin::kFile;
     if (!api && !scope.file) continue;
+    if (api && !scope.api) continue;
     if (scope.lb_id && lb.config.id != *scope.lb_id) continue;
     // The pools to show: all, or those the key can name (by the daemon's names: the file's).
     std::vector<const PoolRuntime*> pools;

@@ -123,7 +123,7 @@ def pushes(monkeypatch):
     """The re-pushes the agent makes: (load balancer, nodes); each succeeds."""
     made = []
 
-    def push_to(fleet, tree, names=None):
+    def push_to(fleet, tree, names=None, absent=()):
         made.append((tree.id, sorted(names)))
         return {name: None for name in names}
 
@@ -299,7 +299,7 @@ def test_a_node_restarted_between_two_polls_is_compared_in_full(pushes):
 
 def test_a_push_that_fails_leaves_the_load_balancer_as_it_was_or_error_when_nothing_serves(
         monkeypatch):
-    monkeypatch.setattr(agent.repush, "push_to", lambda fleet, tree, names=None: {
+    monkeypatch.setattr(agent.repush, "push_to", lambda fleet, tree, names=None, absent=(): {
         name: "vigil answered 409: port taken" for name in names})
     a, b, octavia = FakeVigil(), FakeVigil(), FakeOctavia()
     poller = StatusPoller(Fleet({"a": a, "b": b}), FakeLibrary(), resync_polls=100,

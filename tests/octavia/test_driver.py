@@ -10,6 +10,7 @@ from octavia_lib.api.drivers import data_models as dm  # noqa: E402
 from octavia_lib.api.drivers import exceptions  # noqa: E402
 
 from vigil_octavia import driver as driver_module  # noqa: E402
+from vigil_octavia.client import VigilError  # noqa: E402
 from vigil_octavia.fleet import Fleet  # noqa: E402
 from vigil_octavia.provisioning import status_update  # noqa: E402
 
@@ -175,16 +176,45 @@ class Holding(FakeVigil):
     def get(self, kind, object_id, pool_id=None):
         return self.objects.get(object_id)
 
+    def create(self, kind, body, pool_id=None):
+        self.bodies = getattr(self, "bodies", []) + [body]
+        return super().create(kind, body, pool_id)
+
+
+class Old(Holding):
+    """An empty vigil from before fully-populated creates: it refuses nested objects."""
+
+    def create(self, kind, body, pool_id=None):
+        if kind == "loadbalancer" and "listeners" in body:
+            raise VigilError(400, "vigil answered 400: listeners is not supported")
+        return super().create(kind, body, pool_id)
+
+
+def test_a_failover_to_a_vigil_without_populated_creates_pushes_object_by_object():
+    from vigil_octavia import repush
+    vigil = Old({})
+    assert repush.failover(FakeLibrary(), Fleet({"a": vigil}), LB)["loadbalancers"] == [
+        {"id": LB, "provisioning_status": "ACTIVE"}]
+    assert vigil.calls == [("create", "loadbalancer", LB), ("create", "listener", LN),
+                           ("create", "pool", POOL), ("create", "member", KEEP),
+                           ("create", "healthmonitor", HM),
+                           ("update", "listener", LN, {"default_pool_id": POOL})]
+
 
 def test_a_failover_pushes_the_whole_tree_to_an_empty_vigil(queued):
     driver_module.VigilProviderDriver().loadbalancer_failover(LB)
     (change,) = queued
     worker, vigil = bare_worker(), Holding({})
     worker.process(change, Fleet({"a": vigil}))
-    assert vigil.calls == [("create", "loadbalancer", LB), ("create", "listener", LN),
-                           ("create", "pool", POOL), ("create", "member", KEEP),
-                           ("create", "healthmonitor", HM),
-                           ("update", "listener", LN, {"default_pool_id": POOL})]
+    # One fully-populated create: vigil applies the whole tree as one change.
+    assert vigil.calls == [("create", "loadbalancer", LB)]
+    (body,) = vigil.bodies
+    assert [(ln["id"], ln["default_pool_id"]) for ln in body["listeners"]] == [(LN, POOL)]
+    (pool,) = body["pools"]
+    assert (pool["id"], [m["id"] for m in pool["members"]], pool["healthmonitor"]["id"]) == (
+        POOL, [KEEP], HM)
+    assert not {"loadbalancer_id", "listener_id"} & (set(pool) | set(body["listeners"][0]))
+    assert "pool_id" not in pool["healthmonitor"]
     (update,) = worker.lib.updates  # as MarkLBActiveInDB(mark_subobjects=True)
     assert {key: [x["id"] for x in items] for key, items in update.items()} == {
         "loadbalancers": [LB], "listeners": [LN], "pools": [POOL], "members": [KEEP],
@@ -249,7 +279,7 @@ def test_a_failover_pushes_to_every_node_and_is_active_when_one_has_it():
     empty_a, empty_b = Holding({}), Holding({})
     update = repush.failover(FakeLibrary(), Fleet({"a": empty_a, "b": empty_b}), LB)
     assert update["loadbalancers"] == [{"id": LB, "provisioning_status": "ACTIVE"}]
-    assert empty_a.calls == empty_b.calls and len(empty_a.calls) == 6
+    assert empty_a.calls == empty_b.calls == [("create", "loadbalancer", LB)]
     update = repush.failover(FakeLibrary(), Fleet({"a": Unreachable(), "b": Holding({})}), LB)
     assert update["loadbalancers"] == [{"id": LB, "provisioning_status": "ACTIVE"}]
 

@@ -150,7 +150,7 @@ class StatusPoller:
 
     def _plan(self, known, views, compare, resync):
         """[(load balancer, (its provisioning status, the nodes to push it to, the nodes that
-        serve it meanwhile))]: each answering node that lacks a load balancer Octavia has ACTIVE
+        serve it meanwhile, those of the first that lack it))]: each answering node that lacks a load balancer Octavia has ACTIVE
         (ERROR too, at a resync), and each node of `compare` that holds one otherwise than
         Octavia or holds one with objects in ERROR (a change no node took: a push repairs
         them)."""
@@ -186,7 +186,8 @@ class StatusPoller:
                             "otherwise than Octavia (%s): pushing it again", name, lb_id, reason)
             if lacking or differing:
                 serving = [n for n in views if lb_id in views[n] and n not in differing]
-                plan.append((lb_id, (provisioning, lacking + sorted(differing), serving)))
+                plan.append((lb_id, (provisioning, lacking + sorted(differing), serving,
+                                     lacking)))
         return plan
 
     def _catch_up(self, plan):
@@ -203,12 +204,12 @@ class StatusPoller:
             locked, trees = set(), {}
         marks = {}
         for lb_id in sorted(locked):  # a change holds the others: left to it
-            provisioning, names, serving = plan[lb_id]
+            provisioning, names, serving, lacking = plan[lb_id]
             tree = trees.get(lb_id)
             if tree is None:
                 continue  # deleted meanwhile
             tree = repush.Tree(tree)
-            errors = repush.push_to(self.fleet, tree, names)
+            errors = repush.push_to(self.fleet, tree, names, absent=lacking)
             for name, error in sorted(errors.items()):
                 self.records.pushed(name, error is None)
                 if error is not None:

@@ -79,11 +79,47 @@ class Tree:
         return {key: items for key, items in update.items() if items}
 
 
-def push(client, tree, shared=False):
+def _without(body, *keys):
+    return {k: v for k, v in body.items() if k not in keys}
+
+
+def populated(tree, shared=False):
+    """The body of one fully-populated create of `tree` (vigil applies it as one change):
+    listeners and pools nested in the load balancer, each pool with its members and monitor.
+    Nested objects take no relation to their parent; a listener names its pool by
+    default_pool_id, as Octavia's pool names may be empty or repeated."""
+    body = translate.loadbalancer(tree.lb, shared=shared)
+    body["listeners"] = [_without(translate.listener(ln), "loadbalancer_id")
+                         for ln in tree.listeners]
+    pools = []
+    for p in tree.pools:
+        pool = _without(translate.pool(p), "loadbalancer_id", "listener_id")
+        pool["members"] = [translate.member(m) for m in tree.members[p.pool_id]]
+        monitor = tree.monitors[p.pool_id]
+        if monitor is not None:
+            pool["healthmonitor"] = _without(translate.healthmonitor(monitor), "pool_id")
+        pools.append(pool)
+    body["pools"] = pools
+    return body
+
+
+def push(client, tree, shared=False, absent=False):
     """Makes vigil hold `tree`; raises VigilError at the first request vigil refuses or does not
     answer (what was done stays done: the next re-push goes on from there). `shared`: as in
-    translate.loadbalancer."""
-    have = client.get("loadbalancer", tree.id)
+    translate.loadbalancer. `absent`: the node's status did not list the load balancer, so it is
+    created whole without asking first (one request instead of one per object: 1,000 load
+    balancers in seconds rather than minutes)."""
+    have = None if absent else client.get("loadbalancer", tree.id)
+    if have is None:
+        try:
+            client.create("loadbalancer", populated(tree, shared))
+            return
+        except VigilError as e:
+            # 409: it was made meanwhile (a failover's push); 400: a vigil from before
+            # fully-populated creates, or a refusal that the creates one by one name exactly.
+            if e.status not in (400, 409):
+                raise
+        have = client.get("loadbalancer", tree.id)
     if have is None:
         client.create("loadbalancer", translate.loadbalancer(tree.lb, shared=shared))
         have = {"listeners": [], "pools": []}
@@ -145,17 +181,18 @@ def _push_pool(client, tree, p, exists):
             client.create("healthmonitor", translate.healthmonitor(monitor))
 
 
-def push_to(fleet, tree, names=None):
+def push_to(fleet, tree, names=None, absent=()):
     """Pushes `tree` to every node of `fleet` (or to `names`) at once; {node: None, or why
-    not}."""
+    not}. `absent`: the nodes known to lack it (push's `absent`)."""
     def one(client):
         try:
-            push(client, tree, fleet.shared)
+            push(client, tree, fleet.shared, absent=client in lacking)
         except VigilError:
             raise
         except Exception as e:  # a refusal of translate: the object changed under the driver
             raise VigilError(400, f"cannot translate load balancer {tree.id}: {e}") from e
 
+    lacking = [fleet.clients[name] for name in absent]
     return {name: error and error.message
             for name, (_, error) in fleet.each(one, names).items()}
 

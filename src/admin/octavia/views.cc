@@ -173,4 +173,20 @@ std::vector<model::LoadBalancerView> api_lb_views(std::vector<model::LoadBalance
   return out;
 }
 
+std::vector<model::LoadBalancerView> write_views(std::vector<model::LoadBalancerView> daemon,
+                                                 const ObjectStore& store,
+                                                 const ApiLoadBalancer* lb) {
+  std::vector<model::LoadBalancerView> out;
+  const model::LoadBalancerView* live = nullptr;
+  for (model::LoadBalancerView& v : daemon) {
+    if (lb != nullptr && v.id == lb->id) {
+      live = &v;
+    } else if (store.state().lb(v.id) == nullptr) {
+      out.push_back(std::move(v));
+    }
+  }
+  if (lb != nullptr) out.push_back(api_view(*lb, live));
+  return out;
+}
+
 }  // namespace vigil::admin

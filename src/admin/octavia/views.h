@@ -33,6 +33,14 @@ std::vector<model::LoadBalancerView> merged_views(
 std::vector<model::LoadBalancerView> api_lb_views(std::vector<model::LoadBalancerView> daemon,
                                                   const ObjectStore& store, std::string_view lb_id);
 
+// The views an API write is decided on (writes.h): those of `daemon` that are not the store's
+// (the config file's: their ports are taken, their objects read-only), then the view of the
+// store's load balancer `lb` when there is one (its live view, if `daemon` has it). Costs what the
+// file and that load balancer hold, not what the store holds.
+std::vector<model::LoadBalancerView> write_views(std::vector<model::LoadBalancerView> daemon,
+                                                 const ObjectStore& store,
+                                                 const ApiLoadBalancer* lb);
+
 // One API load balancer's view; `live` is the daemon's view of it, or null.
 model::LoadBalancerView api_view(const ApiLoadBalancer& lb, const model::LoadBalancerView* live);
 

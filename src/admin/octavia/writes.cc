@@ -10,6 +10,7 @@
 #include "admin/octavia/member_set.h"
 #include "admin/octavia/object_store.h"
 #include "admin/octavia/ops.h"
+#include "admin/octavia/populated.h"
 #include "admin/octavia/random_id.h"
 #include "admin/octavia/views.h"
 #include "admin/text.h"
@@ -115,7 +116,7 @@ ApiResult<std::string> run(ApiState& next, const Request& request, const Target&
     return plan.id;
   };
   if (m == "POST") {
-    if (k == "loadbalancers") return create_loadbalancer(next, body, oc);
+    if (k == "loadbalancers") return create_loadbalancer_tree(next, body, oc);
     if (k == "listeners") return create_listener(next, body, oc);
     if (k == "pools") return create_pool(next, body, oc);
     if (k == "members") return create_member(next, plan.pool_id, body, oc);

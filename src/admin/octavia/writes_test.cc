@@ -194,6 +194,63 @@ TEST_F(WritesTest, AStateFileThatCannotBeWrittenUndoesTheChangeTheDaemonMade) {
   EXPECT_EQ(*read_file(state_file_.string()), before);
 }
 
+// A write by id is decided on the config file's load balancers and the one it names: never on the
+// views of every load balancer, whose cost grows with the store (the fake shows all anyway).
+TEST_F(WritesTest, AWriteAsksForTheFileAndTheLoadBalancerItNamesOnly) {
+  scenario();
+  daemon_.asked.clear();
+  EXPECT_EQ(
+      call("PUT", "/v2.0/lbaas/listeners/" + listener_, R"({"listener": {"name": "x"}})").status,
+      200);
+  EXPECT_EQ(
+      call("PUT", "/v2.0/lbaas/loadbalancers/" + lb_, R"({"loadbalancer": {"name": "y"}})").status,
+      200);
+  create("/v2.0/lbaas/healthmonitors", "healthmonitor",
+         R"({"pool_id": ")" + pool_ + R"(", "type": "TCP", "delay": 5, "timeout": 2,
+             "max_retries": 2})");
+  ASSERT_FALSE(daemon_.asked.empty());
+  for (const testing::FakeDaemon::Asked& a : daemon_.asked) {
+    EXPECT_TRUE(!a.api || (!a.file && a.lb_id == lb_))
+        << "file " << a.file << " api " << a.api << " lb " << a.lb_id.value_or("(all)");
+  }
+}
+
+// A fully-populated create is one change for the daemon and one write of the state file.
+TEST_F(WritesTest, AFullyPopulatedCreateIsAppliedAndSavedAsOneChange) {
+  const Response r = call("POST", "/v2/lbaas/loadbalancers", R"({"loadbalancer": {"name": "k8s",
+      "listeners": [{"protocol": "TCP", "protocol_port": 16443,
+        "default_pool": {"name": "masters", "protocol": "TCP", "lb_algorithm": "ROUND_ROBIN",
+          "members": [{"address": "127.0.0.1", "protocol_port": 7001},
+                      {"address": "127.0.0.1", "protocol_port": 7002}],
+          "healthmonitor": {"type": "TCP", "delay": 5, "timeout": 2, "max_retries": 2}}}]}})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  ASSERT_EQ(daemon_.applied.size(), 1u);
+  ASSERT_EQ(daemon_.applied[0].changed.size(), 1u);
+  const model::Config& c = daemon_.applied[0].changed[0];
+  ASSERT_EQ(c.listeners.size(), 1u);
+  ASSERT_EQ(c.pools.size(), 1u);
+  EXPECT_EQ(c.pools[0].members.size(), 2u);
+  EXPECT_TRUE(c.pools[0].health_monitor);
+  EXPECT_EQ(c.listeners[0].pool, c.pools[0].name);
+  auto reloaded = ObjectStore::load(state_file_.string());
+  ASSERT_TRUE(reloaded);
+  EXPECT_EQ(reloaded->state().loadbalancers.at(0).pools.at(0).members.size(), 2u);
+  // Refused whole: nothing applied, nothing saved.
+  const auto saved = [&] {
+    return *read_file(state_file_.string()) +
+           read_file(state_file_.string() + ".journal").value_or("");
+  };
+  const std::string before = saved();
+  const Response refused = call("POST", "/v2/lbaas/loadbalancers", R"({"loadbalancer": {
+      "listeners": [{"protocol": "TCP", "protocol_port": 16444}],
+      "pools": [{"name": "p", "protocol": "TCP", "lb_algorithm": "ROUND_ROBIN",
+                 "members": [{"address": "not an address", "protocol_port": 7001}]}]}})");
+  EXPECT_EQ(refused.status, 400) << refused.body;
+  EXPECT_EQ(daemon_.applied.size(), 1u);
+  EXPECT_EQ(store_.state().loadbalancers.size(), 1u);
+  EXPECT_EQ(saved(), before);
+}
+
 TEST_F(WritesTest, ARefusalByTheDaemonChangesNothing) {
   scenario();
   const std::string before = *read_file(state_file_.string());
