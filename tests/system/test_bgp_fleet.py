@@ -73,8 +73,13 @@ def test_bgp_fleet(tmp_path):
 
         # A load balancer created through every node's API (as Octavia's provider driver does):
         # BIRD announces it from `vigil health --vips-file`, and connections to it are served.
-        def service_since():  # when each node's vigil_service protocol last changed state
-            return {name: n.bird.show("protocols", "vigil_service").splitlines()[-1] for name, n in nodes.items()}
+        def service_since():  # each node's vigil_service: (state, ms of the day it last changed)
+            out = {}
+            for name, n in nodes.items():
+                fields = n.bird.show("protocols", "vigil_service").splitlines()[-1].split()
+                h, m, sec = fields[-1].split(":")
+                out[name] = (fields[3], round((int(h) * 3600 + int(m) * 60 + float(sec)) * 1000))
+            return out
         since = service_since()
         created = time.monotonic()
         for n in nodes.values():
@@ -84,8 +89,12 @@ def test_bgp_fleet(tmp_path):
         print(f"\nload balancer created through the API on every node: {API_SERVICE} announced by all "
               f"after {time.monotonic() - created:.2f}s; a new connection served by {served or err}")
         assert served, err
-        # `birdc configure` added the route in place: the service route was never withdrawn.
-        assert service_since() == since, (since, service_since())
+        # `birdc configure` added the route in place: the service route was never withdrawn. A
+        # restart would show as a change seconds later; BIRD's own figure for one start may move
+        # by a millisecond between two reads (2026-12-05, once in a 10-run series: .325, then .326).
+        after = service_since()
+        assert all(after[n][0] == "up" and abs(after[n][1] - since[n][1]) <= 50 for n in nodes), \
+            (since, after)
         resilient, why = router.route_resilient_service()
         print(f"\nrouter: {SERVICE} via {sorted(router.nexthops(SERVICE))} (BIRD, multipath); "
               f"{RESILIENT_SERVICE} via a {'resilient' if resilient else 'plain (' + why + ')'} nexthop group")
