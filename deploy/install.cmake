@@ -4,11 +4,14 @@ include(GNUInstallDirs)
 
 install(TARGETS vigil RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-configure_file(${PROJECT_SOURCE_DIR}/deploy/systemd/vigil.service.in
-               ${PROJECT_BINARY_DIR}/deploy/vigil.service @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/deploy/vigil.service DESTINATION lib/systemd/system)
-install(FILES ${PROJECT_SOURCE_DIR}/deploy/vigil.yaml
-        DESTINATION ${CMAKE_INSTALL_FULL_SYSCONFDIR}/vigil RENAME vigil.yaml.example)
+# The unit names the binary and the config by the prefix of the install, not of the configure:
+# `cmake --install build --prefix /usr` on a default (/usr/local) build must give /usr/bin/vigil
+# and /etc/vigil. deploy/install_unit.cmake runs at install time (CPack too: prefix /usr, DESTDIR
+# its staging directory).
+install(CODE "set(VIGIL_SOURCE_DIR \"${PROJECT_SOURCE_DIR}\")
+set(VIGIL_BINARY_DIR \"${PROJECT_BINARY_DIR}\")
+set(VIGIL_BINDIR \"${CMAKE_INSTALL_BINDIR}\")")
+install(SCRIPT ${PROJECT_SOURCE_DIR}/deploy/install_unit.cmake)
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/bash-completion/vigil
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
@@ -65,11 +68,44 @@ if(HELP2MAN AND GZIP AND NOT VIGIL_SANITIZE)
   install(FILES ${man}/vigil.yaml.5.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man5)
 endif()
 
+# Debian's copyright and changelog.Debian (gzip -9n, dated by the commit, so that two builds of
+# one commit are the same). The maintainer is the commit's author unless
+# -DVIGIL_PACKAGE_MAINTAINER="Name <address>" says otherwise.
+execute_process(COMMAND git -C ${PROJECT_SOURCE_DIR} log -1 --format=%an\ <%ae>%n%ct
+                OUTPUT_VARIABLE head_commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+string(REPLACE "\n" ";" head_commit "${head_commit}")
+list(LENGTH head_commit head_fields)
+if(head_fields EQUAL 2)
+  list(GET head_commit 0 head_author)
+  list(GET head_commit 1 head_time)
+else()
+  set(head_author "the vigil authors <vigil@localhost>")
+  set(head_time 0)
+endif()
+set(VIGIL_PACKAGE_MAINTAINER "${head_author}" CACHE STRING "the package's Maintainer field")
+set(saved_epoch "$ENV{SOURCE_DATE_EPOCH}")
+set(ENV{SOURCE_DATE_EPOCH} ${head_time})
+string(TIMESTAMP VIGIL_PACKAGE_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
+set(ENV{SOURCE_DATE_EPOCH} "${saved_epoch}")
+configure_file(${PROJECT_SOURCE_DIR}/deploy/debian/changelog.in
+               ${PROJECT_BINARY_DIR}/deploy/changelog.Debian @ONLY)
+if(GZIP)
+  add_custom_command(
+    OUTPUT ${PROJECT_BINARY_DIR}/deploy/changelog.Debian.gz
+    COMMAND ${GZIP} -9nc ${PROJECT_BINARY_DIR}/deploy/changelog.Debian >
+            ${PROJECT_BINARY_DIR}/deploy/changelog.Debian.gz
+    DEPENDS ${PROJECT_BINARY_DIR}/deploy/changelog.Debian
+    COMMENT "changelog.Debian.gz")
+  add_custom_target(debian_changelog ALL DEPENDS ${PROJECT_BINARY_DIR}/deploy/changelog.Debian.gz)
+  install(FILES ${PROJECT_BINARY_DIR}/deploy/changelog.Debian.gz DESTINATION ${CMAKE_INSTALL_DOCDIR})
+endif()
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/debian/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
 # The Debian package (cpack -G DEB). Its maintainer scripts are in deploy/debian.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME vigil)
 set(CPACK_PACKAGE_VENDOR "the vigil authors")
-set(CPACK_PACKAGE_CONTACT "vigil maintainers <vigil@localhost>")
+set(CPACK_PACKAGE_CONTACT "${VIGIL_PACKAGE_MAINTAINER}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
     "health-checking Layer-4 load balancer for Kubernetes and OpenShift control planes")
 set(CPACK_PACKAGE_DESCRIPTION

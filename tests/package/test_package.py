@@ -6,6 +6,7 @@ serving as that user, an upgrade of a running vigil that refuses no connection, 
 Needs root and the package built by scripts/package.sh (its path in $VIGIL_DEB). Changes this
 machine's /usr, /etc and users: CI runs it on a machine of its own.
 """
+import gzip
 import json
 import os
 import pwd
@@ -56,8 +57,14 @@ def test_files_user_and_token(installed):
                  "/usr/share/doc/vigil/examples/bird/vigil-bgp-health",
                  "/usr/share/doc/vigil/runbook.md",
                  "/usr/share/doc/vigil/examples/prometheus/vigil-rules.yml",
-                 "/usr/share/doc/vigil/examples/grafana/vigil-dashboard.json"):
+                 "/usr/share/doc/vigil/examples/grafana/vigil-dashboard.json",
+                 "/usr/share/doc/vigil/copyright", "/usr/share/doc/vigil/changelog.Debian.gz"):
         assert Path(path).is_file(), path
+    # Debian policy: a maintainer who can be written to, and the changelog of this build.
+    fields = run("dpkg-deb", "-f", DEB, "Maintainer").stdout
+    assert "@" in fields and "localhost" not in fields, fields
+    changelog = gzip.decompress(Path("/usr/share/doc/vigil/changelog.Debian.gz").read_bytes())
+    assert changelog.decode().startswith("vigil (")
     user = pwd.getpwnam("vigil")
     assert user.pw_uid < 1000 and user.pw_shell in ("/usr/sbin/nologin", "/bin/false")
     for token in (Path("/etc/vigil/token"), Path("/etc/vigil/read-token")):
