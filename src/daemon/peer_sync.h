@@ -26,6 +26,10 @@
 #include "peers/link.h"
 #include "proxy/worker.h"
 
+namespace boost::asio::ssl {
+class context;
+}
+
 namespace vigil::daemon {
 
 class PeerSync {
@@ -45,9 +49,17 @@ class PeerSync {
     std::function<std::vector<std::string>()> held;
   };
 
-  // `self`: this node's entry of `process.peers`; `token`: the peers_auth token.
+  // How peers prove who they are (peers_auth): the token's HMAC proof; or mutual TLS, whose
+  // certificates must name the peers, with the same proof keyed by the TLS session's exported
+  // key (which binds the hellos to that session).
+  struct Auth {
+    std::string token;
+    std::shared_ptr<boost::asio::ssl::context> tls;  // set: mutual TLS
+  };
+
+  // `self`: this node's entry of `process.peers`.
   PeerSync(boost::asio::io_context& io, const Clock& clock, TimerSource& timers,
-           std::vector<model::Peer> peers, std::string self, std::string token, Hooks hooks);
+           std::vector<model::Peer> peers, std::string self, Auth auth, Hooks hooks);
   ~PeerSync();
   PeerSync(const PeerSync&) = delete;
   PeerSync& operator=(const PeerSync&) = delete;
@@ -78,12 +90,16 @@ class PeerSync {
   void lose(Peer& p, const std::string& why);
   void tickle(std::vector<peers::SessionEntry> sessions);
   Peer* peer_named(std::string_view name);
+  Peer* peer_at(const boost::asio::ip::address& address);
+  // The key of the hello's proof on `link`: the token, or under TLS the session's exported key;
+  // empty when there is none (then nothing is proven).
+  std::string proof_key(peers::Link& link) const;
 
   boost::asio::io_context& io_;
   const Clock& clock_;
   std::unique_ptr<Timer> tick_;
   std::string self_;
-  std::string token_;
+  Auth auth_;
   Hooks hooks_;
   std::vector<std::unique_ptr<Peer>> peers_;  // the others
   model::Peer me_;
