@@ -3,6 +3,7 @@
 // tickler, and the addresses this host holds.
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 
 #include "admin/token_files.h"
@@ -63,6 +64,11 @@ Result<void> ControlPlane::start_peer_sync() {
                 });
               });
             }
+          },
+      .news =
+          [this] {
+            return std::ranges::any_of(workers_,
+                                       [](const auto& w) { return w->has_new_sessions(); });
           },
       .tickle = [this](std::vector<proxy::LostSession> lost) { tickler_->tickle(std::move(lost)); },
       .held =

@@ -80,6 +80,7 @@ PeerSync::PeerSync(asio::io_context& io, const Clock& clock, TimerSource& timers
     }
   }
   tick_ = timers.create_timer([this] { tick(); });
+  flush_ = timers.create_timer([this] { flush(); });
 }
 
 PeerSync::~PeerSync() { stop(); }
@@ -103,6 +104,7 @@ Result<void> PeerSync::start() {
             me_.port, peers_.size());
   accept();
   tick();
+  flush();
   return {};
 }
 
@@ -110,6 +112,7 @@ void PeerSync::stop() {
   if (stopped_) return;
   stopped_ = true;
   tick_->cancel();
+  flush_->cancel();
   if (acceptor_) {
     boost::system::error_code ec;
     acceptor_->close(ec);
@@ -440,16 +443,29 @@ void PeerSync::tick() {
     in->link->close();
     return true;
   });
-  if (!gathering_) {
-    gathering_ = true;
-    hooks_.gather(
-        [this, alive = std::weak_ptr<int>(alive_)](std::vector<proxy::SessionChanges> changes) {
-          if (alive.expired()) return;
-          gathering_ = false;
-          if (!stopped_) take_changes(std::move(changes));
-        });
-  }
+  gather();
   tick_->arm(now + kTick);
+}
+
+// Between ticks: new sessions go out as soon as a worker has any, at most one round per kFlush
+// (about 20 sessions a frame at 1,000 new a second). Polling costs a load per worker.
+void PeerSync::flush() {
+  if (stopped_) return;
+  if (hooks_.news && hooks_.news()) gather();
+  flush_->arm(clock_.now() + kFlush);
+}
+
+// One round at a time: a round asked while another is under way is left to the next flush or
+// tick, which the flags and the workers' lists make lose nothing.
+void PeerSync::gather() {
+  if (gathering_) return;
+  gathering_ = true;
+  hooks_.gather(
+      [this, alive = std::weak_ptr<int>(alive_)](std::vector<proxy::SessionChanges> changes) {
+        if (alive.expired()) return;
+        gathering_ = false;
+        if (!stopped_) take_changes(std::move(changes));
+      });
 }
 
 void PeerSync::take_changes(std::vector<proxy::SessionChanges> changes) {
