@@ -59,7 +59,8 @@ void peer_metrics(Writer& w, const model::LoadBalancerView& file) {
            "Times the peer's stream went silent (1 s) or closed.",
            [](const model::PeerStatus& p) { return p.lost; });
   per_peer("vigil_peer_refused_total", "counter",
-           "Connections as the peer refused: no valid proof of the peers token, broken frames, "
+           "Connections as the peer (or from its address) refused: no valid proof of the peers "
+           "token, a TLS certificate of another CA, none, or not naming the peer, broken frames, "
            "or more sessions than the bound.",
            [](const model::PeerStatus& p) { return p.refused; });
   per_peer("vigil_peer_sessions_tickled_total", "counter",

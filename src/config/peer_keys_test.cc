@@ -95,5 +95,51 @@ peers_auth: {token_file: /t}
   EXPECT_TRUE(has_error(r, 4, "missing required key \"address\"")) << all(r.diagnostics);
 }
 
+TEST(PeerKeys, LoadMutualTls) {
+  const LoadResult r = load_with(R"(
+peers:
+  - {name: lb1, address: 192.0.2.1, port: 7946}
+  - {name: lb2, address: 192.0.2.2, port: 7946}
+peers_auth:
+  tls: {cert: /etc/vigil/lb1.crt, key: /etc/vigil/lb1.key, ca: /etc/vigil/peers-ca.crt}
+)");
+  ASSERT_TRUE(r.ok()) << all(r.diagnostics);
+  const auto& tls = r.process->peers_auth.tls;
+  ASSERT_TRUE(tls.has_value());
+  EXPECT_EQ(tls->cert, "/etc/vigil/lb1.crt");
+  EXPECT_EQ(tls->key, "/etc/vigil/lb1.key");
+  EXPECT_EQ(tls->ca, "/etc/vigil/peers-ca.crt");
+  EXPECT_EQ(tls->where.line, 5);  // the `tls` key, which errors about its files name
+  EXPECT_TRUE(r.process->peers_auth.token_file.empty());
+}
+
+TEST(PeerKeys, TlsNeedsEveryFileAndNoTokenBeside) {
+  const LoadResult missing = load_with(R"(
+peers:
+  - {name: lb1, address: 192.0.2.1, port: 7946}
+  - {name: lb2, address: 192.0.2.2, port: 7946}
+peers_auth:
+  tls: {cert: /c, key: /k}
+)");
+  EXPECT_TRUE(has_error(missing, 5, "missing required key \"ca\"")) << all(missing.diagnostics);
+  const LoadResult both = load_with(R"(
+peers:
+  - {name: lb1, address: 192.0.2.1, port: 7946}
+  - {name: lb2, address: 192.0.2.2, port: 7946}
+peers_auth:
+  token_file: /t
+  tls: {cert: /c, key: /k, ca: /a}
+)");
+  EXPECT_TRUE(has_error(both, 6, "set token_file or tls, not both")) << all(both.diagnostics);
+  const LoadResult stray = load_with(R"(
+peers:
+  - {name: lb1, address: 192.0.2.1, port: 7946}
+  - {name: lb2, address: 192.0.2.2, port: 7946}
+peers_auth:
+  tls: {cert: /c, key: /k, ca: /a, verify: false}
+)");
+  EXPECT_TRUE(has_error(stray, 5, "unknown key \"verify\"")) << all(stray.diagnostics);
+}
+
 }  // namespace
 }  // namespace vigil::config

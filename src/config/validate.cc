@@ -99,7 +99,7 @@ void check_accept_proxy(const model::Config& config, std::vector<Diagnostic>& ou
   }
 }
 
-// peers[]: names and addresses each once, the token that authenticates them, and this node
+// peers[]: names and addresses each once, the token or TLS that authenticates them, and this node
 // among them when `peer_name` names it (the host's name is looked for when vigil starts).
 void check_peers(const model::Process& process, std::vector<Diagnostic>& out) {
   const auto& peers = process.peers;
@@ -120,10 +120,17 @@ void check_peers(const model::Process& process, std::vector<Diagnostic>& out) {
                              "peers lists one node: name this node and every other node "
                              "of the pair or fleet"));
   }
-  if (process.peers_auth.token_file.empty()) {
+  const model::PeersAuth& auth = process.peers_auth;
+  if (auth.token_file.empty() && !auth.tls) {
     out.push_back(make_error(list,
-                             "peers needs peers_auth.token_file: a peer proves it holds "
-                             "the token before it may send sessions"));
+                             "peers needs peers_auth.token_file (a token every node holds) or "
+                             "peers_auth.tls {cert, key, ca}: a peer proves who it is before it "
+                             "may send sessions"));
+  }
+  if (!auth.token_file.empty() && auth.tls) {
+    out.push_back(make_error(auth.tls->where,
+                             "peers_auth: set token_file or tls, not both (tls proves more: "
+                             "each node's certificate names it)"));
   }
   if (!process.peer_name.empty() && std::ranges::none_of(peers, [&](const model::Peer& p) {
         return p.name == process.peer_name;

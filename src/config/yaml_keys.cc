@@ -177,9 +177,29 @@ constexpr KeySpec<model::PeersAuth> kPeersAuthKeys[] = {
     {"token_file", "path", "",
      "File holding the token every node of `peers` shares: each side of a peer connection "
      "proves it holds it (HMAC-SHA256 over both sides' random nonces) before any session "
-     "is sent. The sync itself is not encrypted: keep it on the nodes' own network.",
-     [](YamlReader& r, const Field& f, model::PeersAuth& a) { r.set_string(f, a.token_file); },
-     true},
+     "is sent. The sync itself is not encrypted: keep it on the nodes' own network. Set "
+     "`token_file` or `tls`, not both.",
+     [](YamlReader& r, const Field& f, model::PeersAuth& a) { r.set_string(f, a.token_file); }},
+    {"tls", "map", "",
+     "Mutual TLS instead of a token: each side presents its certificate and verifies the "
+     "other's against `ca`, and a node's certificate must name it; see `peers_auth.tls`.",
+     [](YamlReader& r, const Field& f, model::PeersAuth& a) {
+       model::PeerTls tls{.where = r.at(f.line)};
+       if (r.read_map(f.value, f.line, peer_tls_section(), tls)) a.tls = std::move(tls);
+     }},
+};
+
+constexpr KeySpec<model::PeerTls> kPeerTlsKeys[] = {
+    {"cert", "path", "",
+     "This node's certificate (PEM, with its intermediates), signed by `ca`. It must name the "
+     "node: a DNS SAN equal to its `peers[]` name, or its CN when it has no DNS SAN.",
+     [](YamlReader& r, const Field& f, model::PeerTls& t) { r.set_string(f, t.cert); }, true},
+    {"key", "path", "", "The certificate's private key (PEM).",
+     [](YamlReader& r, const Field& f, model::PeerTls& t) { r.set_string(f, t.key); }, true},
+    {"ca", "path", "",
+     "The CA (PEM) that signed every node's certificate; a peer whose certificate it did not "
+     "sign, or that presents none, is refused.",
+     [](YamlReader& r, const Field& f, model::PeerTls& t) { r.set_string(f, t.ca); }, true},
 };
 
 void read_peers(YamlReader& r, const Field& f, ConfigDraft& c) {
@@ -457,6 +477,12 @@ const Section<model::Peer>& peer_section() {
 
 const Section<model::PeersAuth>& peers_auth_section() {
   static constexpr Section<model::PeersAuth> kSection{"peers_auth", "peers_auth", kPeersAuthKeys};
+  return kSection;
+}
+
+const Section<model::PeerTls>& peer_tls_section() {
+  static constexpr Section<model::PeerTls> kSection{"peers_auth.tls", "peers_auth.tls",
+                                                    kPeerTlsKeys};
   return kSection;
 }
 

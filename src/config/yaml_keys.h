@@ -47,6 +47,7 @@ const Section<model::Admin>& admin_section();
 const Section<model::Log>& log_section();
 const Section<model::Peer>& peer_section();
 const Section<model::PeersAuth>& peers_auth_section();
+const Section<model::PeerTls>& peer_tls_section();
 const Section<model::Listener>& listener_section();
 const Section<PoolDraft>& pool_section();
 const Section<model::Member>& member_section();

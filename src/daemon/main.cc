@@ -20,6 +20,7 @@
 #include "daemon/control_plane.h"
 #include "daemon/version.h"
 #include "net/interfaces.h"
+#include "peers/tls.h"
 
 namespace {
 
@@ -72,8 +73,21 @@ std::optional<vigil::cli::ClientOptions> client_options(const Args& a) {
   return options_from(a, process);
 }
 
+// peers_auth.tls names files that only loading them checks (a missing file, not PEM, a key that
+// is not the certificate's): an error at the `tls` key's file:line, as the daemon would refuse.
+void check_peer_tls(vigil::config::LoadResult& result) {
+  if (!result.process || !result.process->peers_auth.tls) return;
+  const vigil::model::PeerTls& tls = *result.process->peers_auth.tls;
+  if (auto context = vigil::peers::tls_context(tls); !context) {
+    result.diagnostics.push_back(vigil::config::make_error(tls.where, context.error().message));
+    result.process.reset();
+    result.config.reset();
+  }
+}
+
 int run_check(const Args& a) {
-  const auto result = vigil::config::load_file(a.config);
+  auto result = vigil::config::load_file(a.config);
+  check_peer_tls(result);
   // Unknown local addresses only cost the freebind warning.
   const auto local = vigil::net::local_addresses();
   std::cout << vigil::config::check_report(

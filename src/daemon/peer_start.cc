@@ -1,14 +1,16 @@
 // ControlPlane: starting the session sync with the other nodes of `peers:` (daemon/peer_sync.h)
-// and giving it what it asks of this process: the workers' sessions, the tickler, and the
-// addresses this host holds.
+// and giving it what it asks of this process: its credentials, the workers' sessions, the
+// tickler, and the addresses this host holds.
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 
 #include "admin/token_files.h"
 #include "base/log.h"
 #include "daemon/control_plane.h"
 #include "net/interfaces.h"
+#include "peers/tls.h"
 
 namespace vigil::daemon {
 
@@ -20,15 +22,29 @@ std::string host_name() {
   return name;
 }
 
+// The token, or the TLS context; an error names the file and, for TLS, the config's file:line.
+Result<PeerSync::Auth> peer_auth(const model::PeersAuth& auth) {
+  if (auth.tls) {
+    auto context = peers::tls_context(*auth.tls);
+    if (!context) {
+      return fail(auth.tls->where.file + ":" + std::to_string(auth.tls->where.line) + ": " +
+                  context.error().message);
+    }
+    return PeerSync::Auth{.token = {}, .tls = std::move(*context)};
+  }
+  auto token = admin::read_token_file("peers_auth.token_file", auth.token_file, true);
+  if (!token) return std::unexpected(token.error());
+  return PeerSync::Auth{.token = std::move(*token), .tls = nullptr};
+}
+
 }  // namespace
 
 Result<void> ControlPlane::start_peer_sync() {
   if (process_.peers.empty()) return {};
   auto self = find_self(process_.peers, process_.peer_name, host_name());
   if (!self) return std::unexpected(self.error());
-  auto token =
-      admin::read_token_file("peers_auth.token_file", process_.peers_auth.token_file, true);
-  if (!token) return std::unexpected(token.error());
+  auto auth = peer_auth(process_.peers_auth);
+  if (!auth) return std::unexpected(auth.error());
   PeerSync::Hooks hooks{
       .gather =
           [this](std::function<void(std::vector<proxy::SessionChanges>)> done) {
@@ -49,6 +65,11 @@ Result<void> ControlPlane::start_peer_sync() {
               });
             }
           },
+      .news =
+          [this] {
+            return std::ranges::any_of(workers_,
+                                       [](const auto& w) { return w->has_new_sessions(); });
+          },
       .tickle = [this](std::vector<proxy::LostSession> lost) { tickler_->tickle(std::move(lost)); },
       .held =
           [] {
@@ -61,7 +82,7 @@ Result<void> ControlPlane::start_peer_sync() {
             return out;
           }};
   peer_sync_ = std::make_unique<PeerSync>(io_, clock_, timer_source_, process_.peers, self->name,
-                                          std::move(*token), std::move(hooks));
+                                          std::move(*auth), std::move(hooks));
   return peer_sync_->start();
 }
 

@@ -66,11 +66,11 @@ Result<model::Peer> find_self(const std::vector<model::Peer>& peers, const std::
 }
 
 PeerSync::PeerSync(asio::io_context& io, const Clock& clock, TimerSource& timers,
-                   std::vector<model::Peer> peers, std::string self, std::string token, Hooks hooks)
+                   std::vector<model::Peer> peers, std::string self, Auth auth, Hooks hooks)
     : io_(io),
       clock_(clock),
       self_(std::move(self)),
-      token_(std::move(token)),
+      auth_(std::move(auth)),
       hooks_(std::move(hooks)) {
   for (model::Peer& p : peers) {
     if (p.name == self_) {
@@ -80,6 +80,7 @@ PeerSync::PeerSync(asio::io_context& io, const Clock& clock, TimerSource& timers
     }
   }
   tick_ = timers.create_timer([this] { tick(); });
+  flush_ = timers.create_timer([this] { flush(); });
 }
 
 PeerSync::~PeerSync() { stop(); }
@@ -103,6 +104,7 @@ Result<void> PeerSync::start() {
             me_.port, peers_.size());
   accept();
   tick();
+  flush();
   return {};
 }
 
@@ -110,6 +112,7 @@ void PeerSync::stop() {
   if (stopped_) return;
   stopped_ = true;
   tick_->cancel();
+  flush_->cancel();
   if (acceptor_) {
     boost::system::error_code ec;
     acceptor_->close(ec);
@@ -158,7 +161,8 @@ void PeerSync::on_accepted(tcp::socket socket) {
                             .on_closed =
                                 [this, weak](const std::string& why) {
                                   if (auto in = weak.lock()) inbound_closed(in, why);
-                                }});
+                                }},
+      peers::Link::Tls{.context = auth_.tls});
   handshaking_.push_back(in);
   in->link->start();
 }
@@ -170,21 +174,29 @@ bool PeerSync::on_inbound_frame(const std::shared_ptr<Inbound>& in, const peers:
       in->hello_seen = true;
       in->theirs = *hello;
       in->mine = {.name = self_, .nonce = peers::random_nonce()};
+      Peer* claimed = peer_named(hello->name);
+      if (auth_.tls && claimed != nullptr && !in->link->certificate_names(hello->name)) {
+        ++claimed->refused;  // one node's certificate posing as another
+        why = "refused: its certificate does not name \"" + hello->name + "\"";
+        return false;
+      }
       std::vector<uint8_t> out;
       peers::append(out, in->mine);
-      peers::append(out,
-                    peers::ProofFrame{.proof = peers::proof(token_, 'S', in->theirs, in->mine)});
+      peers::append(out, peers::ProofFrame{.proof = peers::proof(proof_key(*in->link), 'S',
+                                                                 in->theirs, in->mine)});
       in->link->send(out);
       return true;
     }
     const auto* p = std::get_if<peers::ProofFrame>(&f);
     Peer* claimed = in->hello_seen ? peer_named(in->theirs.name) : nullptr;
-    if (p == nullptr || claimed == nullptr ||
-        !peers::same_proof(p->proof, peers::proof(token_, 'C', in->theirs, in->mine))) {
+    const std::string key = proof_key(*in->link);
+    if (p == nullptr || claimed == nullptr || key.empty() ||
+        !peers::same_proof(p->proof, peers::proof(key, 'C', in->theirs, in->mine))) {
       if (claimed != nullptr) ++claimed->refused;
       why = "refused: " + std::string(claimed == nullptr && in->hello_seen
                                           ? "\"" + in->theirs.name + "\" is not one of peers"
-                                          : "no valid proof of the peers token");
+                                      : auth_.tls ? "no valid proof of its TLS session"
+                                                  : "no valid proof of the peers token");
       return false;
     }
     std::erase(handshaking_, in);
@@ -214,6 +226,11 @@ bool PeerSync::on_inbound_frame(const std::shared_ptr<Inbound>& in, const peers:
 void PeerSync::inbound_closed(const std::shared_ptr<Inbound>& in, const std::string& why) {
   std::erase(handshaking_, in);
   if (in->peer == nullptr) {
+    // A certificate refused in the TLS handshake comes before any hello: it counts against the
+    // peer whose address the connection came from, if any.
+    if (in->link->certificate_refused()) {
+      if (Peer* from = peer_at(in->link->remote_address())) ++from->refused;
+    }
     // At most one line every 30 s: a misconfigured node retries every second, a scanner more.
     ++unproven_;
     const TimePoint now = clock_.now();
@@ -298,8 +315,11 @@ void PeerSync::connect(Peer& p) {
                                   },
                               .on_closed =
                                   [this, &p, attempt](const std::string& why) {
-                                    if (attempt == p.attempt) outbound_closed(p, why);
-                                  }});
+                                    if (attempt != p.attempt) return;
+                                    if (p.link && p.link->certificate_refused()) ++p.refused;
+                                    outbound_closed(p, why);
+                                  }},
+        peers::Link::Tls{.context = auth_.tls, .connected = true, .peer = p.config.name});
     p.link->start();
     std::vector<uint8_t> out;
     peers::append(out, p.hello);
@@ -342,14 +362,16 @@ bool PeerSync::on_outbound_frame(Peer& p, const peers::Frame& f, std::string& wh
     return true;
   }
   const auto* proof = std::get_if<peers::ProofFrame>(&f);
-  if (proof == nullptr || !p.answer ||
-      !peers::same_proof(proof->proof, peers::proof(token_, 'S', p.hello, *p.answer))) {
+  const std::string key = proof_key(*p.link);
+  if (proof == nullptr || !p.answer || key.empty() ||
+      !peers::same_proof(proof->proof, peers::proof(key, 'S', p.hello, *p.answer))) {
     ++p.refused;
-    why = "gave no valid proof of the peers token";
+    why = auth_.tls ? "gave no valid proof of its TLS session"
+                    : "gave no valid proof of the peers token";
     return false;
   }
   std::vector<uint8_t> out;
-  peers::append(out, peers::ProofFrame{.proof = peers::proof(token_, 'C', p.hello, *p.answer)});
+  peers::append(out, peers::ProofFrame{.proof = peers::proof(key, 'C', p.hello, *p.answer)});
   peers::append(out, peers::Reset{});
   std::vector<peers::SessionEntry> all;
   all.reserve(local_.size());
@@ -381,6 +403,18 @@ PeerSync::Peer* PeerSync::peer_named(std::string_view name) {
   return nullptr;
 }
 
+PeerSync::Peer* PeerSync::peer_at(const asio::ip::address& address) {
+  for (auto& p : peers_) {
+    boost::system::error_code ec;
+    if (asio::ip::make_address(p->config.address, ec) == address && !ec) return p.get();
+  }
+  return nullptr;
+}
+
+std::string PeerSync::proof_key(peers::Link& link) const {
+  return auth_.tls ? link.exported_key() : auth_.token;
+}
+
 void PeerSync::tick() {
   if (stopped_) return;
   const TimePoint now = clock_.now();
@@ -409,16 +443,29 @@ void PeerSync::tick() {
     in->link->close();
     return true;
   });
-  if (!gathering_) {
-    gathering_ = true;
-    hooks_.gather(
-        [this, alive = std::weak_ptr<int>(alive_)](std::vector<proxy::SessionChanges> changes) {
-          if (alive.expired()) return;
-          gathering_ = false;
-          if (!stopped_) take_changes(std::move(changes));
-        });
-  }
+  gather();
   tick_->arm(now + kTick);
+}
+
+// Between ticks: new sessions go out as soon as a worker has any, at most one round per kFlush
+// (about 20 sessions a frame at 1,000 new a second). Polling costs a load per worker.
+void PeerSync::flush() {
+  if (stopped_) return;
+  if (hooks_.news && hooks_.news()) gather();
+  flush_->arm(clock_.now() + kFlush);
+}
+
+// One round at a time: a round asked while another is under way is left to the next flush or
+// tick, which the flags and the workers' lists make lose nothing.
+void PeerSync::gather() {
+  if (gathering_) return;
+  gathering_ = true;
+  hooks_.gather(
+      [this, alive = std::weak_ptr<int>(alive_)](std::vector<proxy::SessionChanges> changes) {
+        if (alive.expired()) return;
+        gathering_ = false;
+        if (!stopped_) take_changes(std::move(changes));
+      });
 }
 
 void PeerSync::take_changes(std::vector<proxy::SessionChanges> changes) {

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,9 +56,21 @@ struct Peer {
   bool operator==(const Peer&) const = default;
 };
 
-// How peers prove who they are to each other (`peers_auth`): a token both hold.
+// Mutual TLS between peers (`peers_auth.tls`): this node's certificate and key, and the CA that
+// signed every node's certificate. A node's certificate names it (a DNS SAN, or its CN when it has
+// none, equal to its `peers[]` name), so that one node's certificate cannot pose as another.
+struct PeerTls {
+  std::string cert;
+  std::string key;
+  std::string ca;
+  SourceLocation where;  // the `tls` key: errors about its files name it
+  bool operator==(const PeerTls&) const = default;
+};
+
+// How peers prove who they are to each other (`peers_auth`): a token both hold, or mutual TLS.
 struct PeersAuth {
   std::string token_file;
+  std::optional<PeerTls> tls;
   bool operator==(const PeersAuth&) const = default;
 };
 

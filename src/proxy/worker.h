@@ -109,6 +109,9 @@ class Worker {
   // Any thread. What this worker's sessions became since the last call (SessionChanges); `done`
   // runs on the worker thread. Until the first call the worker keeps no such record.
   void session_changes(std::function<void(SessionChanges)> done);
+  // Any thread, lock-free: a session was accepted since session_changes() last answered, so a
+  // peer does not know it yet. Cheap enough to poll every few milliseconds.
+  bool has_new_sessions() const;
   // Any thread. The member did not answer a connect: its sessions may be dead without a FIN or
   // RST. Tightens keepalive on their backend legs so that the kernel finds out in seconds.
   void probe_member_sessions(std::shared_ptr<const BackendStats> member,

@@ -76,7 +76,10 @@ void Worker::Loop::accept_from(Listening& l) {
     auto session = std::make_unique<Session>(*this, id, std::move(client), peer, l.runtime);
     Session& s = *session;
     sessions_.emplace(id, std::move(session));
-    if (tracking_sessions_) opened_since_sync_.push_back(id);
+    if (tracking_sessions_) {
+      if (opened_since_sync_.empty()) new_sessions_.store(true, std::memory_order_relaxed);
+      opened_since_sync_.push_back(id);
+    }
     s.start();
   }
 }

@@ -5,6 +5,7 @@
 
 #include <sys/epoll.h>
 
+#include <atomic>
 #include <mutex>
 #include <unordered_map>
 
@@ -48,6 +49,9 @@ class Worker::Loop final : public SessionHost {
   void member_suspect(const PoolSnapshot& pool, const Backend& backend) override;
   size_t close_member_sessions(const BackendStats* member, SessionEnd why);
   std::vector<LostSession> reset_sessions_on(const std::string& local_ip);  // worker_sessions.cc
+  // Any thread: a session was accepted since the last session_changes() (set once per answer,
+  // by the first such session; relaxed: a hint to ask sooner, the answer itself is posted).
+  bool has_new_sessions() const { return new_sessions_.load(std::memory_order_relaxed); }
   void probe_member_sessions(const BackendStats* member, const net::DeadPeerOptions& probe);
   SessionListing list_sessions(const std::vector<const BackendStats*>* members, size_t limit) const;
   SessionChanges session_changes();  // worker_sessions.cc
@@ -104,6 +108,7 @@ class Worker::Loop final : public SessionHost {
   uint64_t synced_below_ = 0;
   std::vector<uint64_t> opened_since_sync_;
   std::vector<uint64_t> closed_since_sync_;
+  std::atomic<bool> new_sessions_ = false;
   // Hedge budget: each new session earns a tenth of a hedge, up to a burst of kHedgeBurst, so
   // that a slow but healthy pool is not hit twice as hard.
   static constexpr double kHedgeBurst = 10;

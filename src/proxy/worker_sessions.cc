@@ -70,6 +70,7 @@ std::vector<LostSession> Worker::Loop::reset_sessions_on(const std::string& loca
 }
 
 SessionChanges Worker::Loop::session_changes() {
+  new_sessions_.store(false, std::memory_order_relaxed);
   SessionChanges out{.worker = index_};
   auto list = [&](uint64_t id, const Session& s) {
     if (s.closed()) return;
@@ -91,6 +92,8 @@ SessionChanges Worker::Loop::session_changes() {
   synced_below_ = next_session_id_;
   return out;
 }
+
+bool Worker::has_new_sessions() const { return loop_->has_new_sessions(); }
 
 void Worker::session_changes(std::function<void(SessionChanges)> done) {
   post([done = std::move(done)](Loop& loop) { done(loop.session_changes()); });

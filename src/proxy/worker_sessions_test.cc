@@ -161,5 +161,23 @@ TEST(WorkerSessions, SessionChangesListEverySessionOnceThenOnlyWhatChanged) {
   EXPECT_TRUE(changes(proxy.worker()).closed.empty()) << "each close is said once";
 }
 
+// The peer sync polls has_new_sessions() every 20 ms and gathers only when it is set: it must
+// be set by a session accepted after an answer, and cleared by the next answer.
+TEST(WorkerSessions, ANewSessionIsFlaggedUntilTheNextAnswer) {
+  Member a;
+  Proxy proxy({a.address()});
+  EXPECT_FALSE(proxy.worker().has_new_sessions());
+  changes(proxy.worker());  // tracking starts
+  EXPECT_FALSE(proxy.worker().has_new_sessions());
+  net::Fd client = connect_blocking(proxy.address());
+  echo(client.get(), 3);  // the session is up in the worker
+  EXPECT_TRUE(proxy.worker().has_new_sessions());
+  EXPECT_EQ(changes(proxy.worker()).opened.size(), 1u);
+  EXPECT_FALSE(proxy.worker().has_new_sessions());
+  client.reset();
+  ASSERT_TRUE(eventually([&] { return listing(proxy.worker(), nullptr).total == 0; }));
+  EXPECT_FALSE(proxy.worker().has_new_sessions()) << "a close is no news to flush";
+}
+
 }  // namespace
 }  // namespace vigil::proxy
