@@ -55,6 +55,10 @@ struct RouteContext {
   // admin.octavia_project: the project of load balancers created without X-Project-Id or a
   // project_id, and of the config file's objects; empty: none ("").
   std::string_view default_project;
+  // admin.octavia_endpoint: the Octavia API's public URL behind a proxy
+  // ("https://cloud.example/load-balancer"), what its links start with; empty: the request's
+  // scheme and Host.
+  std::string_view public_endpoint;
   // What the routes ask of the daemon; called only by routes that show state or change it (never
   // its views for /healthz).
   Daemon& daemon;

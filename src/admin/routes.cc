@@ -295,10 +295,20 @@ Guard guard_without_row(std::span<const Route> rows) {
   return g == Guard::kWrite ? Guard::kRead : g;
 }
 
+// Where the Octavia API's links point, as Octavia builds them (pecan's request.path_url, or its
+// [api_settings] api_base_uri): the configured public endpoint, else the scheme and Host the
+// client used. Without a Host (HTTP/1.0) links are paths.
+std::string link_base(const Request& request, const RouteContext& ctx) {
+  if (!ctx.public_endpoint.empty()) return std::string(ctx.public_endpoint);
+  if (request.host.empty()) return {};
+  return "http://" + std::string(request.host);
+}
+
 }  // namespace
 
 Response route(const Request& request, const RouteContext& ctx) {
-  const Target target = parse_target(request.target);
+  Target target = parse_target(request.target);
+  target.link_base = link_base(request, ctx);
   std::span<const Route> rows;
   if (ctx.logins != nullptr) rows = rows_of(kPageRoutes, target.segments);
   if (rows.empty()) rows = rows_of(kRoutes, target.segments);

@@ -11,8 +11,12 @@
 namespace vigil::admin {
 
 struct Target {
+  using Query = std::vector<std::pair<std::string, std::string>>;
   std::vector<std::string> segments;  // "/v2/lbaas/pools/" -> {"v2", "lbaas", "pools"}
-  std::vector<std::pair<std::string, std::string>> query;
+  Query query;
+  // What absolute links in answers start with, the scheme and authority the client used (and a
+  // proxy's path prefix): "http://127.0.0.1:8404"; empty: links are paths. routes.cc sets it.
+  std::string link_base;
 
   // The first value of a query parameter, if present.
   std::optional<std::string> param(std::string_view name) const;
