@@ -29,6 +29,7 @@ struct Request {
   // What the status page's browser sends (login cookie, cross-site guards).
   std::string_view cookie;
   std::string_view host;
+  std::string_view accept;  // JSON clients of `/` get Octavia's version document
   std::string_view origin;
   std::string_view sec_fetch_site;
 };

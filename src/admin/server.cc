@@ -212,6 +212,7 @@ class Session : public std::enable_shared_from_this<Session> {
         .body = req.body(),
         .cookie = req[http::field::cookie],
         .host = req[http::field::host],
+        .accept = req[http::field::accept],
         .origin = req[http::field::origin],
         .sec_fetch_site = req["Sec-Fetch-Site"],
     };

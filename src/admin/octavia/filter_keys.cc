@@ -178,6 +178,14 @@ constexpr Entry kAvailabilityZoneProfiles[] = {
     {"availability_zone_data", {"availability_zone_data", kText}},
 };
 
+// Quotas are kept per project (none in vigil).
+constexpr Entry kQuotas[] = {
+    {"project_id", {"project_id", kText}}, {"load_balancer", {"load_balancer", kNumber}},
+    {"listener", {"listener", kNumber}},   {"member", {"member", kNumber}},
+    {"pool", {"pool", kNumber}},           {"health_monitor", {"health_monitor", kNumber}},
+    {"l7policy", {"l7policy", kNumber}},   {"l7rule", {"l7rule", kNumber}},
+};
+
 std::optional<FilterKey> in(std::span<const Entry> table, std::string_view name) {
   for (const Entry& e : table) {
     if (e.name == name) return e.key;
@@ -205,6 +213,7 @@ std::optional<FilterKey> filter_key(std::string_view collection, std::string_vie
   } else {
     common = false;
     if (collection == "amphorae") own = kAmphorae;
+    if (collection == "quotas") own = kQuotas;
     if (collection == "flavors") own = kFlavors;
     if (collection == "availabilityzones") own = kAvailabilityZones;
     if (collection == "flavorprofiles") own = kFlavorProfiles;

@@ -6,6 +6,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
+#include "admin/octavia/collections.h"
 #include "admin/octavia/json.h"
 #include "admin/octavia/json_filter.h"
 #include "admin/octavia/json_page.h"
@@ -24,7 +25,7 @@ Response ok(std::string_view key, json::value body) {
   return r;
 }
 
-Response ok(const json::object& body) {
+Response ok(const json::value& body) {
   Response r;
   r.body = json::serialize(body);
   return r;
@@ -362,7 +363,14 @@ json::object Catalog::status_tree(const LoadBalancerView& lb) const {
 Response route_octavia(const Target& target, const Catalog& catalog) {
   const std::vector<std::string> s(target.segments.begin() + 2, target.segments.end());
   const Call call{.s = s, .target = target, .catalog = catalog};
-  if (s.empty()) return fault(404, "Not found: /" + target.segments[0] + "/lbaas");
+  // Octavia answers its API roots with the version's name.
+  if (s.empty()) return ok(json::value("v2"));
+  if (target.segments[1] == "octavia" && s[0] != "amphorae") {
+    return fault(404, fmt::format("Not found: /{}/octavia/{} is not a resource vigil serves",
+                                  target.segments[0], s[0]));
+  }
+  if (auto r = route_octavia_collection("GET", target.segments[1], s, target, {}, catalog))
+    return *r;
   if (s[0] == "loadbalancers") return loadbalancers(call);
   if (s[0] == "listeners") return listeners(call);
   if (s[0] == "pools") return pools(call);
