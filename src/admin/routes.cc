@@ -327,7 +327,9 @@ std::string link_base(const Request& request, const RouteContext& ctx) {
 }  // namespace
 
 Response route(const Request& request, const RouteContext& ctx) {
-  Target target = parse_target(request.target);
+  auto parsed = parse_target(request.target);
+  if (!parsed) return fault(400, parsed.error());
+  Target& target = *parsed;
   target.link_base = link_base(request, ctx);
   // `/` is the status page for people and Octavia's version document for API clients
   // (keystoneauth's discovery asks it for JSON, without a token, as Octavia serves it).

@@ -345,13 +345,22 @@ TEST(Auth, PresentedTokenAndComparison) {
 }
 
 TEST(Target, SplitsAndDecodes) {
-  const Target t = parse_target("/v2.0//lbaas/pools/?name=a+b%21&id=&x");
+  const Target t = *parse_target("/v2.0//lbaas/pools/?name=a+b%21&id=&x");
   EXPECT_EQ(t.segments, (std::vector<std::string>{"v2.0", "lbaas", "pools"}));
   EXPECT_EQ(t.param("name"), "a b!");
   EXPECT_EQ(t.param("id"), "");
   EXPECT_EQ(t.param("x"), "");
   EXPECT_EQ(t.param("y"), std::nullopt);
-  EXPECT_EQ(parse_target("/a%2").segments, std::vector<std::string>{"a%2"});
+  EXPECT_EQ(parse_target("/a%2F%20b").value().segments, std::vector<std::string>{"a/ b"});
+  EXPECT_EQ(parse_target("/?a=1&&b=%26").value().query, (Target::Query{{"a", "1"}, {"b", "&"}}));
+}
+
+TEST(Target, AMalformedTargetIsAnError) {
+  for (const char* bad : {"/a%2", "/a%zz", "/a b", "http://h/x", "", "x"}) {
+    EXPECT_FALSE(parse_target(bad).has_value()) << bad;
+  }
+  EXPECT_EQ(parse_form("a=1&b=x+y"), (Target::Query{{"a", "1"}, {"b", "x y"}}));
+  EXPECT_FALSE(parse_form("a=%zz").has_value());
 }
 
 // A 405 names what the path's rows take, whatever the method asked.

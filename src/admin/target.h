@@ -1,7 +1,8 @@
 // A request target ("/v2/lbaas/pools?name=masters") split into decoded path segments and query
-// parameters. Pure; any thread.
+// parameters, parsed with Boost.URL (RFC 3986 origin-form). Pure; any thread.
 #pragma once
 
+#include <expected>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,7 +23,12 @@ struct Target {
   std::optional<std::string> param(std::string_view name) const;
 };
 
-// Percent-escapes and '+' in the query are decoded; empty segments ("//", a trailing '/') dropped.
-Target parse_target(std::string_view target);
+// Percent-escapes and '+' in the query are decoded; empty segments ("//", a trailing '/')
+// dropped. A target that is no origin-form ("/a%2", "/a b", "http://h/") is an error: what is
+// wrong with it, for a 400.
+std::expected<Target, std::string> parse_target(std::string_view target);
+
+// An HTML form's body ("a=1&b=x+y"), as a query; nullopt when it is malformed.
+std::optional<Target::Query> parse_form(std::string_view body);
 
 }  // namespace vigil::admin

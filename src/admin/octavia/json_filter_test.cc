@@ -20,7 +20,7 @@ struct Case {
 };
 
 std::expected<Filters, std::string> filters(std::string_view collection, std::string_view query) {
-  return parse_filters(collection, parse_target("/v2/lbaas/x?" + std::string(query)));
+  return parse_filters(collection, *parse_target("/v2/lbaas/x?" + std::string(query)));
 }
 
 TEST(JsonFilter, ValuesCompareAsOctaviasDatabaseDoes) {

@@ -29,7 +29,7 @@ std::vector<json::object> five() {
 json::object paged(std::string_view query,
                    const std::vector<bool>& matches = {true, true, true, true, true}) {
   auto body = page("loadbalancers", five(), matches,
-                   parse_target(std::string("/v2/lbaas/loadbalancers") + std::string(query)));
+                   *parse_target(std::string("/v2/lbaas/loadbalancers") + std::string(query)));
   EXPECT_TRUE(body.has_value()) << query << ": " << (body ? "" : body.error().message);
   return body ? *body : json::object();
 }
@@ -44,7 +44,7 @@ std::string ids(const json::object& body) {
 
 std::string error(std::string_view query) {
   auto body = page("loadbalancers", five(), {true, true, true, true, true},
-                   parse_target(std::string("/v2/lbaas/loadbalancers") + std::string(query)));
+                   *parse_target(std::string("/v2/lbaas/loadbalancers") + std::string(query)));
   EXPECT_FALSE(body.has_value()) << query;
   return body ? std::string() : body.error().message;
 }
@@ -94,7 +94,7 @@ TEST(JsonPage, LimitAndMarkerWalkThePagesWithOctaviasLinks) {
 }
 
 TEST(JsonPage, LinksStartWithTheTargetsBase) {
-  Target t = parse_target("/load-balancer/v2/lbaas/loadbalancers?limit=4");
+  Target t = *parse_target("/load-balancer/v2/lbaas/loadbalancers?limit=4");
   t.link_base = "https://cloud.example";
   auto body = page("loadbalancers", five(), {true, true, true, true, true}, t);
   ASSERT_TRUE(body.has_value());
@@ -154,17 +154,17 @@ TEST(JsonPage, BadParametersAreOctaviasFourHundreds) {
 
 TEST(JsonPage, AnEmptyListHasNoLinksButChecksItsSortKeys) {
   auto body =
-      page("members", {}, {}, parse_target("/v2/lbaas/pools/p/members?limit=2&sort=weight"));
+      page("members", {}, {}, *parse_target("/v2/lbaas/pools/p/members?limit=2&sort=weight"));
   ASSERT_TRUE(body.has_value());
   EXPECT_EQ(json::serialize(*body), R"({"members":[],"members_links":[]})");
-  EXPECT_FALSE(page("members", {}, {}, parse_target("/v2/lbaas/pools/p/members?sort=colour")));
+  EXPECT_FALSE(page("members", {}, {}, *parse_target("/v2/lbaas/pools/p/members?sort=colour")));
 }
 
 TEST(JsonPage, SortKeysInTheModelsSpellingReadTheApisField) {
   std::vector<json::object> two{json::object{{"id", "b"}, {"admin_state_up", false}},
                                 json::object{{"id", "a"}, {"admin_state_up", true}}};
   auto body = page("loadbalancers", two, {true, true},
-                   parse_target("/v2/lbaas/loadbalancers?sort=enabled:desc"));
+                   *parse_target("/v2/lbaas/loadbalancers?sort=enabled:desc"));
   ASSERT_TRUE(body.has_value());
   EXPECT_EQ(body->at("loadbalancers").at(0).at("id"), "a");
 }
