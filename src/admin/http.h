@@ -72,4 +72,8 @@ struct RouteContext {
 // Octavia's error shape: {"faultstring": message}.
 Response fault(int status, std::string_view message);
 
+// The shape of the errors Octavia's web framework answers before its API code runs (an unknown
+// path): {"code": 404, "title": "Not Found", "description": ...}, webob's JSON error body.
+Response framework_fault(int status, std::string_view title, std::string_view description);
+
 }  // namespace vigil::admin

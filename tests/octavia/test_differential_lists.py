@@ -189,6 +189,10 @@ def test_lists_and_collections_answer_as_octavias(tmp_path, cleanup):
                             "action": "REJECT"}})
     step("/v2/lbaas/l7policies", method="POST", body={"l7policy": {"action": "REJECT"}})
 
+    # Errors of paths and methods.
+    step("/v2/lbaas/nothing")
+    step("/v2/lbaas/flavors/{lb}", method="DELETE")
+
     (tmp_path / "differential_lists.json").write_text(json.dumps(record, indent=1))
     ours = [e for e in load_deliberate(DELIBERATE) if is_raw(e)]
     unexplained, unused = check(found, ours)

@@ -167,9 +167,10 @@ std::optional<Response> route_octavia_collection(std::string_view method, std::s
     if (e.collection == "l7policies" && method == "POST" && s.size() == 1) {
       return create_l7policy(body, catalog);
     }
+    // Any method on one of them: there is none to find.
+    if (s.size() > 1) return fault(404, fmt::format("{} {} not found.", e.kind, s[1]));
     if (!get) return read_only(fmt::format("vigil has no {}", e.collection));
-    if (s.size() == 1) return empty_list(target, e.collection, e.key, e.links_key);
-    return fault(404, fmt::format("{} {} not found.", e.kind, s[1]));
+    return empty_list(target, e.collection, e.key, e.links_key);
   }
   return std::nullopt;
 }

@@ -366,8 +366,9 @@ Response route_octavia(const Target& target, const Catalog& catalog) {
   // Octavia answers its API roots with the version's name.
   if (s.empty()) return ok(json::value("v2"));
   if (target.segments[1] == "octavia" && s[0] != "amphorae") {
-    return fault(404, fmt::format("Not found: /{}/octavia/{} is not a resource vigil serves",
-                                  target.segments[0], s[0]));
+    return framework_fault(
+        404, "Not Found",
+        fmt::format("/{}/octavia/{} is not a resource vigil serves", target.segments[0], s[0]));
   }
   if (auto r = route_octavia_collection("GET", target.segments[1], s, target, {}, catalog))
     return *r;
@@ -375,8 +376,9 @@ Response route_octavia(const Target& target, const Catalog& catalog) {
   if (s[0] == "listeners") return listeners(call);
   if (s[0] == "pools") return pools(call);
   if (s[0] == "healthmonitors") return healthmonitors(call);
-  return fault(404, fmt::format("Not found: /{}/lbaas/{} is not a resource vigil serves",
-                                target.segments[0], s[0]));
+  return framework_fault(
+      404, "Not Found",
+      fmt::format("/{}/lbaas/{} is not a resource vigil serves", target.segments[0], s[0]));
 }
 
 }  // namespace vigil::admin
