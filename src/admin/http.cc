@@ -17,4 +17,15 @@ Response fault(int status, std::string_view message) {
   return r;
 }
 
+Response framework_fault(int status, std::string_view title, std::string_view description) {
+  Response r;
+  r.status = status;
+  r.body = boost::json::serialize(boost::json::object{
+      {"code", status},
+      {"title", title},
+      {"description", description},
+  });
+  return r;
+}
+
 }  // namespace vigil::admin

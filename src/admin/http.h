@@ -30,6 +30,7 @@ struct Request {
   // What the status page's browser sends (login cookie, cross-site guards).
   std::string_view cookie;
   std::string_view host;
+  std::string_view accept;  // JSON clients of `/` get Octavia's version document
   std::string_view origin;
   std::string_view sec_fetch_site;
   // Who sent it, as /login's throttle counts sources: an IPv4 address, or an IPv6 /64.
@@ -58,6 +59,10 @@ struct RouteContext {
   // admin.octavia_project: the project of load balancers created without X-Project-Id or a
   // project_id, and of the config file's objects; empty: none ("").
   std::string_view default_project;
+  // admin.octavia_endpoint: the Octavia API's public URL behind a proxy
+  // ("https://cloud.example/load-balancer"), what its links start with; empty: the request's
+  // scheme and Host.
+  std::string_view public_endpoint;
   // What the routes ask of the daemon; called only by routes that show state or change it (never
   // its views for /healthz).
   Daemon& daemon;
@@ -70,5 +75,9 @@ struct RouteContext {
 
 // Octavia's error shape: {"faultstring": message}.
 Response fault(int status, std::string_view message);
+
+// The shape of the errors Octavia's web framework answers before its API code runs (an unknown
+// path): {"code": 404, "title": "Not Found", "description": ...}, webob's JSON error body.
+Response framework_fault(int status, std::string_view title, std::string_view description);
 
 }  // namespace vigil::admin

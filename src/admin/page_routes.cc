@@ -27,8 +27,13 @@ Response html(int status, std::string body) {
   return r;
 }
 
-// A form's fields: the body is application/x-www-form-urlencoded, a query string's syntax.
-Target form_fields(std::string_view body) { return parse_target("/?" + std::string(body)); }
+// A form's fields: the body is application/x-www-form-urlencoded, a query string's syntax. A
+// malformed one has no fields, and is refused for want of its token or CSRF field.
+Target form_fields(std::string_view body) {
+  Target out;
+  if (auto query = parse_form(body)) out.query = std::move(*query);
+  return out;
+}
 
 const LoginSessions::Session* session_of(const Request& request, const RouteContext& ctx,
                                          std::string_view* id = nullptr) {

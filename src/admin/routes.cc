@@ -11,6 +11,7 @@
 #include "admin/login_sessions.h"
 #include "admin/member_admin.h"
 #include "admin/metrics.h"
+#include "admin/octavia/collections.h"
 #include "admin/octavia/local_network.h"
 #include "admin/octavia/reads.h"
 #include "admin/octavia/views.h"
@@ -123,6 +124,15 @@ Response octavia_read(const Call& c) {
 Response octavia_write(const Call& c) {
   const RouteContext& ctx = c.ctx;
   const Segments& s = c.target.segments;
+  if (s.size() >= 3 && is_octavia_collection(s[1], s[2])) {
+    const auto lbs = merged_views(ctx.daemon.views({.file_members = false}), ctx.store);
+    const Segments rest(s.begin() + 2, s.end());
+    if (auto r = route_octavia_collection(c.request.method, s[1], rest, c.target, c.request.body,
+                                          Catalog(lbs, ctx.store, ctx.default_project))) {
+      return *r;
+    }
+  }
+  if (s.size() >= 2 && s[1] == "octavia") return fault(404, "Not found: " + joined_path(s));
   const bool keyed = s.size() >= 4;
   const ApiLoadBalancer* holder =
       keyed && ctx.store != nullptr ? ctx.store->state().holder(s[3], s[2]) : nullptr;
@@ -201,11 +211,15 @@ const Route kRoutes[] = {
     // No token: keepalived's vrrp_script (vigil health) and systemd probe them; they reveal
     // listener names and member counts at most.
     {"GET", "/healthz|readyz", Guard::kNone, &health},
+    {"GET", "/v2|v2.0", Guard::kRead,
+     [](const Call&) { return text(200, "application/json", "\"v2\""); }},
     {"GET", "/v2|v2.0/lbaas/*", Guard::kRead, &octavia_read},
     {"POST", "/v2|v2.0/lbaas/*", Guard::kWrite, &octavia_write},
     {"PUT", "/v2|v2.0/lbaas/*", Guard::kWrite, &octavia_write},
     {"DELETE", "/v2|v2.0/lbaas/*", Guard::kWrite, &octavia_write},
     {"*", "/v2|v2.0/lbaas/*", Guard::kRead, &octavia_write},
+    {"GET", "/v2|v2.0/octavia/*", Guard::kRead, &octavia_read},
+    {"*", "/v2|v2.0/octavia/*", Guard::kRead, &octavia_write},
     {"*", "/v2|v2.0/*", Guard::kRead, &neutron},
     {"GET", "/", Guard::kPage, &page},
     {"GET", "/v1/status", Guard::kRead,
@@ -297,10 +311,33 @@ Guard guard_without_row(std::span<const Route> rows) {
   return g == Guard::kWrite ? Guard::kRead : g;
 }
 
+// A client that asks for JSON and not for a page: `Accept: application/json`, not text/html.
+bool wants_json(std::string_view accept) {
+  return accept.find("application/json") != std::string_view::npos &&
+         accept.find("text/html") == std::string_view::npos;
+}
+
+// Where the Octavia API's links point, as Octavia builds them (pecan's request.path_url, or its
+// [api_settings] api_base_uri): the configured public endpoint, else the scheme and Host the
+// client used. Without a Host (HTTP/1.0) links are paths.
+std::string link_base(const Request& request, const RouteContext& ctx) {
+  if (!ctx.public_endpoint.empty()) return std::string(ctx.public_endpoint);
+  if (request.host.empty()) return {};
+  return "http://" + std::string(request.host);
+}
+
 }  // namespace
 
 Response route(const Request& request, const RouteContext& ctx) {
-  const Target target = parse_target(request.target);
+  auto parsed = parse_target(request.target);
+  if (!parsed) return fault(400, parsed.error());
+  Target& target = *parsed;
+  target.link_base = link_base(request, ctx);
+  // `/` is the status page for people and Octavia's version document for API clients
+  // (keystoneauth's discovery asks it for JSON, without a token, as Octavia serves it).
+  if (target.segments.empty() && request.method == "GET" && wants_json(request.accept)) {
+    return octavia_versions(target);
+  }
   std::span<const Route> rows;
   if (ctx.logins != nullptr) rows = rows_of(kPageRoutes, target.segments);
   if (rows.empty()) rows = rows_of(kRoutes, target.segments);

@@ -207,10 +207,118 @@ TEST_F(RoutesTest, UnknownIdsAndPathsAre404WithOctaviasWording) {
   EXPECT_EQ(faultstring(call("GET", "/v2/lbaas/listeners/x")), "Listener x not found.");
   EXPECT_EQ(faultstring(call("GET", "/v2/lbaas/healthmonitors/x")), "Health Monitor x not found.");
   EXPECT_EQ(faultstring(call("GET", "/v2/lbaas/pools/masters/members/x")), "Member x not found.");
-  const Response unknown = call("GET", "/v2/lbaas/amphorae");
+  const Response unknown = call("GET", "/v2/lbaas/amphorae");  // Octavia's are under /octavia
   EXPECT_EQ(unknown.status, 404);
-  EXPECT_NE(faultstring(unknown).find("amphorae"), std::string::npos);
+  // Octavia's web framework answers an unknown path, in webob's shape.
+  EXPECT_EQ(body(unknown).at("title"), "Not Found");
+  EXPECT_EQ(body(unknown).at("code"), 404);
+  EXPECT_NE(body(unknown).at("description").as_string().find("amphorae"), std::string::npos);
+  EXPECT_EQ(call("GET", "/v2/octavia/loadbalancers").status, 404);
+  EXPECT_EQ(call("POST", "/v2/octavia/loadbalancers").status, 404);
   EXPECT_EQ(call("GET", "/v3/anything").status, 404);
+}
+
+// What Octavia 11 answers a project that has none of them (measured against it).
+TEST_F(RoutesTest, TheCollectionsVigilHasNothingOfAnswerAsOctaviasEmptyOnes) {
+  for (const auto& [path, expected] : {
+           std::pair{"/v2/lbaas/flavors", R"({"flavors":[],"flavors_links":[]})"},
+           {"/v2/lbaas/flavorprofiles", R"({"flavorprofiles":[],"flavorprofile_links":[]})"},
+           {"/v2/lbaas/availabilityzones",
+            R"({"availability_zones":[],"availability_zones_links":[]})"},
+           {"/v2/lbaas/availabilityzoneprofiles",
+            R"({"availability_zone_profiles":[],"availability_zone_profile_links":[]})"},
+           {"/v2.0/lbaas/l7policies?listener_id=x", R"({"l7policies":[],"l7policies_links":[]})"},
+           {"/v2/octavia/amphorae", R"({"amphorae":[],"amphorae_links":[]})"},
+           {"/v2/lbaas/quotas", R"({"quotas":[],"quotas_links":[]})"},
+           {"/v2/lbaas/providers?fields=name", R"({"providers":[{"name":"vigil"}]})"},
+           {"/v2/lbaas/providers/vigil/flavor_capabilities", R"({"flavor_capabilities":[]})"},
+           {"/v2", R"("v2")"},
+           {"/v2.0/lbaas", R"("v2")"},
+       }) {
+    const Response r = call("GET", path);
+    EXPECT_EQ(r.status, 200) << path;
+    EXPECT_EQ(r.body, expected) << path;
+  }
+  const std::string defaults =
+      R"({"quota":{"load_balancer":-1,"listener":-1,"member":-1,"pool":-1,"health_monitor":-1,)"
+      R"("l7policy":-1,"l7rule":-1}})";
+  EXPECT_EQ(call("GET", "/v2/lbaas/quotas/defaults").body, defaults);
+  EXPECT_EQ(call("GET", "/v2/lbaas/quotas/p1").body, defaults);
+  EXPECT_EQ(call("GET", "/v2/lbaas/quotas/p1/default").body, defaults);
+  EXPECT_EQ(faultstring(call("GET", "/v2/lbaas/flavors/f1")), "Flavor f1 not found.");
+  EXPECT_EQ(faultstring(call("GET", "/v2/lbaas/availabilityzones/az")),
+            "Availability Zone az not found.");
+  EXPECT_EQ(faultstring(call("GET", "/v2/lbaas/l7policies/x")), "L7 Policy x not found.");
+  EXPECT_EQ(faultstring(call("GET", "/v2/octavia/amphorae/x")), "Amphora x not found.");
+  EXPECT_EQ(faultstring(call("GET", "/v2/lbaas/flavors?colour=red")),
+            "One or more arguments are either duplicate or invalid");
+  EXPECT_EQ(faultstring(call("GET", "/v2/lbaas/providers/octavia/flavor_capabilities")),
+            "Provider 'octavia' is not enabled.");
+  EXPECT_EQ(call("PUT", "/v2/lbaas/quotas/p1").status, 405);
+  EXPECT_EQ(call("POST", "/v2/lbaas/flavors").status, 405);
+  EXPECT_EQ(faultstring(call("DELETE", "/v2/lbaas/flavors/f1")), "Flavor f1 not found.");
+}
+
+TEST_F(RoutesTest, AnL7PolicyCreateIsTheProvidersFiveHundredAndOne) {
+  const auto lb = testing::sample_view();
+  const auto post = [&](std::string_view body) {
+    const Request request{
+        .method = "POST", .target = "/v2/lbaas/l7policies", .x_auth_token = "T", .body = body};
+    return route(request, RouteContext{.token = token_, .daemon = daemon_, .now = testing::kNow});
+  };
+  const Response r =
+      post(R"({"l7policy": {"listener_id": ")" + lb.listeners[0].id + R"(", "action": "REJECT"}})");
+  EXPECT_EQ(r.status, 501);
+  EXPECT_EQ(faultstring(r),
+            "Provider 'vigil' does not support a requested action: This provider does not "
+            "support creating l7policies.");
+  EXPECT_EQ(faultstring(post(R"({"l7policy": {"listener_id": "nope"}})")),
+            "Listener nope not found.");
+  EXPECT_EQ(post(R"({"l7policy": {}})").status, 400);
+  EXPECT_EQ(post("{").status, 400);
+}
+
+TEST_F(RoutesTest, TheRootIsOctaviasVersionDocumentForJsonClientsWithoutAToken) {
+  const Request json_client{
+      .method = "GET", .target = "/", .host = "lb.example:8404", .accept = "application/json"};
+  const Response r =
+      route(json_client, RouteContext{.token = token_, .daemon = daemon_, .now = testing::kNow});
+  ASSERT_EQ(r.status, 200);
+  const json::value doc = body(r);
+  const json::array& versions = doc.at("versions").as_array();
+  ASSERT_EQ(versions.size(), 27u);
+  EXPECT_EQ(versions.back().at("id"), "v2.26");
+  EXPECT_EQ(versions.back().at("status"), "CURRENT");
+  EXPECT_EQ(versions.front().at("links").at(0).at("href"), "http://lb.example:8404/v2");
+  // A browser gets the page (here: asked for its token).
+  const Request browser{
+      .method = "GET", .target = "/", .accept = "text/html,application/json;q=0.9"};
+  EXPECT_EQ(
+      route(browser, RouteContext{.token = token_, .daemon = daemon_, .now = testing::kNow}).status,
+      401);
+}
+
+TEST_F(RoutesTest, ListLinksAreAbsoluteFromTheHostOrTheConfiguredEndpoint) {
+  const auto links = [&](std::string_view endpoint) {
+    const Request request{.method = "GET",
+                          .target = "/v2/lbaas/pools/masters/members?limit=1",
+                          .x_auth_token = "T",
+                          .host = "10.0.0.1:8404"};
+    const Response r = route(
+        request,
+        RouteContext{
+            .token = token_, .public_endpoint = endpoint, .daemon = daemon_, .now = testing::kNow});
+    return std::string(body(r).at("members_links").at(0).at("href").as_string());
+  };
+  EXPECT_TRUE(links("").starts_with("http://10.0.0.1:8404/v2/lbaas/pools/masters/members?limit=1"));
+  EXPECT_TRUE(links("https://cloud.example/load-balancer")
+                  .starts_with("https://cloud.example/load-balancer/v2/lbaas/pools/masters/"));
+}
+
+TEST_F(RoutesTest, FieldsOnOneObject) {
+  const json::value pool = body(call("GET", "/v2/lbaas/pools/masters?fields=id,name"));
+  EXPECT_EQ(pool.at("pool").as_object().size(), 2u);
+  EXPECT_EQ(pool.at("pool").at("name"), "masters");
 }
 
 TEST_F(RoutesTest, WritesAreRefused) {
@@ -241,13 +349,22 @@ TEST(Auth, PresentedTokenAndComparison) {
 }
 
 TEST(Target, SplitsAndDecodes) {
-  const Target t = parse_target("/v2.0//lbaas/pools/?name=a+b%21&id=&x");
+  const Target t = *parse_target("/v2.0//lbaas/pools/?name=a+b%21&id=&x");
   EXPECT_EQ(t.segments, (std::vector<std::string>{"v2.0", "lbaas", "pools"}));
   EXPECT_EQ(t.param("name"), "a b!");
   EXPECT_EQ(t.param("id"), "");
   EXPECT_EQ(t.param("x"), "");
   EXPECT_EQ(t.param("y"), std::nullopt);
-  EXPECT_EQ(parse_target("/a%2").segments, std::vector<std::string>{"a%2"});
+  EXPECT_EQ(parse_target("/a%2F%20b").value().segments, std::vector<std::string>{"a/ b"});
+  EXPECT_EQ(parse_target("/?a=1&&b=%26").value().query, (Target::Query{{"a", "1"}, {"b", "&"}}));
+}
+
+TEST(Target, AMalformedTargetIsAnError) {
+  for (const char* bad : {"/a%2", "/a%zz", "/a b", "http://h/x", "", "x"}) {
+    EXPECT_FALSE(parse_target(bad).has_value()) << bad;
+  }
+  EXPECT_EQ(parse_form("a=1&b=x+y"), (Target::Query{{"a", "1"}, {"b", "x y"}}));
+  EXPECT_FALSE(parse_form("a=%zz").has_value());
 }
 
 // A 405 names what the path's rows take, whatever the method asked.

@@ -230,6 +230,7 @@ class Session : public std::enable_shared_from_this<Session> {
         .body = req.body(),
         .cookie = req[http::field::cookie],
         .host = req[http::field::host],
+        .accept = req[http::field::accept],
         .origin = req[http::field::origin],
         .sec_fetch_site = req["Sec-Fetch-Site"],
         .source = source_,
@@ -240,6 +241,7 @@ class Session : public std::enable_shared_from_this<Session> {
       response = route(request, RouteContext{.token = o.token,
                                              .read_token = o.read_token,
                                              .default_project = o.default_project,
+                                             .public_endpoint = o.public_endpoint,
                                              .daemon = server_->daemon,
                                              .now = std::chrono::system_clock::now(),
                                              .store = o.store,
@@ -479,6 +481,10 @@ void AdminServer::set_token(std::string token) {
 
 void AdminServer::set_default_project(std::string project) {
   state_->options.default_project = std::move(project);
+}
+
+void AdminServer::set_public_endpoint(std::string endpoint) {
+  state_->options.public_endpoint = std::move(endpoint);
 }
 
 void AdminServer::set_read_token(std::string token) {

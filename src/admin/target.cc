@@ -1,31 +1,20 @@
 #include "admin/target.h"
 
+#include <boost/url/params_view.hpp>
+#include <boost/url/parse.hpp>
+#include <boost/url/parse_query.hpp>
+
 namespace vigil::admin {
 namespace {
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
+// '+' is a space in queries and forms, as browsers and Python's urlencode write it.
+const boost::urls::encoding_opts kPlusIsSpace{true, false, false};
 
-// A malformed escape is kept as it is: the caller then simply finds no object of that name.
-std::string decode(std::string_view text, bool plus_is_space) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '%' && i + 2 < text.size()) {
-      const int hi = hex_value(text[i + 1]);
-      const int lo = hex_value(text[i + 2]);
-      if (hi >= 0 && lo >= 0) {
-        out += static_cast<char>(hi * 16 + lo);
-        i += 2;
-        continue;
-      }
-    }
-    out += (plus_is_space && c == '+') ? ' ' : c;
+Target::Query decoded(const boost::urls::params_view& params) {
+  Target::Query out;
+  for (const boost::urls::param& p : params) {
+    if (p.key.empty() && !p.has_value) continue;  // "a=1&&b=2"
+    out.emplace_back(p.key, p.value);
   }
   return out;
 }
@@ -39,31 +28,21 @@ std::optional<std::string> Target::param(std::string_view name) const {
   return std::nullopt;
 }
 
-Target parse_target(std::string_view target) {
+std::expected<Target, std::string> parse_target(std::string_view target) {
+  const auto url = boost::urls::parse_origin_form(target);
+  if (!url) return std::unexpected("malformed request target: " + url.error().message());
   Target out;
-  const size_t q = target.find('?');
-  std::string_view path = target.substr(0, q);
-  std::string_view query = q == std::string_view::npos ? std::string_view{} : target.substr(q + 1);
-  while (!path.empty()) {
-    const size_t slash = path.find('/');
-    std::string_view segment = path.substr(0, slash);
-    if (!segment.empty()) out.segments.push_back(decode(segment, false));
-    if (slash == std::string_view::npos) break;
-    path.remove_prefix(slash + 1);
+  for (std::string segment : url->segments()) {
+    if (!segment.empty()) out.segments.push_back(std::move(segment));
   }
-  while (!query.empty()) {
-    const size_t amp = query.find('&');
-    std::string_view pair = query.substr(0, amp);
-    if (!pair.empty()) {
-      const size_t eq = pair.find('=');
-      std::string_view key = pair.substr(0, eq);
-      std::string_view value = eq == std::string_view::npos ? "" : pair.substr(eq + 1);
-      out.query.emplace_back(decode(key, true), decode(value, true));
-    }
-    if (amp == std::string_view::npos) break;
-    query.remove_prefix(amp + 1);
-  }
+  out.query = decoded(boost::urls::params_view(url->params(), kPlusIsSpace));
   return out;
+}
+
+std::optional<Target::Query> parse_form(std::string_view body) {
+  const auto query = boost::urls::parse_query(body);
+  if (!query) return std::nullopt;
+  return decoded(boost::urls::params_view(*query, kPlusIsSpace));
 }
 
 }  // namespace vigil::admin

@@ -23,22 +23,35 @@ admin:
   read_token_file: /r
   state_file: /s
   octavia_project: p1
+  octavia_endpoint: https://cloud.example/load-balancer/
 log: {format: json}
 workers: 3
 shutdown_grace: 5s
 )") + std::string(kListenerAndPool));
   ASSERT_TRUE(r.ok()) << all(r.diagnostics);
   ASSERT_TRUE(r.process);
-  const model::Process expected{.admin = {.listen = "[::1]:9000",
-                                          .token_file = "/t",
-                                          .read_token_file = "/r",
-                                          .state_file = "/s",
-                                          .octavia_project = "p1"},
-                                .log = {.format = model::LogFormat::kJson},
-                                .workers = 3,
-                                .shutdown_grace = 5s};
+  const model::Process expected{
+      .admin = {.listen = "[::1]:9000",
+                .token_file = "/t",
+                .read_token_file = "/r",
+                .state_file = "/s",
+                .octavia_project = "p1",
+                .octavia_endpoint = "https://cloud.example/load-balancer"},
+      .log = {.format = model::LogFormat::kJson},
+      .workers = 3,
+      .shutdown_grace = 5s};
   EXPECT_EQ(*r.process, expected);
   EXPECT_EQ(r.config->listeners.size(), 1u);
+}
+
+TEST(ProcessKeys, AnOctaviaEndpointIsAnHttpUrlWithoutAQuery) {
+  for (const char* bad :
+       {"cloud.example/lb", "ftp://cloud.example", "https://", "http://h/?a=1", "http://h/#top"}) {
+    const LoadResult r = load(std::string("admin: {octavia_endpoint: \"") + bad + "\"}" +
+                              std::string(kListenerAndPool));
+    EXPECT_TRUE(has_error(r, 1, "is no http:// or https:// URL without a query"))
+        << bad << ": " << all(r.diagnostics);
+  }
 }
 
 TEST(ProcessKeys, AbsentKeysGiveTheDefaults) {

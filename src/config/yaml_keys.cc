@@ -2,6 +2,7 @@
 // monitor_keys.cc). Each key: name, type, default, meaning (all shown in the docs) and reader.
 #include "config/yaml_keys.h"
 
+#include <boost/url/parse.hpp>
 #include <initializer_list>
 #include <optional>
 #include <string_view>
@@ -27,6 +28,22 @@ void read_bind(YamlReader& r, const Field& f, Listener& l) {
   if (!bind) return r.error(f.line, f.path() + ": " + bind.error().message);
   l.bind_address = bind->address;
   l.port = bind->port;
+}
+
+// An absolute http or https URL without a query or fragment; a trailing '/' is dropped.
+void read_octavia_endpoint(YamlReader& r, const Field& f, Admin& a) {
+  const auto text = r.scalar(f, "a URL");
+  if (!text) return;
+  const auto url = boost::urls::parse_absolute_uri(*text);
+  if (!url || (url->scheme() != "http" && url->scheme() != "https") || !url->has_authority() ||
+      url->host().empty() || url->has_query() || url->has_fragment()) {
+    r.error(f.line, "admin.octavia_endpoint: \"" + *text +
+                        "\" is no http:// or https:// URL without a query "
+                        "(https://cloud.example/load-balancer)");
+    return;
+  }
+  a.octavia_endpoint = *text;
+  while (a.octavia_endpoint.ends_with('/')) a.octavia_endpoint.pop_back();
 }
 
 void read_admin_listen(YamlReader& r, const Field& f, Admin& a) {
@@ -273,6 +290,13 @@ constexpr KeySpec<Admin> kAdminKeys[] = {
      "`project_id`. The config file's objects show it too. Empty: `\"\"`. Takes effect on "
      "reload.",
      [](YamlReader& r, const Field& f, Admin& a) { r.set_string(f, a.octavia_project); }},
+    {"octavia_endpoint", "URL", "the request's `http://` and `Host`",
+     "The Octavia API's public URL when a proxy publishes it elsewhere "
+     "(`https://cloud.example/load-balancer`): what the links of its lists (`next`, "
+     "`previous`) and its version document start with, as Octavia's `[api_settings] "
+     "api_base_uri`. Clients such as gophercloud and openstacksdk follow those links as given. "
+     "Takes effect on reload.",
+     read_octavia_endpoint},
 };
 
 constexpr KeySpec<model::Log> kLogKeys[] = {

@@ -115,6 +115,7 @@ Result<void> ControlPlane::start() {
                        .token = tokens_.write,
                        .read_token = tokens_.read,
                        .default_project = process_.admin.octavia_project,
+                       .public_endpoint = process_.admin.octavia_endpoint,
                        .store = store_.get(),
                        .inherited_fd = admin_socket ? admin_socket->get() : -1},
         *admin_daemon_);
@@ -191,6 +192,7 @@ Result<std::vector<std::string>> ControlPlane::reload() {
   model::Admin& admin = process.next.admin;
   if (admin_) {
     admin_->set_default_project(admin.octavia_project);
+    admin_->set_public_endpoint(admin.octavia_endpoint);
     // A rotated token takes effect with the reload; an unreadable one keeps the old ones. A file
     // named for the first time has its permissions checked, as at start.
     const bool new_files = admin.token_file != process_.admin.token_file ||

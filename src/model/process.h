@@ -41,7 +41,8 @@ struct Admin {
   std::string token_file;
   std::string read_token_file;  // a token for GETs only (metrics, status, the page)
   std::string state_file;
-  std::string octavia_project;  // the Octavia API's project_id when a request names none
+  std::string octavia_project;   // the Octavia API's project_id when a request names none
+  std::string octavia_endpoint;  // the Octavia API's public URL (links); empty: the request's
   bool operator==(const Admin&) const = default;
 };
 

@@ -10,6 +10,7 @@
 #include <charconv>
 #include <optional>
 
+#include "admin/octavia/filter_keys.h"
 #include "base/ascii.h"
 
 namespace vigil::admin {
@@ -37,15 +38,25 @@ std::unexpected<PageError> invalid(std::string_view what, std::string_view value
       PageError{fmt::format("Supplied {} '{}' is not valid.", what, value.substr(0, 100))});
 }
 
-// Octavia's `limit`: none, `infinite` or below 1 mean no limit.
+// Octavia's `limit`: none or `infinite` mean no limit. Below 1, and a repeated `limit`, Octavia
+// 11 takes for no limit and then fails building its links (a 500): here a 400 that says why.
 std::expected<std::optional<size_t>, PageError> parse_limit(const Target& t) {
   const auto text = t.param("limit");
   if (!text || *text == "infinite") return std::nullopt;
+  if (std::ranges::count(t.query, std::string_view("limit"), &Target::Query::value_type::first) >
+      1) {
+    return std::unexpected(PageError{"Supplied pagination limit is not valid: give one limit"});
+  }
   long long n = 0;
   const char* end = text->data() + text->size();
   const auto [ptr, ec] = std::from_chars(text->data(), end, n);
   if (text->empty() || ec != std::errc() || ptr != end) return invalid("pagination limit", *text);
-  if (n < 1) return std::nullopt;
+  if (n < 1) {
+    return std::unexpected(PageError{
+        fmt::format("Supplied pagination limit '{}' is not valid: a limit is 1 or more, or "
+                    "'infinite'",
+                    n)});
+  }
   return static_cast<size_t>(n);
 }
 
@@ -116,18 +127,23 @@ std::string encoded(std::string_view value) {
   return boost::urls::encode(value, kKept);
 }
 
-json::array links(const std::vector<json::object*>& items, size_t limit, const Target& t) {
+// Octavia's links (PaginationHelper._make_links): the request's URL, then `limit`, `sort` and
+// `sort_key` as given, and the first or last object's id. Without a limit (vigil's pages are
+// unlimited, Octavia's 1,000) a `previous` link carries none.
+json::array links(const std::vector<json::object*>& items, std::optional<size_t> limit,
+                  const Target& t) {
   json::array out;
   if (items.empty()) return out;
-  std::string path;
-  for (const std::string& s : t.segments) path += "/" + encoded(s);
-  std::vector<std::string> attrs{fmt::format("limit={}", limit)};
+  std::string url = t.link_base;
+  for (const std::string& s : t.segments) url += "/" + encoded(s);
+  std::vector<std::string> attrs;
+  if (limit) attrs.push_back(fmt::format("limit={}", *limit));
   if (auto sort = t.param("sort")) attrs.push_back("sort=" + encoded(*sort));
   if (auto sort_key = t.param("sort_key")) attrs.push_back("sort_key=" + encoded(*sort_key));
   const auto href = [&](std::vector<std::string> more) {
     std::vector<std::string> all = attrs;
     all.insert(all.end(), more.begin(), more.end());
-    return path + "?" + fmt::format("{}", fmt::join(all, "&"));
+    return url + "?" + fmt::format("{}", fmt::join(all, "&"));
   };
   if (t.param("marker")) {
     out.push_back(json::object{
@@ -135,11 +151,22 @@ json::array links(const std::vector<json::object*>& items, size_t limit, const T
         {"href", href({"marker=" + encoded(id_of(*items.front())), "page_reverse=True"})}});
   }
   // As Octavia: a full page may be the last one, and still links to a (then empty) next.
-  if (items.size() >= limit) {
+  if (limit && items.size() >= *limit) {
     out.push_back(
         json::object{{"rel", "next"}, {"href", href({"marker=" + encoded(id_of(*items.back()))})}});
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<std::string> requested_fields(const Target& t) {
+  std::vector<std::string> fields;
+  for (const auto& [name, value] : t.query) {
+    if (name != "fields") continue;
+    for (std::string& f : split(value, ',')) fields.push_back(std::move(f));
+  }
+  return fields;
 }
 
 json::object only_fields(const json::object& o, const std::vector<std::string>& fields) {
@@ -149,8 +176,6 @@ json::object only_fields(const json::object& o, const std::vector<std::string>& 
   }
   return out;
 }
-
-}  // namespace
 
 bool is_page_parameter(std::string_view name) {
   return name == "limit" || name == "marker" || name == "sort" || name == "sort_key" ||
@@ -163,14 +188,19 @@ std::expected<json::object, PageError> page(std::string_view key, std::vector<js
   if (!limit) return std::unexpected(limit.error());
   auto keys = parse_sort(t);
   if (!keys) return std::unexpected(keys.error());
-  for (const SortKey& k : *keys) {
-    if (!objects.empty() && !objects.front().contains(k.key)) return invalid("sort key", k.key);
+  for (SortKey& k : *keys) {
+    const auto column = filter_key(key, k.key);
+    if (!column) return invalid("sort key", k.key);
+    k.key = column->field;
+  }
+  // Octavia's tie-break, and its order without a sort: created_at, then id, ascending.
+  for (std::string_view tie : {"created_at", "id"}) {
+    const bool given = std::ranges::any_of(*keys, [&](const SortKey& k) { return k.key == tie; });
+    if (!given && filter_key(key, tie)) keys->push_back(SortKey{.key = std::string(tie)});
   }
 
   std::vector<size_t> order(objects.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  // Without sort keys, vigil's own order: the config file's objects as the file has them, then
-  // the API's in the order they were created. Ties keep it too.
   std::ranges::stable_sort(order, [&](size_t a, size_t b) {
     for (const SortKey& k : *keys) {
       const int c = compare(objects[a].if_contains(k.key), objects[b].if_contains(k.key));
@@ -199,13 +229,9 @@ std::expected<json::object, PageError> page(std::string_view key, std::vector<js
     if (matches[order[i]]) items.push_back(&objects[order[i]]);
   }
   // From the whole objects, before `fields` leaves out their ids.
-  json::array page_links = *limit ? links(items, **limit, t) : json::array();
+  json::array page_links = links(items, *limit, t);
 
-  std::vector<std::string> fields;
-  for (const auto& [name, value] : t.query) {
-    if (name != "fields") continue;
-    for (std::string& f : split(value, ',')) fields.push_back(std::move(f));
-  }
+  const std::vector<std::string> fields = requested_fields(t);
   json::array list;
   list.reserve(items.size());
   for (json::object* o : items) {

@@ -2,10 +2,10 @@
 // (`key:dir,...`) or `sort_key`/`sort_dir`; `marker` (the id of the last object of the previous
 // page) and `page_reverse`; `limit`; `fields` (the fields each object keeps, repeated or
 // comma-separated). `<collection>_links` get Octavia's `next` and `previous` links.
-// Two departures: without a sort, objects keep vigil's order (the config file's as written, then
-// the API's as created) where Octavia sorts by created_at and id, which would put a file's
-// members, all created at start-up, in the order of their ids; and without a `limit` every object
-// comes in one page, as from an Octavia whose `pagination_max_limit` is `infinite`. Pure.
+// The order is Octavia's: the sort keys, then `created_at` and `id` ascending (so a config file's
+// objects, all created at start-up, come in the order of their ids). One departure: without a
+// `limit` every object comes in one page, as from an Octavia whose `pagination_max_limit` is
+// `infinite` (its default is 1,000). Pure.
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -27,12 +27,20 @@ struct PageError {
 // Whether a query parameter is one of the above, and so no filter.
 bool is_page_parameter(std::string_view name);
 
-// `objects` in the order and page the query asks for, as {key: [...], key_links: [...]}.
-// `matches[i]`: objects[i] passes the filters; a marker may name an object that does not (it
-// only says where the page starts), as in Octavia, whose marker is looked up unfiltered.
+// `objects` of the collection `key` ("pools": its sort keys are filter_keys.h's) in the order and
+// page the query asks for, as {key: [...], key_links: [...]}. `matches[i]`: objects[i] passes the
+// filters; a marker may name an object that does not (it only says where the page starts), as in
+// Octavia, whose marker is looked up unfiltered.
 std::expected<boost::json::object, PageError> page(std::string_view key,
                                                    std::vector<boost::json::object> objects,
                                                    const std::vector<bool>& matches,
                                                    const Target& target);
+
+// The fields `?fields=a&fields=b,c` asks for; empty: all.
+std::vector<std::string> requested_fields(const Target& target);
+
+// `o` with only `fields` (as Octavia's _filter_fields: an unknown name is left out quietly).
+boost::json::object only_fields(const boost::json::object& o,
+                                const std::vector<std::string>& fields);
 
 }  // namespace vigil::admin

@@ -12,6 +12,7 @@ namespace {
 namespace json = boost::json;
 
 // Five load balancers in vigil's order; b and d were created later than the others.
+// Octavia's order is then a c e b d (created_at, then id).
 std::vector<json::object> five() {
   std::vector<json::object> out;
   for (const auto& [id, name, created] : {std::tuple{"id-a", "e", "2026-01-01T00:00:00"},
@@ -28,7 +29,7 @@ std::vector<json::object> five() {
 json::object paged(std::string_view query,
                    const std::vector<bool>& matches = {true, true, true, true, true}) {
   auto body = page("loadbalancers", five(), matches,
-                   parse_target(std::string("/v2/lbaas/loadbalancers") + std::string(query)));
+                   *parse_target(std::string("/v2/lbaas/loadbalancers") + std::string(query)));
   EXPECT_TRUE(body.has_value()) << query << ": " << (body ? "" : body.error().message);
   return body ? *body : json::object();
 }
@@ -43,41 +44,48 @@ std::string ids(const json::object& body) {
 
 std::string error(std::string_view query) {
   auto body = page("loadbalancers", five(), {true, true, true, true, true},
-                   parse_target(std::string("/v2/lbaas/loadbalancers") + std::string(query)));
+                   *parse_target(std::string("/v2/lbaas/loadbalancers") + std::string(query)));
   EXPECT_FALSE(body.has_value()) << query;
   return body ? std::string() : body.error().message;
 }
 
-TEST(JsonPage, WithoutASortObjectsKeepVigilsOrder) {
+TEST(JsonPage, WithoutASortObjectsComeByCreatedAtThenId) {
   const json::object all = paged("");
-  EXPECT_EQ(ids(all), "id-a id-b id-c id-d id-e");
+  EXPECT_EQ(ids(all), "id-a id-c id-e id-b id-d");
   EXPECT_EQ(all.at("loadbalancers_links").as_array().size(), 0u);  // one page, no links
 }
 
 TEST(JsonPage, SortKeysAndDirectionsInBothSpellings) {
   EXPECT_EQ(ids(paged("?sort=name")), "id-e id-d id-c id-b id-a");
   EXPECT_EQ(ids(paged("?sort=created_at:desc,name:asc")), "id-d id-b id-e id-c id-a");
-  EXPECT_EQ(ids(paged("?sort=created_at")), "id-a id-c id-e id-b id-d");  // ties keep the order
   EXPECT_EQ(ids(paged("?sort_key=name&sort_dir=DESC")), "id-a id-b id-c id-d id-e");
   EXPECT_EQ(ids(paged("?sort_key=created_at,name&sort_dir=desc")), "id-d id-b id-e id-c id-a");
 }
 
+TEST(JsonPage, TiesUnderAnySortAreBrokenByCreatedAtThenIdAscending) {
+  EXPECT_EQ(ids(paged("?sort=created_at")), "id-a id-c id-e id-b id-d");
+  EXPECT_EQ(ids(paged("?sort=created_at:desc")), "id-b id-d id-a id-c id-e");
+  EXPECT_EQ(ids(paged("?sort=provisioning_status:desc")), "id-a id-c id-e id-b id-d");
+  // id given as a key keeps its own direction.
+  EXPECT_EQ(ids(paged("?sort=provisioning_status,id:desc")), "id-e id-d id-c id-b id-a");
+}
+
 TEST(JsonPage, LimitAndMarkerWalkThePagesWithOctaviasLinks) {
   const json::object first = paged("?limit=2");
-  EXPECT_EQ(ids(first), "id-a id-b");
+  EXPECT_EQ(ids(first), "id-a id-c");
   EXPECT_EQ(json::serialize(first.at("loadbalancers_links")),
-            R"([{"rel":"next","href":"/v2/lbaas/loadbalancers?limit=2&marker=id-b"}])");
-  const json::object second = paged("?limit=2&marker=id-b");
-  EXPECT_EQ(ids(second), "id-c id-d");
+            R"([{"rel":"next","href":"/v2/lbaas/loadbalancers?limit=2&marker=id-c"}])");
+  const json::object second = paged("?limit=2&marker=id-c");
+  EXPECT_EQ(ids(second), "id-e id-b");
   EXPECT_EQ(
       json::serialize(second.at("loadbalancers_links")),
-      R"([{"rel":"previous","href":"/v2/lbaas/loadbalancers?limit=2&marker=id-c&page_reverse=True"},)"
-      R"({"rel":"next","href":"/v2/lbaas/loadbalancers?limit=2&marker=id-d"}])");
-  const json::object last = paged("?limit=2&marker=id-d");
-  EXPECT_EQ(ids(last), "id-e");
+      R"([{"rel":"previous","href":"/v2/lbaas/loadbalancers?limit=2&marker=id-e&page_reverse=True"},)"
+      R"({"rel":"next","href":"/v2/lbaas/loadbalancers?limit=2&marker=id-b"}])");
+  const json::object last = paged("?limit=2&marker=id-b");
+  EXPECT_EQ(ids(last), "id-d");
   EXPECT_EQ(last.at("loadbalancers_links").as_array().size(), 1u);  // previous only
   // Octavia's page_reverse: the first objects before the marker, in the same order.
-  EXPECT_EQ(ids(paged("?limit=2&marker=id-d&page_reverse=True")), "id-a id-b");
+  EXPECT_EQ(ids(paged("?limit=2&marker=id-b&page_reverse=True")), "id-a id-c");
   // Sort parameters ride along in the links.
   const json::object sorted = paged("?limit=1&sort=name:desc");
   EXPECT_EQ(
@@ -85,17 +93,43 @@ TEST(JsonPage, LimitAndMarkerWalkThePagesWithOctaviasLinks) {
       R"([{"rel":"next","href":"/v2/lbaas/loadbalancers?limit=1&sort=name:desc&marker=id-a"}])");
 }
 
+TEST(JsonPage, LinksStartWithTheTargetsBase) {
+  Target t = *parse_target("/load-balancer/v2/lbaas/loadbalancers?limit=4");
+  t.link_base = "https://cloud.example";
+  auto body = page("loadbalancers", five(), {true, true, true, true, true}, t);
+  ASSERT_TRUE(body.has_value());
+  EXPECT_EQ(json::serialize(body->at("loadbalancers_links")),
+            R"([{"rel":"next","href":"https://cloud.example/load-balancer/v2/lbaas/)"
+            R"(loadbalancers?limit=4&marker=id-b"}])");
+}
+
+TEST(JsonPage, AMarkerWithoutALimitGetsAPreviousLinkWithoutOne) {
+  const json::object rest = paged("?marker=id-c");
+  EXPECT_EQ(ids(rest), "id-e id-b id-d");
+  EXPECT_EQ(
+      json::serialize(rest.at("loadbalancers_links")),
+      R"([{"rel":"previous","href":"/v2/lbaas/loadbalancers?marker=id-e&page_reverse=True"}])");
+}
+
 TEST(JsonPage, NoLimitMeansEveryObject) {
-  EXPECT_EQ(ids(paged("?limit=infinite")), "id-a id-b id-c id-d id-e");
-  EXPECT_EQ(ids(paged("?limit=0")), "id-a id-b id-c id-d id-e");
-  EXPECT_EQ(ids(paged("?limit=-3")), "id-a id-b id-c id-d id-e");
+  EXPECT_EQ(ids(paged("?limit=infinite")), "id-a id-c id-e id-b id-d");
+  EXPECT_EQ(ids(paged("")), "id-a id-c id-e id-b id-d");
+}
+
+// Octavia 11 answers these with a 500 (it takes them for no limit, then fails building links).
+TEST(JsonPage, ALimitBelowOneOrGivenTwiceIsAClearFourHundred) {
+  EXPECT_EQ(error("?limit=0"),
+            "Supplied pagination limit '0' is not valid: a limit is 1 or more, or 'infinite'");
+  EXPECT_EQ(error("?limit=-1"),
+            "Supplied pagination limit '-1' is not valid: a limit is 1 or more, or 'infinite'");
+  EXPECT_EQ(error("?limit=2&limit=3"), "Supplied pagination limit is not valid: give one limit");
 }
 
 TEST(JsonPage, FiltersApplyAfterTheMarkerWhichMayNameAnyObject) {
   // id-c and id-e do not pass the filters; the marker id-c still says where to start.
   const std::vector<bool> matches{true, true, false, true, false};
   EXPECT_EQ(ids(paged("", matches)), "id-a id-b id-d");
-  EXPECT_EQ(ids(paged("?limit=1&marker=id-c", matches)), "id-d");
+  EXPECT_EQ(ids(paged("?limit=1&marker=id-c", matches)), "id-b");
 }
 
 TEST(JsonPage, FieldsKeepOnlyTheNamedOnes) {
@@ -118,11 +152,21 @@ TEST(JsonPage, BadParametersAreOctaviasFourHundreds) {
   EXPECT_EQ(error("?sort_key=colour"), "Supplied sort key 'colour' is not valid.");
 }
 
-TEST(JsonPage, AnEmptyListHasNoLinksAndTakesAnySortKey) {
+TEST(JsonPage, AnEmptyListHasNoLinksButChecksItsSortKeys) {
   auto body =
-      page("members", {}, {}, parse_target("/v2/lbaas/pools/p/members?limit=2&sort=weight"));
+      page("members", {}, {}, *parse_target("/v2/lbaas/pools/p/members?limit=2&sort=weight"));
   ASSERT_TRUE(body.has_value());
   EXPECT_EQ(json::serialize(*body), R"({"members":[],"members_links":[]})");
+  EXPECT_FALSE(page("members", {}, {}, *parse_target("/v2/lbaas/pools/p/members?sort=colour")));
+}
+
+TEST(JsonPage, SortKeysInTheModelsSpellingReadTheApisField) {
+  std::vector<json::object> two{json::object{{"id", "b"}, {"admin_state_up", false}},
+                                json::object{{"id", "a"}, {"admin_state_up", true}}};
+  auto body = page("loadbalancers", two, {true, true},
+                   *parse_target("/v2/lbaas/loadbalancers?sort=enabled:desc"));
+  ASSERT_TRUE(body.has_value());
+  EXPECT_EQ(body->at("loadbalancers").at(0).at("id"), "a");
 }
 
 TEST(JsonPage, PageParametersAreNoFilters) {

@@ -12,7 +12,6 @@
 #include <boost/json/serialize.hpp>
 #include <cstring>
 
-#include "admin/octavia/json_filter.h"
 #include "model/ids.h"
 
 namespace vigil::admin {
@@ -114,6 +113,16 @@ bool bindable(int family, const unsigned char* address) {
   return bound;
 }
 
+// Neutron's filters, as the CLI's lookups use them (`?name=vigil-local`): a parameter naming a
+// string field of the object keeps those with that value; others (`fields`) are ignored.
+bool neutron_matches(const json::object& o, const Target& target) {
+  for (const auto& [key, want] : target.query) {
+    const json::value* v = o.if_contains(key);
+    if (v != nullptr && v->is_string() && v->as_string() != want) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string local_subnet_id() { return model::uuid_v5("vigil/subnet/local"); }
@@ -165,7 +174,7 @@ std::optional<Response> route_neutron(std::string_view method, const Target& tar
     }
     json::array out;
     for (json::object& o : items) {
-      if (matches_filters(o, target)) out.push_back(std::move(o));
+      if (neutron_matches(o, target)) out.push_back(std::move(o));
     }
     return json_response(200, {{k.plural, std::move(out)}});
   }

@@ -7,8 +7,8 @@
 
 namespace vigil::admin {
 
-// Lower-case 8-4-4-4-12 form, from OpenSSL's RAND_bytes (aborts if the CSPRNG fails: vigil
-// cannot hand out ids that might repeat).
+// Lower-case 8-4-4-4-12 form, from Boost.UUID's random generator (aborts if the kernel's CSPRNG
+// fails: vigil cannot hand out ids that might repeat).
 std::string random_uuid();
 
 // True for the 8-4-4-4-12 hex form (any version), as Octavia's UuidType checks.

@@ -6,6 +6,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
+#include "admin/octavia/collections.h"
 #include "admin/octavia/json.h"
 #include "admin/octavia/json_filter.h"
 #include "admin/octavia/json_page.h"
@@ -24,7 +25,7 @@ Response ok(std::string_view key, json::value body) {
   return r;
 }
 
-Response ok(const json::object& body) {
+Response ok(const json::value& body) {
   Response r;
   r.body = json::serialize(body);
   return r;
@@ -73,13 +74,17 @@ struct Call {
   const Catalog& catalog;
 };
 
-// Octavia's lists: filtered (json_filter.h), sorted and paged (json_page.h).
+// Octavia's lists: filtered (json_filter.h), sorted and paged (json_page.h). `hidden`: a field
+// rendered only to be filtered on, left out of the answer (a member's pool_id).
 template <typename Render>
-Response list(const Call& c, std::string_view key, Render render) {
+Response list(const Call& c, std::string_view key, Render render, std::string_view hidden = {}) {
+  auto filters = parse_filters(key, c.target);
+  if (!filters) return fault(400, filters.error());
   std::vector<json::object> objects;
   std::vector<bool> matches;
   render([&](json::object o) {
-    matches.push_back(matches_filters(o, c.target));
+    matches.push_back(filters->matches(o));
+    if (!hidden.empty()) o.erase(hidden);
     objects.push_back(std::move(o));
   });
   auto body = page(key, std::move(objects), matches, c.target);
@@ -87,6 +92,13 @@ Response list(const Call& c, std::string_view key, Render render) {
   Response r;
   r.body = json::serialize(*body);
   return r;
+}
+
+// One object, with the fields `?fields=` asks for, as Octavia's GET of one object.
+Response one(const Call& c, std::string_view key, json::object o) {
+  const std::vector<std::string> fields = requested_fields(c.target);
+  if (!fields.empty()) o = only_fields(o, fields);
+  return ok(key, std::move(o));
 }
 
 Response loadbalancers(const Call& c) {
@@ -98,7 +110,7 @@ Response loadbalancers(const Call& c) {
   auto hit = c.catalog.loadbalancer(c.s[1]);
   if (!hit) return not_found("Load Balancer", c.s[1]);
   const LoadBalancerView& lb = *hit.item;
-  if (c.s.size() == 2) return ok("loadbalancer", c.catalog.render(lb));
+  if (c.s.size() == 2) return one(c, "loadbalancer", c.catalog.render(lb));
   if (c.s.size() == 3 && (c.s[2] == "status" || c.s[2] == "statuses")) {
     return ok(c.catalog.status_tree(lb));
   }
@@ -118,7 +130,7 @@ Response listeners(const Call& c) {
   }
   auto hit = c.catalog.listener(c.s[1]);
   if (!hit) return not_found("Listener", c.s[1]);
-  if (c.s.size() == 2) return ok("listener", c.catalog.render(*hit.lb, *hit.item));
+  if (c.s.size() == 2) return one(c, "listener", c.catalog.render(*hit.lb, *hit.item));
   if (c.s.size() == 3 && c.s[2] == "stats") {
     return ok(octavia::stats({hit.item, 1}));
   }
@@ -127,13 +139,20 @@ Response listeners(const Call& c) {
 
 Response members(const Call& c, const LoadBalancerView& lb, const model::PoolView& p) {
   if (c.s.size() == 3) {
-    return list(c, "members", [&](auto add) {
-      for (const model::MemberView& m : p.members) add(c.catalog.render(lb, m));
-    });
+    return list(
+        c, "members",
+        [&](auto add) {
+          for (const model::MemberView& m : p.members) {
+            json::object o = c.catalog.render(lb, m);
+            o["pool_id"] = p.id;
+            add(std::move(o));
+          }
+        },
+        "pool_id");
   }
   auto hit = c.catalog.member(p, c.s[3]);
   if (!hit) return not_found("Member", c.s[3]);
-  if (c.s.size() == 4) return ok("member", c.catalog.render(lb, *hit.item));
+  if (c.s.size() == 4) return one(c, "member", c.catalog.render(lb, *hit.item));
   return fault(404, "Not found: unknown member sub-resource " + c.s[4]);
 }
 
@@ -148,7 +167,7 @@ Response pools(const Call& c) {
   auto hit = c.catalog.pool(c.s[1]);
   if (!hit) return not_found("Pool", c.s[1]);
   if (c.s.size() >= 3 && c.s[2] == "members") return members(c, *hit.lb, *hit.item);
-  if (c.s.size() == 2) return ok("pool", c.catalog.render(*hit.lb, *hit.item));
+  if (c.s.size() == 2) return one(c, "pool", c.catalog.render(*hit.lb, *hit.item));
   return fault(404, "Not found: unknown pool sub-resource " + c.s[2]);
 }
 
@@ -164,7 +183,7 @@ Response healthmonitors(const Call& c) {
   }
   auto hit = c.catalog.monitored_pool(c.s[1]);
   if (!hit) return not_found("Health Monitor", c.s[1]);
-  if (c.s.size() == 2) return ok("healthmonitor", c.catalog.render_monitor(*hit.lb, *hit.item));
+  if (c.s.size() == 2) return one(c, "healthmonitor", c.catalog.render_monitor(*hit.lb, *hit.item));
   return fault(404, "Not found: unknown health monitor sub-resource " + c.s[2]);
 }
 
@@ -344,13 +363,22 @@ json::object Catalog::status_tree(const LoadBalancerView& lb) const {
 Response route_octavia(const Target& target, const Catalog& catalog) {
   const std::vector<std::string> s(target.segments.begin() + 2, target.segments.end());
   const Call call{.s = s, .target = target, .catalog = catalog};
-  if (s.empty()) return fault(404, "Not found: /" + target.segments[0] + "/lbaas");
+  // Octavia answers its API roots with the version's name.
+  if (s.empty()) return ok(json::value("v2"));
+  if (target.segments[1] == "octavia" && s[0] != "amphorae") {
+    return framework_fault(
+        404, "Not Found",
+        fmt::format("/{}/octavia/{} is not a resource vigil serves", target.segments[0], s[0]));
+  }
+  if (auto r = route_octavia_collection("GET", target.segments[1], s, target, {}, catalog))
+    return *r;
   if (s[0] == "loadbalancers") return loadbalancers(call);
   if (s[0] == "listeners") return listeners(call);
   if (s[0] == "pools") return pools(call);
   if (s[0] == "healthmonitors") return healthmonitors(call);
-  return fault(404, fmt::format("Not found: /{}/lbaas/{} is not a resource vigil serves",
-                                target.segments[0], s[0]));
+  return framework_fault(
+      404, "Not Found",
+      fmt::format("/{}/lbaas/{} is not a resource vigil serves", target.segments[0], s[0]));
 }
 
 }  // namespace vigil::admin
