@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "daemon/object_diff.h"
 #include "net/cidr.h"
+#include "net/cidr_table.h"
 #include "net/socket.h"
 
 namespace vigil::daemon {
@@ -22,6 +23,16 @@ std::vector<net::Cidr> trusted_sources(const model::Listener& l) {
     if (auto cidr = net::Cidr::parse(s)) out.push_back(*cidr);
   }
   return out;
+}
+
+// As trusted_sources; null for no list, which lets every client in.
+std::shared_ptr<const net::CidrTable> allowed_sources(const model::Listener& l) {
+  if (l.allowed_cidrs.empty()) return nullptr;
+  std::vector<net::Cidr> cidrs;
+  for (const std::string& s : l.allowed_cidrs) {
+    if (auto cidr = net::Cidr::parse(s)) cidrs.push_back(*cidr);
+  }
+  return std::make_shared<const net::CidrTable>(cidrs);
 }
 
 }  // namespace
@@ -188,11 +199,15 @@ std::vector<proxy::ListenerChanges> Listeners::changes(
   pushed_scale_ = scale;
   unpushed_.clear();
   const std::vector<std::string> removed = std::exchange(removed_, {});
+  // Built once per change, shared by every worker's copy of the listener.
+  std::vector<std::shared_ptr<const net::CidrTable>> tables;
+  for (const ListenerRuntime* l : changed) tables.push_back(allowed_sources(l->config));
   std::vector<proxy::ListenerChanges> out;
   out.reserve(static_cast<size_t>(workers_));
   for (int w = 0; w < workers_; ++w) {
     proxy::ListenerChanges changes{.removed = removed};
-    for (ListenerRuntime* l : changed) {
+    for (size_t i = 0; i < changed.size(); ++i) {
+      ListenerRuntime* l = changed[i];
       // A listener without a pool (an API listener before its pool exists) still holds its
       // port; the worker closes its connections at once.
       proxy::ListenSocket s{.listener_id = l->id,
@@ -204,6 +219,7 @@ std::vector<proxy::ListenerChanges> Listeners::changes(
                             .accept_proxy = l->config.accept_proxy,
                             .trusted_sources = trusted_sources(l->config),
                             .proxy_header_timeout = l->config.proxy_header_timeout,
+                            .allowed_sources = tables[i],
                             .stats = l->stats,
                             .log_connections = l->config.log_connections};
       if (auto b = bound.find(l->id); b != bound.end() && b->second->error.empty())

@@ -175,6 +175,11 @@ struct Pool {
   bool operator==(const Pool&) const = default;
 };
 
+// The most networks a listener's allowed_cidrs (and trusted_sources) may list. Octavia sets no
+// number; a thousand keeps a request and the state file small, and each accept looks at one
+// sorted table per prefix length, not at each network.
+inline constexpr size_t kMaxAllowedCidrs = 1000;
+
 struct Listener {
   std::string id;  // empty: derived from the names (objects from a config file)
   std::string name;
@@ -193,6 +198,10 @@ struct Listener {
   bool accept_proxy = false;
   std::vector<std::string> trusted_sources;
   Duration proxy_header_timeout = 3s;
+  // Only clients from these networks (CIDRs, IPv4 or IPv6) reach a member: Octavia's
+  // allowed_cidrs. Checked on the connection's own address, before any PROXY header. Empty:
+  // every client.
+  std::vector<std::string> allowed_cidrs;
   // One line per session end (client, member, times, bytes, how it ended): proxy/connection_log.h.
   bool log_connections = false;
   SourceLocation where;

@@ -16,6 +16,7 @@
 #include "base/wake_queue.h"
 #include "net/address.h"
 #include "net/cidr.h"
+#include "net/cidr_table.h"
 #include "net/fd.h"
 #include "net/socket.h"
 #include "proxy/balancer.h"
@@ -57,6 +58,7 @@ struct ListenerRuntime {
   bool accept_proxy = false;
   std::vector<net::Cidr> trusted_sources;
   Duration proxy_header_timeout{};
+  std::shared_ptr<const net::CidrTable> allowed_sources;  // null: every client
   std::shared_ptr<ListenerStats> stats;
   bool log_connections = false;  // a ConnectionRecord per session end (connection_log.h)
 };

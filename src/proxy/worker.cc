@@ -73,6 +73,7 @@ void Worker::Loop::update_listeners(ListenerChanges changes) {
                         .accept_proxy = ls.accept_proxy,
                         .trusted_sources = ls.trusted_sources,
                         .proxy_header_timeout = ls.proxy_header_timeout,
+                        .allowed_sources = ls.allowed_sources,
                         .stats = ls.stats,
                         .log_connections = ls.log_connections});
     auto old = listeners_.find(id);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "net/cidr.h"
+#include "net/cidr_table.h"
 #include "net/fd.h"
 #include "net/socket.h"
 #include "proxy/connection_log.h"
@@ -31,6 +32,9 @@ struct ListenSocket {
   bool accept_proxy = false;
   std::vector<net::Cidr> trusted_sources;
   Duration proxy_header_timeout = std::chrono::seconds(3);
+  // Clients outside these networks are closed at accept (model::Listener::allowed_cidrs);
+  // null: every client. Built once per configuration, shared by the workers.
+  std::shared_ptr<const net::CidrTable> allowed_sources;
   std::shared_ptr<ListenerStats> stats;  // shared by the workers that serve this listener
   bool log_connections = false;
 };

@@ -66,6 +66,11 @@ void Worker::Loop::accept_from(Listening& l) {
     }
     const net::SocketAddress peer =
         net::SocketAddress::from_sockaddr(reinterpret_cast<sockaddr*>(&ss), len);
+    if (runtime.allowed_sources && !runtime.allowed_sources->contains(peer)) {
+      // As Octavia's security group drops it; a close tells the client rather than a hang.
+      runtime.stats->refused_cidr.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
     if (runtime.accept_proxy && !trusted(runtime, peer)) {
       runtime.stats->proxy_untrusted.fetch_add(1, std::memory_order_relaxed);
       proxy_header_refused(runtime.name, peer, "not in trusted_sources");

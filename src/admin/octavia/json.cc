@@ -166,7 +166,10 @@ json::object listener(const model::LoadBalancerView& lb, const model::ListenerVi
       {"timeout_member_connect", connect_ms},
       {"timeout_member_data", idle_ms},
       {"timeout_tcp_inspect", 0},
-      {"allowed_cidrs", nullptr},
+      {"allowed_cidrs", l.config.allowed_cidrs.empty()
+                            ? json::value(nullptr)
+                            : json::value(json::array(l.config.allowed_cidrs.begin(),
+                                                      l.config.allowed_cidrs.end()))},
       {"client_authentication", "NONE"},
   };
   add_no_tls(o, {"tls_ciphers", "tls_versions", "alpn_protocols", "client_ca_tls_container_ref",

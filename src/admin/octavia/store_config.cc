@@ -82,6 +82,7 @@ model::Listener listener_of(const ApiListener& l, const ApiLoadBalancer& lb) {
   out.port = static_cast<uint16_t>(l.protocol_port);
   out.pool = l.default_pool_id;
   if (l.connection_limit > 0) out.max_connections = l.connection_limit;
+  out.allowed_cidrs = l.allowed_cidrs;
   // Octavia's 50 s default would cut long watches; unset or 0 keeps vigil's 1 h.
   if (l.timeout_client_data.value_or(0) > 0) {
     out.idle_timeout = std::chrono::milliseconds(*l.timeout_client_data);
