@@ -90,6 +90,14 @@ std::optional<E> read_choice(YamlReader& r, const Field& f, std::string_view wha
   return std::nullopt;
 }
 
+// "close or queue"
+constexpr model::NameList kAtLimitChoices = model::name_list<model::AtLimit>(", ", " or ");
+constexpr model::NameList kAtLimitDocs = model::name_list<model::AtLimit>(" | ", " | ");
+
+void read_at_limit(YamlReader& r, const Field& f, Listener& l) {
+  if (auto v = read_choice<model::AtLimit>(r, f, "at_limit", kAtLimitChoices)) l.at_limit = *v;
+}
+
 void read_replay(YamlReader& r, const Field& f, PoolDraft& p) {
   if (auto v = read_choice<model::Replay>(r, f, "replay mode", kReplayChoices)) p.replay = *v;
 }
@@ -293,6 +301,13 @@ constexpr KeySpec<Listener> kListenerKeys[] = {
      [](YamlReader& r, const Field& f, Listener& l) {
        r.set_int(f, l.max_connections, 1, 10'000'000);
      }},
+    {"at_limit", kAtLimitDocs, model::to_string(model::AtLimit::kClose),
+     "What a new connection meets while the listener holds `max_connections`: `close`, closed "
+     "at once and counted in `vigil_listener_rejected_connections_total` (a quick retry beats "
+     "a hang); `queue`, left in the kernel's backlog, not accepted until a session ends, then "
+     "served in turn, as HAProxy's `maxconn` and Octavia's `connection_limit` do (the Octavia "
+     "API's listeners queue).",
+     read_at_limit},
     {"idle_timeout", "duration", "1h",
      "A session with no byte either way for this long is closed. Watches are long-lived: do not "
      "copy HAProxy's 20 s client timeout.",

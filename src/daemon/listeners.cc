@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cassert>
 #include <cerrno>
 #include <utility>
@@ -23,6 +24,12 @@ std::vector<net::Cidr> trusted_sources(const model::Listener& l) {
     if (auto cidr = net::Cidr::parse(s)) out.push_back(*cidr);
   }
   return out;
+}
+
+// The session's one idle timer: the client side's, or the member side's when shorter.
+Duration session_idle_timeout(const model::Listener& l) {
+  if (l.member_idle_timeout <= Duration::zero()) return l.idle_timeout;
+  return std::min(l.idle_timeout, l.member_idle_timeout);
 }
 
 // As trusted_sources; null for no list, which lets every client in.
@@ -214,7 +221,8 @@ std::vector<proxy::ListenerChanges> Listeners::changes(
                             .listener_name = l->config.name,
                             .pool_index = slot_of(l->pool_id),
                             .max_connections = *l->pushed_max_connections,
-                            .idle_timeout = l->config.idle_timeout,
+                            .queue_at_limit = l->config.at_limit == model::AtLimit::kQueue,
+                            .idle_timeout = session_idle_timeout(l->config),
                             .client_dead_peer = net::dead_peer_options(l->config.dead_peer_timeout),
                             .accept_proxy = l->config.accept_proxy,
                             .trusted_sources = trusted_sources(l->config),

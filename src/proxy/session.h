@@ -53,6 +53,7 @@ struct ListenerRuntime {
   std::string name;
   uint32_t pool_index = 0;
   int max_connections = 0;
+  bool queue_at_limit = false;  // ListenSocket's
   Duration idle_timeout{};
   net::DeadPeerOptions client_dead_peer;
   bool accept_proxy = false;

@@ -26,6 +26,8 @@ struct ListenSocket {
   net::Fd fd;
   uint32_t pool_index = 0;
   int max_connections = 50000;
+  // At max_connections: leave new connections in the backlog (true) or close them.
+  bool queue_at_limit = false;
   Duration idle_timeout = std::chrono::hours(1);
   net::DeadPeerOptions client_dead_peer;
   // Connections start with a PROXY header from one of trusted_sources (model::Listener).

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "admin/octavia/local_network.h"
+#include "admin/octavia/object_store.h"
 #include "admin/octavia/ops.h"
 #include "admin/octavia/store_json.h"
 
@@ -127,6 +128,34 @@ TEST_F(ListenerFieldsTest, TimeoutsReachOctaviasTwentyFourDays) {
   ASSERT_FALSE(over);
   EXPECT_NE(over.error().message.find("lower or equal to 2073600000"), std::string::npos)
       << over.error().message;
+}
+
+TEST_F(ListenerFieldsTest, TheTimeoutsReachTheListenerThatRuns) {
+  using namespace std::chrono_literals;
+  ASSERT_TRUE(listener(lb(), R"(, "timeout_member_data": 2000,
+                                  "allowed_cidrs": ["127.0.0.1"])"));
+  model::Listener l = config_of(s_.loadbalancers.at(0)).listeners.at(0);
+  EXPECT_EQ(l.member_idle_timeout, 2s);
+  EXPECT_EQ(l.idle_timeout, 1h);  // timeout_client_data unset: vigil's
+  EXPECT_EQ(l.allowed_cidrs, (std::vector<std::string>{"127.0.0.1/32"}));
+  ASSERT_TRUE(update_listener(s_, only_listener().id,
+                              R"({"listener": {"timeout_member_data": null}})", context()));
+  l = config_of(s_.loadbalancers.at(0)).listeners.at(0);
+  EXPECT_EQ(l.member_idle_timeout, 0s);
+}
+
+TEST_F(ListenerFieldsTest, APoolFailsOpenUnlessItsTagSaysOtherwise) {
+  const std::string lb_id = lb();
+  ASSERT_TRUE(listener(lb_id, ""));
+  auto pool = create_pool(s_,
+                          fmt::format(R"({{"pool": {{"loadbalancer_id": "{}", "protocol": "TCP",
+                                "lb_algorithm": "ROUND_ROBIN"}}}})",
+                                      lb_id),
+                          context());
+  ASSERT_TRUE(pool);
+  EXPECT_TRUE(config_of(s_.loadbalancers.at(0)).pools.at(0).fail_open);
+  ASSERT_TRUE(update_pool(s_, *pool, R"({"pool": {"tags": ["vigil:fail_closed"]}})", context()));
+  EXPECT_FALSE(config_of(s_.loadbalancers.at(0)).pools.at(0).fail_open);
 }
 
 }  // namespace
