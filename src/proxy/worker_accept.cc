@@ -61,8 +61,10 @@ void Worker::Loop::accept_from(Listening& l) {
       return;  // EAGAIN, or an error the next round may not have
     }
     net::Fd client(fd);
-    if (runtime.stats->active.load(std::memory_order_relaxed) >=
-        static_cast<uint64_t>(runtime.max_connections)) {
+    // A queueing listener let this one in above: the limit is shared with the other workers,
+    // which may have filled it meanwhile, and an accepted client is served rather than closed.
+    if (!runtime.queue_at_limit && runtime.stats->active.load(std::memory_order_relaxed) >=
+                                       static_cast<uint64_t>(runtime.max_connections)) {
       runtime.stats->rejected.fetch_add(1, std::memory_order_relaxed);
       continue;  // closing at once tells the client; holding it would look like a hang
     }
