@@ -96,6 +96,15 @@ void listener_families(Writer& w, const Lbs& lbs) {
     w.sample(kRefused, s, ",reason=\"invalid\"", l.counters.proxy_invalid);
     w.sample(kRefused, s, ",reason=\"timeout\"", l.counters.proxy_timeout);
   });
+  // Only listeners with allowed_cidrs have it.
+  constexpr std::string_view kDenied = "vigil_listener_connections_refused_total";
+  w.family(kDenied, "counter",
+           "Client connections closed at accept, before any byte went to a member: reason "
+           "allowed_cidrs (the client's address is outside the listener's allowed_cidrs).");
+  each([&](const L& l, const std::string& s) {
+    if (l.config.allowed_cidrs.empty()) return;
+    w.sample(kDenied, s, ",reason=\"allowed_cidrs\"", l.counters.refused_cidr);
+  });
   w.family("vigil_listener_status", "gauge",
            "Octavia operating status of the listener: 1 for the current status, else 0.");
   each([&](const L& l, const std::string& s) {

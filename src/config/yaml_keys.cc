@@ -107,6 +107,14 @@ std::optional<E> read_choice(YamlReader& r, const Field& f, std::string_view wha
   return std::nullopt;
 }
 
+// "close or queue"
+constexpr model::NameList kAtLimitChoices = model::name_list<model::AtLimit>(", ", " or ");
+constexpr model::NameList kAtLimitDocs = model::name_list<model::AtLimit>(" | ", " | ");
+
+void read_at_limit(YamlReader& r, const Field& f, Listener& l) {
+  if (auto v = read_choice<model::AtLimit>(r, f, "at_limit", kAtLimitChoices)) l.at_limit = *v;
+}
+
 void read_replay(YamlReader& r, const Field& f, PoolDraft& p) {
   if (auto v = read_choice<model::Replay>(r, f, "replay mode", kReplayChoices)) p.replay = *v;
 }
@@ -123,7 +131,9 @@ std::optional<model::ProxyProtocol> read_proxy_protocol(YamlReader& r, const Fie
       {{"false", model::ProxyProtocol::kOff}, {"no", model::ProxyProtocol::kOff}});
 }
 
-void read_trusted_sources(YamlReader& r, const Field& f, Listener& l) {
+// A list of networks, each checked at its own line; `if_empty` says what to write instead.
+void read_cidrs(YamlReader& r, const Field& f, std::vector<std::string>& out,
+                std::string_view if_empty, size_t most) {
   if (!r.expect_list(f, "a list of networks (CIDR), like [10.0.0.0/8, \"::1\"]")) return;
   for (const YamlNode& item : f.value.items()) {
     const int line = YamlReader::line_of(item, f.line);
@@ -135,11 +145,23 @@ void read_trusted_sources(YamlReader& r, const Field& f, Listener& l) {
       r.error(line, f.path() + ": " + cidr.error().message);
     }
     // Kept even when bad, which is reported already: not as a missing list on top of it.
-    l.trusted_sources.push_back(item.scalar());
+    out.push_back(item.scalar());
   }
-  if (f.value.items().empty()) {
-    r.error(f.line, f.path() + ": empty; name the upstream load balancers' addresses");
+  if (f.value.items().empty()) r.error(f.line, f.path() + ": empty; " + std::string(if_empty));
+  if (out.size() > most) {
+    r.error(f.line, f.path() + ": " + std::to_string(out.size()) + " networks; at most " +
+                        std::to_string(most));
   }
+}
+
+void read_trusted_sources(YamlReader& r, const Field& f, Listener& l) {
+  read_cidrs(r, f, l.trusted_sources, "name the upstream load balancers' addresses",
+             model::kMaxAllowedCidrs);
+}
+
+void read_allowed_cidrs(YamlReader& r, const Field& f, Listener& l) {
+  read_cidrs(r, f, l.allowed_cidrs, "leave the key out to let every client in",
+             model::kMaxAllowedCidrs);
 }
 
 // "text or json"
@@ -323,6 +345,13 @@ constexpr KeySpec<Listener> kListenerKeys[] = {
      [](YamlReader& r, const Field& f, Listener& l) {
        r.set_int(f, l.max_connections, 1, 10'000'000);
      }},
+    {"at_limit", kAtLimitDocs, model::to_string(model::AtLimit::kClose),
+     "What a new connection meets while the listener holds `max_connections`: `close`, closed "
+     "at once and counted in `vigil_listener_rejected_connections_total` (a quick retry beats "
+     "a hang); `queue`, left in the kernel's backlog, not accepted until a session ends, then "
+     "served in turn, as HAProxy's `maxconn` and Octavia's `connection_limit` do (the Octavia "
+     "API's listeners queue).",
+     read_at_limit},
     {"idle_timeout", "duration", "1h",
      "A session with no byte either way for this long is closed. Watches are long-lived: do not "
      "copy HAProxy's 20 s client timeout.",
@@ -352,6 +381,15 @@ constexpr KeySpec<Listener> kListenerKeys[] = {
      "anywhere would let any client claim any address, and one of loopback would refuse every "
      "real upstream; an IPv4 network also matches its hosts' IPv4-mapped IPv6 addresses.",
      read_trusted_sources},
+    {"allowed_cidrs", "list of CIDRs", "",
+     "Only clients from these networks (`10.0.0.0/8`, `\"fd00::/8\"`, an address alone) reach "
+     "a member, as Octavia's listener field: any other connection is closed as soon as it is "
+     "accepted, before a member is picked, and counted in "
+     "`vigil_listener_connections_refused_total{reason=\"allowed_cidrs\"}`. Left out: every "
+     "client. Checked on the connection's own address (with `accept_proxy`, the upstream's, "
+     "not the header's); an IPv4 network also matches its hosts' IPv4-mapped IPv6 addresses. "
+     "At most 1,000 networks. A reload changes it without cutting established sessions.",
+     read_allowed_cidrs},
     {"proxy_header_timeout", "duration", "3s",
      "With `accept_proxy`: a connection whose complete PROXY header has not arrived this long "
      "after it was accepted is closed; an upstream load balancer sends it at once.",

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cassert>
 #include <cerrno>
 #include <utility>
@@ -10,6 +11,7 @@
 #include "base/log.h"
 #include "daemon/object_diff.h"
 #include "net/cidr.h"
+#include "net/cidr_table.h"
 #include "net/socket.h"
 
 namespace vigil::daemon {
@@ -22,6 +24,22 @@ std::vector<net::Cidr> trusted_sources(const model::Listener& l) {
     if (auto cidr = net::Cidr::parse(s)) out.push_back(*cidr);
   }
   return out;
+}
+
+// The session's one idle timer: the client side's, or the member side's when shorter.
+Duration session_idle_timeout(const model::Listener& l) {
+  if (l.member_idle_timeout <= Duration::zero()) return l.idle_timeout;
+  return std::min(l.idle_timeout, l.member_idle_timeout);
+}
+
+// As trusted_sources; null for no list, which lets every client in.
+std::shared_ptr<const net::CidrTable> allowed_sources(const model::Listener& l) {
+  if (l.allowed_cidrs.empty()) return nullptr;
+  std::vector<net::Cidr> cidrs;
+  for (const std::string& s : l.allowed_cidrs) {
+    if (auto cidr = net::Cidr::parse(s)) cidrs.push_back(*cidr);
+  }
+  return std::make_shared<const net::CidrTable>(cidrs);
 }
 
 }  // namespace
@@ -188,22 +206,28 @@ std::vector<proxy::ListenerChanges> Listeners::changes(
   pushed_scale_ = scale;
   unpushed_.clear();
   const std::vector<std::string> removed = std::exchange(removed_, {});
+  // Built once per change, shared by every worker's copy of the listener.
+  std::vector<std::shared_ptr<const net::CidrTable>> tables;
+  for (const ListenerRuntime* l : changed) tables.push_back(allowed_sources(l->config));
   std::vector<proxy::ListenerChanges> out;
   out.reserve(static_cast<size_t>(workers_));
   for (int w = 0; w < workers_; ++w) {
     proxy::ListenerChanges changes{.removed = removed};
-    for (ListenerRuntime* l : changed) {
+    for (size_t i = 0; i < changed.size(); ++i) {
+      ListenerRuntime* l = changed[i];
       // A listener without a pool (an API listener before its pool exists) still holds its
       // port; the worker closes its connections at once.
       proxy::ListenSocket s{.listener_id = l->id,
                             .listener_name = l->config.name,
                             .pool_index = slot_of(l->pool_id),
                             .max_connections = *l->pushed_max_connections,
-                            .idle_timeout = l->config.idle_timeout,
+                            .queue_at_limit = l->config.at_limit == model::AtLimit::kQueue,
+                            .idle_timeout = session_idle_timeout(l->config),
                             .client_dead_peer = net::dead_peer_options(l->config.dead_peer_timeout),
                             .accept_proxy = l->config.accept_proxy,
                             .trusted_sources = trusted_sources(l->config),
                             .proxy_header_timeout = l->config.proxy_header_timeout,
+                            .allowed_sources = tables[i],
                             .stats = l->stats,
                             .log_connections = l->config.log_connections};
       if (auto b = bound.find(l->id); b != bound.end() && b->second->error.empty())

@@ -220,7 +220,7 @@ PoolChanges recompute_for(PoolRuntime& pool, const PoolContext& at, bool fresh,
     statuses.push_back(pool.members[i].status);
     inputs.push_back(rotation_input(pool, pool.members[i]));
   }
-  pool.status = model::pool_status(statuses);
+  pool.status = pool.config.enabled ? model::pool_status(statuses) : OperatingStatus::kOffline;
   const Rotation rotation = choose_rotation(inputs, pool.config.fail_open);
   if (rotation.fail_open != pool.fail_open_active) {
     out.events.push_back(rotation.fail_open ? PoolEvent::kFailOpenStarted

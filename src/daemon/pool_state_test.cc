@@ -378,6 +378,20 @@ TEST(PoolState, WeightZeroDrainsAndDisabledIsOffline) {
   }
 }
 
+TEST(PoolState, ADisabledPoolIsOfflineNotInError) {
+  model::Pool config = monitored();
+  config.enabled = false;
+  model::Member a = member("a", "10.0.0.1");
+  a.enabled = false;  // as config_of() disables the members of a disabled pool
+  PoolRuntime pool = pool_of(config, {a});
+  bring_up(pool);
+  EXPECT_EQ(pool.members[0].status, OperatingStatus::kOffline);
+  EXPECT_EQ(pool.status, OperatingStatus::kOffline);
+  EXPECT_TRUE(candidates(pool).empty());
+  const OperatingStatus pools[] = {pool.status};
+  EXPECT_EQ(model::load_balancer_status({.pools = pools}), OperatingStatus::kOnline);
+}
+
 TEST(PoolState, SlowStartRampsTheWeightAndAsksForAReweighUntilFull) {
   model::Pool config = monitored();
   config.slow_start = 10s;

@@ -71,6 +71,7 @@ void listener_counters(const proxy::ListenerStats& s, model::ListenerView& lv) {
   lv.counters.proxy_untrusted = s.proxy_untrusted.load(r);
   lv.counters.proxy_invalid = s.proxy_invalid.load(r);
   lv.counters.proxy_timeout = s.proxy_timeout.load(r);
+  lv.counters.refused_cidr = s.refused_cidr.load(r);
 }
 
 // One listener's view into `v`, its status and its pool's beside the others'.

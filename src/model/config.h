@@ -32,6 +32,10 @@ enum class Replay : uint8_t {
 // Whether vigil writes a PROXY protocol header (HAProxy's send-proxy, send-proxy-v2) to a member
 // before the client's first byte, and which version.
 enum class ProxyProtocol : uint8_t { kOff, kV1, kV2 };
+// What a listener does with a new connection while it holds max_connections: close it at once
+// (a quick retry beats a hang), or leave it in the kernel's backlog until a session ends, as
+// HAProxy's maxconn (and so Octavia's connection_limit) does.
+enum class AtLimit : uint8_t { kClose, kQueue };
 
 // vigil's names (YAML, `vigil check`, the status page, logs), in the order messages list them.
 inline constexpr Spelling<Algorithm> kAlgorithmNames[] = {
@@ -57,6 +61,15 @@ inline constexpr Spelling<ProxyProtocol> kProxyProtocolNames[] = {
     {ProxyProtocol::kV2, "v2"},
 };
 
+inline constexpr Spelling<AtLimit> kAtLimitNames[] = {
+    {AtLimit::kClose, "close"},
+    {AtLimit::kQueue, "queue"},
+};
+
+template <>
+constexpr std::span<const Spelling<AtLimit>> spellings<AtLimit>() {
+  return kAtLimitNames;
+}
 template <>
 constexpr std::span<const Spelling<Algorithm>> spellings<Algorithm>() {
   return kAlgorithmNames;
@@ -76,6 +89,7 @@ constexpr std::span<const Spelling<ProxyProtocol>> spellings<ProxyProtocol>() {
 constexpr std::string_view to_string(Algorithm a) { return name_in(spellings<Algorithm>(), a); }
 constexpr std::string_view to_string(MonitorType t) { return name_in(spellings<MonitorType>(), t); }
 constexpr std::string_view to_string(Replay r) { return name_in(spellings<Replay>(), r); }
+constexpr std::string_view to_string(AtLimit a) { return name_in(spellings<AtLimit>(), a); }
 constexpr std::string_view to_string(ProxyProtocol p) {
   return name_in(spellings<ProxyProtocol>(), p);
 }
@@ -159,7 +173,10 @@ struct Pool {
   Algorithm algorithm = Algorithm::kRoundRobin;
   Duration connect_timeout = 1s;
   int retries = 3;
-  bool fail_open = true;         // route to every member when none is usable
+  bool fail_open = true;  // route to every member when none is usable
+  // false: the pool is OFFLINE (Octavia's admin_state_up), its members disabled with it; an
+  // OFFLINE pool does not make its load balancer DEGRADED or ERROR, as in Octavia.
+  bool enabled = true;
   Duration hedge_after = 200ms;  // a second connect to another member after this; 0 disables
   bool shutdown_sessions_on_down = true;  // close a dead member's sessions when it goes ERROR
   Duration dead_peer_timeout = 10s;       // backend legs: keepalive + TCP_USER_TIMEOUT
@@ -175,6 +192,11 @@ struct Pool {
   bool operator==(const Pool&) const = default;
 };
 
+// The most networks a listener's allowed_cidrs (and trusted_sources) may list. Octavia sets no
+// number; a thousand keeps a request and the state file small, and each accept looks at one
+// sorted table per prefix length, not at each network.
+inline constexpr size_t kMaxAllowedCidrs = 1000;
+
 struct Listener {
   std::string id;  // empty: derived from the names (objects from a config file)
   std::string name;
@@ -182,7 +204,12 @@ struct Listener {
   uint16_t port = 0;         // 0: the kernel picks (tests)
   std::string pool;
   int max_connections = 50000;
-  Duration idle_timeout = 1h;        // watches are long-lived
+  AtLimit at_limit = AtLimit::kClose;  // the file's default; the Octavia API's is kQueue
+  Duration idle_timeout = 1h;          // watches are long-lived
+  // Octavia's timeout_member_data (HAProxy's `timeout server`): a session whose member side has
+  // moved no byte for this long is closed. Every byte a session moves crosses the member side,
+  // so it ends the session at the shorter of the two timeouts. 0: idle_timeout alone.
+  Duration member_idle_timeout = 0s;
   Duration dead_peer_timeout = 60s;  // client legs: keepalive + TCP_USER_TIMEOUT
   // Bind even when this host does not hold bind_address (yet): the standby of a keepalived pair
   // listens on the virtual address before VRRP moves it here (IP_FREEBIND).
@@ -193,6 +220,10 @@ struct Listener {
   bool accept_proxy = false;
   std::vector<std::string> trusted_sources;
   Duration proxy_header_timeout = 3s;
+  // Only clients from these networks (CIDRs, IPv4 or IPv6) reach a member: Octavia's
+  // allowed_cidrs. Checked on the connection's own address, before any PROXY header. Empty:
+  // every client.
+  std::vector<std::string> allowed_cidrs;
   // One line per session end (client, member, times, bytes, how it ended): proxy/connection_log.h.
   bool log_connections = false;
   SourceLocation where;

@@ -71,6 +71,7 @@ struct ListenerCounters {
   uint64_t proxy_untrusted = 0;
   uint64_t proxy_invalid = 0;
   uint64_t proxy_timeout = 0;
+  uint64_t refused_cidr = 0;  // closed at accept: from outside allowed_cidrs
 };
 
 struct ListenerView {

@@ -21,6 +21,10 @@ class Cidr {
   // listener sees its IPv4 clients as ::ffff:a.b.c.d.
   bool contains(const SocketAddress& address) const;
   std::string to_string() const;
+  bool v6() const { return v6_; }
+  int prefix() const { return prefix_; }
+  // The network's address, host bits cleared: 4 bytes for IPv4 (the rest zero), 16 for IPv6.
+  const std::array<uint8_t, 16>& network() const { return bytes_; }
 
   bool operator==(const Cidr&) const = default;
 

@@ -16,6 +16,7 @@
 #include "base/wake_queue.h"
 #include "net/address.h"
 #include "net/cidr.h"
+#include "net/cidr_table.h"
 #include "net/fd.h"
 #include "net/socket.h"
 #include "proxy/balancer.h"
@@ -52,11 +53,13 @@ struct ListenerRuntime {
   std::string name;
   uint32_t pool_index = 0;
   int max_connections = 0;
+  bool queue_at_limit = false;  // ListenSocket's
   Duration idle_timeout{};
   net::DeadPeerOptions client_dead_peer;
   bool accept_proxy = false;
   std::vector<net::Cidr> trusted_sources;
   Duration proxy_header_timeout{};
+  std::shared_ptr<const net::CidrTable> allowed_sources;  // null: every client
   std::shared_ptr<ListenerStats> stats;
   bool log_connections = false;  // a ConnectionRecord per session end (connection_log.h)
 };

@@ -76,8 +76,9 @@ struct ListenerStats {
   std::atomic<uint64_t> proxy_untrusted{0};
   std::atomic<uint64_t> proxy_invalid{0};
   std::atomic<uint64_t> proxy_timeout{0};
-  std::atomic<uint64_t> bytes_in{0};   // client -> vigil
-  std::atomic<uint64_t> bytes_out{0};  // vigil -> client
+  std::atomic<uint64_t> refused_cidr{0};  // closed at accept: from outside allowed_cidrs
+  std::atomic<uint64_t> bytes_in{0};      // client -> vigil
+  std::atomic<uint64_t> bytes_out{0};     // vigil -> client
 };
 
 }  // namespace vigil::proxy

@@ -68,11 +68,13 @@ void Worker::Loop::update_listeners(ListenerChanges changes) {
         ListenerRuntime{.name = ls.listener_name,
                         .pool_index = ls.pool_index,
                         .max_connections = ls.max_connections,
+                        .queue_at_limit = ls.queue_at_limit,
                         .idle_timeout = ls.idle_timeout,
                         .client_dead_peer = ls.client_dead_peer,
                         .accept_proxy = ls.accept_proxy,
                         .trusted_sources = ls.trusted_sources,
                         .proxy_header_timeout = ls.proxy_header_timeout,
+                        .allowed_sources = ls.allowed_sources,
                         .stats = ls.stats,
                         .log_connections = ls.log_connections});
     auto old = listeners_.find(id);
@@ -83,6 +85,7 @@ void Worker::Loop::update_listeners(ListenerChanges changes) {
     } else {
       if (old != listeners_.end()) retire(std::move(old->second));  // bound again
       auto l = std::make_unique<Listening>();
+      l->id = id;
       l->fd = std::move(ls.fd);
       // Level-triggered: accept a bounded batch per wake-up, the rest on the next round.
       epoll_event lev{};
@@ -181,6 +184,7 @@ void Worker::Loop::drain_mailbox() {
 
 void Worker::Loop::run_timers() {
   if (!paused_.empty() && now_ >= resume_at_) resume_accepting();
+  if (!full_.empty() && now_ >= full_check_at_) resume_below_limit();
   while (Session* s = timers_.pop_due(now_)) {
     s->on_timer(now_);
     // Never at or before now: a deadline that on_timer() left due would spin this loop.
@@ -190,9 +194,12 @@ void Worker::Loop::run_timers() {
 }
 
 int Worker::Loop::next_timeout_ms() const {
-  if (timers_.empty() && paused_.empty()) return -1;
-  TimePoint next = timers_.empty() ? resume_at_ : timers_.next();
+  if (timers_.empty() && paused_.empty() && full_.empty()) return -1;
+  TimePoint next = !timers_.empty()   ? timers_.next()
+                   : !paused_.empty() ? resume_at_
+                                      : full_check_at_;
   if (!paused_.empty() && resume_at_ < next) next = resume_at_;
+  if (!full_.empty() && full_check_at_ < next) next = full_check_at_;
   const auto wait = next - now_;
   if (wait <= Duration::zero()) return 0;
   // Round up so that we do not wake a millisecond early and spin.
@@ -201,6 +208,8 @@ int Worker::Loop::next_timeout_ms() const {
 
 void Worker::Loop::reap() {
   for (uint64_t id : finished_) sessions_.erase(id);
+  // A session of this worker ended: a listener held at its limit may take the next one now.
+  if (!finished_.empty() && !full_.empty()) resume_below_limit();
   finished_.clear();
   retired_.clear();
   if (!idle_waiters_.empty() && sessions_.empty()) {

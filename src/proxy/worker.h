@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "net/cidr.h"
+#include "net/cidr_table.h"
 #include "net/fd.h"
 #include "net/socket.h"
 #include "proxy/connection_log.h"
@@ -25,12 +26,17 @@ struct ListenSocket {
   net::Fd fd;
   uint32_t pool_index = 0;
   int max_connections = 50000;
+  // At max_connections: leave new connections in the backlog (true) or close them.
+  bool queue_at_limit = false;
   Duration idle_timeout = std::chrono::hours(1);
   net::DeadPeerOptions client_dead_peer;
   // Connections start with a PROXY header from one of trusted_sources (model::Listener).
   bool accept_proxy = false;
   std::vector<net::Cidr> trusted_sources;
   Duration proxy_header_timeout = std::chrono::seconds(3);
+  // Clients outside these networks are closed at accept (model::Listener::allowed_cidrs);
+  // null: every client. Built once per configuration, shared by the workers.
+  std::shared_ptr<const net::CidrTable> allowed_sources;
   std::shared_ptr<ListenerStats> stats;  // shared by the workers that serve this listener
   bool log_connections = false;
 };

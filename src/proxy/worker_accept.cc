@@ -27,6 +27,7 @@ size_t Worker::Loop::stop_accepting() {
   for (auto& [id, l] : listeners_) retire(std::move(l));
   listeners_.clear();
   paused_.clear();
+  full_.clear();
   return sessions_.size();
 }
 
@@ -44,6 +45,11 @@ void Worker::Loop::accept_from(Listening& l) {
   if (!l.fd.valid()) return;  // retired earlier in this batch
   const ListenerRuntime& runtime = *l.runtime;
   for (int i = 0; i < 64; ++i) {
+    if (runtime.queue_at_limit && runtime.stats->active.load(std::memory_order_relaxed) >=
+                                      static_cast<uint64_t>(runtime.max_connections)) {
+      hold_at_limit(l);
+      return;  // the next clients wait in the backlog, as behind HAProxy's maxconn
+    }
     sockaddr_storage ss{};
     socklen_t len = sizeof ss;
     const int fd =
@@ -55,8 +61,10 @@ void Worker::Loop::accept_from(Listening& l) {
       return;  // EAGAIN, or an error the next round may not have
     }
     net::Fd client(fd);
-    if (runtime.stats->active.load(std::memory_order_relaxed) >=
-        static_cast<uint64_t>(runtime.max_connections)) {
+    // A queueing listener let this one in above: the limit is shared with the other workers,
+    // which may have filled it meanwhile, and an accepted client is served rather than closed.
+    if (!runtime.queue_at_limit && runtime.stats->active.load(std::memory_order_relaxed) >=
+                                       static_cast<uint64_t>(runtime.max_connections)) {
       runtime.stats->rejected.fetch_add(1, std::memory_order_relaxed);
       continue;  // closing at once tells the client; holding it would look like a hang
     }
@@ -66,6 +74,11 @@ void Worker::Loop::accept_from(Listening& l) {
     }
     const net::SocketAddress peer =
         net::SocketAddress::from_sockaddr(reinterpret_cast<sockaddr*>(&ss), len);
+    if (runtime.allowed_sources && !runtime.allowed_sources->contains(peer)) {
+      // As Octavia's security group drops it; a close tells the client rather than a hang.
+      runtime.stats->refused_cidr.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
     if (runtime.accept_proxy && !trusted(runtime, peer)) {
       runtime.stats->proxy_untrusted.fetch_add(1, std::memory_order_relaxed);
       proxy_header_refused(runtime.name, peer, "not in trusted_sources");
@@ -122,6 +135,31 @@ void Worker::Loop::pause_accepting() {
     paused_.push_back(id);
   }
   resume_at_ = now_ + kPause;
+}
+
+void Worker::Loop::hold_at_limit(Listening& l) {
+  ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, l.fd.get(), nullptr);
+  if (std::find(full_.begin(), full_.end(), l.id) == full_.end()) full_.push_back(l.id);
+  full_check_at_ = now_ + kFullRecheck;
+}
+
+void Worker::Loop::resume_below_limit() {
+  std::erase_if(full_, [&](const std::string& id) {
+    auto it = listeners_.find(id);
+    if (it == listeners_.end() || !it->second->fd.valid()) return true;  // removed meanwhile
+    Listening& l = *it->second;
+    const ListenerRuntime& rt = *l.runtime;
+    if (rt.queue_at_limit && rt.stats->active.load(std::memory_order_relaxed) >=
+                                 static_cast<uint64_t>(rt.max_connections)) {
+      return false;
+    }
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = static_cast<Handler*>(&l);
+    ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, l.fd.get(), &ev);
+    return true;
+  });
+  if (!full_.empty()) full_check_at_ = now_ + kFullRecheck;
 }
 
 void Worker::Loop::resume_accepting() {

@@ -70,6 +70,7 @@ class Worker::Loop final : public SessionHost {
  private:
   struct Listening : Handler {
     Listening() : Handler(Kind::kListener) {}
+    std::string id;  // the listener's
     std::shared_ptr<const ListenerRuntime> runtime;
     net::Fd fd;  // invalid once retired
   };
@@ -77,6 +78,8 @@ class Worker::Loop final : public SessionHost {
   void retire(std::unique_ptr<Listening> l);
   void pause_accepting();
   void resume_accepting();
+  void hold_at_limit(Listening& l);
+  void resume_below_limit();
   void drain_mailbox();
   void run_timers();
   int next_timeout_ms() const;
@@ -122,6 +125,13 @@ class Worker::Loop final : public SessionHost {
   // level-triggered listener does not spin; the warning is logged at most every kFdLogEvery.
   std::vector<std::string> paused_;
   TimePoint resume_at_{};
+  // Listeners with queue_at_limit out of epoll while they hold max_connections: their new
+  // connections wait in the kernel's backlog. Taken back when a session of this worker ends,
+  // and every kFullRecheck, since the limit is shared with the other workers and a session
+  // ending there frees the slot too.
+  static constexpr Duration kFullRecheck = std::chrono::milliseconds(20);
+  std::vector<std::string> full_;
+  TimePoint full_check_at_{};
   TimePoint fd_warned_at_{};
   uint64_t fd_failures_ = 0;
   // Connections refused for their PROXY header (or its absence): one line at most every

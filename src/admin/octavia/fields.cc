@@ -3,17 +3,20 @@
 #include <arpa/inet.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 
 #include "admin/octavia/names.h"
 #include "admin/octavia/random_id.h"
+#include "model/config.h"
 #include "model/expected_codes.h"
+#include "net/cidr.h"
 
 namespace vigil::admin {
 namespace {
 
-constexpr int64_t kMaxTimeoutMs = 24LL * 3600 * 1000;  // Octavia's MAX_TIMEOUT
-constexpr int64_t kMaxConnections = 10'000'000;        // vigil's listener cap
+constexpr int64_t kMaxTimeoutMs = 24LL * 24 * 3600 * 1000;  // Octavia's MAX_TIMEOUT: 24 days
+constexpr int64_t kMaxConnections = 10'000'000;             // vigil's listener cap
 constexpr int64_t kMaxCheckSeconds = 24 * 3600;
 
 // name, description (where Octavia has one), project_id, tags and admin_state_up.
@@ -130,6 +133,37 @@ bool valid_domain_name(std::string_view s) {
   return true;
 }
 
+// Octavia's CidrType: an IPv4 or IPv6 network, or an address alone, kept with its host bits
+// cleared and its length shown ("10.1.2.3/8" is stored as "10.0.0.0/8"); a repeat is kept once,
+// as Octavia's table holds one row per network. Null or [] lets every client in.
+void read_allowed_cidrs(FieldReader& r, ApiListener& out) {
+  constexpr std::string_view kKey = "allowed_cidrs";
+  if (r.is_null(kKey)) out.allowed_cidrs.clear();
+  auto list = r.strings(kKey);
+  if (!list) return;
+  if (list->size() > model::kMaxAllowedCidrs) {
+    r.fail(400, fmt::format("Invalid input for field/attribute {}. {} networks; vigil takes at "
+                            "most {} on a listener",
+                            kKey, list->size(), model::kMaxAllowedCidrs));
+    return;
+  }
+  std::vector<std::string> cidrs;
+  for (const std::string& text : *list) {
+    auto cidr = net::Cidr::parse(text);
+    if (!cidr) {
+      r.fail(400, fmt::format("Invalid input for field/attribute {}. Value: '{}'. Value should "
+                              "be IPv4 or IPv6 CIDR format",
+                              kKey, text));
+      return;
+    }
+    std::string normal = cidr->to_string();
+    if (std::find(cidrs.begin(), cidrs.end(), normal) == cidrs.end()) {
+      cidrs.push_back(std::move(normal));
+    }
+  }
+  out.allowed_cidrs = std::move(cidrs);
+}
+
 bool http_type(std::string_view type) {
   const std::optional<model::MonitorType> t = octavia_monitor_type(type);
   return t && model::uses_http(*t);
@@ -173,6 +207,20 @@ void read_http_fields(FieldReader& r, ApiHealthMonitor& out, Mode mode) {
 }
 
 }  // namespace
+
+std::optional<ApiError> cidrs_fit_vip(const ApiListener& l, std::string_view vip_address) {
+  auto vip = net::Cidr::parse(vip_address);
+  if (!vip) return std::nullopt;  // no VIP to compare with: the listener binds every address
+  for (const std::string& text : l.allowed_cidrs) {
+    auto cidr = net::Cidr::parse(text);
+    if (cidr && cidr->v6() != vip->v6()) {
+      return ApiError{400, fmt::format("Validation failure: CIDR {} IP version incompatible with "
+                                       "VIP {} IP version.",
+                                       text, vip_address)};
+    }
+  }
+  return std::nullopt;
+}
 
 bool is_ip_address(std::string_view text) {
   const std::string s(text);
@@ -228,7 +276,7 @@ void read_listener(FieldReader& r, ApiListener& out, Mode mode) {
   r.unsupported("default_pool", "create the pool with its own request");
   r.unsupported("l7policies", "vigil is a TCP load balancer; it has no L7 policies");
   r.unsupported("insert_headers", "vigil is a TCP load balancer; it does not see HTTP headers");
-  r.unsupported("allowed_cidrs", "vigil does not filter clients by address");
+  read_allowed_cidrs(r, out);
   r.unsupported("hsts_include_subdomains", "vigil does not terminate TLS");
   r.unsupported("hsts_max_age", "vigil does not terminate TLS");
   r.unsupported("hsts_preload", "vigil does not terminate TLS");

@@ -4,6 +4,7 @@
 // the state. Pure; any thread.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "admin/octavia/json_fields.h"
@@ -21,6 +22,10 @@ void read_listener(FieldReader& r, ApiListener& out, Mode mode);
 void read_pool(FieldReader& r, ApiPool& out, Mode mode);
 void read_member(FieldReader& r, ApiMember& out, Mode mode);
 void read_healthmonitor(FieldReader& r, ApiHealthMonitor& out, Mode mode);
+
+// Octavia's check of a listener's allowed_cidrs against its load balancer's VIP: every network
+// of the VIP's IP version (400 otherwise). An empty or unparsable VIP passes.
+std::optional<ApiError> cidrs_fit_vip(const ApiListener& l, std::string_view vip_address);
 
 // An IPv4 or IPv6 literal.
 bool is_ip_address(std::string_view text);

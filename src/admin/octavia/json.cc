@@ -149,6 +149,9 @@ json::object listener(const model::LoadBalancerView& lb, const model::ListenerVi
   const int64_t connect_ms =
       millis(pool ? pool->config.connect_timeout : model::Pool{}.connect_timeout);
   const int64_t idle_ms = millis(l.config.idle_timeout);
+  const int64_t member_idle_ms = l.config.member_idle_timeout > Duration::zero()
+                                     ? millis(l.config.member_idle_timeout)
+                                     : idle_ms;
   json::object o{
       {"id", l.id},
       {"name", l.config.name},
@@ -164,9 +167,12 @@ json::object listener(const model::LoadBalancerView& lb, const model::ListenerVi
       {"loadbalancers", one_id(lb.id)},
       {"timeout_client_data", idle_ms},
       {"timeout_member_connect", connect_ms},
-      {"timeout_member_data", idle_ms},
+      {"timeout_member_data", member_idle_ms},
       {"timeout_tcp_inspect", 0},
-      {"allowed_cidrs", nullptr},
+      {"allowed_cidrs", l.config.allowed_cidrs.empty()
+                            ? json::value(nullptr)
+                            : json::value(json::array(l.config.allowed_cidrs.begin(),
+                                                      l.config.allowed_cidrs.end()))},
       {"client_authentication", "NONE"},
   };
   add_no_tls(o, {"tls_ciphers", "tls_versions", "alpn_protocols", "client_ca_tls_container_ref",

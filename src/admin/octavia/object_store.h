@@ -117,6 +117,10 @@ void for_each_pair(const LoadBalancers& before, const LoadBalancers& after,
 // listener is left out of `listeners` (its port is not bound), a pool's members are disabled,
 // a monitor is left out (members NO_MONITOR). kShow keeps the disabled listeners and monitors,
 // for the views (views.cc), which show them OFFLINE and disabled.
+// A pool tag: when no member is usable, refuse connections (as an amphora does) instead of
+// failing open (model::Pool::fail_open).
+inline constexpr std::string_view kFailClosedTag = "vigil:fail_closed";
+
 enum class Purpose { kRun, kShow };
 model::Config config_of(const ApiLoadBalancer& lb, Purpose purpose = Purpose::kRun);
 

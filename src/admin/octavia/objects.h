@@ -96,6 +96,8 @@ struct ApiListener : ApiCommon {
   std::optional<int64_t> timeout_member_connect;
   std::optional<int64_t> timeout_member_data;
   std::optional<int64_t> timeout_tcp_inspect;
+  // Octavia's form ("10.0.0.0/8"), each once; empty: every client.
+  std::vector<std::string> allowed_cidrs;
 
   bool operator==(const ApiListener&) const = default;
 };

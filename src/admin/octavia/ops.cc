@@ -151,6 +151,7 @@ ApiResult<std::string> create_listener(ApiState& s, std::string_view body, const
   if (lb == nullptr) return not_found("Load Balancer", lb_id, &c);
   if (!pool_id.empty() && pool_of(*lb, pool_id) == nullptr) return not_found("Pool", pool_id);
   l.default_pool_id = pool_id;
+  if (auto bad = cidrs_fit_vip(l, lb->vip_address)) return std::unexpected(*bad);
   if (auto conflict = port_conflict(s, *lb, l, c)) return std::unexpected(*conflict);
   if (auto taken = stamp_new(l, s, c, lb->project_id)) return std::unexpected(*taken);
   lb->listeners.push_back(std::move(l));
@@ -270,6 +271,7 @@ ApiResult<void> update_listener(ApiState& s, std::string_view id, std::string_vi
   if (pool_id && !pool_id->empty() && pool_of(*found.lb, *pool_id) == nullptr) {
     return not_found("Pool", *pool_id);
   }
+  if (auto bad = cidrs_fit_vip(l, found.lb->vip_address)) return std::unexpected(*bad);
   if (pool_id) l.default_pool_id = *pool_id;
   l.updated_at = c.now;
   return {};

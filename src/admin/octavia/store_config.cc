@@ -1,4 +1,5 @@
 // config_of(): an API load balancer as the model::Config the daemon runs (object_store.h).
+#include <algorithm>
 #include <chrono>
 
 #include "admin/octavia/names.h"
@@ -45,6 +46,11 @@ model::Pool pool_of(const ApiPool& p, const ApiLoadBalancer& lb, Purpose purpose
   out.id = p.id;
   out.name = p.id;
   out.algorithm = algorithm(p.lb_algorithm);
+  out.enabled = p.admin_state_up;
+  // Octavia has no field for it: an amphora's HAProxy has no server when all are down and
+  // refuses every connection. vigil fails open as the file's pools do, unless the pool carries
+  // the tag that asks for the amphora's way.
+  out.fail_open = std::find(p.tags.begin(), p.tags.end(), kFailClosedTag) == p.tags.end();
   out.proxy_protocol = model::value_in<model::ProxyProtocol>(kOctaviaPoolProtocols, p.protocol)
                            .value_or(model::ProxyProtocol::kOff);
   // Octavia sets the connect timeout on the listener; vigil on the pool it connects for.
@@ -82,9 +88,15 @@ model::Listener listener_of(const ApiListener& l, const ApiLoadBalancer& lb) {
   out.port = static_cast<uint16_t>(l.protocol_port);
   out.pool = l.default_pool_id;
   if (l.connection_limit > 0) out.max_connections = l.connection_limit;
+  out.at_limit = model::AtLimit::kQueue;  // an amphora's maxconn
+  out.allowed_cidrs = l.allowed_cidrs;
   // Octavia's 50 s default would cut long watches; unset or 0 keeps vigil's 1 h.
   if (l.timeout_client_data.value_or(0) > 0) {
     out.idle_timeout = std::chrono::milliseconds(*l.timeout_client_data);
+  }
+  // Set, it applies as an amphora's `timeout server` does; unset, vigil's idle timeout decides.
+  if (l.timeout_member_data.value_or(0) > 0) {
+    out.member_idle_timeout = std::chrono::milliseconds(*l.timeout_member_data);
   }
   return out;
 }

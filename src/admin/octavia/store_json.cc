@@ -91,6 +91,9 @@ json::object listener_json(const ApiListener& l) {
   o["timeout_member_connect"] = optional_value(l.timeout_member_connect);
   o["timeout_member_data"] = optional_value(l.timeout_member_data);
   o["timeout_tcp_inspect"] = optional_value(l.timeout_tcp_inspect);
+  if (!l.allowed_cidrs.empty()) {
+    o["allowed_cidrs"] = json::array(l.allowed_cidrs.begin(), l.allowed_cidrs.end());
+  }
   return o;
 }
 
