@@ -101,7 +101,7 @@ def test_yaml_allowed_cidrs_keep_outsiders_from_the_member_and_reload(tmp_path, 
     assert echo.accepted == served, "a refused client reached the member"
     assert refused_count(vigil) == 3
 
-    # A reload that adds 127.0.0.2 keeps the session 127.0.0.1 holds and lets 127.0.0.2 in.
+    # A reload that adds 127.0.0.2 keeps the open session from 127.0.0.1 and lets 127.0.0.2 in.
     held = hold_from(INSIDE, address)
     cleanup(Closing(held))
     text = vigil.config.read_text().replace("[127.0.0.1/32]", "[127.0.0.1/32, 127.0.0.2]")
