@@ -26,6 +26,13 @@ std::string octavia_time(model::WallTime t) {
                      tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
+std::string octavia_time_precise(model::WallTime t) {
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch() %
+                                                                            std::chrono::seconds(1))
+                          .count();
+  return fmt::format("{}.{:06}", octavia_time(t), micros);
+}
+
 std::string_view health_name(model::Health h) {
   switch (h) {
     case model::Health::kUnchecked:

@@ -20,6 +20,12 @@ std::string iso8601_utc(model::WallTime t);
 // "2024-05-01T12:00:00": Octavia prints UTC timestamps without a zone, and clients parse that.
 std::string octavia_time(model::WallTime t);
 
+// "2024-05-01T12:00:00.123456": the time an object was created or changed, as Octavia on a
+// database that keeps microseconds (SQLite, or MySQL with DATETIME(6)) prints it. Lists are
+// ordered by created_at and then by the random id; the microseconds keep objects made within the
+// same second in the order they were made.
+std::string octavia_time_precise(model::WallTime t);
+
 // "unchecked", "up", "down".
 std::string_view health_name(model::Health h);
 

@@ -43,7 +43,7 @@ struct ApiCommon {
   std::string project_id;
   std::vector<std::string> tags;
   bool admin_state_up = true;
-  std::string created_at;  // Octavia's form, "2024-05-01T12:00:00" (UTC)
+  std::string created_at;  // octavia_time_precise(): "2024-05-01T12:00:00.123456" (UTC)
   std::string updated_at;
 
   bool operator==(const ApiCommon&) const = default;

@@ -88,7 +88,7 @@ std::vector<TakenPort> file_ports(const Catalog& c) {
 
 OpContext op_context(const Catalog& c, const Request& request, const RouteContext& ctx) {
   return OpContext{
-      .now = octavia_time(ctx.now),
+      .now = octavia_time_precise(ctx.now),
       // As Octavia behind keystonemiddleware: the token's project, else vigil's default.
       .project_id =
           std::string(request.x_project_id.empty() ? ctx.default_project : request.x_project_id),

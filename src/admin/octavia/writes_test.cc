@@ -36,11 +36,10 @@ class WritesTest : public ::testing::Test {
   Response call(std::string_view method, std::string_view target, std::string_view body = "",
                 const RenderFn* render = nullptr) {
     const Request request{.method = method, .target = target, .x_auth_token = "T", .body = body};
-    return route(request, RouteContext{.token = "T",
-                                       .daemon = daemon_,
-                                       .now = testing::kNow,
-                                       .store = &store_,
-                                       .render = render});
+    return route(
+        request,
+        RouteContext{
+            .token = "T", .daemon = daemon_, .now = now_, .store = &store_, .render = render});
   }
   json::value body(const Response& r) { return json::parse(r.body); }
   std::string faultstring(const Response& r) {
@@ -69,6 +68,7 @@ class WritesTest : public ::testing::Test {
   }
 
   fs::path state_file_;
+  model::WallTime now_ = testing::kNow;
   ObjectStore store_;
   testing::FakeDaemon daemon_;  // its refuse: the daemon refuses a write with this message
   std::string lb_, listener_, pool_, member_;
@@ -93,6 +93,27 @@ TEST_F(WritesTest, CreatesAnswer201WithTheObjectAppliedAndSaved) {
   auto reloaded = ObjectStore::load(state_file_.string());
   ASSERT_TRUE(reloaded);
   EXPECT_EQ(reloaded->state().loadbalancers.at(0).id, lb.at("id").as_string());
+}
+
+// Octavia lists by created_at and then by the random id. Members made within one second keep the
+// order they were made in, as Octavia on a database that keeps microseconds lists them.
+TEST_F(WritesTest, ObjectsMadeWithinOneSecondListInTheOrderTheyWereMade) {
+  scenario();
+  std::vector<std::string> made = {member_};
+  for (int i = 2; i <= 8; ++i) {
+    now_ += std::chrono::milliseconds(100);
+    made.push_back(
+        create("/v2.0/lbaas/pools/" + pool_ + "/members", "member",
+               fmt::format(R"({{"address": "127.0.0.1", "protocol_port": {}}})", 7000 + i)));
+  }
+  const json::value shown = body(call("GET", "/v2.0/lbaas/pools/" + pool_ + "/members/" + made[1]));
+  EXPECT_EQ(shown.at("member").at("created_at"), "2024-05-01T12:01:40.100000");
+  const json::value members = body(call("GET", "/v2.0/lbaas/pools/" + pool_ + "/members"));
+  std::vector<std::string> listed;
+  for (const json::value& m : members.at("members").as_array()) {
+    listed.emplace_back(m.at("id").as_string());
+  }
+  EXPECT_EQ(listed, made);
 }
 
 TEST_F(WritesTest, TheSeedsScenarioThroughTheRoutes) {
