@@ -190,8 +190,9 @@ backend api-6443
         recovery_bound=25.0),
 }
 
-ALL_TARGETS = ["vigil", *HAPROXY_TARGETS, "nginx"]
+ALL_TARGETS = ["vigil", "vigil-seed", *HAPROXY_TARGETS, "nginx"]
 TITLES = {"vigil": "vigil (HTTPS /readyz 2s, 2/2, hedged connects)",
+          "vigil-seed": "vigil with the seed's checks (HTTPS /readyz 5s, timeout 2s, 2 up / 3 down)",
           "nginx": "NGINX stream, passive only (defaults)",
           **{k: v["title"] for k, v in HAPROXY_TARGETS.items()}}
 
@@ -305,6 +306,10 @@ stream {{
 def make_lb(key, port, vigil_binary):
     if key == "vigil":
         return h.VigilLB(port, binary=vigil_binary)
+    if key == "vigil-seed":
+        lb = h.VigilLB(port, binary=vigil_binary, monitor=h.SEED_HEALTH_MONITOR)
+        lb.key = "vigil-seed"  # its own row beside `vigil`
+        return lb
     if key == "nginx":
         return NginxLB(port)
     return HAProxyLB(key, port)
