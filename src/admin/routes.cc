@@ -13,6 +13,7 @@
 #include "admin/metrics.h"
 #include "admin/octavia/collections.h"
 #include "admin/octavia/local_network.h"
+#include "admin/octavia/queued_write.h"
 #include "admin/octavia/reads.h"
 #include "admin/octavia/views.h"
 #include "admin/octavia/writes.h"
@@ -123,6 +124,7 @@ Response octavia_read(const Call& c) {
 // answer is a 409 or a runtime override. Nothing is written before an object is found.
 Response octavia_write(const Call& c) {
   const RouteContext& ctx = c.ctx;
+  if (ctx.shared != nullptr && !ctx.in_turn) return queued_write(c.request, ctx);
   const Segments& s = c.target.segments;
   if (s.size() >= 3 && is_octavia_collection(s[1], s[2])) {
     const auto lbs = merged_views(ctx.daemon.views({.file_members = false}), ctx.store);
