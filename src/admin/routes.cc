@@ -25,6 +25,7 @@
 #include "admin/sessions.h"
 #include "admin/status_json.h"
 #include "admin/status_page.h"
+#include "admin/store_health.h"
 #include "admin/target.h"
 #include "base/log.h"
 
@@ -84,6 +85,12 @@ Response rendered(const RouteContext& ctx, std::string content_type, Render rend
                       });
 }
 
+// With admin.store type etcd, how the store is doing (store_health.h).
+Response shown_with_store(const RouteContext& ctx, Response r, StoreShown how) {
+  if (ctx.shared == nullptr) return r;
+  return with_store(std::move(r), ctx.shared->health(), ctx.now, how);
+}
+
 // /healthz and /readyz. A load balancer in front of vigil, or keepalived, moves traffic away
 // during a stop's grace; not serving answers both alike, without building the views.
 Response health(const Call& c) {
@@ -98,7 +105,7 @@ Response health(const Call& c) {
 // whole list renders every object of its kind (at 10,000 load balancers, 0.3-0.8 s and megabytes
 // of JSON): off the control thread when the server can, where its lookups use an index made from
 // the state's copy.
-Response octavia_read(const Call& c) {
+Response octavia_read_of_views(const Call& c) {
   const RouteContext& ctx = c.ctx;
   std::vector<model::LoadBalancerView> daemon = ctx.daemon.views({.history = false});
   const bool whole_list = c.target.segments.size() == 3;
@@ -112,6 +119,11 @@ Response octavia_read(const Call& c) {
                         return route_octavia(
                             target, Catalog(lbs, state, project, Catalog::Lookup::kIndexNow));
                       });
+}
+
+// With admin.store type etcd, a read says how old the node's copy is (X-Vigil-Store-Age).
+Response octavia_read(const Call& c) {
+  return shown_with_store(c.ctx, octavia_read_of_views(c), StoreShown::kHeader);
 }
 
 // An Octavia write, and any other method there (its own 405). A write is decided on the config
@@ -225,7 +237,10 @@ const Route kRoutes[] = {
     {"*", "/v2|v2.0/*", Guard::kRead, &neutron},
     {"GET", "/", Guard::kPage, &page},
     {"GET", "/v1/status", Guard::kRead,
-     [](const Call& c) { return rendered(c.ctx, "application/json", &status_json); }},
+     [](const Call& c) {
+       return shown_with_store(c.ctx, rendered(c.ctx, "application/json", &status_json),
+                               StoreShown::kStatus);
+     }},
     {"POST", "/v1/reload", Guard::kWrite, &reload},
     {"POST", "/v1/upgrade", Guard::kWrite, &upgrade},
     {"GET", "/v1/pools/{pool}/members/{member}/admin", Guard::kRead,
@@ -244,7 +259,9 @@ const Route kRoutes[] = {
      [](const Call&) { return fault(404, "Not found: use /v1/sessions or /v1/sessions/kill"); }},
     {"GET", "/metrics", Guard::kRead,
      [](const Call& c) {
-       return rendered(c.ctx, "text/plain; version=0.0.4; charset=utf-8", &metrics_text);
+       return shown_with_store(
+           c.ctx, rendered(c.ctx, "text/plain; version=0.0.4; charset=utf-8", &metrics_text),
+           StoreShown::kMetrics);
      }},
 };
 

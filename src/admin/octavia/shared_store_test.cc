@@ -189,7 +189,7 @@ class FakeKv final : public EtcdKv {
 struct Node {
   Node(FakeEtcd& etcd, vigil::testing::ManualClock& clock, vigil::testing::ManualWallClock& wall,
        vigil::testing::ManualTimerSource& timers, ObjectStore cached = {})
-      : etcd(etcd), cache(std::move(cached)) {
+      : etcd(etcd), wall(wall), cache(std::move(cached)) {
     auto fake = std::make_unique<FakeKv>(etcd);
     kv = fake.get();
     shared = std::make_unique<SharedStore>(
@@ -211,7 +211,7 @@ struct Node {
     const Request request{.method = method, .target = target, .x_auth_token = "T", .body = body};
     return route(request, RouteContext{.token = "T",
                                        .daemon = daemon,
-                                       .now = testing::kNow,
+                                       .now = wall.now(),
                                        .store = &cache,
                                        .shared = shared.get()});
   }
@@ -231,6 +231,7 @@ struct Node {
   }
 
   FakeEtcd& etcd;
+  const vigil::testing::ManualWallClock& wall;
   testing::FakeDaemon daemon;
   ObjectStore cache;
   FakeKv* kv = nullptr;
@@ -344,6 +345,39 @@ TEST_F(SharedStoreTest, AnUnreachableEtcdRefusesWritesKeepsServingAndCatchesUp) 
       a_->call("PUT", "/v2/lbaas/loadbalancers/" + id, R"({"loadbalancer": {"name": "y"}})").status,
       200);
   EXPECT_EQ(b_->names(), (std::vector<std::string>{"y"}));
+}
+
+std::string header(const Response& r, std::string_view name) {
+  for (const auto& [k, v] : r.headers) {
+    if (k == name) return v;
+  }
+  return "(none)";
+}
+
+TEST_F(SharedStoreTest, StatusMetricsAndReadsSayHowOldTheNodesCopyIs) {
+  a_->create_lb("api");
+  wait(1s);
+  EXPECT_EQ(header(b_->call("GET", "/v2/lbaas/loadbalancers"), "X-Vigil-Store-Age"), "0");
+  etcd_.stop();
+  wait(5s);
+  // The node's copy dates from its last probe that found it complete, before the outage.
+  EXPECT_EQ(header(b_->call("GET", "/v2/lbaas/loadbalancers"), "X-Vigil-Store-Age"), "5");
+  const json::value status = json::parse(b_->call("GET", "/v1/status").body);
+  const json::value& store = status.at("store");
+  EXPECT_EQ(store.at("following"), false);
+  EXPECT_EQ(store.at("reachable"), false);
+  EXPECT_EQ(store.at("age_seconds"), 5);
+  EXPECT_EQ(store.at("revision"), 2);
+  EXPECT_NE(std::string(store.at("last_error").as_string()).find("connection refused"),
+            std::string::npos);
+  EXPECT_TRUE(status.as_object().contains("loadbalancers")) << "the rest of /v1/status is kept";
+  const std::string metrics = b_->call("GET", "/metrics").body;
+  EXPECT_NE(metrics.find("\nvigil_store_up 0\n"), std::string::npos);
+  EXPECT_NE(metrics.find("\nvigil_store_stale_seconds 5\n"), std::string::npos);
+  EXPECT_NE(metrics.find("vigil_store_writes_total{result=\"committed\"} 0\n"), std::string::npos);
+  EXPECT_NE(
+      a_->call("GET", "/metrics").body.find("vigil_store_writes_total{result=\"committed\"} 1\n"),
+      std::string::npos);
 }
 
 TEST_F(SharedStoreTest, ANodeThatMissedCompactedChangesReadsEverythingAgain) {
