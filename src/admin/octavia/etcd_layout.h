@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "admin/octavia/objects.h"
-#include "etcd/client.h"
+#include "etcd/types.h"
 
 namespace vigil::admin {
 
