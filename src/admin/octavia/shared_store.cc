@@ -73,7 +73,7 @@ void SharedStore::note_error(std::string message) {
 void SharedStore::read_whole() {
   ++health_.resyncs;
   kv_->range_prefix(options_.prefix, [this, alive = alive_](Result<etcd::RangeResult> r) {
-    if (!*alive) return;
+    if (!*alive || paused_) return;
     if (!r) {
       health_.reachable = false;
       note_error(fmt::format("cannot read the objects from {}: {}; trying again", options_.name,
@@ -93,6 +93,7 @@ void SharedStore::read_whole() {
 }
 
 void SharedStore::take_range(etcd::RangeResult range) {
+  if (paused_) return;
   const std::string marker = marker_key(options_.prefix);
   const bool marked =
       std::ranges::any_of(range.kvs, [&](const etcd::KeyValue& kv) { return kv.key == marker; });
@@ -148,6 +149,7 @@ void SharedStore::follow_from(int64_t revision) {
 }
 
 void SharedStore::take_batch(const etcd::WatchBatch& batch) {
+  if (paused_) return;
   Followed f = follow_events(cache_.state(), revisions_, batch.events, options_.prefix);
   if (!carry_out(std::move(f), fmt::format("revision {}", batch.revision))) {
     // What the daemon refused is read again whole later, when it may take it.
@@ -162,6 +164,7 @@ void SharedStore::take_batch(const etcd::WatchBatch& batch) {
 }
 
 void SharedStore::watch_ended(const etcd::WatchEnd& end) {
+  if (paused_) return;
   watching_ = false;
   health_.following = false;
   if (end.compact_revision > 0) {
@@ -188,6 +191,7 @@ void SharedStore::probe() {
       marker_key(options_.prefix), [this, alive = alive_](Result<etcd::RangeResult> r) {
         if (!*alive) return;
         probing_ = false;
+        if (paused_) return;
         if (!r) {
           health_.reachable = false;
           health_.following = false;
@@ -288,6 +292,24 @@ void SharedStore::commit(ApiState next, std::function<void(std::optional<ApiErro
         ++health_.writes;
         done(std::nullopt);
       });
+}
+
+void SharedStore::pause(std::string why) {
+  paused_ = true;
+  kv_->cancel_watch();
+  watching_ = false;
+  health_.following = false;
+  on_retry_ = nullptr;
+  retry_timer_->cancel();
+  probe_timer_->cancel();
+  health_.refusing = std::move(why);
+}
+
+void SharedStore::resume() {
+  if (!paused_) return;
+  paused_ = false;
+  health_.refusing.clear();
+  start();
 }
 
 StoreHealth SharedStore::health() const {

@@ -105,6 +105,11 @@ class SharedStore {
 
   StoreHealth health() const;
 
+  // Stops following etcd and refuses writes (503, `why`) until resume(), which reads etcd's
+  // objects whole again: while a new process (vigil upgrade) keeps the cache, this one must not.
+  void pause(std::string why);
+  void resume();
+
  private:
   void read_whole();
   void follow_from(int64_t revision);
@@ -136,6 +141,7 @@ class SharedStore {
 
   Revisions revisions_;
   bool watching_ = false;
+  bool paused_ = false;
   bool probing_ = false;
   TimePoint behind_since_{};  // when a probe first saw etcd ahead of the watch; {}: not behind
   StoreHealth health_;

@@ -420,6 +420,25 @@ TEST_F(SharedStoreTest, AWatchThatSilentlyStoppedIsStartedAgain) {
             std::string::npos);
 }
 
+TEST_F(SharedStoreTest, APausedNodeNeitherWritesNorFollowsUntilItResumes) {
+  a_->shared->pause("vigil is handing over to a new process (vigil upgrade)");
+  const Response r = a_->call("POST", "/v2/lbaas/loadbalancers",
+                              R"({"loadbalancer": {"vip_address": "127.0.0.1"}})");
+  EXPECT_EQ(r.status, 503);
+  EXPECT_NE(r.body.find("handing over to a new process"), std::string::npos) << r.body;
+  EXPECT_EQ(a_->kv->txns, 0);
+  b_->create_lb("while-paused");
+  wait(2s);
+  EXPECT_TRUE(a_->names().empty());
+  a_->shared->resume();
+  etcd_.deliver();
+  EXPECT_EQ(a_->names(), (std::vector<std::string>{"while-paused"}));
+  EXPECT_EQ(a_->call("POST", "/v2/lbaas/loadbalancers",
+                     R"({"loadbalancer": {"vip_address": "127.0.0.1"}})")
+                .status,
+            201);
+}
+
 TEST(SharedStore, ANodeHoldingObjectsNeverTakesAnEmptyEtcdForDeleteEverything) {
   FakeEtcd etcd;
   vigil::testing::ManualClock clock;
