@@ -90,9 +90,12 @@ Result<std::shared_ptr<ssl::context>> tls_context(const Options& options) {
       return fail(fmt::format("etcd cert {}: {}", options.cert, openssl_reason(ec)));
     }
     if (ctx->use_private_key_file(options.key, ssl::context::pem, ec); ec) {
-      return fail(fmt::format("etcd key {}: {}", options.key, openssl_reason(ec)));
+      const std::string why = openssl_reason(ec);
+      if (why.find("key values mismatch") == std::string::npos) {
+        return fail(fmt::format("etcd key {}: {}", options.key, why));
+      }
     }
-    if (SSL_CTX_check_private_key(ctx->native_handle()) != 1) {
+    if (ec || SSL_CTX_check_private_key(ctx->native_handle()) != 1) {
       ERR_clear_error();
       return fail(
           fmt::format("etcd key {} does not match the certificate {}", options.key, options.cert));
