@@ -270,10 +270,15 @@ class FakeServer:
                 pass
 
     def stop(self):
-        self.sock.close()
-        for c in self.conns:
-            c.close()
+        # shutdown, not close alone: it wakes the thread blocked in accept, recv or sendall.
+        for s in [self.sock] + self.conns:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            s.close()
         self.thread.join(timeout=10)
+        assert not self.thread.is_alive()
 
 
 def endless_line(conn):
