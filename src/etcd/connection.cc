@@ -50,9 +50,13 @@ std::string describe(const error_code& ec) {
   std::string why = ec.message();
   if (ec.category() == make_error_code(http::error::bad_version).category())
     return "bad HTTP answer: " + why;
-  // TLS 1.3 refuses a client without a certificate after the handshake, on the first read.
-  if (why.find("certificate required") != std::string::npos) {
-    why += " (the server wants a client certificate)";
+  // The server's alert about this side's certificate (TLS 1.3 sends it after the handshake, so
+  // it comes on the first read): OpenSSL's words do not say whose certificate was bad.
+  for (const char* alert : {"alert bad certificate", "alert certificate required",
+                            "alert unknown ca", "alert certificate unknown"}) {
+    if (why.find(alert) != std::string::npos) {
+      return why + " (etcd refused this client's certificate, or wants one)";
+    }
   }
   return why;
 }

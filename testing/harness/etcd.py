@@ -24,6 +24,7 @@ class EtcdCluster:
 
     def __init__(self, workdir, members=1, tls=None):
         self.workdir = Path(workdir)
+        self.workdir.mkdir(parents=True, exist_ok=True)
         self.tls = tls
         self.names = [f"m{i}" for i in range(members)]
         self.client_ports = [free_port() for _ in self.names]

@@ -227,7 +227,7 @@ def test_tls_without_a_client_certificate_when_etcd_wants_one(etcd_mtls, pki):
     code, r = one(etcd_mtls.endpoints, "range", "tls/", tls={"ca": pki["ca"]})
     assert code == 1
     assert r["error"].startswith(f"etcd at {etcd_mtls.endpoints[0]}: "), r
-    assert "certificate" in r["error"], r
+    assert "(etcd refused this client's certificate, or wants one)" in r["error"], r
 
 
 def test_check_names_a_tls_file_that_does_not_load(tmp_path, pki):
