@@ -18,6 +18,7 @@
 #include "config/report.h"
 #include "daemon/command_line.h"
 #include "daemon/control_plane.h"
+#include "daemon/store_import.h"
 #include "daemon/version.h"
 #include "net/interfaces.h"
 #include "peers/tls.h"
@@ -93,6 +94,18 @@ int run_check(const Args& a) {
   std::cout << vigil::config::check_report(
       result, local ? vigil::config::LocalAddresses(*local) : std::nullopt);
   return result.ok() ? 0 : 1;
+}
+
+int run_store(const Args& a) {
+  auto loaded = vigil::config::load_file(a.config);
+  if (!loaded.ok()) {
+    std::cerr << "vigil: " << a.config << " is not a valid config (run `vigil check -c " << a.config
+              << "`)\n";
+    return 1;
+  }
+  const vigil::model::Admin& admin = loaded.process->admin;
+  return vigil::daemon::run_store_import(admin.store, a.file.empty() ? admin.state_file : a.file,
+                                         std::cout, std::cerr);
 }
 
 int run_convert(const Args& a) {
@@ -221,6 +234,7 @@ int main(int argc, char** argv) {
   if (verb == "serve") return run_serve(args);
   if (verb == "check") return run_check(args);
   if (verb == "convert") return run_convert(args);
+  if (verb == "store") return run_store(args);
   if (verb == "member") return run_member(args);
   if (verb == "version") {
     std::cout << vigil::daemon::version_text();

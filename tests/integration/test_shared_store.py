@@ -297,3 +297,62 @@ def test_a_wrong_ca_is_a_clear_error_and_no_write_is_acknowledged(tmp_path, clea
                      {"loadbalancer": {"vip_address": "127.0.0.1"}})
     assert code == 503, (code, body)
     assert str(bad_ca) in a.log_text()
+
+
+FILE_CONFIG = """
+admin:
+  listen: 127.0.0.1:0
+  token_file: @TOKEN_FILE@
+  state_file: {state}
+listeners:
+  - {{name: own, bind: "127.0.0.1:0", pool: own}}
+pools:
+  - name: own
+    health_monitor: none
+    members:
+      - {{name: m1, address: 127.0.0.1, port: 9}}
+"""
+
+
+def test_import_moves_a_nodes_state_file_into_an_empty_prefix(tmp_path, cleanup):
+    etcd = started_etcd(tmp_path, cleanup, 1)
+    d = tmp_path / "a"
+    d.mkdir()
+    # A node that ran with its state file: its objects, made through its API.
+    a = Vigil(d, FILE_CONFIG.format(state=d / "state.json"))
+    cleanup(a)
+    backend = EchoServer()
+    cleanup(backend)
+    port = free_port()
+    ids = seed_objects(a, backend.port, port)
+    before = shown(a, ids)
+    a.stop()
+    # Switched to etcd without the import, the node keeps its objects and refuses writes.
+    a = node(tmp_path, "a", etcd)
+    cleanup(a)
+    wait_for(lambda: store(a)["refusing_writes"], 5, what="the node refusing writes")
+    assert "vigil store import" in store(a)["refusing_writes"]
+    assert shown(a, ids) == before
+    code, body = raw(a, "POST", "/v2.0/lbaas/loadbalancers",
+                     {"loadbalancer": {"vip_address": "127.0.0.1"}})
+    assert code == 503 and "vigil store import" in body["faultstring"], body
+    a.stop()
+
+    done = a.cli("store", "import", "-c", str(a.config))
+    assert done.returncode == 0, done.stderr
+    assert "imported 1 load balancers (1 listeners, 1 pools, 1 members)" in done.stdout, done.stdout
+    again = a.cli("store", "import", "-c", str(a.config))
+    assert again.returncode == 1 and "empty prefix only" in again.stderr, again.stderr
+
+    a = node(tmp_path, "a", etcd)
+    cleanup(a)
+    wait_for(lambda: following(a), 10, what="A following etcd")
+    assert shown(a, ids) == before
+    assert store(a)["followed_changes"] == 0, "what A held was made anew"
+    b = node(tmp_path, "b", etcd)
+    cleanup(b)
+    wait_for(lambda: following(b), 10, what="B following etcd")
+    assert shown(b, ids) == before
+    a.proc.kill()
+    a.proc.wait(timeout=10)
+    assert echo_once("127.0.0.1", port, b"ping") == b"ping"

@@ -149,8 +149,12 @@ Followed follow_range(const ApiState& state, const Revisions& revisions,
   std::ranges::stable_sort(ordered, {}, &etcd::KeyValue::create_revision);
   for (const etcd::KeyValue* kv : ordered) {
     const std::string id = *lb_id_of(prefix, kv->key);
-    const bool present = index_of(lbs, id).has_value();
-    if (present && known(revisions, id) == kv->mod_revision) {
+    const std::optional<size_t> at = index_of(lbs, id);
+    const bool present = at.has_value();
+    // Known at this revision, or (at start, when nothing is known) the very text this node holds:
+    // kept as it runs, not made anew.
+    if (present &&
+        (known(revisions, id) == kv->mod_revision || lb_to_json(lbs[*at]) == kv->value)) {
       out.revisions[id] = kv->mod_revision;
       continue;
     }

@@ -158,6 +158,15 @@ TEST(EtcdLayout, AWholeReadKeepsWhatIsKnownAddsInCreationOrderAndRemovesTheRest)
   EXPECT_EQ(f.revisions, (Revisions{{kA, 2}, {kC, 12}, {kD, 11}}));
 }
 
+TEST(EtcdLayout, AtStartWhatTheNodeHoldsAlreadyIsNotMadeAnew) {
+  ApiState state;
+  state.loadbalancers.push_back(lb(kA, "a"));
+  const Followed f = follow_range(state, {}, {kv(lb(kA, "a"), 2, 7)}, kPrefix);
+  EXPECT_TRUE(f.next.loadbalancers.shares(0, state.loadbalancers, 0));
+  EXPECT_EQ(f.changed, 0u);
+  EXPECT_EQ(f.revisions.at(kA), 7);
+}
+
 TEST(EtcdLayout, AWholeReadKeepsTheLastGoodVersionOfABrokenValue) {
   ApiState state;
   state.loadbalancers.push_back(lb(kA, "a"));
