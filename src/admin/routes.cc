@@ -180,9 +180,14 @@ Response page(const Call& c) {
       .access = c.caller.access,
       .signed_in = c.caller.session != nullptr,
       .csrf = c.caller.session != nullptr ? c.caller.session->csrf : std::string_view{}};
-  Response r =
-      text(200, "text/html; charset=utf-8",
-           status_page(merged_views(c.ctx.daemon.views({}), c.ctx.store), c.ctx.now, user));
+  std::string html =
+      status_page(merged_views(c.ctx.daemon.views({}), c.ctx.store), c.ctx.now, user);
+  if (c.ctx.shared != nullptr) {
+    if (const size_t at = html.find("<h1>"); at != std::string::npos) {
+      html.insert(at, store_notice_html(c.ctx.shared->health(), c.ctx.now));
+    }
+  }
+  Response r = text(200, "text/html; charset=utf-8", std::move(html));
   // The page has no scripts and no external assets; the policy keeps it that way.
   r.headers.emplace_back("Content-Security-Policy", std::string(kPageContentSecurityPolicy));
   r.headers.emplace_back("X-Frame-Options", "DENY");

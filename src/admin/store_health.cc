@@ -1,10 +1,13 @@
 #include "admin/store_health.h"
 
+#include <fmt/format.h>
+
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 #include <chrono>
 
 #include "admin/metrics_writer.h"
+#include "admin/status_page.h"
 #include "admin/text.h"
 
 namespace vigil::admin {
@@ -96,6 +99,18 @@ std::string store_metrics_text(const StoreHealth& h, model::WallTime now) {
   counter("vigil_store_resyncs_total", "Whole reads of the store's prefix.", h.resyncs);
   gauge("vigil_store_waiting", "Writes and followed changes waiting their turn.", h.waiting);
   return w.take();
+}
+
+std::string store_notice_html(const StoreHealth& h, model::WallTime now) {
+  std::string text = h.following
+                         ? fmt::format("following at revision {}", h.revision)
+                         : fmt::format("NOT following ({}; this node's copy is {} s old): {}",
+                                       h.reachable ? "reachable" : "unreachable",
+                                       store_age_seconds(h, now), h.last_error);
+  if (!h.refusing.empty()) text += "; writes refused: " + h.refusing;
+  return fmt::format("<p class=\"{}\">API objects in {}: {}</p>\n",
+                     h.following && h.refusing.empty() ? "muted" : "error", html_escape(h.name),
+                     html_escape(text));
 }
 
 Response with_store(Response r, const StoreHealth& h, model::WallTime now, StoreShown how) {

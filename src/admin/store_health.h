@@ -18,6 +18,9 @@ std::string store_health_json(const StoreHealth& h, model::WallTime now);
 // The vigil_store_* families of /metrics.
 std::string store_metrics_text(const StoreHealth& h, model::WallTime now);
 
+// The status page's line about the store: following, or not and why (HTML).
+std::string store_notice_html(const StoreHealth& h, model::WallTime now);
+
 // `r` with the store's health: /v1/status gets its "store" member, /metrics its families, the
 // Octavia API's reads the header `X-Vigil-Store-Age`. Also when `r` is answered later.
 enum class StoreShown { kStatus, kMetrics, kHeader };

@@ -375,6 +375,11 @@ TEST_F(SharedStoreTest, StatusMetricsAndReadsSayHowOldTheNodesCopyIs) {
   EXPECT_NE(metrics.find("\nvigil_store_up 0\n"), std::string::npos);
   EXPECT_NE(metrics.find("\nvigil_store_stale_seconds 5\n"), std::string::npos);
   EXPECT_NE(metrics.find("vigil_store_writes_total{result=\"committed\"} 0\n"), std::string::npos);
+  const std::string page = b_->call("GET", "/").body;
+  EXPECT_NE(page.find("<p class=\"error\">API objects in etcd at http://fake:2379: NOT following "
+                      "(unreachable; this node&#39;s copy is 5 s old)"),
+            std::string::npos)
+      << page.substr(0, 2000);
   EXPECT_NE(
       a_->call("GET", "/metrics").body.find("vigil_store_writes_total{result=\"committed\"} 1\n"),
       std::string::npos);
