@@ -113,8 +113,10 @@ Result<void> ControlPlane::start() {
     admin_daemon_ = std::make_unique<AdminDaemon>(*this);
   }
   if (admin_daemon_ && process_.admin.store.type == model::StoreType::kEtcd) {
-    shared_store_ = start_shared_store(process_.admin.store, io_, *store_, *admin_daemon_, clock_,
-                                       wall_, timer_source_);
+    auto shared = start_shared_store(process_.admin.store, io_, *store_, *admin_daemon_, clock_,
+                                     wall_, timer_source_);
+    if (!shared) return std::unexpected(shared.error());
+    shared_store_ = std::move(*shared);
   }
   if (!process_.admin.listen.empty()) {
     admin_ = std::make_unique<admin::AdminServer>(

@@ -20,6 +20,7 @@
 #include "daemon/control_plane.h"
 #include "daemon/store_import.h"
 #include "daemon/version.h"
+#include "etcd/client.h"
 #include "net/interfaces.h"
 #include "peers/tls.h"
 
@@ -86,9 +87,27 @@ void check_peer_tls(vigil::config::LoadResult& result) {
   }
 }
 
+// admin.store's TLS files, checked the same way, at the `store` key's file:line.
+void check_store_tls(vigil::config::LoadResult& result) {
+  if (!result.process) return;
+  const vigil::model::Store& store = result.process->admin.store;
+  if (store.type != vigil::model::StoreType::kEtcd) return;
+  if (auto checked = vigil::etcd::Client::check({.endpoints = store.endpoints,
+                                                 .ca = store.tls.ca,
+                                                 .cert = store.tls.cert,
+                                                 .key = store.tls.key});
+      !checked) {
+    result.diagnostics.push_back(
+        vigil::config::make_error(store.where, "admin.store: " + checked.error().message));
+    result.process.reset();
+    result.config.reset();
+  }
+}
+
 int run_check(const Args& a) {
   auto result = vigil::config::load_file(a.config);
   check_peer_tls(result);
+  check_store_tls(result);
   // Unknown local addresses only cost the freebind warning.
   const auto local = vigil::net::local_addresses();
   std::cout << vigil::config::check_report(

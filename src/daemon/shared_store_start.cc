@@ -35,12 +35,10 @@ class ClientKv final : public admin::EtcdKv {
 
 }  // namespace
 
-std::unique_ptr<admin::SharedStore> start_shared_store(const model::Store& store,
-                                                       boost::asio::io_context& io,
-                                                       admin::ObjectStore& cache,
-                                                       admin::Daemon& daemon, const Clock& clock,
-                                                       const WallClock& wall, TimerSource& timers) {
-  if (store.type != model::StoreType::kEtcd) return nullptr;
+Result<std::unique_ptr<admin::SharedStore>> start_shared_store(
+    const model::Store& store, boost::asio::io_context& io, admin::ObjectStore& cache,
+    admin::Daemon& daemon, const Clock& clock, const WallClock& wall, TimerSource& timers) {
+  if (store.type != model::StoreType::kEtcd) return std::unique_ptr<admin::SharedStore>{};
   const etcd::Options options{
       .endpoints = store.endpoints,
       .ca = store.tls.ca,
@@ -50,7 +48,8 @@ std::unique_ptr<admin::SharedStore> start_shared_store(const model::Store& store
   const std::string name = fmt::format("etcd ({})", fmt::join(store.endpoints, ", "));
   if (auto checked = etcd::Client::check(options); !checked) {
     // Files that do not load now will not later: every request would fail the same way.
-    log::error("admin.store: {}", checked.error().message);
+    return fail(fmt::format("{}:{}: admin.store: {}", store.where.file, store.where.line,
+                            checked.error().message));
   }
   if (cache.state_file().empty()) {
     log::warn(

@@ -13,11 +13,10 @@
 
 namespace vigil::daemon {
 
-// Null for type file. Started: it reads etcd's objects and follows them from then on.
-std::unique_ptr<admin::SharedStore> start_shared_store(const model::Store& store,
-                                                       boost::asio::io_context& io,
-                                                       admin::ObjectStore& cache,
-                                                       admin::Daemon& daemon, const Clock& clock,
-                                                       const WallClock& wall, TimerSource& timers);
+// Null for type file. Started: it reads etcd's objects and follows them from then on. An error
+// when the TLS files do not load (as `vigil check` says): vigil must not start on them.
+Result<std::unique_ptr<admin::SharedStore>> start_shared_store(
+    const model::Store& store, boost::asio::io_context& io, admin::ObjectStore& cache,
+    admin::Daemon& daemon, const Clock& clock, const WallClock& wall, TimerSource& timers);
 
 }  // namespace vigil::daemon

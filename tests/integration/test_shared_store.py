@@ -5,11 +5,13 @@ lose nothing (each acknowledged write is there, each refused one got 409); with 
 stopped, client traffic goes on, writes get 503 naming the store, a node restarted meanwhile
 serves its last state, and everything converges when etcd is back; with the etcd leader killed
 during writes, no acknowledged write is lost and none is there twice; a wrong CA and a value
-that is not vigil's give clear errors and change nothing.
+that is not vigil's give clear errors and change nothing; mutual TLS works, another CA is named,
+and TLS files that do not load are refused at their line.
 
 Both nodes bind the load balancers' listeners on 127.0.0.1 with SO_REUSEPORT, as every vigil
 listener does, so that either can answer; a test that must know which answers kills the other.
 """
+import subprocess
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -17,6 +19,8 @@ from types import SimpleNamespace
 
 from testing.harness.etcd import EtcdCluster
 from testing.harness.octavia_api import create, exchange, free_port, raw
+from testing.harness.paths import VIGIL
+from testing.harness.pki import make_ca, make_cert
 from testing.harness.vigil_process import EchoServer, Vigil, echo_once
 from testing.harness.wait import wait_for
 
@@ -279,24 +283,53 @@ def test_a_value_that_is_not_vigils_is_named_and_changes_nothing(tmp_path, clean
     assert a.proc.poll() is None
 
 
-def test_a_wrong_ca_is_a_clear_error_and_no_write_is_acknowledged(tmp_path, cleanup):
-    etcd = started_etcd(tmp_path, cleanup, 1)
-    # An https endpoint with a CA file that is no certificate: the node starts, serves its file's
-    # objects, says why etcd is unreachable, and refuses writes.
-    bad_ca = tmp_path / "not-a-ca.pem"
-    bad_ca.write_text("not a certificate\n")
-    endpoint = etcd.endpoints[0].replace("http://", "https://")
-    d = tmp_path / "a"
-    d.mkdir()
-    a = Vigil(d, CONFIG.format(state=d / "state.json", endpoints=endpoint,
-                               tls=f"tls: {{ca: {bad_ca}}}"))
+def test_mutual_tls_a_wrong_ca_and_files_that_do_not_load(tmp_path, cleanup):
+    pki = tmp_path / "pki"
+    pki.mkdir()
+    ca, stranger = make_ca(pki, "etcd-ca"), make_ca(pki, "stranger-ca")
+    server = make_cert(pki, ca, "server", "IP:127.0.0.1")
+    client = make_cert(pki, ca, "client", "DNS:vigil")
+    etcd = EtcdCluster(tmp_path / "etcd", members=1, tls={
+        "ca": str(ca), "cert": server[0], "key": server[1], "client_cert_auth": True,
+        "client_cert": client[0], "client_key": client[1]})
+    cleanup(SimpleNamespace(stop=etcd.stop_all))
+    etcd.wait_ready(30)
+    right = f"tls: {{ca: {ca}, cert: {client[0]}, key: {client[1]}}}"
+    a = node(tmp_path, "a", etcd, tls=right)
     cleanup(a)
-    wait_for(lambda: store(a)["last_error"], 5, what="the store's error")
-    assert str(bad_ca) in store(a)["last_error"], store(a)["last_error"]
-    code, body = raw(a, "POST", "/v2.0/lbaas/loadbalancers",
+    wait_for(lambda: following(a), 10, what="A following etcd over mutual TLS")
+    ids = seed_objects(a, 9, free_port())
+
+    # Another CA's idea of etcd: the node starts, serves its own, says why, refuses writes.
+    b = node(tmp_path, "b", etcd, tls=f"tls: {{ca: {stranger}, cert: {client[0]}, key: {client[1]}}}")
+    cleanup(b)
+    wait_for(lambda: store(b)["last_error"], 5, what="B's store error")
+    assert "certificate verify failed" in store(b)["last_error"], store(b)["last_error"]
+    assert not store(b)["following"]
+    code, body = raw(b, "POST", "/v2.0/lbaas/loadbalancers",
                      {"loadbalancer": {"vip_address": "127.0.0.1"}})
     assert code == 503, (code, body)
-    assert str(bad_ca) in a.log_text()
+    assert raw(b, "GET", f"/v2.0/lbaas/loadbalancers/{ids['loadbalancers']}")[0] == 404
+
+    # A CA file that is no certificate: `vigil check` and `vigil serve` both refuse it, at its line.
+    bad = tmp_path / "not-a-ca.pem"
+    bad.write_text("not a certificate\n")
+    d = tmp_path / "c"
+    d.mkdir()
+    config = d / "vigil.yaml"
+    token = d / "token"
+    token.write_text("a-token-long-enough-for-vigil\n")
+    token.chmod(0o600)
+    config.write_text(CONFIG.format(state=d / "state.json", endpoints=etcd.endpoints[0],
+                                    tls=f"tls: {{ca: {bad}}}").replace("@TOKEN_FILE@", str(token)))
+    checked = subprocess.run([str(VIGIL), "check", "-c", str(config)], capture_output=True,
+                             text=True, timeout=20)
+    assert checked.returncode == 1 and f"{config}:6: error: admin.store: " in checked.stdout, \
+        checked.stdout
+    assert str(bad) in checked.stdout
+    served = subprocess.run([str(VIGIL), "serve", "-c", str(config)], capture_output=True,
+                            text=True, timeout=20)
+    assert served.returncode != 0 and str(bad) in served.stderr, served.stderr
 
 
 FILE_CONFIG = """
