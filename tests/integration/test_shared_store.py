@@ -139,7 +139,7 @@ def test_writes_to_one_pool_through_both_nodes_at_once_lose_nothing(tmp_path, cl
         for i in range(200):
             code, body = raw(vigil, "POST", members, {"member": {
                 "address": "127.0.0.2", "protocol_port": first_port + i, "name": f"{name}{i}"}})
-            results[name].append((code, body["member"]["id"] if code == 201 else body))
+            results[name].append((f"{name}{i}", code, body))
 
     threads = [threading.Thread(target=writer, args=("a", a, 10000)),
                threading.Thread(target=writer, args=("b", b, 20000))]
@@ -148,21 +148,29 @@ def test_writes_to_one_pool_through_both_nodes_at_once_lose_nothing(tmp_path, cl
     for t in threads:
         t.join(timeout=120)
         assert not t.is_alive(), "writes still going after 120 s"
-    made = {mid for r in results.values() for code, mid in r if code == 201}
-    codes = [code for r in results.values() for code, _ in r]
-    refused = [body for r in results.values() for code, body in r if code != 201]
-    print(f"{len(made)} acknowledged, {len(refused)} refused with 409")
-    assert set(codes) <= {201, 409}, refused[:3]
-    assert all("another vigil node changed it" in b["faultstring"] for b in refused), refused[:3]
+    outcomes = [o for r in results.values() for o in r]
+    made = {name for name, code, _ in outcomes if code == 201}
+    conflicts = [body for _, code, body in outcomes if code == 409]
+    # A 503 is etcd not committing in time (an election on a loaded machine): such a write may or
+    # may not have been made, and says so.
+    unknown = {name for name, code, _ in outcomes if code == 503}
+    print(f"{len(made)} acknowledged, {len(conflicts)} refused with 409, {len(unknown)} with 503")
+    assert {code for _, code, _ in outcomes} <= {201, 409, 503}, outcomes[:3]
+    assert all("another vigil node changed it" in b["faultstring"] for b in conflicts), conflicts[:3]
+    assert all("may still have been made" in body["faultstring"]
+               for _, code, body in outcomes if code == 503)
     assert len(made) >= 200  # at least one node's writes mostly get through
 
     def listed(vigil):
         code, body = raw(vigil, "GET", members + "?limit=1000")
         assert code == 200, body
-        return {m["id"] for m in body["members"]} - {ids["member"]}
+        return sorted(m["name"] for m in body["members"] if m["id"] != ids["member"])
 
-    wait_for(lambda: listed(a) == made and listed(b) == made, 5,
-             what="both nodes listing exactly the acknowledged members")
+    def alike():
+        on_a, on_b = listed(a), listed(b)
+        return on_a == on_b and made <= set(on_a) <= made | unknown and len(on_a) == len(set(on_a))
+
+    wait_for(alike, 5, what="both nodes listing every acknowledged member, once, and no refused one")
 
 
 def test_all_of_etcd_stopped_traffic_goes_on_writes_refused_and_all_converges(tmp_path, cleanup):
