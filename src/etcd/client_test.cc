@@ -64,6 +64,7 @@ class FakeEtcd {
   }
   int connections = 0;
   std::vector<std::string> targets;
+  bool close_after_answer = false;  // as a restarted etcd closes what was kept open
 
  private:
   struct Session {
@@ -96,7 +97,9 @@ class FakeEtcd {
                        s->out = std::move(*answer);
                        asio::async_write(s->socket, asio::buffer(s->out),
                                          [this, s](boost::system::error_code ec, size_t) {
-                                           if (!ec) read(s);
+                                           if (ec) return;
+                                           if (close_after_answer) return s->socket.close();
+                                           read(s);
                                          });
                      });
   }
@@ -144,6 +147,48 @@ TEST(EtcdClient, ARefusedEndpointIsSkippedAndTheOneThatAnsweredKept) {
   ASSERT_TRUE(run_until(io, [&] { return answered == 2; }));
   EXPECT_EQ(client.endpoint_in_use(), etcd.url());
   EXPECT_EQ(etcd.connections, 1);
+}
+
+TEST(EtcdClient, AConnectionTheServerClosedIsNotReused) {
+  asio::io_context io;
+  int n = 0;
+  FakeEtcd etcd(io, [&](const std::string&) { return range_answer(++n); });
+  etcd.close_after_answer = true;
+  Client client(io, Options{.endpoints = {etcd.url()}});
+  std::vector<int64_t> revisions;
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(run_until(io, [&] { return etcd.connections == i; }));
+    // One at a time, after the close has arrived: the client must see it and connect again.
+    client.range_prefix("a/", [&](Result<RangeResult> r) {
+      ASSERT_TRUE(r) << r.error().message;
+      revisions.push_back(r->revision);
+    });
+    ASSERT_TRUE(run_until(io, [&] { return revisions.size() == size_t(i + 1); }));
+    run_ready(io);
+  }
+  EXPECT_EQ(revisions, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(etcd.connections, 2);
+}
+
+TEST(EtcdClient, ALargeAnswerPassesThroughTheBoundedBuffer) {
+  asio::io_context io;
+  std::string kvs;
+  const std::string value = base64_encode(std::string(64 << 10, 'v'));
+  for (int i = 0; i < 80; ++i) {  // 80 values of 64 KiB: 7 MiB of JSON
+    kvs += fmt::format(R"({}{{"key":"{}","value":"{}","mod_revision":"{}"}})", i ? "," : "",
+                       base64_encode(fmt::format("a/{:02}", i)), value, i + 1);
+  }
+  FakeEtcd etcd(io, [&](const std::string&) {
+    return http_ok(R"({"header":{"revision":"80"},"kvs":[)" + kvs + "]}");
+  });
+  Client client(io, Options{.endpoints = {etcd.url()}});
+  std::optional<Result<RangeResult>> result;
+  client.range_prefix("a/", [&](Result<RangeResult> r) { result = std::move(r); });
+  ASSERT_TRUE(run_until(io, [&] { return result.has_value(); }));
+  ASSERT_TRUE(*result) << (*result).error().message;
+  ASSERT_EQ((*result)->kvs.size(), 80u);
+  EXPECT_EQ((*result)->kvs[79].key, "a/79");
+  EXPECT_EQ((*result)->kvs[79].value.size(), 64u << 10);
 }
 
 TEST(EtcdClient, ASilentServerTimesOutNamingTheEndpoint) {

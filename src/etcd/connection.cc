@@ -1,7 +1,10 @@
 #include "etcd/connection.h"
 
 #include <fmt/format.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <openssl/ssl.h>
+#include <sys/socket.h>
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/address.hpp>
@@ -12,6 +15,7 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
+#include <cerrno>
 #include <optional>
 
 namespace vigil::etcd {
@@ -115,7 +119,14 @@ void Connection::close() {
   socket().close(ignored);
 }
 
-bool Connection::usable() const { return !closed_ && !broken_ && current_ == nullptr; }
+bool Connection::usable() {
+  if (closed_ || broken_ || current_ != nullptr) return false;
+  if (!connected_) return true;
+  if (buffer_.size() > 0) return false;  // bytes after the last answer: not HTTP we asked for
+  char byte;
+  const ssize_t n = ::recv(socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
 
 void Connection::start(std::shared_ptr<Exchange> x) {
   current_ = x;
@@ -147,11 +158,23 @@ void Connection::connect(std::shared_ptr<Exchange> x) {
                               if (ec) return self->broken(x, "connect", ec);
                               error_code ignored;
                               self->socket().set_option(asio::ip::tcp::no_delay(true), ignored);
+                              self->keep_alive();
                               if (self->endpoint_.tls) return self->handshake(x);
                               self->connected_ = true;
                               self->write(x);
                             });
       });
+}
+
+// TCP keepalive, so that a watch (which only reads) learns that a host went away: within about
+// 10 + 3 * 5 s of silence the kernel gives up and the read fails.
+void Connection::keep_alive() {
+  const int fd = socket().native_handle();
+  const int on = 1, idle = 10, interval = 5, count = 3;
+  ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count);
 }
 
 void Connection::handshake(std::shared_ptr<Exchange> x) {
