@@ -164,7 +164,7 @@ void Client::watch_prefix(std::string prefix, int64_t start_revision,
                           std::function<void(WatchBatch)> on_batch,
                           std::function<void(WatchEnd)> on_end) {
   cancel_watch();
-  watch_ = std::make_unique<Watch>();
+  watch_ = std::make_shared<Watch>();
   watch_->id = next_watch_id_++;
   watch_->prefix = std::move(prefix);
   watch_->start_revision = start_revision;
@@ -220,17 +220,17 @@ bool Client::watch_data(std::string_view bytes) {
     }
     if (message->kind == WatchMessage::Kind::kEvents && !message->batch.events.empty()) {
       std::weak_ptr<bool> alive = alive_;
-      const uint64_t id = watch_->id;
-      watch_->on_batch(std::move(message->batch));
+      const std::shared_ptr<Watch> watch = watch_;  // on_batch lives on if it cancels the watch
+      watch->on_batch(std::move(message->batch));
       // The callback may have cancelled this watch, started another or destroyed the client.
-      if (!alive.lock() || !watch_ || watch_->id != id) return false;
+      if (!alive.lock() || watch_ != watch) return false;
     }
   }
   return true;
 }
 
 void Client::end_watch(WatchEnd end) {
-  std::unique_ptr<Watch> watch = std::move(watch_);
+  std::shared_ptr<Watch> watch = std::move(watch_);
   if (watch->connection) watch->connection->close();
   watch->on_end(std::move(end));  // may start the next watch or destroy this client
 }

@@ -89,7 +89,7 @@ class Client {
   std::deque<Request> queue_;
   bool busy_ = false;
   std::shared_ptr<Connection> unary_;
-  std::unique_ptr<Watch> watch_;
+  std::shared_ptr<Watch> watch_;  // shared: held while its callback runs, which may cancel it
   uint64_t next_watch_id_ = 1;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
