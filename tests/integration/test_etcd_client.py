@@ -230,6 +230,14 @@ def test_tls_with_a_wrong_ca_names_certificate_verification(etcd_mtls, pki):
     assert code == 1 and "certificate verify failed" in lines[0]["end"]["error"], lines
 
 
+def test_tls_with_the_right_ca_when_etcd_wants_no_client_certificate(tmp_path, pki):
+    tls = {"ca": pki["ca"], "cert": pki["server"][0], "key": pki["server"][1]}
+    with EtcdCluster(tmp_path, members=1, tls=tls) as cluster:
+        cluster.wait_ready()
+        code, lines = check(cluster.endpoints, "put", "tls/b", "v", "--repeat", 2, tls={"ca": pki["ca"]})
+    assert code == 0 and [line["succeeded"] for line in lines] == [True, True], lines
+
+
 def test_tls_to_a_server_whose_certificate_names_another_host_is_refused(tmp_path, pki):
     tls = {"ca": pki["ca"], "cert": pki["wrong_name"][0], "key": pki["wrong_name"][1]}
     with EtcdCluster(tmp_path, members=1, tls=tls) as cluster:
