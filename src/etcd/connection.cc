@@ -6,7 +6,6 @@
 #include <openssl/ssl.h>
 #include <sys/socket.h>
 
-#include <boost/asio/connect.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
@@ -36,6 +35,7 @@ struct Connection::Exchange {
   std::optional<http::response_parser<http::buffer_body>> streamed;
   std::array<char, 16384> chunk{};
   std::string error_body;  // of a stream answered with another status than 200
+  std::vector<asio::ip::tcp::endpoint> addresses;  // the endpoint's host resolved
   bool sent = false;
   bool timed_out = false;
   bool header_read = false;  // of a stream: the timeout no longer applies
@@ -152,18 +152,29 @@ void Connection::connect(std::shared_ptr<Exchange> x) {
       [self = shared_from_this(), x](error_code ec, asio::ip::tcp::resolver::results_type found) {
         if (self->closed_ || self->current_ != x) return;
         if (ec) return self->broken(x, "resolve", ec);
-        asio::async_connect(self->socket(), found,
-                            [self, x](error_code ec, const asio::ip::tcp::endpoint&) {
-                              if (self->closed_ || self->current_ != x) return;
-                              if (ec) return self->broken(x, "connect", ec);
-                              error_code ignored;
-                              self->socket().set_option(asio::ip::tcp::no_delay(true), ignored);
-                              self->keep_alive();
-                              if (self->endpoint_.tls) return self->handshake(x);
-                              self->connected_ = true;
-                              self->write(x);
-                            });
+        for (const auto& entry : found) x->addresses.push_back(entry.endpoint());
+        self->connect_next(x, 0);
       });
+}
+
+// One address after the other, by hand: asio::async_connect over a range would reopen the socket
+// that the timeout closed and go on to the next address.
+void Connection::connect_next(std::shared_ptr<Exchange> x, size_t index) {
+  error_code ignored;
+  socket().close(ignored);
+  socket().async_connect(x->addresses[index], [self = shared_from_this(), x, index](error_code ec) {
+    if (self->closed_ || self->current_ != x) return;
+    if (ec && !x->timed_out && index + 1 < x->addresses.size()) {
+      return self->connect_next(x, index + 1);
+    }
+    if (ec) return self->broken(x, "connect", ec);
+    error_code ignored;
+    self->socket().set_option(asio::ip::tcp::no_delay(true), ignored);
+    self->keep_alive();
+    if (self->endpoint_.tls) return self->handshake(x);
+    self->connected_ = true;
+    self->write(x);
+  });
 }
 
 // TCP keepalive, so that a watch (which only reads) learns that a host went away: within about

@@ -69,6 +69,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void start(std::shared_ptr<Exchange> x);
   void connect(std::shared_ptr<Exchange> x);
+  void connect_next(std::shared_ptr<Exchange> x, size_t index);
   void keep_alive();
   void handshake(std::shared_ptr<Exchange> x);
   void write(std::shared_ptr<Exchange> x);
