@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 
 #include "etcd/connection.h"
@@ -12,12 +13,25 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-bool wants_tls(const Options& options, const std::vector<Endpoint>& endpoints) {
-  if (!options.ca.empty() || !options.cert.empty() || !options.key.empty()) return true;
-  for (const Endpoint& e : endpoints) {
-    if (e.tls) return true;
+// What the client needs from its options, made once: the endpoints taken apart, and the TLS
+// context when any endpoint is https or a TLS file is given.
+struct Prepared {
+  std::vector<Endpoint> endpoints;
+  std::shared_ptr<boost::asio::ssl::context> tls;
+};
+
+Result<Prepared> prepare(const Options& options) {
+  auto endpoints = parse_endpoints(options.endpoints);
+  if (!endpoints) return std::unexpected(endpoints.error());
+  if (options.request_timeout.count() <= 0) return fail("etcd: the request timeout must be > 0");
+  Prepared prepared{std::move(*endpoints), nullptr};
+  const bool https = std::ranges::any_of(prepared.endpoints, &Endpoint::tls);
+  if (https || !options.ca.empty() || !options.cert.empty() || !options.key.empty()) {
+    auto tls = tls_context(options);
+    if (!tls) return std::unexpected(tls.error());
+    prepared.tls = std::move(*tls);
   }
-  return false;
+  return prepared;
 }
 
 // The message of an answer other than 200 (the gateway's error, as etcd words it).
@@ -28,29 +42,20 @@ std::string status_error(const std::string& url, const Answer& answer) {
 }  // namespace
 
 Result<Options> Client::check(const Options& options) {
-  auto endpoints = parse_endpoints(options.endpoints);
-  if (!endpoints) return std::unexpected(endpoints.error());
-  if (options.request_timeout.count() <= 0) return fail("etcd: the request timeout must be > 0");
-  if (wants_tls(options, *endpoints)) {
-    auto tls = tls_context(options);
-    if (!tls) return std::unexpected(tls.error());
-  }
+  auto prepared = prepare(options);
+  if (!prepared) return std::unexpected(prepared.error());
   return options;
 }
 
 Client::Client(boost::asio::io_context& io, Options options)
-    : io_(io), options_(std::move(options)), endpoints_(parse_endpoints(options_.endpoints)) {
-  if (endpoints_ && options_.request_timeout.count() <= 0) {
-    endpoints_ = fail("etcd: the request timeout must be > 0");
+    : io_(io), options_(std::move(options)) {
+  auto prepared = prepare(options_);
+  if (!prepared) {
+    endpoints_ = std::unexpected(prepared.error());
+    return;
   }
-  if (endpoints_ && wants_tls(options_, *endpoints_)) {
-    auto tls = tls_context(options_);
-    if (tls) {
-      tls_ = std::move(*tls);
-    } else {
-      endpoints_ = std::unexpected(tls.error());
-    }
-  }
+  endpoints_ = std::move(prepared->endpoints);
+  tls_ = std::move(prepared->tls);
 }
 
 Client::~Client() {
