@@ -223,10 +223,24 @@ bool Client::watch_data(std::string_view bytes) {
       end_watch(std::move(end));
       return false;
     }
-    if (message->kind == WatchMessage::Kind::kEvents && !message->batch.events.empty()) {
+    if (message->kind != WatchMessage::Kind::kEvents) continue;
+    Watch& w = *watch_;
+    for (Event& e : message->batch.events) {
+      w.pending_bytes += e.kv.key.size() + e.kv.value.size();
+      w.pending.events.push_back(std::move(e));
+    }
+    w.pending.revision = message->batch.revision;
+    if (w.pending_bytes > kMaxWatchBatch) {
+      end_watch(WatchEnd{
+          fmt::format("etcd at {}: a watch batch larger than {} bytes", url, kMaxWatchBatch), 0});
+      return false;
+    }
+    if (!message->fragment && !w.pending.events.empty()) {
+      WatchBatch batch = std::exchange(w.pending, {});
+      w.pending_bytes = 0;
       std::weak_ptr<bool> alive = alive_;
       const std::shared_ptr<Watch> watch = watch_;  // on_batch lives on if it cancels the watch
-      watch->on_batch(std::move(message->batch));
+      watch->on_batch(std::move(batch));
       // The callback may have cancelled this watch, started another or destroyed the client.
       if (!alive.lock() || watch_ != watch) return false;
     }

@@ -53,6 +53,9 @@ class Client {
   // The longest watch message (a batch of events): etcd caps a request at 1.5 MiB by default,
   // and a transaction's events come in one message.
   static constexpr size_t kMaxWatchMessage = 64 << 20;
+  // The keys and values of one batch that etcd sent in fragments: its own limit on a batch is its
+  // history, so this is the bound on what a watch holds.
+  static constexpr size_t kMaxWatchBatch = 256 << 20;
 
   struct Request {
     std::string target, body;
@@ -65,6 +68,8 @@ class Client {
     std::function<void(WatchBatch)> on_batch;
     std::function<void(WatchEnd)> on_end;
     LineSplitter lines{kMaxWatchMessage};
+    WatchBatch pending;  // the fragments of a batch so far
+    size_t pending_bytes = 0;
     std::shared_ptr<Connection> connection;
   };
 

@@ -240,6 +240,26 @@ TEST(EtcdClient, AWatchDeliversBatchesInOrderAndEndsOnceOnCompaction) {
   EXPECT_EQ(etcd.targets, (std::vector<std::string>{"/v3/watch"}));
 }
 
+TEST(EtcdClient, AWatchJoinsTheFragmentsOfABatch) {
+  asio::io_context io;
+  const std::string fragment =
+      R"({"result":{"header":{"revision":"9"},"fragment":true,"events":[{"kv":{"key":"YS8x","mod_revision":"2"}}]}})";
+  FakeEtcd etcd(io, [&](const std::string&) {
+    return std::string(kStreamHead) + chunk(kCreated) + chunk(fragment) + chunk(fragment) +
+           chunk(events(9, "YS8y"));
+  });
+  Client client(io, Options{.endpoints = {etcd.url()}});
+  std::vector<WatchBatch> batches;
+  client.watch_prefix(
+      "a/", 2, [&](WatchBatch b) { batches.push_back(std::move(b)); },
+      [&](WatchEnd e) { FAIL() << e.error; });
+  ASSERT_TRUE(run_until(io, [&] { return !batches.empty(); }));
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_EQ(batches[0].revision, 9);
+  ASSERT_EQ(batches[0].events.size(), 3u);
+  EXPECT_EQ(batches[0].events[2].kv.key, "a/2");
+}
+
 TEST(EtcdClient, CancelWatchInsideOnBatchStopsEverything) {
   asio::io_context io;
   FakeEtcd etcd(io, [](const std::string&) {

@@ -71,7 +71,8 @@ std::string watch_request(std::string_view prefix, int64_t start_revision) {
   return json::serialize(json::object{
       {"create_request", json::object{{"key", base64_encode(prefix)},
                                       {"range_end", base64_encode(prefix_range_end(prefix))},
-                                      {"start_revision", std::to_string(start_revision)}}}});
+                                      {"start_revision", std::to_string(start_revision)},
+                                      {"fragment", true}}}});
 }
 
 namespace {
@@ -235,11 +236,13 @@ Result<WatchMessage> parse_watch_message(std::string_view text) {
   auto canceled = bool_field(result, "canceled");
   auto compacted = int64_field(result, "compact_revision");
   auto events = array_field(result, "events");
+  auto fragment = bool_field(result, "fragment");
   if (!revision) return fail(revision.error().message);
   if (!created) return fail(created.error().message);
   if (!canceled) return fail(canceled.error().message);
   if (!compacted) return fail(compacted.error().message);
   if (!events) return fail(events.error().message);
+  if (!fragment) return fail(fragment.error().message);
   if (*compacted > 0 || *canceled) {
     message.kind = WatchMessage::Kind::kEnd;
     message.end.compact_revision = *compacted;
@@ -254,6 +257,7 @@ Result<WatchMessage> parse_watch_message(std::string_view text) {
   }
   message.kind = *created ? WatchMessage::Kind::kCreated : WatchMessage::Kind::kEvents;
   message.batch.revision = *revision;
+  message.fragment = *fragment;
   for (const json::value& v : **events) {
     auto event = parse_event(v);
     if (!event) return fail(event.error().message);

@@ -110,6 +110,18 @@ def test_a_watch_sees_puts_and_deletes_in_order(etcd):
     assert watch.returncode == 0
 
 
+def test_a_watch_catching_up_on_megabytes_of_history_sees_every_event(etcd):
+    # 40 values of 100 kB: more than etcd's 1.5 MiB request limit, so that etcd sends the catch-up
+    # in fragments, which the client joins.
+    ep = etcd.endpoints
+    value = "v" * 100_000
+    revisions = [one(ep, "put", f"history/{i:02}", value)[1]["revision"] for i in range(40)]
+    code, lines = check(ep, "watch", "history/", "--from", revisions[0], "--count", 40, "--timeout-ms", 15000)
+    assert code == 0 and lines[-1] == {"done": True}, lines[-1]
+    assert [(e["key"], e["value"] == value, e["mod_revision"]) for e in lines[:-1]] == [
+        (f"history/{i:02}", True, revisions[i]) for i in range(40)]
+
+
 def test_a_watch_from_a_compacted_revision_ends_with_compact_revision(etcd):
     ep = etcd.endpoints
     _, first = one(ep, "put", "compacted/a", "1")
