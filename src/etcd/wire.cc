@@ -5,6 +5,7 @@
 #include <boost/beast/core/detail/base64.hpp>
 #include <boost/json.hpp>
 #include <charconv>
+#include <optional>
 
 namespace vigil::etcd {
 
@@ -86,19 +87,24 @@ Result<json::object> parse_object(std::string_view text) {
 }
 
 // An int64 field: a JSON string of digits as the gateway writes them (a plain number is taken
-// too); absent is 0, as protobuf's JSON mapping leaves out zero values.
+// too); absent is 0, as protobuf's JSON mapping leaves out zero values. Every one the client reads
+// is a revision or a version, never negative: a negative one would make a compaction at -5 look
+// like no compaction.
 Result<int64_t> int64_field(const json::object& o, std::string_view name) {
   const json::value* v = o.if_contains(name);
   if (v == nullptr) return 0;
-  if (v->is_int64()) return v->as_int64();
-  if (v->is_uint64() && v->as_uint64() <= INT64_MAX) return static_cast<int64_t>(v->as_uint64());
+  std::optional<int64_t> n;
+  if (v->is_int64()) n = v->as_int64();
+  if (v->is_uint64() && v->as_uint64() <= INT64_MAX) n = static_cast<int64_t>(v->as_uint64());
   if (v->is_string()) {
     const json::string& s = v->as_string();
-    int64_t n = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
-    if (ec == std::errc() && end == s.data() + s.size() && !s.empty()) return n;
+    int64_t parsed = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), parsed);
+    if (ec == std::errc() && end == s.data() + s.size() && !s.empty()) n = parsed;
   }
-  return fail(fmt::format("{} is not an int64: {}", name, json::serialize(*v)));
+  if (!n) return fail(fmt::format("{} is not an int64: {}", name, json::serialize(*v)));
+  if (*n < 0) return fail(fmt::format("{} is negative: {}", name, *n));
+  return *n;
 }
 
 Result<std::string> bytes_field(const json::object& o, std::string_view name) {

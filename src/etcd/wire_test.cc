@@ -175,6 +175,7 @@ TEST(EtcdWire, GarbageWatchMessagesAreErrors) {
            R"({"result":{"header":{"revision":"1"},"events":[{"type":"MOVE","kv":{}}]}})",
            R"({"result":{"header":{"revision":"1"},"events":[{"type":"PUT"}]}})",
            R"({"result":{"header":{"revision":"1"},"compact_revision":"five"}})",
+           R"({"result":{"header":{"revision":"1"},"compact_revision":"-5","canceled":true}})",
            R"({"result":{"header":{"revision":"1"},"created":"yes"}})",
        }) {
     EXPECT_FALSE(parse_watch_message(text)) << text;
