@@ -6,6 +6,9 @@
 // watch has a connection of its own. A request that cannot connect tries the next endpoint;
 // any connection error or timeout makes the next request start from the next endpoint, and the
 // one that answered is kept. Every error message names the endpoint and what happened.
+// A callback may call any method, start the next watch, or destroy the client. A watch has no
+// timeout once etcd answered: a host that goes away ends it through TCP keepalive (about 25 s),
+// an etcd that stops answering on a live host does not.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
