@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 
 #include "etcd/connection.h"
@@ -12,12 +13,25 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-bool wants_tls(const Options& options, const std::vector<Endpoint>& endpoints) {
-  if (!options.ca.empty() || !options.cert.empty() || !options.key.empty()) return true;
-  for (const Endpoint& e : endpoints) {
-    if (e.tls) return true;
+// What the client needs from its options, made once: the endpoints taken apart, and the TLS
+// context when any endpoint is https or a TLS file is given.
+struct Prepared {
+  std::vector<Endpoint> endpoints;
+  std::shared_ptr<boost::asio::ssl::context> tls;
+};
+
+Result<Prepared> prepare(const Options& options) {
+  auto endpoints = parse_endpoints(options.endpoints);
+  if (!endpoints) return std::unexpected(endpoints.error());
+  if (options.request_timeout.count() <= 0) return fail("etcd: the request timeout must be > 0");
+  Prepared prepared{std::move(*endpoints), nullptr};
+  const bool https = std::ranges::any_of(prepared.endpoints, &Endpoint::tls);
+  if (https || !options.ca.empty() || !options.cert.empty() || !options.key.empty()) {
+    auto tls = tls_context(options);
+    if (!tls) return std::unexpected(tls.error());
+    prepared.tls = std::move(*tls);
   }
-  return false;
+  return prepared;
 }
 
 // The message of an answer other than 200 (the gateway's error, as etcd words it).
@@ -28,29 +42,20 @@ std::string status_error(const std::string& url, const Answer& answer) {
 }  // namespace
 
 Result<Options> Client::check(const Options& options) {
-  auto endpoints = parse_endpoints(options.endpoints);
-  if (!endpoints) return std::unexpected(endpoints.error());
-  if (options.request_timeout.count() <= 0) return fail("etcd: the request timeout must be > 0");
-  if (wants_tls(options, *endpoints)) {
-    auto tls = tls_context(options);
-    if (!tls) return std::unexpected(tls.error());
-  }
+  auto prepared = prepare(options);
+  if (!prepared) return std::unexpected(prepared.error());
   return options;
 }
 
 Client::Client(boost::asio::io_context& io, Options options)
-    : io_(io), options_(std::move(options)), endpoints_(parse_endpoints(options_.endpoints)) {
-  if (endpoints_ && options_.request_timeout.count() <= 0) {
-    endpoints_ = fail("etcd: the request timeout must be > 0");
+    : io_(io), options_(std::move(options)) {
+  auto prepared = prepare(options_);
+  if (!prepared) {
+    endpoints_ = std::unexpected(prepared.error());
+    return;
   }
-  if (endpoints_ && wants_tls(options_, *endpoints_)) {
-    auto tls = tls_context(options_);
-    if (tls) {
-      tls_ = std::move(*tls);
-    } else {
-      endpoints_ = std::unexpected(tls.error());
-    }
-  }
+  endpoints_ = std::move(prepared->endpoints);
+  tls_ = std::move(prepared->tls);
 }
 
 Client::~Client() {
@@ -164,7 +169,7 @@ void Client::watch_prefix(std::string prefix, int64_t start_revision,
                           std::function<void(WatchBatch)> on_batch,
                           std::function<void(WatchEnd)> on_end) {
   cancel_watch();
-  watch_ = std::make_unique<Watch>();
+  watch_ = std::make_shared<Watch>();
   watch_->id = next_watch_id_++;
   watch_->prefix = std::move(prefix);
   watch_->start_revision = start_revision;
@@ -218,19 +223,33 @@ bool Client::watch_data(std::string_view bytes) {
       end_watch(std::move(end));
       return false;
     }
-    if (message->kind == WatchMessage::Kind::kEvents && !message->batch.events.empty()) {
+    if (message->kind != WatchMessage::Kind::kEvents) continue;
+    Watch& w = *watch_;
+    for (Event& e : message->batch.events) {
+      w.pending_bytes += e.kv.key.size() + e.kv.value.size();
+      w.pending.events.push_back(std::move(e));
+    }
+    w.pending.revision = message->batch.revision;
+    if (w.pending_bytes > kMaxWatchBatch) {
+      end_watch(WatchEnd{
+          fmt::format("etcd at {}: a watch batch larger than {} bytes", url, kMaxWatchBatch), 0});
+      return false;
+    }
+    if (!message->fragment && !w.pending.events.empty()) {
+      WatchBatch batch = std::exchange(w.pending, {});
+      w.pending_bytes = 0;
       std::weak_ptr<bool> alive = alive_;
-      const uint64_t id = watch_->id;
-      watch_->on_batch(std::move(message->batch));
+      const std::shared_ptr<Watch> watch = watch_;  // on_batch lives on if it cancels the watch
+      watch->on_batch(std::move(batch));
       // The callback may have cancelled this watch, started another or destroyed the client.
-      if (!alive.lock() || !watch_ || watch_->id != id) return false;
+      if (!alive.lock() || watch_ != watch) return false;
     }
   }
   return true;
 }
 
 void Client::end_watch(WatchEnd end) {
-  std::unique_ptr<Watch> watch = std::move(watch_);
+  std::shared_ptr<Watch> watch = std::move(watch_);
   if (watch->connection) watch->connection->close();
   watch->on_end(std::move(end));  // may start the next watch or destroy this client
 }

@@ -6,6 +6,9 @@
 // watch has a connection of its own. A request that cannot connect tries the next endpoint;
 // any connection error or timeout makes the next request start from the next endpoint, and the
 // one that answered is kept. Every error message names the endpoint and what happened.
+// A callback may call any method, start the next watch, or destroy the client. A watch has no
+// timeout once etcd answered: a host that goes away ends it through TCP keepalive (about 25 s),
+// an etcd that stops answering on a live host does not.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -53,6 +56,9 @@ class Client {
   // The longest watch message (a batch of events): etcd caps a request at 1.5 MiB by default,
   // and a transaction's events come in one message.
   static constexpr size_t kMaxWatchMessage = 64 << 20;
+  // The keys and values of one batch that etcd sent in fragments: its own limit on a batch is its
+  // history, so this is the bound on what a watch holds.
+  static constexpr size_t kMaxWatchBatch = 256 << 20;
 
   struct Request {
     std::string target, body;
@@ -65,6 +71,8 @@ class Client {
     std::function<void(WatchBatch)> on_batch;
     std::function<void(WatchEnd)> on_end;
     LineSplitter lines{kMaxWatchMessage};
+    WatchBatch pending;  // the fragments of a batch so far
+    size_t pending_bytes = 0;
     std::shared_ptr<Connection> connection;
   };
 
@@ -89,7 +97,7 @@ class Client {
   std::deque<Request> queue_;
   bool busy_ = false;
   std::shared_ptr<Connection> unary_;
-  std::unique_ptr<Watch> watch_;
+  std::shared_ptr<Watch> watch_;  // shared: held while its callback runs, which may cancel it
   uint64_t next_watch_id_ = 1;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

@@ -1,9 +1,11 @@
 #include "etcd/connection.h"
 
 #include <fmt/format.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <openssl/ssl.h>
+#include <sys/socket.h>
 
-#include <boost/asio/connect.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
@@ -12,6 +14,7 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
+#include <cerrno>
 #include <optional>
 
 namespace vigil::etcd {
@@ -32,6 +35,7 @@ struct Connection::Exchange {
   std::optional<http::response_parser<http::buffer_body>> streamed;
   std::array<char, 16384> chunk{};
   std::string error_body;  // of a stream answered with another status than 200
+  std::vector<asio::ip::tcp::endpoint> addresses;  // the endpoint's host resolved
   bool sent = false;
   bool timed_out = false;
   bool header_read = false;  // of a stream: the timeout no longer applies
@@ -115,7 +119,14 @@ void Connection::close() {
   socket().close(ignored);
 }
 
-bool Connection::usable() const { return !closed_ && !broken_ && current_ == nullptr; }
+bool Connection::usable() {
+  if (closed_ || broken_ || current_ != nullptr) return false;
+  if (!connected_) return true;
+  if (buffer_.size() > 0) return false;  // bytes after the last answer: not HTTP we asked for
+  char byte;
+  const ssize_t n = ::recv(socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
 
 void Connection::start(std::shared_ptr<Exchange> x) {
   current_ = x;
@@ -141,17 +152,40 @@ void Connection::connect(std::shared_ptr<Exchange> x) {
       [self = shared_from_this(), x](error_code ec, asio::ip::tcp::resolver::results_type found) {
         if (self->closed_ || self->current_ != x) return;
         if (ec) return self->broken(x, "resolve", ec);
-        asio::async_connect(self->socket(), found,
-                            [self, x](error_code ec, const asio::ip::tcp::endpoint&) {
-                              if (self->closed_ || self->current_ != x) return;
-                              if (ec) return self->broken(x, "connect", ec);
-                              error_code ignored;
-                              self->socket().set_option(asio::ip::tcp::no_delay(true), ignored);
-                              if (self->endpoint_.tls) return self->handshake(x);
-                              self->connected_ = true;
-                              self->write(x);
-                            });
+        for (const auto& entry : found) x->addresses.push_back(entry.endpoint());
+        self->connect_next(x, 0);
       });
+}
+
+// One address after the other, by hand: asio::async_connect over a range would reopen the socket
+// that the timeout closed and go on to the next address.
+void Connection::connect_next(std::shared_ptr<Exchange> x, size_t index) {
+  error_code ignored;
+  socket().close(ignored);
+  socket().async_connect(x->addresses[index], [self = shared_from_this(), x, index](error_code ec) {
+    if (self->closed_ || self->current_ != x) return;
+    if (ec && !x->timed_out && index + 1 < x->addresses.size()) {
+      return self->connect_next(x, index + 1);
+    }
+    if (ec) return self->broken(x, "connect", ec);
+    error_code ignored;
+    self->socket().set_option(asio::ip::tcp::no_delay(true), ignored);
+    self->keep_alive();
+    if (self->endpoint_.tls) return self->handshake(x);
+    self->connected_ = true;
+    self->write(x);
+  });
+}
+
+// TCP keepalive, so that a watch (which only reads) learns that a host went away: within about
+// 10 + 3 * 5 s of silence the kernel gives up and the read fails.
+void Connection::keep_alive() {
+  const int fd = socket().native_handle();
+  const int on = 1, idle = 10, interval = 5, count = 3;
+  ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count);
 }
 
 void Connection::handshake(std::shared_ptr<Exchange> x) {

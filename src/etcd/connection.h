@@ -34,6 +34,9 @@ struct Answer {
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   static constexpr size_t kMaxBody = 64 << 20;  // a unary answer (a range of a whole prefix)
+  // Bytes read but not yet parsed: a header (Beast's limit is 8 KiB) or a chunk's size line; a
+  // body goes on to its reader as it comes, so this bounds what a broken server can make us hold.
+  static constexpr size_t kMaxBuffered = 1 << 20;
 
   // Requires: `tls` non-null for an https endpoint.
   Connection(boost::asio::io_context& io, Endpoint endpoint,
@@ -53,8 +56,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   // Closes at once; no callback runs after this.
   void close();
-  // Whether it can take the next request: not closed, not broken by an error, none under way.
-  bool usable() const;
+  // Whether it can take the next request: not closed, not broken by an error, none under way,
+  // and, when connected, nothing arrived on it since the last answer (etcd restarted and closed
+  // it, say): a request sent on such a connection would fail after it may have reached etcd.
+  bool usable();
   const Endpoint& endpoint() const { return endpoint_; }
 
  private:
@@ -64,6 +69,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void start(std::shared_ptr<Exchange> x);
   void connect(std::shared_ptr<Exchange> x);
+  void connect_next(std::shared_ptr<Exchange> x, size_t index);
+  void keep_alive();
   void handshake(std::shared_ptr<Exchange> x);
   void write(std::shared_ptr<Exchange> x);
   void read_whole(std::shared_ptr<Exchange> x);
@@ -82,7 +89,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   boost::asio::ip::tcp::resolver resolver_;
   boost::asio::steady_timer timer_;
   std::variant<Tcp, Tls> stream_;
-  boost::beast::flat_buffer buffer_;
+  boost::beast::flat_buffer buffer_{kMaxBuffered};
   bool connected_ = false;
   bool closed_ = false;
   bool broken_ = false;  // by an error or the server's Connection: close

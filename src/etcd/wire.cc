@@ -5,6 +5,7 @@
 #include <boost/beast/core/detail/base64.hpp>
 #include <boost/json.hpp>
 #include <charconv>
+#include <optional>
 
 namespace vigil::etcd {
 
@@ -71,7 +72,8 @@ std::string watch_request(std::string_view prefix, int64_t start_revision) {
   return json::serialize(json::object{
       {"create_request", json::object{{"key", base64_encode(prefix)},
                                       {"range_end", base64_encode(prefix_range_end(prefix))},
-                                      {"start_revision", std::to_string(start_revision)}}}});
+                                      {"start_revision", std::to_string(start_revision)},
+                                      {"fragment", true}}}});
 }
 
 namespace {
@@ -85,19 +87,24 @@ Result<json::object> parse_object(std::string_view text) {
 }
 
 // An int64 field: a JSON string of digits as the gateway writes them (a plain number is taken
-// too); absent is 0, as protobuf's JSON mapping leaves out zero values.
+// too); absent is 0, as protobuf's JSON mapping leaves out zero values. Every one the client reads
+// is a revision or a version, never negative: a negative one would make a compaction at -5 look
+// like no compaction.
 Result<int64_t> int64_field(const json::object& o, std::string_view name) {
   const json::value* v = o.if_contains(name);
   if (v == nullptr) return 0;
-  if (v->is_int64()) return v->as_int64();
-  if (v->is_uint64() && v->as_uint64() <= INT64_MAX) return static_cast<int64_t>(v->as_uint64());
+  std::optional<int64_t> n;
+  if (v->is_int64()) n = v->as_int64();
+  if (v->is_uint64() && v->as_uint64() <= INT64_MAX) n = static_cast<int64_t>(v->as_uint64());
   if (v->is_string()) {
     const json::string& s = v->as_string();
-    int64_t n = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
-    if (ec == std::errc() && end == s.data() + s.size() && !s.empty()) return n;
+    int64_t parsed = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), parsed);
+    if (ec == std::errc() && end == s.data() + s.size() && !s.empty()) n = parsed;
   }
-  return fail(fmt::format("{} is not an int64: {}", name, json::serialize(*v)));
+  if (!n) return fail(fmt::format("{} is not an int64: {}", name, json::serialize(*v)));
+  if (*n < 0) return fail(fmt::format("{} is negative: {}", name, *n));
+  return *n;
 }
 
 Result<std::string> bytes_field(const json::object& o, std::string_view name) {
@@ -235,11 +242,13 @@ Result<WatchMessage> parse_watch_message(std::string_view text) {
   auto canceled = bool_field(result, "canceled");
   auto compacted = int64_field(result, "compact_revision");
   auto events = array_field(result, "events");
+  auto fragment = bool_field(result, "fragment");
   if (!revision) return fail(revision.error().message);
   if (!created) return fail(created.error().message);
   if (!canceled) return fail(canceled.error().message);
   if (!compacted) return fail(compacted.error().message);
   if (!events) return fail(events.error().message);
+  if (!fragment) return fail(fragment.error().message);
   if (*compacted > 0 || *canceled) {
     message.kind = WatchMessage::Kind::kEnd;
     message.end.compact_revision = *compacted;
@@ -254,6 +263,7 @@ Result<WatchMessage> parse_watch_message(std::string_view text) {
   }
   message.kind = *created ? WatchMessage::Kind::kCreated : WatchMessage::Kind::kEvents;
   message.batch.revision = *revision;
+  message.fragment = *fragment;
   for (const json::value& v : **events) {
     auto event = parse_event(v);
     if (!event) return fail(event.error().message);

@@ -40,6 +40,9 @@ struct WatchMessage {
     kEnd,      // canceled by etcd, or compacted past the start revision
   } kind = Kind::kEvents;
   WatchBatch batch;
+  // The batch continues in the next message: etcd splits a large one (a watch catching up over
+  // many revisions) into messages of about its request size limit when asked to (`fragment`).
+  bool fragment = false;
   WatchEnd end;  // for kEnd: compact_revision > 0, or error says why
 };
 Result<WatchMessage> parse_watch_message(std::string_view text);

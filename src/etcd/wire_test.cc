@@ -51,7 +51,7 @@ TEST(EtcdWire, RequestsCarryBase64KeysAndInt64sAsStrings) {
   EXPECT_EQ(json::parse(range_request("a/")), json::parse(R"({"key":"YS8=","range_end":"YTA="})"));
   EXPECT_EQ(json::parse(watch_request("a/", 7)),
             json::parse(R"({"create_request":{"key":"YS8=","range_end":"YTA=",
-                            "start_revision":"7"}})"));
+                            "start_revision":"7","fragment":true}})"));
   const std::string txn = txn_request({{.key = "a/b", .mod_revision = 0}},
                                       {{.kind = Op::Kind::kPut, .key = "a/b", .value = "v"},
                                        {.kind = Op::Kind::kDelete, .key = "a/c"}});
@@ -143,6 +143,12 @@ TEST(EtcdWire, WatchMessages) {
                                        .events = {{Event::Kind::kPut, {"a/b", "v", 2, 3, 2}},
                                                   {Event::Kind::kDelete, {"a/c", "", 0, 3, 0}}}}));
 
+  EXPECT_FALSE(events->fragment);
+  auto fragment = parse_watch_message(
+      R"({"result":{"header":{"revision":"3"},"fragment":true,"events":[{"kv":{"key":"YQ=="}}]}})");
+  ASSERT_TRUE(fragment) << fragment.error().message;
+  EXPECT_TRUE(fragment->fragment);
+
   auto compacted = parse_watch_message(
       R"({"result":{"header":{"revision":"9"},"compact_revision":"5","canceled":true}})");
   ASSERT_TRUE(compacted) << compacted.error().message;
@@ -169,6 +175,7 @@ TEST(EtcdWire, GarbageWatchMessagesAreErrors) {
            R"({"result":{"header":{"revision":"1"},"events":[{"type":"MOVE","kv":{}}]}})",
            R"({"result":{"header":{"revision":"1"},"events":[{"type":"PUT"}]}})",
            R"({"result":{"header":{"revision":"1"},"compact_revision":"five"}})",
+           R"({"result":{"header":{"revision":"1"},"compact_revision":"-5","canceled":true}})",
            R"({"result":{"header":{"revision":"1"},"created":"yes"}})",
        }) {
     EXPECT_FALSE(parse_watch_message(text)) << text;

@@ -53,10 +53,10 @@ class EtcdCluster:
                 "--initial-cluster-token", self.token,
                 "--heartbeat-interval", "50", "--election-timeout", "500", "--enable-v2=false"]
         if self.tls:
-            args += ["--cert-file", self.tls["cert"], "--key-file", self.tls["key"],
-                     "--trusted-ca-file", self.tls["ca"]]
+            args += ["--cert-file", self.tls["cert"], "--key-file", self.tls["key"]]
+            # etcd 3.4 wants a client certificate from every client once it has a trusted CA.
             if self.tls.get("client_cert_auth"):
-                args += ["--client-cert-auth"]
+                args += ["--client-cert-auth", "--trusted-ca-file", self.tls["ca"]]
         log = open(self.workdir / f"etcd-{self.names[i]}.log", "ab")
         self.procs[i] = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         log.close()
