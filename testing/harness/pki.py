@@ -14,10 +14,11 @@ def make_ca(d, name):
     return d / f"{name}.crt"
 
 
-def make_cert(d, ca, name, san):
-    """A certificate `name` (CN and subjectAltName `san`), signed by the CA `ca` (its .crt):
-    returns (certificate path, key path) as strings."""
-    openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", f"/CN={name}",
+def make_cert(d, ca, name, san, cn=None):
+    """A certificate in files named `name`, for the CN `cn` (default: `name`) and subjectAltName
+    `san`, signed by the CA `ca` (its .crt): returns (certificate path, key path) as strings."""
+    openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj",
+            f"/CN={cn or name}",
             "-keyout", d / f"{name}.key", "-out", d / f"{name}.csr")
     (d / f"{name}.ext").write_text(f"subjectAltName={san}\n")
     openssl("x509", "-req", "-in", d / f"{name}.csr", "-CA", ca, "-CAkey", ca.with_suffix(".key"),

@@ -17,6 +17,7 @@ import time
 import pytest
 
 from testing.harness.etcd import EtcdCluster
+from testing.harness.pki import make_ca, make_cert
 from testing.harness.paths import BUILD
 from testing.harness.wait import wait_for
 
@@ -180,26 +181,6 @@ def test_three_members_requests_continue_when_the_leader_dies_or_freezes(tmp_pat
         assert elapsed < 1.0 + 5, elapsed
         code, lines = check(cluster.endpoints, "range", "fleet/")
         assert code == 0 and [kv["key"] for kv in lines[0]["kvs"]] == ["fleet/0", "fleet/a", "fleet/b"], lines
-
-
-def openssl(*args):
-    subprocess.run(["openssl", *map(str, args)], check=True, capture_output=True, timeout=30)
-
-
-def make_ca(d, name):
-    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
-            "-subj", f"/CN={name}", "-keyout", d / f"{name}.key", "-out", d / f"{name}.crt")
-    return d / f"{name}.crt"
-
-
-def make_cert(d, ca, name, san):
-    """A certificate `name` (CN and subjectAltName `san`), signed by the CA `ca` (its .crt)."""
-    openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", f"/CN={name}",
-            "-keyout", d / f"{name}.key", "-out", d / f"{name}.csr")
-    (d / f"{name}.ext").write_text(f"subjectAltName={san}\n")
-    openssl("x509", "-req", "-in", d / f"{name}.csr", "-CA", ca, "-CAkey", ca.with_suffix(".key"),
-            "-CAcreateserial", "-days", "2", "-extfile", d / f"{name}.ext", "-out", d / f"{name}.crt")
-    return str(d / f"{name}.crt"), str(d / f"{name}.key")
 
 
 @pytest.fixture(scope="module")
