@@ -6,6 +6,8 @@
 
 #include <boost/url/parse.hpp>
 
+#include "base/openssl_reason.h"
+
 namespace vigil::etcd {
 
 namespace ssl = boost::asio::ssl;
@@ -46,24 +48,6 @@ Result<std::vector<Endpoint>> parse_endpoints(const std::vector<std::string>& ur
   }
   return endpoints;
 }
-
-namespace {
-
-// OpenSSL's reason for the last failure ("no such file", "no start line" for a file that is not
-// PEM), and its queue emptied for the next call.
-std::string openssl_reason(const boost::system::error_code& ec) {
-  std::string why = ec ? ec.message() : "";
-  if (const unsigned long e = ERR_peek_last_error(); e != 0) {
-    const char* reason = ERR_reason_error_string(e);
-    if (reason != nullptr && why.find(reason) == std::string::npos) {
-      why += why.empty() ? reason : std::string(" (") + reason + ")";
-    }
-  }
-  ERR_clear_error();
-  return why.empty() ? "unreadable" : why;
-}
-
-}  // namespace
 
 Result<std::shared_ptr<ssl::context>> tls_context(const Options& options) {
   ERR_clear_error();

@@ -24,18 +24,12 @@ from testing.harness.pki import make_ca, make_cert
 from testing.harness.vigil_process import EchoServer, Vigil, echo_once
 from testing.harness.wait import wait_for
 
-CONFIG = """
+NODE = """
 admin:
   listen: 127.0.0.1:0
   token_file: @TOKEN_FILE@
   state_file: {state}
-  store:
-    type: etcd
-    endpoints: [{endpoints}]
-    prefix: /vigil/test/
-    timeout: 1s
-    {tls}
-listeners:
+{store}listeners:
   - {{name: own, bind: "127.0.0.1:0", pool: own}}
 pools:
   - name: own
@@ -43,6 +37,19 @@ pools:
     members:
       - {{name: m1, address: 127.0.0.1, port: 9}}
 """
+STORE = """  store:
+    type: etcd
+    endpoints: [{endpoints}]
+    prefix: /vigil/test/
+    timeout: 1s
+    {tls}
+"""
+
+
+def config(state, endpoints=None, tls=""):
+    """A node's config: its state file, and etcd's endpoints (none: the state file alone)."""
+    store = STORE.format(endpoints=endpoints, tls=tls) if endpoints else ""
+    return NODE.format(state=state, store=store)
 
 
 def started_etcd(tmp_path, cleanup, members):
@@ -55,8 +62,16 @@ def started_etcd(tmp_path, cleanup, members):
 def node(tmp_path, name, etcd, tls=""):
     d = tmp_path / name
     d.mkdir(exist_ok=True)
-    return Vigil(d, CONFIG.format(state=d / "state.json", endpoints=", ".join(etcd.endpoints),
-                                  tls=tls))
+    return Vigil(d, config(d / "state.json", ", ".join(etcd.endpoints), tls))
+
+
+def following_pair(tmp_path, cleanup, etcd):
+    """Nodes A and B on `etcd`, once both follow it."""
+    a, b = node(tmp_path, "a", etcd), node(tmp_path, "b", etcd)
+    cleanup(a)
+    cleanup(b)
+    wait_for(lambda: following(a) and following(b), 10, what="both nodes following etcd")
+    return a, b
 
 
 def store(vigil):
@@ -100,10 +115,7 @@ def shown(vigil, ids):
 
 def test_a_write_on_one_node_is_served_by_the_other(tmp_path, cleanup):
     etcd = started_etcd(tmp_path, cleanup, 3)
-    a, b = node(tmp_path, "a", etcd), node(tmp_path, "b", etcd)
-    cleanup(a)
-    cleanup(b)
-    wait_for(lambda: following(a) and following(b), 10, what="both nodes following etcd")
+    a, b = following_pair(tmp_path, cleanup, etcd)
     backend = EchoServer()
     cleanup(backend)
     port = free_port()
@@ -126,10 +138,7 @@ def test_a_write_on_one_node_is_served_by_the_other(tmp_path, cleanup):
 
 def test_writes_to_one_pool_through_both_nodes_at_once_lose_nothing(tmp_path, cleanup):
     etcd = started_etcd(tmp_path, cleanup, 3)
-    a, b = node(tmp_path, "a", etcd), node(tmp_path, "b", etcd)
-    cleanup(a)
-    cleanup(b)
-    wait_for(lambda: following(a) and following(b), 10, what="both nodes following etcd")
+    a, b = following_pair(tmp_path, cleanup, etcd)
     ids = seed_objects(a, 9, free_port())
     members = f"/v2.0/lbaas/pools/{ids['pools']}/members"
     wait_for(lambda: raw(b, "GET", members)[0] == 200, 5, what="B holding the pool")
@@ -175,10 +184,7 @@ def test_writes_to_one_pool_through_both_nodes_at_once_lose_nothing(tmp_path, cl
 
 def test_all_of_etcd_stopped_traffic_goes_on_writes_refused_and_all_converges(tmp_path, cleanup):
     etcd = started_etcd(tmp_path, cleanup, 1)
-    a, b = node(tmp_path, "a", etcd), node(tmp_path, "b", etcd)
-    cleanup(a)
-    cleanup(b)
-    wait_for(lambda: following(a) and following(b), 10, what="both nodes following etcd")
+    a, b = following_pair(tmp_path, cleanup, etcd)
     backend = EchoServer()
     cleanup(backend)
     port = free_port()
@@ -324,35 +330,20 @@ def test_mutual_tls_a_wrong_ca_and_files_that_do_not_load(tmp_path, cleanup):
     bad.write_text("not a certificate\n")
     d = tmp_path / "c"
     d.mkdir()
-    config = d / "vigil.yaml"
+    path = d / "vigil.yaml"
     token = d / "token"
     token.write_text("a-token-long-enough-for-vigil\n")
     token.chmod(0o600)
-    config.write_text(CONFIG.format(state=d / "state.json", endpoints=etcd.endpoints[0],
-                                    tls=f"tls: {{ca: {bad}}}").replace("@TOKEN_FILE@", str(token)))
-    checked = subprocess.run([str(VIGIL), "check", "-c", str(config)], capture_output=True,
+    path.write_text(config(d / "state.json", etcd.endpoints[0], f"tls: {{ca: {bad}}}")
+                    .replace("@TOKEN_FILE@", str(token)))
+    checked = subprocess.run([str(VIGIL), "check", "-c", str(path)], capture_output=True,
                              text=True, timeout=20)
-    assert checked.returncode == 1 and f"{config}:6: error: admin.store: " in checked.stdout, \
+    assert checked.returncode == 1 and f"{path}:6: error: admin.store: " in checked.stdout, \
         checked.stdout
     assert str(bad) in checked.stdout
-    served = subprocess.run([str(VIGIL), "serve", "-c", str(config)], capture_output=True,
+    served = subprocess.run([str(VIGIL), "serve", "-c", str(path)], capture_output=True,
                             text=True, timeout=20)
     assert served.returncode != 0 and str(bad) in served.stderr, served.stderr
-
-
-FILE_CONFIG = """
-admin:
-  listen: 127.0.0.1:0
-  token_file: @TOKEN_FILE@
-  state_file: {state}
-listeners:
-  - {{name: own, bind: "127.0.0.1:0", pool: own}}
-pools:
-  - name: own
-    health_monitor: none
-    members:
-      - {{name: m1, address: 127.0.0.1, port: 9}}
-"""
 
 
 def test_import_moves_a_nodes_state_file_into_an_empty_prefix(tmp_path, cleanup):
@@ -360,7 +351,7 @@ def test_import_moves_a_nodes_state_file_into_an_empty_prefix(tmp_path, cleanup)
     d = tmp_path / "a"
     d.mkdir()
     # A node that ran with its state file: its objects, made through its API.
-    a = Vigil(d, FILE_CONFIG.format(state=d / "state.json"))
+    a = Vigil(d, config(d / "state.json"))
     cleanup(a)
     backend = EchoServer()
     cleanup(backend)
