@@ -98,7 +98,9 @@ Response health(const Call& c) {
     return text(503, "text/plain; charset=utf-8", "draining for a stop\n");
   const std::optional<std::string> problem = c.ctx.daemon.serving();
   if (c.target.segments[0] == "healthz" || problem) return healthz(problem);
-  return readyz(merged_views(c.ctx.daemon.views({}), c.ctx.store));
+  return readyz(
+      merged_views(c.ctx.daemon.views({}), c.ctx.store),
+      c.ctx.shared != nullptr ? c.ctx.shared->readiness_problem(c.ctx.now) : std::nullopt);
 }
 
 // An Octavia GET, from the views without the members' last hour (Octavia shows none of it). A

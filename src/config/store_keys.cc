@@ -100,6 +100,12 @@ constexpr KeySpec<Store> kStoreKeys[] = {
      [](YamlReader& r, const Field& f, Store& s) {
        r.set_duration(f, s.timeout, std::chrono::minutes(1));
      }},
+    {"readyz", "boolean", "false",
+     "Whether `/readyz` (and so `vigil health`, keepalived and the BGP health loop) also requires "
+     "this node to follow etcd: a node cut off from etcd then gives its address or route away. "
+     "Off by default, since the data plane serves without etcd, and an outage of etcd itself "
+     "would take every node out at once.",
+     [](YamlReader& r, const Field& f, Store& s) { r.set_bool(f, s.readyz); }},
 };
 
 }  // namespace

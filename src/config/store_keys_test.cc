@@ -34,6 +34,7 @@ TEST(StoreKeys, EtcdWithEveryKey) {
     prefix: /vigil/prod/
     tls: {ca: /etc/vigil/etcd-ca.pem, cert: /etc/vigil/etcd.pem, key: /etc/vigil/etcd.key}
     timeout: 500ms
+    readyz: true
 )");
   ASSERT_TRUE(r.ok()) << all(r.diagnostics);
   const model::Store& s = r.process->admin.store;
@@ -46,6 +47,7 @@ TEST(StoreKeys, EtcdWithEveryKey) {
                                     .cert = "/etc/vigil/etcd.pem",
                                     .key = "/etc/vigil/etcd.key"}));
   EXPECT_EQ(s.timeout, 500ms);
+  EXPECT_TRUE(s.readyz);
   EXPECT_EQ(s.where.line, 3);
 }
 

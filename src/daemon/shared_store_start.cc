@@ -58,7 +58,8 @@ Result<std::unique_ptr<admin::SharedStore>> start_shared_store(
   }
   auto shared = std::make_unique<admin::SharedStore>(
       std::make_unique<ClientKv>(io, options), cache, daemon, clock, wall, timers,
-      admin::SharedStore::Options{.prefix = store.prefix, .name = name});
+      admin::SharedStore::Options{
+          .prefix = store.prefix, .name = name, .feeds_readyz = store.readyz});
   shared->start();
   log::info("admin.store: the API's objects live in {} under {}", name, store.prefix);
   return shared;

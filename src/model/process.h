@@ -65,6 +65,7 @@ struct Store {
   std::string prefix = "/vigil/";      // etcd: every key vigil writes starts with it
   StoreTls tls;
   Duration timeout = std::chrono::seconds(2);  // etcd: one request, connect included
+  bool readyz = false;                         // /readyz also requires this node to follow etcd
   SourceLocation where;                        // the `store` key
   bool operator==(const Store&) const = default;
 };

@@ -312,6 +312,18 @@ void SharedStore::resume() {
   start();
 }
 
+std::optional<std::string> SharedStore::readiness_problem(WallTime now) const {
+  if (!options_.feeds_readyz || health_.following) return std::nullopt;
+  const std::string since =
+      health_.followed_at == WallTime{}
+          ? "never followed"
+          : fmt::format("not following for {} s",
+                        std::chrono::duration_cast<std::chrono::seconds>(now - health_.followed_at)
+                            .count());
+  return fmt::format("{} ({}): {}", options_.name, since,
+                     health_.last_error.empty() ? "no answer yet" : health_.last_error);
+}
+
 StoreHealth SharedStore::health() const {
   StoreHealth h = health_;
   h.waiting = queue_.size();

@@ -83,6 +83,7 @@ class SharedStore {
     // started again: a stream that a dead connection holds open.
     Duration stuck_after = std::chrono::seconds(3);
     size_t max_waiting = 1000;  // writes waiting beyond it are refused (503)
+    bool feeds_readyz = false;  // admin.store.readyz
   };
 
   SharedStore(std::unique_ptr<EtcdKv> kv, ObjectStore& cache, Daemon& daemon, const Clock& clock,
@@ -104,6 +105,8 @@ class SharedStore {
   void commit(ApiState next, std::function<void(std::optional<ApiError>)> done);
 
   StoreHealth health() const;
+  // admin.store.readyz: why /readyz must answer 503 now (this node does not follow etcd), or none.
+  std::optional<std::string> readiness_problem(WallTime now) const;
 
   // Stops following etcd and refuses writes (503, `why`) until resume(), which reads etcd's
   // objects whole again: while a new process (vigil upgrade) keeps the cache, this one must not.

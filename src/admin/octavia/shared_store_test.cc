@@ -188,13 +188,15 @@ class FakeKv final : public EtcdKv {
 // One vigil node: its daemon (a fake), its cache and its shared store, and its Octavia API.
 struct Node {
   Node(FakeEtcd& etcd, vigil::testing::ManualClock& clock, vigil::testing::ManualWallClock& wall,
-       vigil::testing::ManualTimerSource& timers, ObjectStore cached = {})
+       vigil::testing::ManualTimerSource& timers, ObjectStore cached = {},
+       bool feeds_readyz = false)
       : etcd(etcd), wall(wall), cache(std::move(cached)) {
     auto fake = std::make_unique<FakeKv>(etcd);
     kv = fake.get();
-    shared = std::make_unique<SharedStore>(
-        std::move(fake), cache, daemon, clock, wall, timers,
-        SharedStore::Options{.prefix = std::string(kPrefix), .name = "etcd at http://fake:2379"});
+    shared = std::make_unique<SharedStore>(std::move(fake), cache, daemon, clock, wall, timers,
+                                           SharedStore::Options{.prefix = std::string(kPrefix),
+                                                                .name = "etcd at http://fake:2379",
+                                                                .feeds_readyz = feeds_readyz});
   }
 
   // Sends a request and delivers etcd's answers until the write is answered.
@@ -442,6 +444,26 @@ TEST_F(SharedStoreTest, APausedNodeNeitherWritesNorFollowsUntilItResumes) {
                      R"({"loadbalancer": {"vip_address": "127.0.0.1"}})")
                 .status,
             201);
+}
+
+// admin.store.readyz: off, an outage of etcd leaves /readyz alone; on, it answers 503 and says why.
+TEST_F(SharedStoreTest, ReadyzFollowsTheStoreOnlyWhenAsked) {
+  Node asked(etcd_, clock_, wall_, timers_, ObjectStore{}, true);
+  asked.shared->start();
+  etcd_.deliver();
+  wait(1s);
+  EXPECT_EQ(asked.call("GET", "/readyz").status, 200);
+  etcd_.stop();
+  wait(3s);
+  const Response r = asked.call("GET", "/readyz");
+  EXPECT_EQ(r.status, 503);
+  EXPECT_NE(r.body.find("down store: etcd at http://fake:2379 (not following for 3 s): "),
+            std::string::npos)
+      << r.body;
+  EXPECT_EQ(b_->call("GET", "/readyz").status, 200);
+  etcd_.up = true;
+  wait(2s);
+  EXPECT_EQ(asked.call("GET", "/readyz").status, 200);
 }
 
 TEST(SharedStore, ANodeHoldingObjectsNeverTakesAnEmptyEtcdForDeleteEverything) {
