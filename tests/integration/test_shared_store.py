@@ -11,6 +11,8 @@ and TLS files that do not load are refused at their line.
 Both nodes bind the load balancers' listeners on 127.0.0.1 with SO_REUSEPORT, as every vigil
 listener does, so that either can answer; a test that must know which answers kills the other.
 """
+import re
+import shutil
 import subprocess
 import threading
 import time
@@ -19,7 +21,7 @@ from types import SimpleNamespace
 
 from testing.harness.etcd import EtcdCluster
 from testing.harness.octavia_api import create, exchange, free_port, raw
-from testing.harness.paths import VIGIL
+from testing.harness.paths import ROOT, VIGIL
 from testing.harness.pki import make_ca, make_cert
 from testing.harness.vigil_process import EchoServer, Vigil, echo_once
 from testing.harness.wait import wait_for
@@ -134,6 +136,17 @@ def test_a_write_on_one_node_is_served_by_the_other(tmp_path, cleanup):
     assert s["reachable"] and s["followed_changes"] >= 4 and s["bad_values"] == 0, s
     code, headers, _ = exchange(b, "GET", "/v2.0/lbaas/loadbalancers")
     assert code == 200 and headers["X-Vigil-Store-Age"] == "0"
+    # The store's families: each documented in docs/metrics.md, and promtool finds nothing to say.
+    code, metrics = b.get("/metrics")
+    assert code == 200
+    served = set(re.findall(r"^# TYPE (vigil_store_\S+) ", metrics, re.M))
+    documented = {f for f in re.findall(r"^\| `([a-z_:]+)` \|", (ROOT / "docs/metrics.md").read_text(),
+                                        re.M) if f.startswith("vigil_store_")}
+    assert served == documented
+    if shutil.which("promtool"):
+        done = subprocess.run(["promtool", "check", "metrics"], input=metrics, capture_output=True,
+                              text=True, timeout=30)
+        assert done.returncode == 0 and not (done.stdout + done.stderr).strip(), done.stdout + done.stderr
 
 
 def test_writes_to_one_pool_through_both_nodes_at_once_lose_nothing(tmp_path, cleanup):
