@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <boost/asio/io_context.hpp>
+#include <filesystem>
 #include <optional>
 
 #include "admin/octavia/etcd_layout.h"
@@ -41,6 +42,13 @@ int run_store_import(const model::Store& store, const std::string& state_file, s
   }
   if (state_file.empty()) {
     err << "vigil store import: no state file: give --state-file or set admin.state_file\n";
+    return 1;
+  }
+  // A path with a typo would import nothing and write the marker: every node whose state file
+  // holds load balancers would then take etcd's empty prefix for "all of them were deleted".
+  if (std::error_code ec; !std::filesystem::is_regular_file(state_file, ec)) {
+    err << "vigil store import: there is no state file at " << state_file
+        << " (a node that never had API objects has nothing to import)\n";
     return 1;
   }
   auto loaded = admin::ObjectStore::load(state_file);

@@ -388,6 +388,8 @@ def test_import_moves_a_nodes_state_file_into_an_empty_prefix(tmp_path, cleanup)
     assert "imported 1 load balancers (1 listeners, 1 pools, 1 members)" in done.stdout, done.stdout
     again = a.cli("store", "import", "-c", str(a.config))
     assert again.returncode == 1 and "empty prefix only" in again.stderr, again.stderr
+    typo = a.cli("store", "import", "-c", str(a.config), "--state-file", str(d / "stat.json"))
+    assert typo.returncode == 1 and "there is no state file at" in typo.stderr, typo.stderr
 
     a = node(tmp_path, "a", etcd)
     cleanup(a)
