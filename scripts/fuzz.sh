@@ -26,4 +26,5 @@ run build/fuzz/src/admin/fuzz_admin_api ../../tests/fuzz/seeds/api
 run build/fuzz/src/net/fuzz_proxy_header ../../tests/fuzz/seeds/proxy_header
 run build/fuzz/src/net/fuzz_address_events ../../tests/fuzz/seeds/address_events
 run build/fuzz/src/peers/fuzz_peer_wire ../../tests/fuzz/seeds/peer_wire
+run build/fuzz/src/etcd/fuzz_etcd_watch ../../src/etcd/testdata/watch
 run build/fuzz/src/base/fuzz_duration ../../tests/fuzz/seeds/duration

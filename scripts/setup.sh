@@ -9,7 +9,7 @@ build_packages=(g++ cmake ninja-build ccache pkg-config libboost1.81-dev libboos
 test_packages=(clang-format python3 python3-pytest python3-pytest-xdist iproute2 iptables procps curl
   python3-h2 python3-openstackclient python3-octaviaclient clang-19 libclang-rt-19-dev keepalived bird2
   prometheus haproxy nginx chromium fonts-dejavu-core octavia-api octavia-driver-agent
-  python3-octavia python3-octavia-lib)
+  python3-octavia python3-octavia-lib etcd-server etcd-client)
 
 want=("${build_packages[@]}")
 if [[ "${1:-}" == "--tests" ]]; then want+=("${test_packages[@]}"); fi
@@ -22,8 +22,8 @@ if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}" >&2
   SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
   $SUDO apt-get update
-  # The Octavia packages are for tests (tests/octavia runs its own API): their postinst must
-  # neither ask for a database nor start octavia-api. A policy-rc.d that denies every start is
+  # The Octavia and etcd packages are for tests (tests/octavia runs its own API, the etcd tests
+  # their own members): their postinst must neither ask for a database nor start a service. A policy-rc.d that denies every start is
   # put in place only if the machine has none (containers often do), and removed after.
   echo "octavia-common octavia-common/configure_db boolean false" | $SUDO debconf-set-selections
   own_policy=""
@@ -39,8 +39,10 @@ if ((${#missing[@]})); then
   if [[ -n "$own_policy" ]]; then $SUDO rm -f /usr/sbin/policy-rc.d; fi
   ((status == 0)) || exit "$status"
   # Nor at the next boot: the units the packages just enabled are disabled again.
-  for unit in octavia-api octavia-driver-agent; do
-    if [[ " ${missing[*]} " == *" $unit "* ]] && command -v deb-systemd-helper >/dev/null; then
+  # etcd-server's unit is etcd.service; the tests start members of their own.
+  for package in octavia-api octavia-driver-agent etcd-server; do
+    unit="${package%-server}"
+    if [[ " ${missing[*]} " == *" $package "* ]] && command -v deb-systemd-helper >/dev/null; then
       $SUDO deb-systemd-helper disable "$unit.service" || true
     fi
   done

@@ -18,6 +18,7 @@ namespace vigil::admin {
 class LoginSessions;
 class SignInThrottle;
 class ObjectStore;
+class SharedStore;
 
 struct Request {
   std::string_view method;  // "GET"
@@ -67,7 +68,11 @@ struct RouteContext {
   // its views for /healthz).
   Daemon& daemon;
   model::WallTime now;
-  ObjectStore* store = nullptr;        // null: the Octavia API cannot create objects (405)
+  ObjectStore* store = nullptr;  // null: the Octavia API cannot create objects (405)
+  // admin.store type etcd: the store's truth is etcd, and `store` is this node's cache of it;
+  // writes take their turn (queued_write) and are answered once etcd has committed them.
+  SharedStore* shared = nullptr;
+  bool in_turn = false;                // this write's turn has come (set by queued_write)
   LoginSessions* logins = nullptr;     // null: the page's login form is not offered (404)
   SignInThrottle* throttle = nullptr;  // null: /login is not throttled (tests)
   const RenderFn* render = nullptr;    // null: every answer is built on the control thread

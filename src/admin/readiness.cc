@@ -57,9 +57,10 @@ Response healthz(const std::optional<std::string>& problem) {
   return plain(200, "ok\n");
 }
 
-Response readyz(const std::vector<model::LoadBalancerView>& lbs) {
-  bool ready = true;
-  std::string lines;
+Response readyz(const std::vector<model::LoadBalancerView>& lbs,
+                const std::optional<std::string>& store_problem) {
+  bool ready = !store_problem;
+  std::string lines = store_problem ? "down store: " + *store_problem + "\n" : "";
   for (const model::LoadBalancerView& lb : lbs) {
     for (const model::ListenerView& l : lb.listeners) lines += listener_line(lb, l, ready);
   }

@@ -22,6 +22,9 @@ Response healthz(const std::optional<std::string>& problem);
 // "idle api: no pool", "idle api: pool masters has no members",
 // "fail-open api: no member healthy in pool masters, routing to the 2 of 3 that take connections",
 // "down api: no usable member (pool masters has 3 members)".
-Response readyz(const std::vector<model::LoadBalancerView>& lbs);
+// `store_problem` (admin.store.readyz): why this node does not follow its shared store; it makes
+// the answer 503 with the line "down store: ...".
+Response readyz(const std::vector<model::LoadBalancerView>& lbs,
+                const std::optional<std::string>& store_problem = std::nullopt);
 
 }  // namespace vigil::admin

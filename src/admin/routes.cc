@@ -13,6 +13,7 @@
 #include "admin/metrics.h"
 #include "admin/octavia/collections.h"
 #include "admin/octavia/local_network.h"
+#include "admin/octavia/queued_write.h"
 #include "admin/octavia/reads.h"
 #include "admin/octavia/views.h"
 #include "admin/octavia/writes.h"
@@ -24,6 +25,7 @@
 #include "admin/sessions.h"
 #include "admin/status_json.h"
 #include "admin/status_page.h"
+#include "admin/store_health.h"
 #include "admin/target.h"
 #include "base/log.h"
 
@@ -83,6 +85,12 @@ Response rendered(const RouteContext& ctx, std::string content_type, Render rend
                       });
 }
 
+// With admin.store type etcd, how the store is doing (store_health.h).
+Response shown_with_store(const RouteContext& ctx, Response r, StoreShown how) {
+  if (ctx.shared == nullptr) return r;
+  return with_store(std::move(r), ctx.shared->health(), ctx.now, how);
+}
+
 // /healthz and /readyz. A load balancer in front of vigil, or keepalived, moves traffic away
 // during a stop's grace; not serving answers both alike, without building the views.
 Response health(const Call& c) {
@@ -90,14 +98,16 @@ Response health(const Call& c) {
     return text(503, "text/plain; charset=utf-8", "draining for a stop\n");
   const std::optional<std::string> problem = c.ctx.daemon.serving();
   if (c.target.segments[0] == "healthz" || problem) return healthz(problem);
-  return readyz(merged_views(c.ctx.daemon.views({}), c.ctx.store));
+  return readyz(
+      merged_views(c.ctx.daemon.views({}), c.ctx.store),
+      c.ctx.shared != nullptr ? c.ctx.shared->readiness_problem(c.ctx.now) : std::nullopt);
 }
 
 // An Octavia GET, from the views without the members' last hour (Octavia shows none of it). A
 // whole list renders every object of its kind (at 10,000 load balancers, 0.3-0.8 s and megabytes
 // of JSON): off the control thread when the server can, where its lookups use an index made from
 // the state's copy.
-Response octavia_read(const Call& c) {
+Response octavia_read_of_views(const Call& c) {
   const RouteContext& ctx = c.ctx;
   std::vector<model::LoadBalancerView> daemon = ctx.daemon.views({.history = false});
   const bool whole_list = c.target.segments.size() == 3;
@@ -113,6 +123,11 @@ Response octavia_read(const Call& c) {
                       });
 }
 
+// With admin.store type etcd, a read says how old the node's copy is (X-Vigil-Store-Age).
+Response octavia_read(const Call& c) {
+  return shown_with_store(c.ctx, octavia_read_of_views(c), StoreShown::kHeader);
+}
+
 // An Octavia write, and any other method there (its own 405). A write is decided on the config
 // file's load balancers (their ports are taken, their objects read-only; without their members,
 // which it cannot change) and, when its path names an API object by id, on that object's load
@@ -123,6 +138,7 @@ Response octavia_read(const Call& c) {
 // answer is a 409 or a runtime override. Nothing is written before an object is found.
 Response octavia_write(const Call& c) {
   const RouteContext& ctx = c.ctx;
+  if (ctx.shared != nullptr && !ctx.in_turn) return queued_write(c.request, ctx);
   const Segments& s = c.target.segments;
   if (s.size() >= 3 && is_octavia_collection(s[1], s[2])) {
     const auto lbs = merged_views(ctx.daemon.views({.file_members = false}), ctx.store);
@@ -166,9 +182,14 @@ Response page(const Call& c) {
       .access = c.caller.access,
       .signed_in = c.caller.session != nullptr,
       .csrf = c.caller.session != nullptr ? c.caller.session->csrf : std::string_view{}};
-  Response r =
-      text(200, "text/html; charset=utf-8",
-           status_page(merged_views(c.ctx.daemon.views({}), c.ctx.store), c.ctx.now, user));
+  std::string html =
+      status_page(merged_views(c.ctx.daemon.views({}), c.ctx.store), c.ctx.now, user);
+  if (c.ctx.shared != nullptr) {
+    if (const size_t at = html.find("<h1>"); at != std::string::npos) {
+      html.insert(at, store_notice_html(c.ctx.shared->health(), c.ctx.now));
+    }
+  }
+  Response r = text(200, "text/html; charset=utf-8", std::move(html));
   // The page has no scripts and no external assets; the policy keeps it that way.
   r.headers.emplace_back("Content-Security-Policy", std::string(kPageContentSecurityPolicy));
   r.headers.emplace_back("X-Frame-Options", "DENY");
@@ -223,7 +244,10 @@ const Route kRoutes[] = {
     {"*", "/v2|v2.0/*", Guard::kRead, &neutron},
     {"GET", "/", Guard::kPage, &page},
     {"GET", "/v1/status", Guard::kRead,
-     [](const Call& c) { return rendered(c.ctx, "application/json", &status_json); }},
+     [](const Call& c) {
+       return shown_with_store(c.ctx, rendered(c.ctx, "application/json", &status_json),
+                               StoreShown::kStatus);
+     }},
     {"POST", "/v1/reload", Guard::kWrite, &reload},
     {"POST", "/v1/upgrade", Guard::kWrite, &upgrade},
     {"GET", "/v1/pools/{pool}/members/{member}/admin", Guard::kRead,
@@ -242,7 +266,9 @@ const Route kRoutes[] = {
      [](const Call&) { return fault(404, "Not found: use /v1/sessions or /v1/sessions/kill"); }},
     {"GET", "/metrics", Guard::kRead,
      [](const Call& c) {
-       return rendered(c.ctx, "text/plain; version=0.0.4; charset=utf-8", &metrics_text);
+       return shown_with_store(
+           c.ctx, rendered(c.ctx, "text/plain; version=0.0.4; charset=utf-8", &metrics_text),
+           StoreShown::kMetrics);
      }},
 };
 

@@ -245,6 +245,7 @@ class Session : public std::enable_shared_from_this<Session> {
                                              .daemon = server_->daemon,
                                              .now = std::chrono::system_clock::now(),
                                              .store = o.store,
+                                             .shared = o.shared,
                                              .logins = &server_->logins,
                                              .throttle = &server_->throttle,
                                              .render = &server_->render});

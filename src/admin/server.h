@@ -39,6 +39,9 @@ struct Options {
   // The objects created through the Octavia API (owned by the daemon, outliving the server);
   // null: the API creates nothing and shows the config file's objects only.
   ObjectStore* store = nullptr;
+  // admin.store type etcd: the store that `store` caches (owned by the daemon, outliving the
+  // server); null: `store` is the truth.
+  SharedStore* shared = nullptr;
   // A listening socket to serve on instead of binding `listen` (an upgrade hands it over);
   // start() owns it from then on. -1: bind.
   int inherited_fd = -1;

@@ -352,6 +352,29 @@ TEST(MembersTable, EscapesNamesCreatedThroughTheApi) {
   EXPECT_EQ(tree->find('\x1b'), std::string::npos) << *tree;
 }
 
+// admin.store type etcd: `vigil status` says first whether this node follows etcd, and why not.
+TEST(StatusTree, SaysWhetherTheNodeFollowsTheSharedStore) {
+  std::string doc(kLiteral);
+  const std::string following =
+      R"j({"store":{"name":"etcd (http://10.0.0.5:2379)","following":true,"reachable":true,)j"
+      R"j("revision":41,"age_seconds":0,"last_error":"","refusing_writes":""},)j";
+  auto tree = format_status_tree(following + doc.substr(1));
+  ASSERT_TRUE(tree) << tree.error().message;
+  EXPECT_TRUE(tree->starts_with("store etcd (http://10.0.0.5:2379): following at revision 41\n"))
+      << *tree;
+  const std::string lost =
+      R"j({"store":{"name":"etcd (http://10.0.0.5:2379)","following":false,"reachable":false,)j"
+      R"j("revision":41,"age_seconds":12,"last_error":"connection refused\u001b[2J",)j"
+      R"j("refusing_writes":""},)j";
+  tree = format_status_tree(lost + doc.substr(1));
+  ASSERT_TRUE(tree) << tree.error().message;
+  EXPECT_TRUE(tree->starts_with(
+      "store etcd (http://10.0.0.5:2379): NOT following (unreachable; this node's copy is 12 s "
+      "old): connection refused\\x1b[2J\n"))
+      << *tree;
+  EXPECT_NE(tree->find("loadbalancer "), std::string::npos);
+}
+
 constexpr std::string_view kSessions = R"({"sessions":[
   {"id":"s1","listener":"api","pool":"masters","member":"master-01","client":"10.0.0.5:51234",
    "member_address":"10.0.0.11:6443","age_seconds":12.5,"bytes_in":123,"bytes_out":456},

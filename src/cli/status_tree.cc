@@ -173,10 +173,40 @@ std::string tree_of(const json::object& doc) {
 
 }  // namespace
 
+namespace {
+
+// admin.store type etcd: one line on whether this node follows etcd, and why not.
+std::string store_line(const json::object& doc) {
+  const json::object* s = child(doc, "store");
+  if (s == nullptr) return "";
+  const auto flag = [&](std::string_view key) {
+    const json::value* v = s->if_contains(key);
+    return v != nullptr && v->is_bool() && v->as_bool();
+  };
+  const auto number = [&](std::string_view key) {
+    const json::value* v = s->if_contains(key);
+    return v != nullptr && v->is_number() ? json::serialize(*v) : std::string("?");
+  };
+  std::string out = fmt::format("store {}: ", shown(*s, "name"));
+  if (flag("following")) {
+    out += fmt::format("following at revision {}", number("revision"));
+  } else {
+    out += fmt::format("NOT following ({}; this node's copy is {} s old): {}",
+                       flag("reachable") ? "reachable" : "unreachable", number("age_seconds"),
+                       shown(*s, "last_error"));
+  }
+  if (!str(*s, "refusing_writes").empty()) {
+    out += "; writes refused: " + shown(*s, "refusing_writes");
+  }
+  return out + "\n";
+}
+
+}  // namespace
+
 Result<std::string> format_status_tree(std::string_view status_json) {
   auto parsed = parse_status(status_json);
   if (!parsed) return std::unexpected(parsed.error());
-  std::string out;
+  std::string out = store_line(*parsed);
   for (const json::object* lb : load_balancer_docs(*parsed)) out += tree_of(*lb);
   return out;
 }

@@ -319,6 +319,10 @@ constexpr KeySpec<Admin> kAdminKeys[] = {
      "api_base_uri`. Clients such as gophercloud and openstacksdk follow those links as given. "
      "Takes effect on reload.",
      read_octavia_endpoint},
+    {"store", "map", "{type: file}",
+     "Where the objects made through the Octavia API live: this node's `state_file`, or etcd, "
+     "shared by every node of a pair or fleet; see `admin.store`.",
+     read_store},
 };
 
 constexpr KeySpec<model::Log> kLogKeys[] = {

@@ -48,6 +48,10 @@ const Section<model::Log>& log_section();
 const Section<model::Peer>& peer_section();
 const Section<model::PeersAuth>& peers_auth_section();
 const Section<model::PeerTls>& peer_tls_section();
+const Section<model::Store>& store_section();
+const Section<model::StoreTls>& store_tls_section();
+// `admin.store` (store_keys.cc): the section, then what holds across its keys.
+void read_store(YamlReader& r, const Field& f, model::Admin& a);
 const Section<model::Listener>& listener_section();
 const Section<PoolDraft>& pool_section();
 const Section<model::Member>& member_section();

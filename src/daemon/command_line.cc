@@ -99,10 +99,30 @@ void add_offline_verbs(CLI::App& app, Args& a) {
       ->option_text("FILE");
   convert->footer("Exit codes: 0 converted; 1 the file has errors; 2 bad usage.");
 
-  CLI::App* version =
-      app.add_subcommand("version", "print the version, commit, build type and library versions");
-  version->callback([&a] { a.verb = "version"; });
-}
+  CLI::App* store = app.add_subcommand(
+      "store", "the API's shared store (admin.store type etcd): import a node's state file");
+  store->require_subcommand(1);
+  CLI::App* import = store->add_subcommand(
+      "import",
+      "put the API's objects of a state file into the empty etcd prefix of admin.store, before "
+      "the nodes switch to it (docs/ha.md)");
+  import->callback([&a] {
+    a.verb = "store";
+  a.sub = "import";
+});
+import->add_option("-c,--config", a.config, "the config naming admin.store (type etcd)")
+    ->option_text("FILE")
+    ->required();
+import->add_option("--state-file", a.file, "the state file to import (default: admin.state_file)")
+    ->option_text("FILE");
+import->footer(
+    "Exit codes: 0 imported; 1 refused (a prefix that holds other keys) or failed; 2 "
+    "bad usage.");
+
+CLI::App* version =
+    app.add_subcommand("version", "print the version, commit, build type and library versions");
+version->callback([&a] { a.verb = "version"; });
+}  // namespace
 
 void add_member(CLI::App& app, Args& a) {
   CLI::App* member = app.add_subcommand(
@@ -244,7 +264,7 @@ std::string unknown_verb(const CLI::App& app, int argc, const char* const* argv)
   return "";
 }
 
-}  // namespace
+}  // namespace vigil::daemon
 
 std::variant<Args, int> parse_command_line(int argc, const char* const* argv,
                                            const std::string& version_text, std::ostream& out,

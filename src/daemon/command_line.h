@@ -13,11 +13,12 @@ namespace vigil::daemon {
 struct Args {
   std::string verb;  // serve, check, convert, members, status, health, member, sessions, reload,
                      // upgrade, version
-  std::string sub;   // member: drain, maint, ready or weight; sessions: "" (list) or "kill"
+  std::string sub;   // member: drain, maint, ready or weight; sessions: "" (list) or "kill";
+                     // store: import
   // Where the client verbs find the daemon: -c, --admin, --token-file (serve: --token-file too).
   std::string config, admin, token_file;
   std::string ready_file, log_level;  // serve
-  std::string file;                   // convert: the haproxy.cfg
+  std::string file;                   // convert: the haproxy.cfg; store import: --state-file
   std::string pool;                   // members [POOL]; sessions --pool
   std::string member;                 // sessions --member
   std::string target;                 // member VERB [POOL/]MEMBER

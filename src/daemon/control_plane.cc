@@ -18,6 +18,7 @@
 #include "daemon/fd_budget.h"
 #include "daemon/health_handover.h"
 #include "daemon/process_reload.h"
+#include "daemon/shared_store_start.h"
 #include "daemon/upgrade.h"
 #include "health/checker.h"
 #include "net/socket.h"
@@ -107,8 +108,17 @@ Result<void> ControlPlane::start() {
   std::optional<net::Fd> admin_socket = inherited_.take(upgrade::kAdminSocket, 0);
   inherited_.close_unused();
 
-  if (!process_.admin.listen.empty()) {
+  // The store follows etcd whether or not this node serves the API.
+  if (!process_.admin.listen.empty() || process_.admin.store.type == model::StoreType::kEtcd) {
     admin_daemon_ = std::make_unique<AdminDaemon>(*this);
+  }
+  if (admin_daemon_ && process_.admin.store.type == model::StoreType::kEtcd) {
+    auto shared = start_shared_store(process_.admin.store, io_, *store_, *admin_daemon_, clock_,
+                                     wall_, timer_source_);
+    if (!shared) return std::unexpected(shared.error());
+    shared_store_ = std::move(*shared);
+  }
+  if (!process_.admin.listen.empty()) {
     admin_ = std::make_unique<admin::AdminServer>(
         io_,
         admin::Options{.listen = process_.admin.listen,
@@ -117,6 +127,7 @@ Result<void> ControlPlane::start() {
                        .default_project = process_.admin.octavia_project,
                        .public_endpoint = process_.admin.octavia_endpoint,
                        .store = store_.get(),
+                       .shared = shared_store_.get(),
                        .inherited_fd = admin_socket ? admin_socket->get() : -1},
         *admin_daemon_);
     if (admin_socket) admin_socket->release();  // the server owns it from start() on
@@ -136,6 +147,7 @@ size_t ControlPlane::stop() {
   address_loss_.reset();
   if (peer_sync_) peer_sync_->stop();
   if (admin_) admin_->stop();
+  shared_store_.reset();  // no more changes from etcd: the daemon stops
   liveness_->cancel();
   if (listeners_) listeners_->stop();
   connection_log_->cancel();

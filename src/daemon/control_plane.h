@@ -12,6 +12,7 @@
 
 #include "admin/api_change.h"
 #include "admin/daemon.h"
+#include "admin/octavia/shared_store.h"
 #include "admin/session_query.h"
 #include "admin/token_files.h"
 #include "base/clock.h"
@@ -207,6 +208,9 @@ class ControlPlane {
   std::unique_ptr<PeerSync> peer_sync_;        // with `peers:`; sessions to and from the others
   std::unique_ptr<admin::ObjectStore> store_;  // objects created through the API; before admin_
   std::unique_ptr<AdminDaemon> admin_daemon_;  // what admin_ calls; before it
+  // admin.store type etcd: the API's objects shared with the other nodes, store_ their cache;
+  // after what it calls (store_, admin_daemon_), before what is handed it (admin_).
+  std::unique_ptr<admin::SharedStore> shared_store_;
   std::unique_ptr<admin::AdminServer> admin_;
   std::unique_ptr<Pools> pools_;          // from start(), after what it is handed
   std::unique_ptr<Listeners> listeners_;  // from start(), once the workers are counted

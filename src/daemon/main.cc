@@ -18,7 +18,9 @@
 #include "config/report.h"
 #include "daemon/command_line.h"
 #include "daemon/control_plane.h"
+#include "daemon/store_import.h"
 #include "daemon/version.h"
+#include "etcd/client.h"
 #include "net/interfaces.h"
 #include "peers/tls.h"
 
@@ -85,14 +87,44 @@ void check_peer_tls(vigil::config::LoadResult& result) {
   }
 }
 
+// admin.store's TLS files, checked the same way, at the `store` key's file:line.
+void check_store_tls(vigil::config::LoadResult& result) {
+  if (!result.process) return;
+  const vigil::model::Store& store = result.process->admin.store;
+  if (store.type != vigil::model::StoreType::kEtcd) return;
+  if (auto checked = vigil::etcd::Client::check({.endpoints = store.endpoints,
+                                                 .ca = store.tls.ca,
+                                                 .cert = store.tls.cert,
+                                                 .key = store.tls.key});
+      !checked) {
+    result.diagnostics.push_back(
+        vigil::config::make_error(store.where, "admin.store: " + checked.error().message));
+    result.process.reset();
+    result.config.reset();
+  }
+}
+
 int run_check(const Args& a) {
   auto result = vigil::config::load_file(a.config);
   check_peer_tls(result);
+  check_store_tls(result);
   // Unknown local addresses only cost the freebind warning.
   const auto local = vigil::net::local_addresses();
   std::cout << vigil::config::check_report(
       result, local ? vigil::config::LocalAddresses(*local) : std::nullopt);
   return result.ok() ? 0 : 1;
+}
+
+int run_store(const Args& a) {
+  auto loaded = vigil::config::load_file(a.config);
+  if (!loaded.ok()) {
+    std::cerr << "vigil: " << a.config << " is not a valid config (run `vigil check -c " << a.config
+              << "`)\n";
+    return 1;
+  }
+  const vigil::model::Admin& admin = loaded.process->admin;
+  return vigil::daemon::run_store_import(admin.store, a.file.empty() ? admin.state_file : a.file,
+                                         std::cout, std::cerr);
 }
 
 int run_convert(const Args& a) {
@@ -221,6 +253,7 @@ int main(int argc, char** argv) {
   if (verb == "serve") return run_serve(args);
   if (verb == "check") return run_check(args);
   if (verb == "convert") return run_convert(args);
+  if (verb == "store") return run_store(args);
   if (verb == "member") return run_member(args);
   if (verb == "version") {
     std::cout << vigil::daemon::version_text();

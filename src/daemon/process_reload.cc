@@ -26,6 +26,15 @@ ProcessReload reload_process(const model::Process& running, model::Process loade
   keep_running("admin.listen", running.admin.listen, out.next.admin.listen, out.warnings);
   keep_running("admin.state_file", running.admin.state_file, out.next.admin.state_file,
                out.warnings);
+  // The store's watch and connections run as they started.
+  model::Store moved = out.next.admin.store;
+  moved.where = running.admin.store.where;  // where the key is in the file is no change
+  if (!(moved == running.admin.store)) {
+    out.warnings.push_back(
+        "admin.store changed: it takes a restart; still using the store "
+        "vigil started with");
+    out.next.admin.store = running.admin.store;
+  }
   out.next.workers = running.workers;
   // The peer sync listens and connects as it started; its settings change with a restart.
   keep_running("peer_name", running.peer_name, out.next.peer_name, out.warnings);

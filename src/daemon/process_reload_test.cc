@@ -77,6 +77,14 @@ TEST(ReloadProcess, TakesARestart) {
            },
        .warning = "peers changed: it takes a restart; still syncing with the nodes vigil started "
                   "with"},
+      {.description = "admin.store",
+       .change =
+           [](model::Process& p) {
+             p.admin.store.type = model::StoreType::kEtcd;
+             p.admin.store.endpoints = {"http://127.0.0.1:2379"};
+           },
+       .warning = "admin.store changed: it takes a restart; still using the store vigil started "
+                  "with"},
       {.description = "peer_name",
        .change = [](model::Process& p) { p.peer_name = "lb-b"; },
        .warning = "peer_name changed from \"\" to \"lb-b\": it takes a restart; still using \"\""},
@@ -107,6 +115,12 @@ TEST(ReloadProcess, BothRestartOnlyChangesAreReportedBesideTheOthers) {
 }
 
 // The worker threads are started once; a reload has never reported a new count, and does not.
+TEST(ReloadProcess, TheStoreKeyMovedInTheFileIsNoChange) {
+  model::Process loaded = running();
+  loaded.admin.store.where.line = 42;
+  EXPECT_TRUE(reload_process(running(), loaded).warnings.empty());
+}
+
 TEST(ReloadProcess, WorkersStayAsTheyRun) {
   model::Process loaded = running();
   loaded.workers = 8;

@@ -82,6 +82,8 @@ Result<int> ControlPlane::upgrade() {
     return std::unexpected(child.error());
   }
   upgrade_started_ = true;
+  // The new process follows etcd and keeps the cache from now on: two would write one file.
+  if (shared_store_) shared_store_->pause("vigil is handing over to a new process (vigil upgrade)");
   log::info("upgrade: started {} as pid {} with {} sockets; serving until it is ready",
             command_->path, child->pid, fds.size());
   auto u = std::make_shared<Upgrade>(io_);
@@ -129,6 +131,7 @@ void ControlPlane::upgrade_ready() {
 
 void ControlPlane::upgrade_failed(const std::string& why) {
   log::error("upgrade failed: {}; this process keeps serving", why);
+  if (shared_store_) shared_store_->resume();
   boost::system::error_code ignored;
   upgrade_->pipe.close(ignored);
   upgrade_->timeout->cancel();

@@ -36,6 +36,40 @@ struct Log {
   bool operator==(const Log&) const = default;
 };
 
+// Where the objects made through the Octavia API live (`admin.store`): this node's state file,
+// or etcd, which every node of a pair or fleet shares (admin/octavia/shared_store.h).
+enum class StoreType : uint8_t { kFile, kEtcd };
+
+inline constexpr Spelling<StoreType> kStoreTypeNames[] = {
+    {StoreType::kFile, "file"},
+    {StoreType::kEtcd, "etcd"},
+};
+template <>
+constexpr std::span<const Spelling<StoreType>> spellings<StoreType>() {
+  return kStoreTypeNames;
+}
+constexpr std::string_view to_string(StoreType t) { return name_in(spellings<StoreType>(), t); }
+
+// The client's TLS towards etcd (`admin.store.tls`): the CA that signed etcd's certificates, and
+// this node's certificate and key when etcd asks for one (--client-cert-auth). Empty: none.
+struct StoreTls {
+  std::string ca;
+  std::string cert;
+  std::string key;
+  bool operator==(const StoreTls&) const = default;
+};
+
+struct Store {
+  StoreType type = StoreType::kFile;
+  std::vector<std::string> endpoints;  // etcd: "https://10.0.0.5:2379", ...
+  std::string prefix = "/vigil/";      // etcd: every key vigil writes starts with it
+  StoreTls tls;
+  Duration timeout = std::chrono::seconds(2);  // etcd: one request, connect included
+  bool readyz = false;                         // /readyz also requires this node to follow etcd
+  SourceLocation where;                        // the `store` key
+  bool operator==(const Store&) const = default;
+};
+
 struct Admin {
   std::string listen = "127.0.0.1:8404";
   std::string token_file;
@@ -43,6 +77,7 @@ struct Admin {
   std::string state_file;
   std::string octavia_project;   // the Octavia API's project_id when a request names none
   std::string octavia_endpoint;  // the Octavia API's public URL (links); empty: the request's
+  Store store;
   bool operator==(const Admin&) const = default;
 };
 

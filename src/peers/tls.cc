@@ -7,27 +7,11 @@
 
 #include <boost/asio/ssl/context.hpp>
 
+#include "base/openssl_reason.h"
+
 namespace vigil::peers {
 
 namespace ssl = boost::asio::ssl;
-
-namespace {
-
-// OpenSSL's reason for the last failure ("no such file", "no start line" for a file that is not
-// PEM), and its queue emptied for the next call.
-std::string openssl_reason(const boost::system::error_code& ec) {
-  std::string why = ec ? ec.message() : "";
-  if (const unsigned long e = ERR_peek_last_error(); e != 0) {
-    const char* reason = ERR_reason_error_string(e);
-    if (reason != nullptr && why.find(reason) == std::string::npos) {
-      why += why.empty() ? reason : std::string(" (") + reason + ")";
-    }
-  }
-  ERR_clear_error();
-  return why.empty() ? "unreadable" : why;
-}
-
-}  // namespace
 
 Result<std::shared_ptr<ssl::context>> tls_context(const model::PeerTls& tls) {
   ERR_clear_error();

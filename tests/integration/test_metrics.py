@@ -110,8 +110,10 @@ def test_docs_list_exactly_the_families_served(running):
     served = set(re.findall(r"^# TYPE (\S+) ", scrape(vigil), re.M))
     documented = documented_families()
     assert served - documented == set(), "served but not in docs/metrics.md"
-    # The peer sync's families are served only with `peers:` (tests/integration/test_peers.py).
-    assert {f for f in documented - served if not f.startswith("vigil_peer_")} == set(), \
+    # The peer sync's families are served only with `peers:` (tests/integration/test_peers.py),
+    # the shared store's only with `admin.store` type etcd (test_shared_store.py).
+    assert {f for f in documented - served
+            if not f.startswith(("vigil_peer_", "vigil_store_"))} == set(), \
         "in docs/metrics.md but not served"
 
 

@@ -12,31 +12,17 @@ import subprocess
 import pytest
 
 from test_peers import metric
+from testing.harness import pki as certs
 from testing.harness.octavia_api import free_port
 from testing.harness.paths import VIGIL
 from testing.harness.vigil_process import EchoServer, Vigil, hold
 from testing.harness.wait import wait_for
 
 
-def openssl(*args):
-    subprocess.run(["openssl", *args], check=True, capture_output=True, timeout=30)
-
-
-def make_ca(d, name):
-    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
-            "-subj", f"/CN={name}", "-keyout", d / f"{name}.key", "-out", d / f"{name}.crt")
-    return d / f"{name}.crt"
-
-
 def make_cert(d, ca, node, file_name=None):
     """A certificate for `node` (CN and DNS SAN), signed by the CA `ca` (its .crt path)."""
-    stem = d / (file_name or f"{node}-by-{ca.stem}")
-    openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", f"/CN={node}",
-            "-keyout", f"{stem}.key", "-out", f"{stem}.csr")
-    (d / "san.ext").write_text(f"subjectAltName=DNS:{node}\n")
-    openssl("x509", "-req", "-in", f"{stem}.csr", "-CA", ca, "-CAkey", ca.with_suffix(".key"), "-CAcreateserial",
-            "-days", "2", "-extfile", d / "san.ext", "-out", f"{stem}.crt")
-    return {"cert": f"{stem}.crt", "key": f"{stem}.key", "ca": str(ca)}
+    cert, key = certs.make_cert(d, ca, file_name or f"{node}-by-{ca.stem}", f"DNS:{node}", cn=node)
+    return {"cert": cert, "key": key, "ca": str(ca)}
 
 
 def node_config(name, ports, echo_port, tls):
@@ -63,7 +49,7 @@ pools:
 def pki(tmp_path):
     d = tmp_path / "pki"
     d.mkdir()
-    ca, stranger = make_ca(d, "peers-ca"), make_ca(d, "stranger-ca")
+    ca, stranger = certs.make_ca(d, "peers-ca"), certs.make_ca(d, "stranger-ca")
     return {"a": make_cert(d, ca, "a"), "b": make_cert(d, ca, "b"),
             "a-by-stranger": dict(make_cert(d, stranger, "a"), ca=str(stranger)),
             "b-posing-as-a": dict(make_cert(d, ca, "b", "b-again")), "ca": ca, "dir": d}

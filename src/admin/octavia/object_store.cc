@@ -129,6 +129,16 @@ Result<void> ObjectStore::commit(ApiState next) {
   return {};
 }
 
+Result<void> ObjectStore::follow(ApiState next) {
+  auto saved = commit(next);
+  if (saved) return saved;
+  state_.loadbalancers = std::move(next.loadbalancers);
+  state_.loadbalancers.remember();
+  lb_json_.clear();
+  whole_due_ = !state_file_.empty();
+  return saved;
+}
+
 std::vector<std::string> ObjectStore::json_of(const LoadBalancers& lbs,
                                               const std::vector<size_t>& made,
                                               std::vector<std::string>& put) {
@@ -155,7 +165,7 @@ Result<void> ObjectStore::persist(std::string_view record, const LoadBalancers& 
                                   const ApiState::Overrides& overrides) {
   if (state_file_.empty()) return {};
   const uint64_t limit = std::max(snapshot_bytes_, kMinJournalBytes);
-  if (journal_ && !journal_->broken() && journal_->size() + record.size() <= limit) {
+  if (journal_ && !journal_->broken() && !whole_due_ && journal_->size() + record.size() <= limit) {
     if (auto appended = journal_->append(record); !appended) {
       return fail(fmt::format("cannot save the API objects: {}", appended.error().message));
     }
@@ -189,6 +199,7 @@ Result<void> ObjectStore::write_whole(std::vector<std::string> all,
   }
   journal_id_ = std::move(id);
   snapshot_bytes_ = text.size();
+  whole_due_ = false;
   journal_holds_writes_ = false;
   lb_json_ = std::move(all);
   if (!journal_) journal_ = std::make_unique<StateJournal>();

@@ -53,6 +53,11 @@ class ObjectStore {
   // before the daemon applied it, which may have dropped some).
   Result<void> commit(ApiState next);
 
+  // As commit(), but `next` becomes the state even when it cannot be saved (the error says why):
+  // for a store whose truth is elsewhere (etcd: shared_store.h), whose cache must hold what the
+  // daemon runs. After such an error the next save writes the whole state file.
+  Result<void> follow(ApiState next);
+
   // Sets (or, with none, removes) the override of the member `member_id` and saves the state,
   // as commit() does.
   Result<void> set_override(std::string_view member_id, std::optional<model::AdminOverride> o);
@@ -101,6 +106,7 @@ class ObjectStore {
   uint64_t snapshot_bytes_ = 0;            // the state file's size
   std::unique_ptr<StateJournal> journal_;  // null without a state file
   bool journal_holds_writes_ = false;      // writes since the state file was written whole
+  bool whole_due_ = false;                 // the files lack a change follow() made: write whole
   // lb_to_json() of each of state_.loadbalancers when its size is theirs; empty when unknown
   // (at start, after a failed write): the next state file written makes it anew.
   std::vector<std::string> lb_json_;

@@ -342,6 +342,18 @@ Result<void> apply_record(std::string_view record, ApiState& state) {
   return {};
 }
 
+Result<ApiLoadBalancer> lb_from_json(std::string_view text) {
+  boost::system::error_code ec;
+  json::value doc = json::parse(text, ec);
+  if (ec) return fail(fmt::format("not valid JSON ({})", ec.message()));
+  Loader ld;
+  ApiState one;
+  load_lb(ld, std::move(doc), "loadbalancer", one);
+  if (ld.error) return fail(*ld.error);
+  if (one.loadbalancers.size() != 1) return fail("expected one load balancer");
+  return one.loadbalancers[0];
+}
+
 Result<ApiState> state_from_json(std::string_view text, std::string* journal) {
   boost::system::error_code ec;
   json::value doc = json::parse(text, ec);

@@ -38,6 +38,10 @@ std::string record_to_json(std::span<const std::string> put, std::span<const std
 // the one of its id, in its place, or comes last. The error says what is wrong with the record.
 Result<void> apply_record(std::string_view record, ApiState& state);
 
+// One load balancer from lb_to_json()'s text, validated as a state file's are (what etcd holds
+// under its key: shared_store.h). The error names the field: "loadbalancer.pools[0]: ...".
+Result<ApiLoadBalancer> lb_from_json(std::string_view text);
+
 // The error names the object and field: "loadbalancers[0].pools[1].members[2]: Invalid input
 // for field/attribute protocol_port. Value: '70000'. Value should be lower or equal to 65535".
 // `journal`, when given, is set to the id of the file's journal (empty when it names none).

@@ -12,6 +12,7 @@
 #include "admin/octavia/ops.h"
 #include "admin/octavia/populated.h"
 #include "admin/octavia/random_id.h"
+#include "admin/octavia/shared_store.h"
 #include "admin/octavia/views.h"
 #include "admin/text.h"
 #include "base/ascii.h"
@@ -161,6 +162,36 @@ Response reply(const RouteContext& ctx, const Target& target, const Plan& plan,
   return r;
 }
 
+// The end of a write whose store is etcd (shared_store.h): answered once etcd has committed it;
+// when it does not, the daemon's change is undone and the answer says why (409, 503).
+Response committed_later(const Request& request, const Target& target, const Plan& plan,
+                         const std::string& id, ApiState next, const RouteContext& ctx) {
+  Response r;
+  r.later = [ctx, target, plan, id, next = std::move(next), method = std::string(request.method),
+             path = std::string(request.target)](std::function<void(Response)> send) {
+    ctx.shared->commit(next, [ctx, target, plan, id, next, method, path,
+                              send = std::move(send)](std::optional<ApiError> error) {
+      if (error) {
+        log::warn("admin API: {} {} not made: {}", method, path, error->message);
+        if (auto undone = ctx.daemon.apply(ObjectStore::change_between(next, ctx.store->state()));
+            !undone) {
+          log::error("admin API: undoing failed too: {}", undone.error().message);
+        }
+        return send(fault(error->status, error->message));
+      }
+      log::info("admin API: {} {} done ({} {}), committed to the store", method, path, plan.kind,
+                id);
+      if (method == "DELETE") {
+        Response gone;
+        gone.status = 204;
+        return send(std::move(gone));
+      }
+      send(reply(ctx, target, plan, id, method == "POST" ? 201 : 200));
+    });
+  };
+  return r;
+}
+
 }  // namespace
 
 bool bool_from_string(std::string_view text) {
@@ -221,6 +252,8 @@ Response route_octavia_write(const Request& request, const Target& target, const
     log::warn("admin API: {} {} refused: {}", method, request.target, applied.error().message);
     return fault(409, applied.error().message);
   }
+  if (ctx.shared != nullptr)
+    return committed_later(request, target, plan, *id, std::move(next), ctx);
   // A copy of the state shares its load balancers: committing one keeps `next` for the undoing.
   if (auto saved = ctx.store->commit(next); !saved) {
     log::error("admin API: {}; undoing the change", saved.error().message);

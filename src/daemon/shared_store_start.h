@@ -1,0 +1,22 @@
+// The Octavia API's shared store (admin.store type etcd: admin/octavia/shared_store.h), made on
+// the control thread's loop with an etcd::Client behind it.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <memory>
+
+#include "admin/daemon.h"
+#include "admin/octavia/shared_store.h"
+#include "base/clock.h"
+#include "base/timer.h"
+#include "model/process.h"
+
+namespace vigil::daemon {
+
+// Null for type file. Started: it reads etcd's objects and follows them from then on. An error
+// when the TLS files do not load (as `vigil check` says): vigil must not start on them.
+Result<std::unique_ptr<admin::SharedStore>> start_shared_store(
+    const model::Store& store, boost::asio::io_context& io, admin::ObjectStore& cache,
+    admin::Daemon& daemon, const Clock& clock, const WallClock& wall, TimerSource& timers);
+
+}  // namespace vigil::daemon
