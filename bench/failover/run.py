@@ -429,9 +429,8 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true", help="print each client's summary lines")
     args = ap.parse_args()
 
-    if args.build:
-        b = Path(args.build).resolve()
-        VIGIL, APISIM = b / "src/daemon/vigil", b / "testing/apisim/vigil-apisim"
+    # --build chooses vigil; the simulated API servers come from VIGIL_BUILD (testing/harness/paths.py).
+    vigil = Path(args.build).resolve() / "src/daemon/vigil" if args.build else VIGIL
     scenarios = [s for s in args.scenarios.split(",") if s]
     targets = [t for t in args.targets.split(",") if t]
     for s in scenarios:
@@ -455,7 +454,7 @@ def main():
 
     print(f"failover benchmark: scenarios {', '.join(scenarios)}; targets {', '.join(targets)}; "
           f"{'serial' if args.serial else 'all targets at once'}; kubectl {kubectl or '-'}; "
-          f"vigil {VIGIL}; work dir {tmp}", file=sys.stderr)
+          f"vigil {vigil}; work dir {tmp}", file=sys.stderr)
     rows, details = [], []
     try:
         for scenario in scenarios:
@@ -464,7 +463,7 @@ def main():
                 log(f"== {scenario}: {', '.join(group)}")
                 wd = tmp / f"{scenario}-{'-'.join(group) if args.serial else 'all'}"
                 wd.mkdir(parents=True)
-                results = run_one(scenario, group, wd, VIGIL, kubectl, log)
+                results = run_one(scenario, group, wd, vigil, kubectl, log)
                 for key in group:
                     res = results[key]
                     rows.append(row(res))
