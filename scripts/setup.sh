@@ -23,8 +23,9 @@ if ((${#missing[@]})); then
   SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
   $SUDO apt-get update
   # The Octavia and etcd packages are for tests (tests/octavia runs its own API, the etcd tests
-  # their own members): their postinst must neither ask for a database nor start a service. A policy-rc.d that denies every start is
-  # put in place only if the machine has none (containers often do), and removed after.
+  # their own members): their postinst must neither ask for a database nor start a service. A
+  # policy-rc.d that denies every start is put in place only if the machine has none (containers
+  # often do), and removed after.
   echo "octavia-common octavia-common/configure_db boolean false" | $SUDO debconf-set-selections
   own_policy=""
   if [[ ! -e /usr/sbin/policy-rc.d ]]; then
