@@ -122,6 +122,23 @@ def create(vigil, collection, kind, fields, path=None):
     return body[kind]
 
 
+def tcp_load_balancer(vigil, member_port, port=None, lb=None, listener=None, pool=None,
+                      member=None):
+    """Through vigil's API: a load balancer with one TCP listener on `port` (default: a free one),
+    its ROUND_ROBIN pool and one member at 127.0.0.1:`member_port`; each dict adds fields to its
+    object. Returns the four objects as vigil answered them."""
+    made_lb = create(vigil, "loadbalancers", "loadbalancer", {"name": "k8s", **(lb or {})})
+    made_listener = create(vigil, "listeners", "listener", {
+        "loadbalancer_id": made_lb["id"], "protocol": "TCP",
+        "protocol_port": port or free_port(), **(listener or {})})
+    made_pool = create(vigil, "pools", "pool", {"listener_id": made_listener["id"], "protocol": "TCP",
+                                                "lb_algorithm": "ROUND_ROBIN", **(pool or {})})
+    made_member = create(vigil, None, "member",
+                         {"address": "127.0.0.1", "protocol_port": member_port, **(member or {})},
+                         path=f"/v2/lbaas/pools/{made_pool['id']}/members")
+    return made_lb, made_listener, made_pool, made_member
+
+
 def post_huge(vigil, path, size, token=TOKEN):
     """POSTs a body of `size` bytes on a raw socket (sending while reading, since vigil answers
     413 and closes before the body is through); returns (status, body text)."""

@@ -6,7 +6,7 @@ import signal
 import socket
 import subprocess
 
-from testing.harness.octavia_api import create, free_port, raw, start_vigil
+from testing.harness.octavia_api import free_port, raw, start_vigil, tcp_load_balancer
 from testing.harness.paths import VIGIL
 from testing.harness.vigil_process import EchoServer, Vigil
 from testing.harness.wait import wait_for
@@ -128,16 +128,9 @@ def api_listener(tmp_path, cleanup, vip, cidrs):
     echo = EchoServer()
     cleanup(echo)
     vigil = start_vigil(tmp_path, cleanup)
-    lb = create(vigil, "loadbalancers", "loadbalancer", {"name": "k8s", "vip_address": vip})
-    port = free_port()
-    listener = create(vigil, "listeners", "listener",
-                      {"loadbalancer_id": lb["id"], "protocol": "TCP", "protocol_port": port,
-                       "allowed_cidrs": cidrs})
-    pool = create(vigil, "pools", "pool", {"listener_id": listener["id"], "protocol": "TCP",
-                                           "lb_algorithm": "ROUND_ROBIN"})
-    create(vigil, None, "member", {"address": "127.0.0.1", "protocol_port": echo.port},
-           path=f"/v2/lbaas/pools/{pool['id']}/members")
-    return vigil, echo, listener, port
+    _, listener, _, _ = tcp_load_balancer(vigil, echo.port, lb={"vip_address": vip},
+                                          listener={"allowed_cidrs": cidrs})
+    return vigil, echo, listener, listener["protocol_port"]
 
 
 def test_api_allowed_cidrs_keep_outsiders_out_and_change_at_run_time(tmp_path, cleanup):

@@ -3,7 +3,7 @@ leaves the next client in the kernel's backlog and serves it when a session ends
 file's default, `close`, the next client is closed at once."""
 import socket
 
-from testing.harness.octavia_api import create, free_port, start_vigil
+from testing.harness.octavia_api import start_vigil, tcp_load_balancer
 from testing.harness.vigil_process import EchoServer, Vigil
 from testing.harness.wait import wait_for
 
@@ -56,16 +56,8 @@ def test_an_octavia_listener_queues_at_its_connection_limit(tmp_path, cleanup):
     echo = EchoServer()
     cleanup(echo)
     vigil = start_vigil(tmp_path, cleanup)
-    lb = create(vigil, "loadbalancers", "loadbalancer", {"name": "k8s"})
-    port = free_port()
-    listener = create(vigil, "listeners", "listener",
-                      {"loadbalancer_id": lb["id"], "protocol": "TCP", "protocol_port": port,
-                       "connection_limit": 5})
-    pool = create(vigil, "pools", "pool", {"listener_id": listener["id"], "protocol": "TCP",
-                                           "lb_algorithm": "ROUND_ROBIN"})
-    create(vigil, None, "member", {"address": "127.0.0.1", "protocol_port": echo.port},
-           path=f"/v2/lbaas/pools/{pool['id']}/members")
-    check_queue(port, 5)
+    _, listener, _, _ = tcp_load_balancer(vigil, echo.port, listener={"connection_limit": 5})
+    check_queue(listener["protocol_port"], 5)
 
 
 CONFIG = """

@@ -3,7 +3,7 @@ whose member side moves no byte for that long is closed, while one that keeps ta
 import socket
 import time
 
-from testing.harness.octavia_api import create, free_port, start_vigil
+from testing.harness.octavia_api import start_vigil, tcp_load_balancer
 from testing.harness.vigil_process import EchoServer
 from testing.harness.wait import wait_for
 
@@ -12,17 +12,10 @@ def test_timeout_member_data_closes_an_idle_session(tmp_path, cleanup):
     echo = EchoServer()
     cleanup(echo)
     vigil = start_vigil(tmp_path, cleanup)
-    lb = create(vigil, "loadbalancers", "loadbalancer", {"name": "k8s"})
-    port = free_port()
-    listener = create(vigil, "listeners", "listener",
-                      {"loadbalancer_id": lb["id"], "protocol": "TCP", "protocol_port": port,
-                       "timeout_member_data": 2000})
+    _, listener, _, _ = tcp_load_balancer(vigil, echo.port, listener={"timeout_member_data": 2000})
+    port = listener["protocol_port"]
     assert listener["timeout_member_data"] == 2000
     assert listener["timeout_client_data"] == 3600000  # unset: vigil's hour
-    pool = create(vigil, "pools", "pool", {"listener_id": listener["id"], "protocol": "TCP",
-                                           "lb_algorithm": "ROUND_ROBIN"})
-    create(vigil, None, "member", {"address": "127.0.0.1", "protocol_port": echo.port},
-           path=f"/v2/lbaas/pools/{pool['id']}/members")
 
     def session():
         try:

@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
 from testing.harness.etcd import EtcdCluster
-from testing.harness.octavia_api import create, exchange, free_port, raw
+from testing.harness.octavia_api import create, exchange, free_port, raw, tcp_load_balancer
 from testing.harness.paths import ROOT, VIGIL
 from testing.harness.pki import make_ca, make_cert
 from testing.harness.vigil_process import EchoServer, Vigil, echo_once
@@ -87,14 +87,9 @@ def following(vigil):
 
 def seed_objects(vigil, backend_port, listen_port):
     """The seed's load balancer through `vigil`'s API: ids of each object."""
-    lb = create(vigil, "loadbalancers", "loadbalancer", {"name": "k8s", "vip_address": "127.0.0.1"})
-    listener = create(vigil, "listeners", "listener", {
-        "loadbalancer_id": lb["id"], "protocol": "TCP", "protocol_port": listen_port, "name": "api"})
-    pool = create(vigil, "pools", "pool", {"listener_id": listener["id"], "protocol": "TCP",
-                                           "lb_algorithm": "ROUND_ROBIN", "name": "masters"})
-    member = create(vigil, None, "member", {"address": "127.0.0.1", "protocol_port": backend_port,
-                                            "name": "master-01"},
-                    path=f"/v2.0/lbaas/pools/{pool['id']}/members")
+    lb, listener, pool, member = tcp_load_balancer(
+        vigil, backend_port, listen_port, lb={"vip_address": "127.0.0.1"}, listener={"name": "api"},
+        pool={"name": "masters"}, member={"name": "master-01"})
     return {"loadbalancers": lb["id"], "listeners": listener["id"], "pools": pool["id"],
             "member": member["id"]}
 
