@@ -18,6 +18,7 @@
 #include "config/report.h"
 #include "daemon/command_line.h"
 #include "daemon/control_plane.h"
+#include "daemon/shared_store_start.h"
 #include "daemon/store_import.h"
 #include "daemon/version.h"
 #include "etcd/client.h"
@@ -92,11 +93,7 @@ void check_store_tls(vigil::config::LoadResult& result) {
   if (!result.process) return;
   const vigil::model::Store& store = result.process->admin.store;
   if (store.type != vigil::model::StoreType::kEtcd) return;
-  if (auto checked = vigil::etcd::Client::check({.endpoints = store.endpoints,
-                                                 .ca = store.tls.ca,
-                                                 .cert = store.tls.cert,
-                                                 .key = store.tls.key});
-      !checked) {
+  if (auto checked = vigil::etcd::Client::check(vigil::daemon::etcd_options(store)); !checked) {
     result.diagnostics.push_back(
         vigil::config::make_error(store.where, "admin.store: " + checked.error().message));
     result.process.reset();

@@ -35,17 +35,24 @@ class ClientKv final : public admin::EtcdKv {
 
 }  // namespace
 
+etcd::Options etcd_options(const model::Store& store) {
+  return {.endpoints = store.endpoints,
+          .ca = store.tls.ca,
+          .cert = store.tls.cert,
+          .key = store.tls.key,
+          .request_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(store.timeout)};
+}
+
+std::string store_name(const model::Store& store) {
+  return fmt::format("etcd ({})", fmt::join(store.endpoints, ", "));
+}
+
 Result<std::unique_ptr<admin::SharedStore>> start_shared_store(
     const model::Store& store, boost::asio::io_context& io, admin::ObjectStore& cache,
     admin::Daemon& daemon, const Clock& clock, const WallClock& wall, TimerSource& timers) {
   if (store.type != model::StoreType::kEtcd) return std::unique_ptr<admin::SharedStore>{};
-  const etcd::Options options{
-      .endpoints = store.endpoints,
-      .ca = store.tls.ca,
-      .cert = store.tls.cert,
-      .key = store.tls.key,
-      .request_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(store.timeout)};
-  const std::string name = fmt::format("etcd ({})", fmt::join(store.endpoints, ", "));
+  const etcd::Options options = etcd_options(store);
+  const std::string name = store_name(store);
   if (auto checked = etcd::Client::check(options); !checked) {
     // Files that do not load now will not later: every request would fail the same way.
     return fail(fmt::format("{}:{}: admin.store: {}", store.where.file, store.where.line,

@@ -1,7 +1,6 @@
 #include "daemon/store_import.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <boost/asio/io_context.hpp>
 #include <filesystem>
@@ -10,6 +9,7 @@
 #include "admin/octavia/etcd_layout.h"
 #include "admin/octavia/object_store.h"
 #include "admin/octavia/store_json.h"
+#include "daemon/shared_store_start.h"
 #include "etcd/client.h"
 
 namespace vigil::daemon {
@@ -57,15 +57,9 @@ int run_store_import(const model::Store& store, const std::string& state_file, s
     return 1;
   }
   const admin::ApiState& state = loaded->state();
-  const std::string name = fmt::format("etcd ({})", fmt::join(store.endpoints, ", "));
+  const std::string name = store_name(store);
   boost::asio::io_context io;
-  etcd::Client client(
-      io,
-      {.endpoints = store.endpoints,
-       .ca = store.tls.ca,
-       .cert = store.tls.cert,
-       .key = store.tls.key,
-       .request_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(store.timeout)});
+  etcd::Client client(io, etcd_options(store));
   auto held = wait_for<etcd::RangeResult>(
       io, [&](auto done) { client.range_prefix(store.prefix, std::move(done)); });
   if (!held) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <unordered_set>
+#include <utility>
 
 #include "admin/octavia/object_store.h"
 #include "admin/octavia/store_json.h"
@@ -126,7 +127,7 @@ Followed follow_events(const ApiState& state, const Revisions& revisions,
 Followed follow_range(const ApiState& state, const Revisions& revisions,
                       const std::vector<etcd::KeyValue>& kvs, std::string_view prefix) {
   Followed out{.next = state, .revisions = {}, .problems = {}, .changed = 0};
-  std::vector<const etcd::KeyValue*> ordered;
+  std::vector<std::pair<std::string, const etcd::KeyValue*>> ordered;  // id, its key
   std::unordered_set<std::string> in_etcd;
   for (const etcd::KeyValue& kv : kvs) {
     const auto id = lb_id_of(prefix, kv.key);
@@ -137,7 +138,7 @@ Followed follow_range(const ApiState& state, const Revisions& revisions,
       continue;
     }
     in_etcd.insert(*id);
-    ordered.push_back(&kv);
+    ordered.emplace_back(*id, &kv);
   }
   LoadBalancers& lbs = out.next.loadbalancers;
   for (size_t i = lbs.size(); i-- > 0;) {
@@ -146,9 +147,8 @@ Followed follow_range(const ApiState& state, const Revisions& revisions,
       ++out.changed;
     }
   }
-  std::ranges::stable_sort(ordered, {}, &etcd::KeyValue::create_revision);
-  for (const etcd::KeyValue* kv : ordered) {
-    const std::string id = *lb_id_of(prefix, kv->key);
+  std::ranges::stable_sort(ordered, {}, [](const auto& o) { return o.second->create_revision; });
+  for (const auto& [id, kv] : ordered) {
     const std::optional<size_t> at = index_of(lbs, id);
     const bool present = at.has_value();
     // Known at this revision, or (at start, when nothing is known) the very text this node holds:

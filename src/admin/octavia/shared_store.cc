@@ -42,6 +42,15 @@ bool SharedStore::enqueue(Job job) {
   return true;
 }
 
+// Never refused for a full queue: etcd's own changes are what lets the queue drain.
+void SharedStore::in_turn(std::function<void()> step) {
+  queue_.push_back([step = std::move(step)](std::function<void()> done) {
+    step();
+    done();
+  });
+  run_next();
+}
+
 // One job at a time; a job that finishes at once does not nest the next one in its stack.
 void SharedStore::run_next() {
   if (draining_) return;
@@ -83,12 +92,7 @@ void SharedStore::read_whole() {
     }
     health_.reachable = true;
     health_.etcd_revision = r->revision;
-    // Internal work is never refused for a full queue: it is what lets the queue drain.
-    queue_.push_back([this, range = std::move(*r)](std::function<void()> done) mutable {
-      take_range(std::move(range));
-      done();
-    });
-    run_next();
+    in_turn([this, range = std::move(*r)]() mutable { take_range(std::move(range)); });
   });
 }
 
@@ -132,19 +136,11 @@ void SharedStore::follow_from(int64_t revision) {
       options_.prefix, revision,
       [this, alive = alive_](etcd::WatchBatch batch) {
         if (!*alive) return;
-        queue_.push_back([this, batch = std::move(batch)](std::function<void()> done) {
-          take_batch(batch);
-          done();
-        });
-        run_next();
+        in_turn([this, batch = std::move(batch)] { take_batch(batch); });
       },
       [this, alive = alive_](etcd::WatchEnd end) {
         if (!*alive) return;
-        queue_.push_back([this, end = std::move(end)](std::function<void()> done) {
-          watch_ended(end);
-          done();
-        });
-        run_next();
+        in_turn([this, end = std::move(end)] { watch_ended(end); });
       });
 }
 

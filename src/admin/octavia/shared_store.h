@@ -125,6 +125,8 @@ class SharedStore {
   bool carry_out(Followed f, std::string_view what);
   void note_error(std::string message);
   void run_next();
+  // Queues `step`, which finishes when it returns, behind the writes and changes before it.
+  void in_turn(std::function<void()> step);
   void after(Duration d, std::function<void()> f);
 
   std::unique_ptr<EtcdKv> kv_;
