@@ -28,10 +28,17 @@ def saved_state(state_file):
     (`<state_file>.journal`, when its first line names the state file's "journal") carried out,
     as vigil loads it. The journal's last line is left out when it was cut short."""
     doc = json.loads(open(state_file).read())
-    journal = f"{state_file}.journal"
-    if doc.get("journal") and os.path.exists(journal):
-        lines = open(journal).read().split("\n")
-        if lines and lines[0] and json.loads(lines[0]).get("journal") == doc["journal"]:
+
+    def journal_of_state(path):
+        if not os.path.exists(path):
+            return None
+        lines = open(path).read().split("\n")
+        return lines if lines[0] and json.loads(lines[0]).get("journal") == doc["journal"] else None
+    if doc.get("journal"):
+        # A kill between the state file's rename and the new journal's leaves it as `.next`.
+        lines = (journal_of_state(f"{state_file}.journal")
+                 or journal_of_state(f"{state_file}.journal.next"))
+        if lines:
             for line in lines[1:-1]:  # the last is what follows the final newline
                 record = json.loads(line)
                 for lb in record.get("put", []):

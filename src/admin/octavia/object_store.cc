@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 
 #include "admin/octavia/random_id.h"
+#include "admin/octavia/start_plan.h"
 #include "admin/octavia/state_journal.h"
 #include "admin/octavia/store_json.h"
 #include "base/file.h"
@@ -53,9 +55,10 @@ Result<ObjectStore> ObjectStore::load(const std::string& state_file) {
     log::info("{}: removed {} temporary files left by processes that died while writing",
               state_file, stale);
   }
+  StartFiles files{.state_file = state_file, .journal_path = StateJournal::path_for(state_file)};
   struct stat st {};
-  const bool no_state_file = ::stat(state_file.c_str(), &st) != 0 && errno == ENOENT;
-  if (!no_state_file) {
+  files.state_exists = !(::stat(state_file.c_str(), &st) != 0 && errno == ENOENT);
+  if (files.state_exists) {
     auto text = read_file(state_file);
     if (!text) {
       return fail(
@@ -65,40 +68,60 @@ Result<ObjectStore> ObjectStore::load(const std::string& state_file) {
     if (!state) return failed(state_file, state.error().message);
     store.state_ = std::move(*state);
     store.snapshot_bytes_ = text->size();
+    files.state_journal = store.journal_id_;
   }
-  const std::string journal = StateJournal::path_for(state_file);
-  auto contents = StateJournal::read(journal, store.journal_id_);
-  if (!contents) {
-    return fail(fmt::format("cannot load the objects created through the API: {}",
-                            contents.error().message));
+  const std::string next_path = StateJournal::next_path_for(files.journal_path);
+  using Read = std::pair<const std::string*, StateJournal::Contents*>;
+  for (auto [path, contents] :
+       {Read{&files.journal_path, &files.journal}, Read{&next_path, &files.next}}) {
+    auto read = StateJournal::read(*path);
+    if (!read) {
+      return fail(
+          fmt::format("cannot load the objects created through the API: {}", read.error().message));
+    }
+    *contents = std::move(*read);
   }
-  // Its state file is gone but its writes are here: starting empty would answer with none of
-  // them, and the next write would start the journal over, losing them for good.
-  if (no_state_file && contents->foreign > 0) {
-    return fail(fmt::format(
-        "cannot load the objects created through the API: {} is missing, but its journal {} "
-        "holds {} acknowledged writes that depend on it. Put the state file back (from a "
-        "backup), or move the journal away to start without those objects",
-        state_file, journal, contents->foreign));
+  const StartPlan plan = plan_start(files);
+  if (plan.action == StartAction::kRefuse) {
+    return fail(fmt::format("cannot load the objects created through the API: {}", plan.message));
   }
-  for (size_t i = 0; i < contents->records.size(); ++i) {
-    if (auto applied = apply_record(contents->records[i], store.state_); !applied) {
-      return failed(journal, fmt::format("record {}: {}", i + 1, applied.error().message));
+  if (!plan.message.empty()) log::warn("{}", plan.message);
+  const bool replay_next = plan.action == StartAction::kReplayNext;
+  const bool replay = replay_next || plan.action == StartAction::kReplayJournal;
+  const StateJournal::Contents& journal = replay_next ? files.next : files.journal;
+  // A `.next` left by a start that died before its state file was renamed in is no journal.
+  if (files.next.exists && !replay_next) ::unlink(next_path.c_str());
+  if (replay) {
+    const std::string& path = replay_next ? next_path : files.journal_path;
+    for (size_t i = 0; i < journal.records.size(); ++i) {
+      if (auto applied = apply_record(journal.records[i], store.state_); !applied) {
+        return fail(fmt::format(
+            "cannot load the objects created through the API from {}: record {}: {}. Fix the "
+            "line; or keep a copy of the journal and empty it (`: > {}`) to start with what the "
+            "state file alone holds",
+            path, i + 1, applied.error().message, path));
+      }
+    }
+    if (journal.torn) {
+      log::warn("{}: its last line was cut short (a write never answered); it is left out", path);
     }
   }
   store.state_.loadbalancers.remember();
-  if (contents->torn) {
-    log::warn("{}: its last line was cut short (a write never answered); it is left out", journal);
-  }
   store.journal_ = std::make_unique<StateJournal>();
-  // The state file's journal goes on; any other starts over. A state file that names none (there
-  // is none yet, or it was written before journals) is written whole at the first write, with
-  // one. A journal that cannot be opened is not fatal here (it was not before journals existed):
-  // the next write writes the whole state file, and says so if that fails too.
+  // A state file that names no journal (there is none yet, or it was written before journals) is
+  // written whole at the first write, with one. A journal that cannot be opened is not fatal
+  // here (it was not before journals existed): the next write writes the whole state file, and
+  // says so if that fails too.
   if (store.journal_id_.empty()) return store;
-  store.journal_holds_writes_ = contents->current && !contents->records.empty();
-  auto opened = contents->current ? store.journal_->resume(journal, contents->good)
-                                  : store.journal_->start(journal, store.journal_id_);
+  store.journal_holds_writes_ = replay && !journal.records.empty();
+  Result<void> opened;
+  if (replay) {
+    opened = store.journal_->resume(replay_next ? next_path : files.journal_path, journal.good,
+                                    files.journal_path);
+  } else {
+    opened = store.journal_->prepare(files.journal_path, store.journal_id_);
+    if (opened) opened = store.journal_->install();
+  }
   if (!opened) log::warn("{}; the next API write saves the whole state", opened.error().message);
   return store;
 }
@@ -165,6 +188,15 @@ Result<void> ObjectStore::persist(std::string_view record, const LoadBalancers& 
                                   const ApiState::Overrides& overrides) {
   if (state_file_.empty()) return {};
   const uint64_t limit = std::max(snapshot_bytes_, kMinJournalBytes);
+  // Someone removed the state file or the journal under the running process (a clean-up of
+  // /var/lib/vigil): the next start would refuse, or miss these writes. Written whole, both are
+  // back, and nothing is owed.
+  if (!whole_due_ && journal_ && !journal_->broken() &&
+      (journal_->gone() || ::access(state_file_.c_str(), F_OK) != 0)) {
+    log::warn("{} or its journal was removed or replaced while vigil ran: writing it whole",
+              state_file_);
+    whole_due_ = true;
+  }
   if (journal_ && !journal_->broken() && !whole_due_ && journal_->size() + record.size() <= limit) {
     if (auto appended = journal_->append(record); !appended) {
       return fail(fmt::format("cannot save the API objects: {}", appended.error().message));
@@ -192,9 +224,20 @@ Result<bool> ObjectStore::fold() {
 
 Result<void> ObjectStore::write_whole(std::vector<std::string> all,
                                       const ApiState::Overrides& overrides) {
+  const std::string journal = StateJournal::path_for(state_file_);
+  if (!journal_) journal_ = std::make_unique<StateJournal>();
+  // The new journal exists before the state file that names it (state_journal.h); without one,
+  // the state file names none and holds everything alone.
   std::string id = random_uuid();
+  const auto prepared = journal_->prepare(journal, id);
+  if (!prepared) {
+    log::warn("{}; the state file is written whole at every API write until it works",
+              prepared.error().message);
+    id.clear();
+  }
   const std::string text = state_to_json(all, overrides, id);
   if (auto written = write_file_atomic(state_file_, text); !written) {
+    journal_->abandon();
     return fail(fmt::format("cannot save the API objects: {}", written.error().message));
   }
   journal_id_ = std::move(id);
@@ -202,9 +245,15 @@ Result<void> ObjectStore::write_whole(std::vector<std::string> all,
   whole_due_ = false;
   journal_holds_writes_ = false;
   lb_json_ = std::move(all);
-  if (!journal_) journal_ = std::make_unique<StateJournal>();
-  if (auto started = journal_->start(StateJournal::path_for(state_file_), journal_id_); !started) {
-    log::warn("{}; the next API write saves the whole state again", started.error().message);
+  if (!prepared) {
+    // The old journal's writes are in the state file now, which names no journal: left there,
+    // they would look owed at the next start.
+    journal_ = std::make_unique<StateJournal>();
+    if (::unlink(journal.c_str()) == 0) sync_directory_of(journal);
+    return {};
+  }
+  if (auto installed = journal_->install(); !installed) {
+    log::warn("{}; the next API write saves the whole state again", installed.error().message);
   }
   return {};
 }

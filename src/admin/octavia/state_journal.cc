@@ -2,14 +2,15 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/string.hpp>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
-#include <optional>
 
 #include "base/file.h"
 
@@ -44,29 +45,28 @@ Result<void> write_all(int fd, std::string_view bytes, const std::string& path) 
   return {};
 }
 
+void close_fd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
 }  // namespace
 
 StateJournal::~StateJournal() {
-  if (fd_ >= 0) ::close(fd_);
+  close_fd(fd_);
+  close_fd(next_fd_);
 }
 
-Result<StateJournal::Contents> StateJournal::read(const std::string& path, std::string_view id) {
+Result<StateJournal::Contents> StateJournal::read(const std::string& path) {
   Contents out;
   if (::access(path.c_str(), F_OK) != 0 && errno == ENOENT) return out;
   auto text = read_file(path);
   if (!text) return std::unexpected(text.error());
+  out.exists = true;
   std::string_view rest = *text;
   const size_t first = rest.find('\n');
   if (first == std::string_view::npos) return out;  // not even its header: nothing was written
-  if (id.empty() || id_of(rest.substr(0, first)) != id) {
-    rest.remove_prefix(first + 1);
-    for (size_t end; (end = rest.find('\n')) != std::string_view::npos;
-         rest.remove_prefix(end + 1)) {
-      ++out.foreign;
-    }
-    return out;
-  }
-  out.current = true;
+  out.id = id_of(rest.substr(0, first));
   rest.remove_prefix(first + 1);
   out.good = first + 1;
   while (!rest.empty()) {
@@ -82,37 +82,60 @@ Result<StateJournal::Contents> StateJournal::read(const std::string& path, std::
   return out;
 }
 
-Result<void> StateJournal::open(const std::string& path) {
-  if (fd_ >= 0) ::close(fd_);
+Result<void> StateJournal::prepare(const std::string& path, std::string_view id) {
+  close_fd(next_fd_);
+  next_path_ = next_path_for(path);
   path_ = path;
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd_ < 0) return fail(why("cannot open", path));
-  return {};
-}
-
-Result<void> StateJournal::start(const std::string& path, std::string_view id) {
-  if (auto opened = open(path); !opened) return opened;
+  next_fd_ =
+      ::open(next_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (next_fd_ < 0) return fail(why("cannot open", next_path_));
   const std::string first = header(id);
-  const bool ok = ::ftruncate(fd_, 0) == 0 && ::lseek(fd_, 0, SEEK_SET) == 0 &&
-                  write_all(fd_, first, path) && sync_fd(fd_) == 0;
-  if (!ok) {
-    const std::string error = why("cannot start", path);
-    ::close(fd_);
-    fd_ = -1;
+  if (!write_all(next_fd_, first, next_path_) || sync_fd(next_fd_) != 0) {
+    const std::string error = why("cannot start", next_path_);
+    abandon();
     return fail(error);
   }
-  sync_directory_of(path);  // when it was created
-  size_ = first.size();
+  next_size_ = first.size();
   return {};
 }
 
-Result<void> StateJournal::resume(const std::string& path, uint64_t good) {
-  if (auto opened = open(path); !opened) return opened;
+Result<void> StateJournal::install() {
+  if (next_fd_ < 0) return fail(fmt::format("{} was not prepared", next_path_));
+  // The state file naming it is in place: from here on, the journal is this file.
+  close_fd(fd_);
+  fd_ = next_fd_;
+  next_fd_ = -1;
+  size_ = next_size_;
+  if (::rename(next_path_.c_str(), path_.c_str()) != 0) {
+    // Appends still reach the file (its descriptor is open), and a start finds it as the `.next`
+    // of the state file that names it: nothing is lost, but say so.
+    return fail(why("cannot rename " + next_path_ + " onto", path_));
+  }
+  sync_directory_of(path_);
+  return {};
+}
+
+void StateJournal::abandon() {
+  close_fd(next_fd_);
+  if (!next_path_.empty()) ::unlink(next_path_.c_str());
+}
+
+Result<void> StateJournal::resume(const std::string& path, uint64_t good,
+                                  const std::string& journal) {
+  close_fd(fd_);
+  path_ = journal;
+  if (path != journal) {
+    // The `.next` of a state file whose rename was the last thing done before a crash.
+    if (::rename(path.c_str(), journal.c_str()) != 0)
+      return fail(why("cannot rename onto", journal));
+    sync_directory_of(journal);
+  }
+  fd_ = ::open(journal.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd_ < 0) return fail(why("cannot open", journal));
   if (::ftruncate(fd_, static_cast<off_t>(good)) != 0 ||
       ::lseek(fd_, static_cast<off_t>(good), SEEK_SET) < 0 || sync_fd(fd_) != 0) {
-    const std::string error = why("cannot resume", path);
-    ::close(fd_);
-    fd_ = -1;
+    const std::string error = why("cannot resume", journal);
+    close_fd(fd_);
     return fail(error);
   }
   size_ = good;
@@ -131,10 +154,19 @@ Result<void> StateJournal::append(std::string_view record) {
   // the journal up until it starts over.
   if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0 ||
       ::lseek(fd_, static_cast<off_t>(size_), SEEK_SET) < 0) {
-    ::close(fd_);
-    fd_ = -1;
+    close_fd(fd_);
   }
   return written;
+}
+
+bool StateJournal::gone() const {
+  if (fd_ < 0) return false;
+  struct stat open {};
+  struct stat named {};
+  if (::fstat(fd_, &open) != 0) return false;
+  if (open.st_nlink == 0) return true;
+  return ::stat(path_.c_str(), &named) != 0 || named.st_ino != open.st_ino ||
+         named.st_dev != open.st_dev;
 }
 
 }  // namespace vigil::admin

@@ -247,26 +247,27 @@ TEST_F(StoreFileTest, FoldingLeavesEveryObjectInTheStateFileAlone) {
   EXPECT_TRUE(*again);
   EXPECT_NE(*read_file(path()), before);
   EXPECT_LT(read_file(path("state.json.journal"))->size(), 100u) << "started over";
-  fs::remove(path("state.json.journal"));  // what a vigil from before the journal sees
-  auto alone = ObjectStore::load(path());
+  // What a vigil from before the journal reads: the state file alone.
+  auto alone = state_from_json(*read_file(path()));
   ASSERT_TRUE(alone) << alone.error().message;
-  EXPECT_EQ(state_to_json(alone->state()), state_to_json(store->state()));
-  EXPECT_EQ(alone->state().loadbalancers[0].name, "journaled");
-  EXPECT_EQ(alone->state().member_overrides.count("m-1"), 1u);
+  EXPECT_EQ(state_to_json(*alone), state_to_json(store->state()));
+  EXPECT_EQ(alone->loadbalancers[0].name, "journaled");
+  EXPECT_EQ(alone->member_overrides.count("m-1"), 1u);
 
   // A store loaded beside a journal that holds writes folds them.
-  ApiState later = alone->state();
+  auto loaded = ObjectStore::load(path());
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  ApiState later = loaded->state();
   later.loadbalancers.edit(0).name = "later";
-  ASSERT_TRUE(alone->commit(later));
-  alone = ObjectStore::load(path());
-  ASSERT_TRUE(alone);
-  EXPECT_TRUE(*alone->fold());
-  fs::remove(path("state.json.journal"));
-  EXPECT_EQ(ObjectStore::load(path())->state().loadbalancers[0].name, "later");
+  ASSERT_TRUE(loaded->commit(later));
+  loaded = ObjectStore::load(path());
+  ASSERT_TRUE(loaded);
+  EXPECT_TRUE(*loaded->fold());
+  EXPECT_EQ(state_from_json(*read_file(path()))->loadbalancers[0].name, "later");
 }
 
-// A journal is replayed only beside the state file that names it: not once that file is gone
-// or replaced by another.
+// A journal is replayed only beside the state file that names it; beside another (a backup put
+// back) or none, its writes refuse the start rather than vanish.
 TEST_F(StoreFileTest, AJournalOfAnotherStateFileIsNotReplayed) {
   auto store = ObjectStore::load(path());
   ASSERT_TRUE(store->commit(sample_state()));
@@ -274,12 +275,25 @@ TEST_F(StoreFileTest, AJournalOfAnotherStateFileIsNotReplayed) {
   next.loadbalancers.edit(0).name = "journaled";
   ASSERT_TRUE(store->commit(next));
   ASSERT_EQ(ObjectStore::load(path())->state().loadbalancers[0].name, "journaled");
+  const std::string current = *read_file(path());
 
-  const std::string older = state_to_json(sample_state());  // names no journal
-  write(older);
+  write(state_to_json(sample_state()));  // a backup that names no journal
   auto restored = ObjectStore::load(path());
+  ASSERT_FALSE(restored);
+  EXPECT_NE(restored.error().message.find("holds 1 acknowledged writes made on top of another"),
+            std::string::npos)
+      << restored.error().message;
+  ASSERT_TRUE(
+      write_file_atomic(path("state.json.journal.saved"), *read_file(path("state.json.journal"))));
+  std::ofstream(path("state.json.journal"), std::ios::trunc).flush();  // as the message says
+  restored = ObjectStore::load(path());
   ASSERT_TRUE(restored) << restored.error().message;
   EXPECT_EQ(restored->state().loadbalancers[0].name, "k8s") << "the backup as it was";
+
+  // The pair that goes together, put back, is whole again.
+  write(current);
+  fs::rename(path("state.json.journal.saved"), path("state.json.journal"));
+  ASSERT_EQ(ObjectStore::load(path())->state().loadbalancers[0].name, "journaled");
 
   // The state file gone while its journal holds writes: starting empty would lose them at the
   // next write, so the load refuses and says what to do.
@@ -293,6 +307,79 @@ TEST_F(StoreFileTest, AJournalOfAnotherStateFileIsNotReplayed) {
   fs::rename(path() + ".journal", path() + ".journal.moved");
   ASSERT_TRUE(ObjectStore::load(path())->state().loadbalancers.empty())
       << "with the journal moved away too, it starts without those objects";
+}
+
+// The journal removed while its writes are owed: the start refuses, naming it, rather than
+// starting without them; emptied on purpose, it starts with the state file alone.
+TEST_F(StoreFileTest, AMissingJournalRefusesTheStart) {
+  auto store = ObjectStore::load(path());
+  ASSERT_TRUE(store->commit(sample_state()));
+  ApiState next = store->state();
+  next.loadbalancers.edit(0).name = "journaled";
+  ASSERT_TRUE(store->commit(next));
+  store = std::unexpected(Error{});  // the process is gone
+  fs::remove(path("state.json.journal"));
+  auto refused = ObjectStore::load(path());
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("names the journal " + path("state.json.journal") +
+                                         ", which is missing"),
+            std::string::npos)
+      << refused.error().message;
+  std::ofstream(path("state.json.journal")).flush();
+  auto alone = ObjectStore::load(path());
+  ASSERT_TRUE(alone) << alone.error().message;
+  EXPECT_EQ(alone->state().loadbalancers[0].name, "k8s");
+  next = alone->state();
+  next.loadbalancers.edit(0).name = "after";
+  ASSERT_TRUE(alone->commit(next));
+  EXPECT_EQ(ObjectStore::load(path())->state().loadbalancers[0].name, "after");
+}
+
+// Removed under the running process, the journal (or the state file) is written anew, whole, at
+// the next write: no write is owed to a file that is gone.
+TEST_F(StoreFileTest, FilesRemovedWhileRunningAreWrittenAnewAtTheNextWrite) {
+  for (const std::string name : {"state.json.journal", "state.json"}) {
+    SCOPED_TRACE(name);
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    auto store = ObjectStore::load(path());
+    ASSERT_TRUE(store->commit(sample_state()));
+    fs::remove(path(name));
+    ApiState next = store->state();
+    next.loadbalancers.edit(0).name = "after the removal";
+    ASSERT_TRUE(store->commit(next));
+    next.loadbalancers.edit(0).description = "and one more";
+    ASSERT_TRUE(store->commit(next));
+    auto again = ObjectStore::load(path());
+    ASSERT_TRUE(again) << again.error().message;
+    EXPECT_EQ(again->state().loadbalancers[0].name, "after the removal");
+    EXPECT_EQ(again->state().loadbalancers[0].description, "and one more");
+  }
+}
+
+// A start of a new journal cut short: a `.next` of the state file on disk is its journal; one of
+// a state file never renamed in is removed.
+TEST_F(StoreFileTest, ADotNextIsTheJournalOfTheStateFileThatNamesIt) {
+  auto store = ObjectStore::load(path());
+  ASSERT_TRUE(store->commit(sample_state()));
+  ApiState next = store->state();
+  next.loadbalancers.edit(0).name = "journaled";
+  ASSERT_TRUE(store->commit(next));
+  store = std::unexpected(Error{});
+  // As if the process died between renaming the state file in and renaming `.next` over it.
+  fs::rename(path("state.json.journal"), path("state.json.journal.next"));
+  auto resumed = ObjectStore::load(path());
+  ASSERT_TRUE(resumed) << resumed.error().message;
+  EXPECT_EQ(resumed->state().loadbalancers[0].name, "journaled");
+  EXPECT_FALSE(fs::exists(path("state.json.journal.next")));
+  EXPECT_TRUE(fs::exists(path("state.json.journal")));
+  resumed = std::unexpected(Error{});
+
+  ASSERT_TRUE(write_file_atomic(path("state.json.journal.next"), "{\"journal\":\"other\"}\n"));
+  auto loaded = ObjectStore::load(path());
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_EQ(loaded->state().loadbalancers[0].name, "journaled");
+  EXPECT_FALSE(fs::exists(path("state.json.journal.next")));
 }
 
 TEST_F(StoreFileTest, ALineCutShortIsLeftOutAndABadOneStopsTheLoad) {
