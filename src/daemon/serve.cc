@@ -134,6 +134,12 @@ int serve(const ServeOptions& options) {
   const SteadyClock clock;
   AsioTimerSource timers(io);
   const SystemClock wall;
+  // Before the listeners accept: the signal set takes descriptors of its own, and a flood of
+  // clients from the first instant can hold every one (seen 2026-12-05 with a limit of 65 under
+  // ASan: the set's constructor threw and vigil exited). A signal that arrives meanwhile waits in
+  // the set for wait_for_signals().
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
+  signals.add(SIGUSR2);
   ControlPlane control(io, clock, timers, wall, options, std::move(process), std::move(config),
                        std::move(*tokens));
   if (auto started = control.start(); !started) {
@@ -149,8 +155,6 @@ int serve(const ServeOptions& options) {
       return 1;
     }
   }
-  boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
-  signals.add(SIGUSR2);
   wait_for_signals(signals, control, io);
   boost::asio::steady_timer ready_timer(io);
   bool ready_told = false;

@@ -76,7 +76,11 @@ def test_out_of_file_descriptors_neither_spins_nor_floods_the_log(tmp_path, clea
             return echo_once(host, port, b"back", timeout=5) == b"back"
         except OSError:
             return False
-    wait_for(serves, 15, what="vigil to serve again")
+    try:
+        wait_for(serves, 15, what="vigil to serve again")
+    except AssertionError as e:
+        state = "running" if vigil.proc.poll() is None else f"exited with {vigil.proc.returncode}"
+        raise AssertionError(f"{e}; vigil {state}; its log ends:\n{vigil.log_text()[-4000:]}") from None
     warnings = [l for l in vigil.log_text().splitlines() if "connections not served" in l]
     assert 1 <= len(warnings) <= 5, warnings
     assert vigil.members()["m1"]["connect_failures"] == 0

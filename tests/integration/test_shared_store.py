@@ -202,16 +202,18 @@ def test_all_of_etcd_stopped_traffic_goes_on_writes_refused_and_all_converges(tm
 
     failures, sent = [], 0
     stop = threading.Event()
+    began = time.monotonic()
 
     def client():
         nonlocal sent
         while not stop.is_set():
             sent += 1
+            at = f"{time.monotonic() - began:.2f} s after the traffic began"
             try:
-                if echo_once("127.0.0.1", port, b"ping") != b"ping":
-                    failures.append("wrong answer")
+                if (answer := echo_once("127.0.0.1", port, b"ping")) != b"ping":
+                    failures.append(f"{at}: answered {answer!r}")
             except OSError as e:
-                failures.append(str(e))
+                failures.append(f"{at}: {e}")
             time.sleep(0.05)
 
     traffic = threading.Thread(target=client)
@@ -220,14 +222,19 @@ def test_all_of_etcd_stopped_traffic_goes_on_writes_refused_and_all_converges(tm
     try:
         etcd.stop(0)
         stopped = time.monotonic()
+        phases = {"etcd stopped": stopped - began}
         code, body = raw(a, "POST", "/v2.0/lbaas/pools/" + ids["pools"] + "/members",
                          {"member": {"address": "127.0.0.1", "protocol_port": 7}})
         assert code == 503 and "etcd (http://127.0.0.1:" in body["faultstring"], (code, body)
         wait_for(lambda: not store(b)["reachable"], 5, what="B seeing etcd gone")
         # B restarts during the outage and serves its last state from its cache.
+        phases["B stopping"] = time.monotonic() - began
         b.stop()
+        phases["B stopped"] = time.monotonic() - began
+        old_b_log = b.log_text()  # the new B writes its own over it
         b = node(tmp_path, "b", etcd)
         cleanup(b)
+        phases["B ready again"] = time.monotonic() - began
         code, headers, _ = exchange(b, "GET", f"/v2.0/lbaas/pools/{ids['pools']}")
         assert code == 200 and int(headers["X-Vigil-Store-Age"]) != 0, headers
         assert store(b)["following"] is False
@@ -235,12 +242,15 @@ def test_all_of_etcd_stopped_traffic_goes_on_writes_refused_and_all_converges(tm
         time.sleep(max(0.0, outage - (time.monotonic() - stopped)))
         assert sent > 100, f"only {sent} client requests during the outage"
     finally:
+        phases["etcd starting"] = time.monotonic() - began
         etcd.start(0)
         etcd.wait_ready(30)
     wait_for(lambda: following(a) and following(b), 10, what="both nodes following etcd again")
+    phases["both following"] = time.monotonic() - began
     stop.set()
     traffic.join(timeout=10)
-    assert not failures, failures[:5]
+    assert not failures, (failures[:5], {k: round(v, 2) for k, v in phases.items()},
+                          a.log_text()[-3000:], old_b_log[-3000:], b.log_text()[-3000:])
     # Writes work again and reach the other node.
     member = create(a, None, "member", {"address": "127.0.0.1", "protocol_port": 8},
                     path=f"/v2.0/lbaas/pools/{ids['pools']}/members")
