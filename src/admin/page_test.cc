@@ -246,7 +246,7 @@ TEST(StatusPage, ShowsWeightDurationOverrideSparklinesAndDowntime) {
   history.record_check(testing::kNow - 5min, 4ms, true);
   history.record_check(testing::kNow - 2min, 40ms, false);
   m.history = std::make_shared<const model::MemberHistory>(history);
-  m.state_since = testing::kNow - 90s;
+  m.health_since = testing::kNow - 90s;
   const std::string page = status_page(lb, testing::kNow);
   EXPECT_NE(page.find("drain, weight 3, set 30s ago by CLI"), std::string::npos);
   EXPECT_NE(page.find(R"(<td class="num override" title="file: 1">3</td>)"), std::string::npos);
@@ -257,6 +257,30 @@ TEST(StatusPage, ShowsWeightDurationOverrideSparklinesAndDowntime) {
   EXPECT_NE(page.find(R"(data-member="master-02" data-status="ERROR")"), std::string::npos);
   EXPECT_EQ(page.find("<form"), std::string::npos) << "no session: no forms";
   EXPECT_EQ(page.find("<script"), std::string::npos);
+}
+
+// A drained master rebooting: its status stays DRAINING since the drain, its health has been
+// ERROR for 90 s. The page counts the 90 s as downtime and shows their age as "since".
+TEST(StatusPage, ADrainedMemberShowsItsHealthsAgeAndDowntime) {
+  model::LoadBalancerView lb = testing::sample_view();
+  model::MemberView& m = lb.pools[0].members[0];  // master-01
+  m.operating_status = model::OperatingStatus::kDraining;
+  m.state_since = testing::kNow - 5min;
+  m.health_status = model::OperatingStatus::kError;
+  m.health_since = testing::kNow - 90s;
+  m.admin_override = model::AdminOverride{
+      .state = model::AdminState::kDrain, .set_at = testing::kNow - 5min, .by = "CLI"};
+  model::MemberHistory history;
+  history.record_check(testing::kNow - 10min, 4ms, true);
+  m.history = std::make_shared<const model::MemberHistory>(history);
+  const std::string page = status_page(lb, testing::kNow);
+  const size_t row = page.find(R"(data-member="master-01" data-status="DRAINING")");
+  ASSERT_NE(row, std::string::npos);
+  const std::string cells = page.substr(row, page.find("</tr>", row) - row);
+  EXPECT_NE(cells.find(R"(<td class="num">1m30s</td>)"), std::string::npos) << cells;
+  EXPECT_EQ(cells.find(R"(<td class="num">5m0s</td>)"), std::string::npos) << "not the drain's age";
+  EXPECT_NE(cells.find("1m30s down"), std::string::npos) << cells;
+  EXPECT_NE(cells.find("drain, set 5m0s ago by CLI"), std::string::npos) << cells;
 }
 
 TEST(Sparkline, GapsWhereNothingWasCheckedAndColoursPerMinute) {

@@ -72,9 +72,11 @@ std::string actions_cell(const model::PoolView& p, const model::MemberView& m,
 std::string member_row(const model::PoolView& p, const model::MemberView& m, model::WallTime now,
                        const PageUser& user) {
   const model::HourView hour = model::last_hour(m.history ? *m.history : model::MemberHistory{},
-                                                m.operating_status, m.state_since, now);
-  const std::string since =
-      is_set(m.state_since) ? short_age(seconds_between(m.state_since, now)) : "-";
+                                                m.health_status, m.health_since, now);
+  // The age of what its checks say: a drained master that went down a minute ago shows 1m, not
+  // the drain's age (the override cell has that).
+  const model::WallTime since_at = is_set(m.health_since) ? m.health_since : m.state_since;
+  const std::string since = is_set(since_at) ? short_age(seconds_between(since_at, now)) : "-";
   std::string row = fmt::format(R"(<tr class="member" data-member="{}" data-status="{}">)",
                                 html_escape(m.config.name), model::to_string(m.operating_status));
   row += cell(m.config.name) + cell(host_port(m.config.address, m.config.port));

@@ -386,6 +386,7 @@ TEST_F(PoolsTest, AnUpgradesHealthIsResumedByTheFirstApplyOnly) {
                          .successes = successes,
                          .failures = failures,
                          .state_since = wall_.now() - 1h,
+                         .health_since = wall_.now() - 2h,
                          .last_check_at = wall_.now() - 2s,
                          .last_check = health == Health::kUp ? ok() : refused()};
   };
@@ -394,6 +395,8 @@ TEST_F(PoolsTest, AnUpgradesHealthIsResumedByTheFirstApplyOnly) {
   apply(load_balancer(p));
   EXPECT_EQ(of("m-a").status, OperatingStatus::kError) << "down in the old process: no traffic";
   EXPECT_EQ(of("m-b").status, OperatingStatus::kOnline);
+  EXPECT_EQ(of("m-a").health_status, OperatingStatus::kError);
+  EXPECT_EQ(of("m-a").health_since, wall_.now() - 2h) << "the page's since goes on";
   EXPECT_EQ(rotation("pool-masters"), (std::map<std::string, int>{{"b", kWeightScale}}));
   const std::optional<health::Target::Resumed>& resumed = checks_.targets.at("m-a").resumed;
   ASSERT_TRUE(resumed.has_value());
