@@ -6,6 +6,7 @@
 
 #include "admin/auth.h"
 #include "admin/cookie.h"
+#include "admin/kill_confirm_page.h"
 #include "admin/login_page.h"
 #include "admin/login_sessions.h"
 #include "admin/member_admin.h"
@@ -111,17 +112,31 @@ Response logout(const Request& request, const RouteContext& ctx) {
   return r;
 }
 
-// A drain/ready button: what `vigil member drain|ready` does, for a session of the write token.
-Response member_button(const Request& request, const RouteContext& ctx) {
+namespace {
+
+// A button's form, from a session of the write token with the session's CSRF token; or the
+// refusal.
+std::variant<Target, Response> writers_form(const Request& request, const RouteContext& ctx) {
   const LoginSessions::Session* session = session_of(request, ctx);
   if (session == nullptr) return fault(401, "Authentication required: sign in at /login");
-  const Target form = form_fields(request.body);
+  Target form = form_fields(request.body);
   if (!csrf_matches(*session, form.param("csrf").value_or(""))) {
     return fault(403, "the form's CSRF token does not match: reload the page");
   }
   if (session->access != Access::kWrite) {
     return fault(403, "Forbidden: signed in with the read-only token (admin.read_token_file)");
   }
+  return form;
+}
+
+}  // namespace
+
+// A drain/maint/ready button: what `vigil member drain|maint|ready` does, for a session of the
+// write token.
+Response member_button(const Request& request, const RouteContext& ctx) {
+  auto checked = writers_form(request, ctx);
+  if (auto* refused = std::get_if<Response>(&checked)) return std::move(*refused);
+  const Target& form = std::get<Target>(checked);
   const std::optional<model::AdminState> state =
       model::parse<model::AdminState>(form.param("state").value_or(""));
   if (!state) return fault(400, "state must be drain, maint or ready");
@@ -132,6 +147,34 @@ Response member_button(const Request& request, const RouteContext& ctx) {
     return *failed;
   }
   return see_other("/");
+}
+
+// The Kill sessions button: the confirmation form first, then, confirmed, what `vigil sessions
+// kill --member M` does. The answer waits for the workers (Response::later).
+Response sessions_button(const Request& request, const RouteContext& ctx) {
+  auto checked = writers_form(request, ctx);
+  if (auto* refused = std::get_if<Response>(&checked)) return std::move(*refused);
+  const Target& form = std::get<Target>(checked);
+  const std::vector<model::LoadBalancerView> lbs = merged_views(ctx.daemon.views({}), ctx.store);
+  auto found = find_member(lbs, form.param("pool").value_or(""), form.param("member").value_or(""));
+  if (auto* r = std::get_if<Response>(&found)) return *r;
+  const FoundMember& f = std::get<FoundMember>(found);
+  if (form.param("confirm").value_or("") != "yes") {
+    return html(200, kill_confirm_page({.csrf = form.param("csrf").value_or(""),
+                                        .pool_id = f.pool->id,
+                                        .member_id = f.member->id,
+                                        .pool = f.pool->config.name,
+                                        .member = f.member->config.name,
+                                        .sessions = f.member->active_connections}));
+  }
+  Response r;
+  // The daemon logs how many it closed.
+  r.later = [&daemon = ctx.daemon, id = f.member->id](std::function<void(Response)> send) {
+    daemon.kill_sessions({id}, [send = std::move(send)](Result<size_t> killed) {
+      send(killed ? see_other("/") : fault(503, killed.error().message));
+    });
+  };
+  return r;
 }
 
 Response see_other(std::string location) {

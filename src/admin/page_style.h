@@ -21,6 +21,10 @@ header .brand { font-weight: bold; font-size: 16px; letter-spacing: .5px; }
 header .who { margin-left: auto; color: #c9d1d9; }
 header form { display: inline; }
 form.act { display: inline; margin-right: 4px; }
+/* Four buttons do not fit beside the rest at 1,366 pixels: they wrap onto a second line there. */
+td.actions { white-space: normal; }
+td.actions form.act { display: inline-block; margin: 1px 4px 1px 0; }
+td.actions button { white-space: nowrap; }
 main { padding: 8px 16px 24px; overflow-x: auto; }
 h1 { font-size: 20px; margin: 16px 0 2px; }
 h2 { font-size: 16px; margin: 22px 0 4px; }
@@ -48,6 +52,8 @@ button { font: inherit; font-size: 12px; padding: 2px 10px; border-radius: 6px;
   border: 1px solid #d0d7de; background: #f6f8fa; cursor: pointer; }
 button.drain { border-color: #0969da; color: #0969da; }
 button.ready { border-color: #1a7f37; color: #1a7f37; }
+button.maint { border-color: #6e7781; color: #57606a; }
+button.kill { border-color: #cf222e; color: #cf222e; }
 header button { background: #32383f; color: #fff; border-color: #57606a; }
 .login { max-width: 380px; margin: 80px auto; background: #fff; border: 1px solid #d0d7de;
   border-radius: 8px; padding: 20px 24px; }

@@ -168,6 +168,78 @@ TEST_F(PageTest, AWriteSessionsButtonsDrainAndReady) {
   EXPECT_FALSE(daemon_.overrides[1].second) << "ready clears the override";
 }
 
+TEST_F(PageTest, AWriteSessionsMaintButtonPutsTheMemberInMaintenance) {
+  const std::string cookie = sign_in("W");
+  const Response page = call("GET", "/", cookie);
+  EXPECT_EQ(count(page.body, "class=\"maint\""), 4u) << "one per member of both pools";
+  const std::string csrf = hidden(page.body, "csrf");
+  const Response r = call("POST", "/page/member", cookie,
+                          "csrf=" + csrf + "&pool=masters&member=master-01&state=maint",
+                          "http://127.0.0.1:8404", "same-origin");
+  EXPECT_EQ(r.status, 303) << r.body;
+  ASSERT_EQ(daemon_.overrides.size(), 1u);
+  ASSERT_TRUE(daemon_.overrides[0].second);
+  EXPECT_EQ(daemon_.overrides[0].second->state, model::AdminState::kMaint);
+  // In maintenance: Drain and Ready, no second Maint.
+  const std::string after = call("GET", "/", cookie).body;
+  const size_t row = after.find(R"(data-member="master-01")");
+  const std::string cells = after.substr(row, after.find("</tr>", row) - row);
+  EXPECT_EQ(count(cells, "class=\"maint\""), 0u) << cells;
+  EXPECT_EQ(count(cells, "class=\"drain\""), 1u) << cells;
+  EXPECT_EQ(count(cells, "class=\"ready\""), 1u) << cells;
+}
+
+TEST_F(PageTest, KillSessionsAsksFirstThenKillsOnlyWhenConfirmed) {
+  const std::string cookie = sign_in("W");
+  const Response page = call("GET", "/", cookie);
+  EXPECT_EQ(count(page.body, R"(action="/page/sessions")"), 4u) << "one per member";
+  const std::string csrf = hidden(page.body, "csrf");
+  const auto lb = testing::sample_view();
+  const model::MemberView& m = lb.pools[0].members[0];
+  const std::string form = "csrf=" + csrf + "&pool=" + lb.pools[0].id + "&member=" + m.id;
+  const Response ask = call("POST", "/page/sessions", cookie, form, "http://127.0.0.1:8404");
+  ASSERT_EQ(ask.status, 200) << ask.body;
+  EXPECT_FALSE(ask.later) << "nothing closed yet";
+  EXPECT_FALSE(daemon_.killed);
+  EXPECT_NE(ask.body.find("Close the 4 established sessions of member <b>master-01</b>"),
+            std::string::npos)
+      << ask.body;
+  EXPECT_EQ(hidden(ask.body, "confirm"), "yes");
+  EXPECT_EQ(hidden(ask.body, "csrf"), csrf);
+  EXPECT_NE(header_of(ask, "Content-Security-Policy").find("default-src 'none'"),
+            std::string::npos);
+  // Confirmed: the daemon closes them, and the browser goes back to the page.
+  const Response done = call("POST", "/page/sessions", cookie,
+                             "csrf=" + csrf + "&pool=" + hidden(ask.body, "pool") +
+                                 "&member=" + hidden(ask.body, "member") + "&confirm=yes",
+                             "http://127.0.0.1:8404");
+  ASSERT_TRUE(done.later) << done.status << done.body;
+  Response answer;
+  done.later([&](Response a) { answer = std::move(a); });
+  EXPECT_EQ(answer.status, 303) << answer.body;
+  EXPECT_EQ(header_of(answer, "Location"), "/");
+  EXPECT_EQ(daemon_.killed, std::vector<std::string>{m.id});
+}
+
+TEST_F(PageTest, KillSessionsNeedsTheWriteSessionAndItsCsrfToken) {
+  const std::string form = "&pool=masters&member=master-01&confirm=yes";
+  const std::string reader = sign_in("R");
+  const std::string read_csrf = hidden(call("GET", "/", reader).body, "csrf");
+  EXPECT_EQ(call("POST", "/page/sessions", reader, "csrf=" + read_csrf + form).status, 403);
+  const std::string cookie = sign_in("W");
+  const std::string csrf = hidden(call("GET", "/", cookie).body, "csrf");
+  EXPECT_EQ(call("POST", "/page/sessions", cookie, "csrf=wrong" + form).status, 403);
+  EXPECT_EQ(
+      call("POST", "/page/sessions", cookie, "csrf=" + csrf + form, "http://evil.example").status,
+      403);
+  EXPECT_EQ(call("POST", "/page/sessions", "", "csrf=" + csrf + form).status, 401);
+  EXPECT_EQ(
+      call("POST", "/page/sessions", cookie, "csrf=" + csrf + "&pool=masters&member=nobody").status,
+      404);
+  EXPECT_FALSE(daemon_.killed);
+  EXPECT_EQ(call("GET", "/page/sessions", cookie).status, 405);
+}
+
 TEST_F(PageTest, ButtonsWithoutTheCsrfTokenOrFromAnotherSiteAreRefused) {
   const std::string cookie = sign_in("W");
   const std::string csrf = hidden(call("GET", "/", cookie).body, "csrf");
@@ -246,7 +318,7 @@ TEST(StatusPage, ShowsWeightDurationOverrideSparklinesAndDowntime) {
   history.record_check(testing::kNow - 5min, 4ms, true);
   history.record_check(testing::kNow - 2min, 40ms, false);
   m.history = std::make_shared<const model::MemberHistory>(history);
-  m.state_since = testing::kNow - 90s;
+  m.health_since = testing::kNow - 90s;
   const std::string page = status_page(lb, testing::kNow);
   EXPECT_NE(page.find("drain, weight 3, set 30s ago by CLI"), std::string::npos);
   EXPECT_NE(page.find(R"(<td class="num override" title="file: 1">3</td>)"), std::string::npos);
@@ -257,6 +329,30 @@ TEST(StatusPage, ShowsWeightDurationOverrideSparklinesAndDowntime) {
   EXPECT_NE(page.find(R"(data-member="master-02" data-status="ERROR")"), std::string::npos);
   EXPECT_EQ(page.find("<form"), std::string::npos) << "no session: no forms";
   EXPECT_EQ(page.find("<script"), std::string::npos);
+}
+
+// A drained master rebooting: its status stays DRAINING since the drain, its health has been
+// ERROR for 90 s. The page counts the 90 s as downtime and shows their age as "since".
+TEST(StatusPage, ADrainedMemberShowsItsHealthsAgeAndDowntime) {
+  model::LoadBalancerView lb = testing::sample_view();
+  model::MemberView& m = lb.pools[0].members[0];  // master-01
+  m.operating_status = model::OperatingStatus::kDraining;
+  m.state_since = testing::kNow - 5min;
+  m.health_status = model::OperatingStatus::kError;
+  m.health_since = testing::kNow - 90s;
+  m.admin_override = model::AdminOverride{
+      .state = model::AdminState::kDrain, .set_at = testing::kNow - 5min, .by = "CLI"};
+  model::MemberHistory history;
+  history.record_check(testing::kNow - 10min, 4ms, true);
+  m.history = std::make_shared<const model::MemberHistory>(history);
+  const std::string page = status_page(lb, testing::kNow);
+  const size_t row = page.find(R"(data-member="master-01" data-status="DRAINING")");
+  ASSERT_NE(row, std::string::npos);
+  const std::string cells = page.substr(row, page.find("</tr>", row) - row);
+  EXPECT_NE(cells.find(R"(<td class="num">1m30s</td>)"), std::string::npos) << cells;
+  EXPECT_EQ(cells.find(R"(<td class="num">5m0s</td>)"), std::string::npos) << "not the drain's age";
+  EXPECT_NE(cells.find("1m30s down"), std::string::npos) << cells;
+  EXPECT_NE(cells.find("drain, set 5m0s ago by CLI"), std::string::npos) << cells;
 }
 
 TEST(Sparkline, GapsWhereNothingWasCheckedAndColoursPerMinute) {

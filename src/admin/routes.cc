@@ -224,6 +224,9 @@ const Route kPageRoutes[] = {
     {"POST", "/page/member", Guard::kForm,
      [](const Call& c) { return member_button(c.request, c.ctx); }},
     {"*", "/page/member", Guard::kNone, [](const Call&) { return page_post_only(); }},
+    {"POST", "/page/sessions", Guard::kForm,
+     [](const Call& c) { return sessions_button(c.request, c.ctx); }},
+    {"*", "/page/sessions", Guard::kNone, [](const Call&) { return page_post_only(); }},
 };
 
 // Every other path. The first row whose path matches names the resource; a method none of its

@@ -30,6 +30,8 @@ inline model::MemberView sample_member(const std::string& pool_id, const std::st
       model::CheckResult{.outcome = model::Outcome::kOk, .http_code = 200, .duration = 3ms};
   m.last_check_at = kNow - 2s;
   m.state_since = kStarted + 1s;
+  m.health_status = m.operating_status;
+  m.health_since = m.state_since;
   m.consecutive_successes = 20;
   m.active_connections = 4;
   m.total_connections = 120;
@@ -68,6 +70,8 @@ inline model::LoadBalancerView sample_view() {
   down.last_check = model::CheckResult{
       .outcome = model::Outcome::kRefused, .duration = 1ms, .detail = "Connection refused"};
   down.state_since = kNow - 12s;
+  down.health_status = model::OperatingStatus::kError;
+  down.health_since = down.state_since;
   down.consecutive_successes = 0;
   down.consecutive_failures = 3;
   down.active_connections = 0;

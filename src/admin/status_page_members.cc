@@ -1,6 +1,6 @@
 // The status page's member table: per member its state and reason, weight, last check's
 // duration, the last hour's sparklines, flaps and downtime, the operator's override, and for a
-// write session the drain/ready buttons.
+// write session the drain/maint/ready and kill-sessions buttons.
 #include <fmt/format.h>
 
 #include "admin/sparkline.h"
@@ -60,21 +60,36 @@ std::string button(const model::PoolView& p, const model::MemberView& m, const P
                      state, label);
 }
 
+// Asks first: /page/sessions answers with a confirmation form (kill_confirm_page.h).
+std::string kill_button(const model::PoolView& p, const model::MemberView& m,
+                        const PageUser& user) {
+  return fmt::format(R"(<form method="post" action="/page/sessions" class="act">)"
+                     R"(<input type="hidden" name="csrf" value="{}">)"
+                     R"(<input type="hidden" name="pool" value="{}">)"
+                     R"(<input type="hidden" name="member" value="{}">)"
+                     R"(<button type="submit" class="kill">Kill sessions</button></form>)",
+                     html_escape(user.csrf), html_escape(p.id), html_escape(m.id));
+}
+
 std::string actions_cell(const model::PoolView& p, const model::MemberView& m,
                          const PageUser& user) {
-  const bool drained = m.admin_override && m.admin_override->state == model::AdminState::kDrain;
+  const model::AdminState state =
+      m.admin_override ? m.admin_override->state : model::AdminState::kReady;
   std::string out = "<td class=\"actions\">";
-  if (!drained) out += button(p, m, user, "drain", "Drain");
+  if (state != model::AdminState::kDrain) out += button(p, m, user, "drain", "Drain");
+  if (state != model::AdminState::kMaint) out += button(p, m, user, "maint", "Maint");
   if (m.admin_override) out += button(p, m, user, "ready", "Ready");
-  return out + "</td>";
+  return out + kill_button(p, m, user) + "</td>";
 }
 
 std::string member_row(const model::PoolView& p, const model::MemberView& m, model::WallTime now,
                        const PageUser& user) {
   const model::HourView hour = model::last_hour(m.history ? *m.history : model::MemberHistory{},
-                                                m.operating_status, m.state_since, now);
-  const std::string since =
-      is_set(m.state_since) ? short_age(seconds_between(m.state_since, now)) : "-";
+                                                m.health_status, m.health_since, now);
+  // The age of what its checks say: a drained master that went down a minute ago shows 1m, not
+  // the drain's age (the override cell has that).
+  const model::WallTime since_at = is_set(m.health_since) ? m.health_since : m.state_since;
+  const std::string since = is_set(since_at) ? short_age(seconds_between(since_at, now)) : "-";
   std::string row = fmt::format(R"(<tr class="member" data-member="{}" data-status="{}">)",
                                 html_escape(m.config.name), model::to_string(m.operating_status));
   row += cell(m.config.name) + cell(host_port(m.config.address, m.config.port));

@@ -76,6 +76,12 @@ Result<void> ControlPlane::start() {
       [this](std::function<void()> f) { boost::asio::post(io_, std::move(f)); });
   pools_->start_names();
   pools_->resume(std::move(carried));
+  // The page's recent transitions outlive the process: a reboot is read the morning after.
+  transition_file_ = std::make_unique<TransitionFile>(
+      transitions_path(process_.admin.state_file), clock_, timer_source_,
+      [this]() -> const std::deque<model::Transition>& { return pools_->transitions(); });
+  pools_->restore_transitions(load_transitions(transition_file_->path(), Pools::kMaxTransitions));
+  pools_->on_transitions_changed([this] { transition_file_->changed(); });
   tickler_ = std::make_unique<Tickler>(clock_, timer_source_, raw_tickles());
   if (auto peers = start_peer_sync(); !peers) return peers;
   address_loss_ = std::make_unique<AddressLoss>(
@@ -143,6 +149,7 @@ size_t ControlPlane::stop() {
   if (pools_) pools_->stop();
   if (graceful_ && graceful_->deadline) graceful_->deadline->cancel();
   abandon_upgrade();
+  if (transition_file_) transition_file_->flush();  // held after an upgrade: the new one writes
   if (checker_) checker_->stop();
   address_loss_.reset();
   if (peer_sync_) peer_sync_->stop();

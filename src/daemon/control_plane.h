@@ -25,6 +25,7 @@
 #include "daemon/pools.h"
 #include "daemon/runtime.h"
 #include "daemon/tickler.h"
+#include "daemon/transition_file.h"
 #include "daemon/upgrade.h"
 #include "daemon/worker_sink.h"
 #include "model/config.h"
@@ -212,8 +213,9 @@ class ControlPlane {
   // after what it calls (store_, admin_daemon_), before what is handed it (admin_).
   std::unique_ptr<admin::SharedStore> shared_store_;
   std::unique_ptr<admin::AdminServer> admin_;
-  std::unique_ptr<Pools> pools_;          // from start(), after what it is handed
-  std::unique_ptr<Listeners> listeners_;  // from start(), once the workers are counted
+  std::unique_ptr<Pools> pools_;                     // from start(), after what it is handed
+  std::unique_ptr<TransitionFile> transition_file_;  // keeps pools_->transitions(); from start()
+  std::unique_ptr<Listeners> listeners_;             // from start(), once the workers are counted
   std::unique_ptr<Timer> liveness_;
   bool started_ = false;  // the first apply() is done
   std::unique_ptr<Timer> connection_log_;

@@ -94,6 +94,7 @@ std::string encode_health(const std::vector<CarriedHealth>& members) {
                    {"successes", m.successes},
                    {"failures", m.failures},
                    {"state_since_ns", ns_of(m.state_since)},
+                   {"health_since_ns", ns_of(m.health_since)},
                    {"last_check_at_ns", ns_of(m.last_check_at)}};
     if (m.last_check) o["last_check"] = check_json(*m.last_check);
     out.push_back(std::move(o));
@@ -123,6 +124,9 @@ Result<std::vector<CarriedHealth>> decode_health(std::string_view text) {
                       .failures = static_cast<int>(o.at("failures").as_int64()),
                       .state_since = wall_of(o.at("state_since_ns").as_int64()),
                       .last_check_at = wall_of(o.at("last_check_at_ns").as_int64())};
+      // Not from a vigil older than the field: its status was its health's then, overrides aside.
+      const json::value* health_since = o.if_contains("health_since_ns");
+      m.health_since = health_since ? wall_of(health_since->as_int64()) : m.state_since;
       if (const json::value* c = o.if_contains("last_check")) {
         m.last_check = check_of(c->as_object());
         if (!m.last_check) return fail("the handed-over health state has an unknown outcome");

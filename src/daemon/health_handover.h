@@ -28,6 +28,7 @@ struct CarriedHealth {
   int successes = 0;  // consecutive
   int failures = 0;
   model::WallTime state_since{};
+  model::WallTime health_since{};  // MemberRuntime::health_since
   model::WallTime last_check_at{};
   std::optional<model::CheckResult> last_check;
 };

@@ -17,6 +17,7 @@ std::vector<CarriedHealth> sample() {
            .successes = 1,
            .failures = 0,
            .state_since = t0 - 42s,
+           .health_since = t0 - 30s,
            .last_check_at = t0 - 1500ms,
            .last_check = model::CheckResult{.outcome = model::Outcome::kBadStatus,
                                             .http_code = 500,
@@ -44,6 +45,7 @@ TEST(HealthHandover, RoundTrip) {
   EXPECT_EQ(down.health, model::Health::kDown);
   EXPECT_EQ(down.successes, 1);
   EXPECT_EQ(down.state_since, sample()[0].state_since);
+  EXPECT_EQ(down.health_since, sample()[0].health_since);
   EXPECT_EQ(down.last_check_at, sample()[0].last_check_at);
   EXPECT_EQ(down.last_check->outcome, model::Outcome::kBadStatus);
   EXPECT_EQ(down.last_check->http_code, 500);
@@ -56,6 +58,17 @@ TEST(HealthHandover, RoundTrip) {
   // Every field: what comes out encodes as what went in.
   EXPECT_EQ(encode_health(*decoded), encode_health(sample()));
   EXPECT_TRUE(decode_health(encode_health({})).value().empty());
+}
+
+TEST(HealthHandover, AnOlderVigilsStateHasItsHealthSinceItsStatusChanged) {
+  std::string text = encode_health(sample());
+  const std::string field = "\"health_since_ns\":";
+  for (size_t at = text.find(field); at != std::string::npos; at = text.find(field)) {
+    text.erase(at, text.find(',', at) + 1 - at);
+  }
+  const auto decoded = decode_health(text);
+  ASSERT_TRUE(decoded) << decoded.error().message << "\n" << text;
+  EXPECT_EQ((*decoded)[0].health_since, sample()[0].state_since);
 }
 
 TEST(HealthHandover, ThroughAMemfd) {

@@ -75,6 +75,23 @@ std::string health_hidden_by(const MemberRuntime& m) {
   return {};
 }
 
+// Follows what the member's health alone says. Its down periods are the page's downtime whatever
+// the override shows: a master rebooting while drained was down all the same. A fresh pool's
+// member keeps the time it was handed over with (an upgrade), else starts its clock now.
+void update_health_status(const PoolRuntime& pool, MemberRuntime& m, const PoolContext& at,
+                          bool fresh) {
+  const OperatingStatus health = health_status_of(pool, m);
+  if (health == m.health_status) return;
+  if (fresh) {
+    m.health_status = health;
+    if (m.health_since == model::WallTime{}) m.health_since = at.wall;
+    return;
+  }
+  if (m.health_status == OperatingStatus::kError) m.history.record_down(m.health_since, at.wall);
+  m.health_status = health;
+  m.health_since = at.wall;
+}
+
 // Sets the member's status; reports a change unless the pool is fresh. `up` counts the members
 // up while recompute() walks them, so each line tells the pool as that change left it: members
 // before the changed one have their new status, those after it still their old one. Counting
@@ -85,10 +102,11 @@ void update_member(PoolRuntime& pool, size_t i, const PoolContext& at, bool fres
   const OperatingStatus before = m.status;
   m.draining = draining_of(pool, m);
   m.status = member_status_of(pool, m);
+  update_health_status(pool, m, at, fresh);
   up = up - (is_up(before) ? 1 : 0) + (is_up(m.status) ? 1 : 0);
   if (m.status == before || fresh) return;
   // The first verdict on a member is no flap: it had no status of its own before.
-  if (!m.first_check || !admin.empty()) m.history.record_transition(at.wall, before, m.state_since);
+  if (!m.first_check || !admin.empty()) m.history.record_transition(at.wall);
   m.state_since = at.wall;
   ++m.checks.transitions;
   note_transition(m, before, at.wall);
@@ -192,6 +210,14 @@ bool draining_of(const PoolRuntime& pool, const MemberRuntime& m) {
 
 int weight_of(const MemberRuntime& m) {
   return m.admin_override && m.admin_override->weight ? *m.admin_override->weight : m.config.weight;
+}
+
+OperatingStatus health_status_of(const PoolRuntime& pool, const MemberRuntime& m) {
+  return model::member_status({.enabled = m.config.enabled,
+                               .weight = 1,
+                               .draining = draining_of(pool, m),
+                               .has_monitor = pool.config.health_monitor.has_value(),
+                               .health = m.health});
 }
 
 OperatingStatus member_status_of(const PoolRuntime& pool, const MemberRuntime& m) {

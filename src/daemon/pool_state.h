@@ -73,6 +73,9 @@ bool draining_of(const PoolRuntime& pool, const MemberRuntime& m);
 model::OperatingStatus member_status_of(const PoolRuntime& pool, const MemberRuntime& m);
 // The weight the member runs with: an operator's override, else the config's.
 int weight_of(const MemberRuntime& m);
+// The status the member's health alone gives it: member_status_of() without the operator's
+// override and without weight 0 (a drain by weight).
+model::OperatingStatus health_status_of(const PoolRuntime& pool, const MemberRuntime& m);
 
 // Recomputes every member's status, the pool's status and rotation, and the snapshot.
 // `fresh`: the pool was just created; the statuses it starts with are no transitions.

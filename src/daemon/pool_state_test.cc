@@ -150,14 +150,49 @@ TEST(PoolState, TheHistoryCountsFlapsAndDowntimeButNotTheFirstVerdict) {
   apply_check(pool, 0, result({.outcome = Outcome::kRefused}, Health::kUp, Health::kDown, 0, 3),
               wall(10min));
   apply_check(pool, 0, pass(Health::kDown), wall(12min));
-  const model::HourView hour = model::last_hour(pool.members[0].history, pool.members[0].status,
-                                                pool.members[0].state_since, kWall + 20min);
+  const model::HourView hour =
+      model::last_hour(pool.members[0].history, pool.members[0].health_status,
+                       pool.members[0].health_since, kWall + 20min);
   EXPECT_EQ(hour.transitions, 2) << "down and up again; coming up at start is no flap";
   EXPECT_EQ(hour.down_ms, 2 * 60'000);
-  EXPECT_EQ(model::last_hour(pool.members[1].history, pool.members[1].status,
-                             pool.members[1].state_since, kWall + 20min)
+  EXPECT_EQ(model::last_hour(pool.members[1].history, pool.members[1].health_status,
+                             pool.members[1].health_since, kWall + 20min)
                 .transitions,
             0);
+}
+
+// A drained (or maintained) master rebooting: its status stays DRAINING (OFFLINE) from the
+// operator's change on, but its health's down period is downtime all the same, and its health
+// status carries the time its checks last changed their verdict, not the override's.
+TEST(PoolState, AMemberDownWhileOverriddenCountsItsDowntimeAndHealthsAge) {
+  for (const model::AdminState state : {model::AdminState::kDrain, model::AdminState::kMaint}) {
+    PoolRuntime pool = pool_of(monitored(), {member("a", "10.0.0.1"), member("b", "10.0.0.2")});
+    bring_up(pool);
+    const auto wall = [](auto after) {
+      return PoolContext{.now = kStart, .wall = kWall + after, .next_version = 1};
+    };
+    apply_override(pool, 0, model::AdminOverride{.state = state, .by = "CLI"}, "CLI", wall(1min));
+    const MemberRuntime& m = pool.members[0];
+    const OperatingStatus shown = m.status;
+    EXPECT_EQ(m.health_status, OperatingStatus::kOnline);
+    EXPECT_EQ(m.health_since, kWall) << "up since its first check, drained or not";
+    apply_check(pool, 0, result({.outcome = Outcome::kRefused}, Health::kUp, Health::kDown, 0, 3),
+                wall(10min));
+    EXPECT_EQ(m.status, shown) << "the override still shows";
+    EXPECT_EQ(m.state_since, kWall + 1min);
+    EXPECT_EQ(m.health_status, OperatingStatus::kError);
+    EXPECT_EQ(m.health_since, kWall + 10min);
+    EXPECT_EQ(model::last_hour(m.history, m.health_status, m.health_since, kWall + 11min).down_ms,
+              60'000)
+        << "the running down period";
+    apply_check(pool, 0, pass(Health::kDown), wall(13min));
+    EXPECT_EQ(m.health_status, OperatingStatus::kOnline);
+    EXPECT_EQ(m.health_since, kWall + 13min);
+    const model::HourView hour =
+        model::last_hour(m.history, m.health_status, m.health_since, kWall + 20min);
+    EXPECT_EQ(hour.down_ms, 3 * 60'000) << model::to_string(state);
+    EXPECT_EQ(hour.transitions, 1) << "the override's change only: the status did not flap";
+  }
 }
 
 TEST(PoolState, GoingDownClosesSessionsOnlyWhenTheCheckGotNoAnswer) {

@@ -13,8 +13,6 @@
 namespace vigil::daemon {
 namespace {
 
-constexpr size_t kMaxTransitions = 100;
-
 // Keepalive for the sessions of a member that stopped answering connects: a probe after 1 s
 // idle, dead after two unanswered probes a second apart.
 const net::DeadPeerOptions kSuspectProbe{.keepalive_idle = std::chrono::seconds(1),
@@ -300,6 +298,13 @@ void Pools::remember(const PoolRuntime& pool, const MemberRuntime& member, model
                           .member = member.config.name,
                           .message = std::move(line)});
   while (transitions_.size() > kMaxTransitions) transitions_.pop_front();
+  if (transitions_changed_) transitions_changed_();
+}
+
+void Pools::restore_transitions(std::vector<model::Transition> kept) {
+  for (auto it = kept.rbegin(); it != kept.rend() && transitions_.size() < kMaxTransitions; ++it) {
+    transitions_.push_front(std::move(*it));
+  }
 }
 
 bool Pools::first_checks_done() const {

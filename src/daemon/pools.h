@@ -94,7 +94,15 @@ class Pools {
 
   const PoolMap& all() const { return pools_; }
   const MemberRuntime* member(std::string_view id) const;
+  // The page's recent transitions, the oldest first, at most kMaxTransitions.
+  static constexpr size_t kMaxTransitions = 100;
   const std::deque<model::Transition>& transitions() const { return transitions_; }
+  // Those a previous process kept (transition_file.h), before any of this one's.
+  void restore_transitions(std::vector<model::Transition> kept);
+  // Called after each change of transitions() (TransitionFile::changed()).
+  void on_transitions_changed(std::function<void()> changed) {
+    transitions_changed_ = std::move(changed);
+  }
   // The slots set since the last publish, for the workers (ControlPlane::push_to_workers()).
   proxy::PoolSlots slot_changes();
   // What the checks add to the descriptor needs, summed over every pool.
@@ -157,6 +165,7 @@ class Pools {
   // changes them.
   FdNeeds check_sums_;
   std::deque<model::Transition> transitions_;
+  std::function<void()> transitions_changed_;
   uint64_t snapshot_version_ = 0;
   std::unordered_map<std::string, CarriedHealth> carried_;  // by member id; until start_checks()
   std::unique_ptr<Timer> ramp_;                             // re-weighs members in slow start

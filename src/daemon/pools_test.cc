@@ -341,6 +341,35 @@ TEST_F(PoolsTest, ADrainedMembersHealthChangesAreRecentTransitionsToo) {
   EXPECT_EQ(pools_.transitions().back().member, "a");
 }
 
+// What a previous process kept comes first, this one's after it, the ring capped as before; each
+// change is told (the file is written from it).
+TEST_F(PoolsTest, KeptTransitionsComeBeforeThisProcesssAndEachChangeIsTold) {
+  std::vector<model::Transition> kept;
+  for (size_t i = 0; i < Pools::kMaxTransitions + 5; ++i) {
+    kept.push_back({.at = wall_.now() - 1h,
+                    .pool_id = "pool-masters",
+                    .pool = "masters",
+                    .member = "a",
+                    .message = "kept " + std::to_string(i)});
+  }
+  pools_.restore_transitions(kept);
+  ASSERT_EQ(pools_.transitions().size(), Pools::kMaxTransitions);
+  EXPECT_EQ(pools_.transitions().front().message, "kept 5") << "the newest kept";
+  EXPECT_EQ(pools_.transitions().back().message, "kept 104");
+  int told = 0;
+  pools_.on_transitions_changed([&] { ++told; });
+  model::Pool p{.name = "masters", .health_monitor = monitor(model::MonitorType::kTcp)};
+  p.members = {member("a", "10.0.0.1"), member("b", "10.0.0.2")};
+  apply(load_balancer(p));
+  first_pass("m-a");
+  first_pass("m-b");
+  end_of_turn();
+  EXPECT_EQ(told, 2) << "each first verdict is a transition";
+  EXPECT_EQ(pools_.transitions().size(), Pools::kMaxTransitions);
+  EXPECT_EQ(pools_.transitions().front().message, "kept 7");
+  EXPECT_NE(pools_.transitions().back().message.find("member b"), std::string::npos);
+}
+
 TEST_F(PoolsTest, AnOverrideInTheStoreReachesItsMemberAtTheFirstApply) {
   ASSERT_TRUE(store_.set_override("m-a", model::AdminOverride{.state = model::AdminState::kMaint}));
   model::Pool p{.name = "masters", .health_monitor = monitor(model::MonitorType::kTcp)};
@@ -386,6 +415,7 @@ TEST_F(PoolsTest, AnUpgradesHealthIsResumedByTheFirstApplyOnly) {
                          .successes = successes,
                          .failures = failures,
                          .state_since = wall_.now() - 1h,
+                         .health_since = wall_.now() - 2h,
                          .last_check_at = wall_.now() - 2s,
                          .last_check = health == Health::kUp ? ok() : refused()};
   };
@@ -394,6 +424,8 @@ TEST_F(PoolsTest, AnUpgradesHealthIsResumedByTheFirstApplyOnly) {
   apply(load_balancer(p));
   EXPECT_EQ(of("m-a").status, OperatingStatus::kError) << "down in the old process: no traffic";
   EXPECT_EQ(of("m-b").status, OperatingStatus::kOnline);
+  EXPECT_EQ(of("m-a").health_status, OperatingStatus::kError);
+  EXPECT_EQ(of("m-a").health_since, wall_.now() - 2h) << "the page's since goes on";
   EXPECT_EQ(rotation("pool-masters"), (std::map<std::string, int>{{"b", kWeightScale}}));
   const std::optional<health::Target::Resumed>& resumed = checks_.targets.at("m-a").resumed;
   ASSERT_TRUE(resumed.has_value());

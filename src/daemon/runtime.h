@@ -48,6 +48,11 @@ struct MemberRuntime {
   model::WallTime last_check_at{};
   model::OperatingStatus status = model::OperatingStatus::kOffline;
   model::WallTime state_since{};
+  // The status its health alone gives it, whatever an operator's drain or maintenance shows
+  // (health_status_of()), and since when: a drained master's reboot is still downtime, and the
+  // page's "since" is the age of what its checks say, not of the override.
+  model::OperatingStatus health_status = model::OperatingStatus::kOffline;
+  model::WallTime health_since{};
   bool in_rotation = false;
   uint32_t check_tag = kNoCheckTag;  // its health::Target::tag, the index in ControlPlane::checked_
   std::shared_ptr<proxy::BackendStats> stats = std::make_shared<proxy::BackendStats>();

@@ -76,9 +76,13 @@ Result<int> ControlPlane::upgrade() {
     log::warn("upgrade: {}; the new process checks every member from scratch",
               health.error().message);
   }
+  // The new process reads the recent transitions at its start and writes them from then on.
+  transition_file_->flush();
+  transition_file_->hold();
   auto child = upgrade::spawn(*command_, fds);
   if (!child) {
     log::error("upgrade failed: {}; this process keeps serving", child.error().message);
+    transition_file_->release();
     return std::unexpected(child.error());
   }
   upgrade_started_ = true;
@@ -132,6 +136,7 @@ void ControlPlane::upgrade_ready() {
 void ControlPlane::upgrade_failed(const std::string& why) {
   log::error("upgrade failed: {}; this process keeps serving", why);
   if (shared_store_) shared_store_->resume();
+  transition_file_->release();
   boost::system::error_code ignored;
   upgrade_->pipe.close(ignored);
   upgrade_->timeout->cancel();
@@ -141,6 +146,7 @@ void ControlPlane::upgrade_failed(const std::string& why) {
 void ControlPlane::abandon_upgrade() {
   if (!upgrade_) return;
   log::warn("stopping while upgrade pid {} starts; stopping it too", upgrade_->pid);
+  transition_file_->release();
   ::kill(upgrade_->pid, SIGTERM);
   boost::system::error_code ignored;
   upgrade_->pipe.close(ignored);

@@ -25,6 +25,7 @@ std::vector<CarriedHealth> Pools::health_to_hand_over() const {
                          .successes = m.successes,
                          .failures = m.failures,
                          .state_since = m.state_since,
+                         .health_since = m.health_since,
                          .last_check_at = m.last_check_at,
                          .last_check = m.last_check});
     }
@@ -65,6 +66,7 @@ void Pools::resume_health(MemberRuntime& m, const model::Pool& pool) const {
   m.successes = c.successes;
   m.failures = c.failures;
   m.state_since = c.state_since;
+  m.health_since = c.health_since;
   m.last_check_at = c.last_check_at;
   m.last_check = c.last_check;
 }

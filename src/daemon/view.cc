@@ -36,6 +36,8 @@ model::MemberView member_view(const PoolRuntime& p, const MemberRuntime& m, bool
       .last_check = m.last_check,
       .last_check_at = m.last_check_at,
       .state_since = m.state_since,
+      .health_status = m.health_status,
+      .health_since = m.health_since,
       .consecutive_successes = m.successes,
       .consecutive_failures = m.failures,
       .active_connections = m.stats->active.load(std::memory_order_relaxed),

@@ -71,17 +71,22 @@ void MemberHistory::record_check(WallTime at, Duration took, bool ok) {
   if (!ok && s->failures < MinuteSample::kMaxChecks) ++s->failures;
 }
 
-void MemberHistory::record_transition(WallTime at, OperatingStatus before, WallTime before_since) {
+void MemberHistory::record_transition(WallTime at) {
   if (first_ == WallTime{}) first_ = at;
-  const int64_t now_minute = std::max(minute_of(at), newest_);
-  PackedMinute* s = slot(now_minute);
+  PackedMinute* s = slot(std::max(minute_of(at), newest_));
   if (s->transitions < MinuteSample::kMaxTransitions) ++s->transitions;
-  if (before != OperatingStatus::kError || before_since >= at) return;
-  // The down period that ends now, spread over the minutes it covered that the ring keeps.
-  const int64_t from = std::max(minute_of(before_since), now_minute - kMinutes + 1);
-  for (int64_t m = from; m <= now_minute; ++m) {
-    const WallTime lo = std::max(before_since, start_of(m));
-    const WallTime hi = std::min(at, start_of(m + 1));
+}
+
+void MemberHistory::record_down(WallTime from, WallTime to) {
+  if (first_ == WallTime{}) first_ = to;
+  const int64_t now_minute = std::max(minute_of(to), newest_);
+  slot(now_minute);  // the ring moves on to `to`'s minute, as a transition at `to` would move it
+  if (from >= to) return;
+  // Only the minutes the ring keeps.
+  const int64_t first = std::max(minute_of(from), now_minute - kMinutes + 1);
+  for (int64_t m = first; m <= now_minute; ++m) {
+    const WallTime lo = std::max(from, start_of(m));
+    const WallTime hi = std::min(to, start_of(m + 1));
     if (hi <= lo) continue;
     PackedMinute* down = slot(m);
     const auto ms =
@@ -96,11 +101,11 @@ MinuteSample MemberHistory::minute(WallTime now, int minutes_ago) const {
   return unpack(ring_[static_cast<size_t>(m % kMinutes)]);
 }
 
-HourView last_hour(const MemberHistory& history, OperatingStatus status, WallTime state_since,
+HourView last_hour(const MemberHistory& history, OperatingStatus status, WallTime since,
                    WallTime now) {
   HourView out;
   const int64_t now_minute = minute_of(now);
-  const bool down_now = status == OperatingStatus::kError && state_since != WallTime{};
+  const bool down_now = status == OperatingStatus::kError && since != WallTime{};
   for (int i = 0; i < MemberHistory::kMinutes; ++i) {
     const int ago = MemberHistory::kMinutes - 1 - i;
     const WallTime lo = start_of(now_minute - ago);
@@ -112,8 +117,8 @@ HourView last_hour(const MemberHistory& history, OperatingStatus status, WallTim
     // The first minute watched counts from the first record.
     v.length_ms = duration_cast<milliseconds>(hi - std::max(lo, history.since())).count();
     v.down_ms = v.sample.down_ms;
-    if (down_now && hi > state_since) {
-      v.down_ms += duration_cast<milliseconds>(hi - std::max(lo, state_since)).count();
+    if (down_now && hi > since) {
+      v.down_ms += duration_cast<milliseconds>(hi - std::max(lo, since)).count();
     }
     v.down_ms = std::min(v.down_ms, v.length_ms);
     out.transitions += v.sample.transitions;

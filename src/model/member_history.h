@@ -1,8 +1,9 @@
 // One member's last hour, a minute at a time: how long its checks took, how many failed, its
-// status changes and its time down (ERROR), for the status page's sparklines, flap count and
-// downtime. A fixed ring of 60 minutes of 8 bytes each (496 bytes a member whatever the check
-// interval), kept by the control thread beside CheckStats and copied into MemberView. Plain
-// values; the control thread writes it, a copy may go to any thread.
+// status changes and its time down (its health's ERROR, whatever an operator's drain or
+// maintenance shows), for the status page's sparklines, flap count and downtime. A fixed ring of 60
+// minutes of 8 bytes each (496 bytes a member whatever the check interval), kept by the control
+// thread beside CheckStats and copied into MemberView. Plain values; the control thread writes it,
+// a copy may go to any thread.
 #pragma once
 
 #include <array>
@@ -46,8 +47,11 @@ class MemberHistory {
   static constexpr int kMinutes = 60;
 
   void record_check(WallTime at, Duration took, bool ok);
-  // The member's status changed at `at` from `before`, which it had held since `before_since`.
-  void record_transition(WallTime at, OperatingStatus before, WallTime before_since);
+  // The member's status changed at `at` (a flap).
+  void record_transition(WallTime at);
+  // A down period ended at `to`, which began at `from`: spread over the minutes it covered. Apart
+  // from record_transition(): a drained member goes down and up while its status stays DRAINING.
+  void record_down(WallTime from, WallTime to);
 
   // The minute `minutes_ago` minutes before `now`'s (0: `now`'s own, still running); an empty
   // sample for one older than the ring or before the first record.
@@ -69,7 +73,7 @@ class MemberHistory {
 int64_t minute_of(WallTime t);
 
 // One minute of the last hour as the status page draws it: the ring's sample plus the part of a
-// down period still running (status ERROR since `state_since`).
+// down period still running (ERROR since `since`).
 struct MinuteView {
   bool known = false;  // the member was watched during the minute
   MinuteSample sample;
@@ -84,7 +88,9 @@ struct HourView {
   float max_ms = 0;                                         // the slowest check in the hour
 };
 
-HourView last_hour(const MemberHistory& history, OperatingStatus status, WallTime state_since,
+// `status` and `since`: the member's health status (MemberView::health_status) and since when it
+// has held it; ERROR is a down period still running.
+HourView last_hour(const MemberHistory& history, OperatingStatus status, WallTime since,
                    WallTime now);
 
 }  // namespace vigil::model

@@ -57,7 +57,7 @@ TEST(MemberHistory, CountsSaturateWhereThePageDrawsNoDifference) {
   MemberHistory h;
   for (int i = 0; i < 1000; ++i) h.record_check(kT0 + i * 10ms, 1ms, i % 2 == 0);
   for (int i = 0; i < 5000; ++i) {
-    h.record_transition(kT0 + i * 10ms, OperatingStatus::kOnline, kT0);
+    h.record_transition(kT0 + i * 10ms);
   }
   const MinuteSample s = h.minute(kT0 + 50s, 0);
   EXPECT_EQ(s.checks, MinuteSample::kMaxChecks);
@@ -93,8 +93,9 @@ TEST(MemberHistory, AClockSteppedBackCountsInTheNewestMinute) {
 
 TEST(MemberHistory, SpreadsAnEndedDownPeriodOverItsMinutes) {
   MemberHistory h;
-  h.record_transition(kT0 + 30s, OperatingStatus::kOnline, kT0);
-  h.record_transition(kT0 + 150s, OperatingStatus::kError, kT0 + 30s);  // down 2 minutes
+  h.record_transition(kT0 + 30s);
+  h.record_transition(kT0 + 150s);
+  h.record_down(kT0 + 30s, kT0 + 150s);  // down 2 minutes
   EXPECT_EQ(h.minute(kT0 + 150s, 2).down_ms, 30'000);
   EXPECT_EQ(h.minute(kT0 + 150s, 1).down_ms, 60'000);
   EXPECT_EQ(h.minute(kT0 + 150s, 0).down_ms, 30'000);
@@ -102,12 +103,25 @@ TEST(MemberHistory, SpreadsAnEndedDownPeriodOverItsMinutes) {
   EXPECT_EQ(h.minute(kT0 + 150s, 0).transitions, 1);
 }
 
+TEST(MemberHistory, ADownPeriodWithoutAStatusChangeIsNoFlap) {
+  // A drained master rebooting: its health went down and up, its status stayed DRAINING.
+  MemberHistory h;
+  h.record_check(kT0, 1ms, true);
+  h.record_down(kT0 + 10s, kT0 + 70s);
+  EXPECT_EQ(h.minute(kT0 + 70s, 1).down_ms, 50'000);
+  EXPECT_EQ(h.minute(kT0 + 70s, 0).down_ms, 10'000);
+  const HourView v = last_hour(h, OperatingStatus::kOnline, kT0 + 70s, kT0 + 2min);
+  EXPECT_EQ(v.down_ms, 60'000);
+  EXPECT_EQ(v.transitions, 0);
+}
+
 TEST(LastHour, CountsFlapsAndDowntimeIncludingTheRunningDownPeriod) {
   MemberHistory h;
   h.record_check(kT0, 2ms, true);
-  h.record_transition(kT0 + 10min, OperatingStatus::kOnline, kT0);
-  h.record_transition(kT0 + 11min, OperatingStatus::kError, kT0 + 10min);
-  h.record_transition(kT0 + 20min, OperatingStatus::kOnline, kT0 + 11min);
+  h.record_transition(kT0 + 10min);
+  h.record_transition(kT0 + 11min);
+  h.record_down(kT0 + 10min, kT0 + 11min);
+  h.record_transition(kT0 + 20min);
   h.record_check(kT0 + 20min, 40ms, false);
   // Down since 20min, still down at 25min30s: 1 min closed + 5.5 min running.
   const HourView v = last_hour(h, OperatingStatus::kError, kT0 + 20min, kT0 + 25min + 30s);

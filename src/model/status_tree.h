@@ -31,6 +31,10 @@ struct MemberView {
   std::optional<CheckResult> last_check;
   WallTime last_check_at{};
   WallTime state_since{};  // when operating_status last changed
+  // The status its health alone gives it (an operator's drain or maintenance aside) and since
+  // when: the status page's "since" and downtime.
+  OperatingStatus health_status = OperatingStatus::kOffline;
+  WallTime health_since{};
   int consecutive_successes = 0;
   int consecutive_failures = 0;
   uint64_t active_connections = 0;
