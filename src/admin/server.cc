@@ -5,14 +5,16 @@
 
 #include <algorithm>
 #include <array>
+#include <boost/asio/generic/stream_protocol.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
+#include <boost/beast/core/basic_stream.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/parser.hpp>
@@ -20,6 +22,7 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
 #include <charconv>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <utility>
@@ -31,6 +34,7 @@
 #include "admin/sign_in_throttle.h"
 #include "admin/text.h"
 #include "base/log.h"
+#include "net/unix_socket.h"
 
 namespace vigil::admin {
 
@@ -38,6 +42,11 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
+using local = asio::local::stream_protocol;
+// Both acceptors hand their connections over as generic sockets, so that one Session serves TCP
+// and the Unix socket alike.
+using Socket = asio::generic::stream_protocol::socket;
+using Stream = beast::basic_stream<asio::generic::stream_protocol>;
 using namespace std::chrono_literals;
 
 namespace {
@@ -90,6 +99,15 @@ Result<tcp::endpoint> parse_listen(std::string_view text) {
   return tcp::endpoint(address, static_cast<uint16_t>(port));
 }
 
+// The IP address of a TCP peer that the generic acceptor gave as a generic endpoint.
+std::optional<asio::ip::address> ip_of(const asio::generic::stream_protocol::endpoint& generic) {
+  tcp::endpoint ep;
+  if (generic.size() > ep.capacity()) return std::nullopt;
+  std::memcpy(ep.data(), generic.data(), generic.size());
+  ep.resize(generic.size());
+  return ep.address();
+}
+
 }  // namespace
 
 class Session;
@@ -108,11 +126,16 @@ std::string sign_in_source(const asio::ip::address& peer) {
 
 struct ServerState {
   ServerState(asio::io_context& io, Options o, Daemon& d)
-      : acceptor(io), retry(io), options(std::move(o)), daemon(d) {}
+      : acceptor(io),
+        unix_acceptor(io),
+        retry(io),
+        unix_retry(io),
+        options(std::move(o)),
+        daemon(d) {}
 
   struct Entry {
     std::weak_ptr<Session> session;
-    asio::ip::address peer;
+    std::string peer;  // what the per-address cap counts: an IP address, or "unix USER"
   };
 
   // Forgets session `id` (closed, evicted or destroyed); twice does nothing.
@@ -125,12 +148,14 @@ struct ServerState {
   }
 
   tcp::acceptor acceptor;
-  asio::steady_timer retry;
+  local::acceptor unix_acceptor;  // admin.socket; closed when there is none
+  asio::steady_timer retry;       // the acceptor's next try after a failed accept
+  asio::steady_timer unix_retry;  // the same for unix_acceptor
   Options options;
   Daemon& daemon;
   RenderFn render;                     // AdminServer's renderer
   std::map<uint64_t, Entry> sessions;  // by id: the oldest first
-  std::map<asio::ip::address, size_t> per_address;
+  std::map<std::string, size_t> per_address;
   uint64_t next_session = 0;
   LoginSessions logins;         // the status page's signed-in browsers
   SignInThrottle throttle;      // wrong tokens at /login, per source
@@ -143,12 +168,14 @@ struct ServerState {
 // pending Asio operation (shared_ptr), so it lives exactly as long as something is in flight.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket socket, std::shared_ptr<ServerState> server, uint64_t id,
-          const asio::ip::address& peer)
+  // `peer_user`: the Unix socket's peer from SO_PEERCRED; empty over TCP.
+  Session(Socket socket, std::shared_ptr<ServerState> server, uint64_t id, std::string source,
+          std::string peer_user)
       : stream_(std::move(socket)),
         server_(std::move(server)),
         id_(id),
-        source_(sign_in_source(peer)) {}
+        source_(std::move(source)),
+        peer_user_(std::move(peer_user)) {}
   ~Session() { server_->release(id_); }
 
   void start() { read_head(); }
@@ -156,7 +183,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void close() {
     server_->release(id_);
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream_.socket().shutdown(asio::socket_base::shutdown_both, ec);
     stream_.close();
   }
 
@@ -234,6 +261,7 @@ class Session : public std::enable_shared_from_this<Session> {
         .origin = req[http::field::origin],
         .sec_fetch_site = req["Sec-Fetch-Site"],
         .source = source_,
+        .peer_user = peer_user_,
     };
     Response response;
     try {
@@ -300,7 +328,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void drain_and_close() {
     answering_ = false;  // answered: what is left to read is dropped anyway
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    stream_.socket().shutdown(asio::socket_base::shutdown_send, ec);
     stream_.expires_after(kDrainTime);
     drain();
   }
@@ -314,10 +342,11 @@ class Session : public std::enable_shared_from_this<Session> {
                             });
   }
 
-  beast::tcp_stream stream_;
+  Stream stream_;
   std::shared_ptr<ServerState> server_;
   const uint64_t id_;
-  const std::string source_;  // sign_in_source of the peer
+  const std::string source_;     // sign_in_source of the peer, or "unix USER"
+  const std::string peer_user_;  // over the Unix socket: who the kernel says the peer is
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> response_;
@@ -329,7 +358,7 @@ class Session : public std::enable_shared_from_this<Session> {
 namespace {
 
 // Closes the oldest evictable session (of `peer` when given); false when there is none.
-bool evict_oldest(ServerState& s, const asio::ip::address* peer) {
+bool evict_oldest(ServerState& s, const std::string* peer) {
   for (const auto& [id, entry] : s.sessions) {
     if (peer != nullptr && entry.peer != *peer) continue;
     auto session = entry.session.lock();
@@ -342,7 +371,7 @@ bool evict_oldest(ServerState& s, const asio::ip::address* peer) {
 
 // Makes room under both caps for a connection from `peer`; false when every candidate is being
 // answered.
-bool make_room(ServerState& s, const asio::ip::address& peer) {
+bool make_room(ServerState& s, const std::string& peer) {
   const Options& o = s.options;
   auto from_peer = [&] {
     auto it = s.per_address.find(peer);
@@ -367,11 +396,33 @@ bool make_room(ServerState& s, const asio::ip::address& peer) {
   return true;
 }
 
-void admit(const std::shared_ptr<ServerState>& s, tcp::socket socket) {
+// Who is at the other end of `socket`: the per-address cap's key, /login's throttle source and,
+// over the Unix socket, the user the kernel names. Nothing when the peer is already gone.
+struct Peer {
+  std::string key;
+  std::string source;
+  std::string user;
+};
+
+std::optional<Peer> peer_of(Socket& socket, bool unix_socket) {
+  if (unix_socket) {
+    auto user = net::peer_user(socket.native_handle());
+    if (!user) return std::nullopt;
+    return Peer{.key = "unix " + *user, .source = "unix " + *user, .user = *user};
+  }
   beast::error_code ec;
-  const tcp::endpoint remote = socket.remote_endpoint(ec);
-  if (ec) return;  // already gone
-  const asio::ip::address peer = remote.address();
+  const auto remote = socket.remote_endpoint(ec);
+  if (ec) return std::nullopt;
+  const auto ip = ip_of(remote);
+  if (!ip) return std::nullopt;
+  return Peer{.key = ip->to_string(), .source = sign_in_source(*ip), .user = {}};
+}
+
+void admit(const std::shared_ptr<ServerState>& s, Socket socket, bool unix_socket) {
+  beast::error_code ec;
+  auto found = peer_of(socket, unix_socket);
+  if (!found) return;  // already gone
+  const std::string& peer = found->key;
   if (!make_room(*s, peer)) {
     if (!s->refusing) {
       log::warn(
@@ -385,29 +436,34 @@ void admit(const std::shared_ptr<ServerState>& s, tcp::socket socket) {
   }
   s->refusing = false;
   const uint64_t id = s->next_session++;
-  auto session = std::make_shared<Session>(std::move(socket), s, id, peer);
+  auto session = std::make_shared<Session>(std::move(socket), s, id, std::move(found->source),
+                                           std::move(found->user));
   s->sessions.emplace(id, ServerState::Entry{.session = session, .peer = peer});
   ++s->per_address[peer];
   session->start();
 }
 
-void accept_next(const std::shared_ptr<ServerState>& s) {
-  s->acceptor.async_accept([s](beast::error_code ec, tcp::socket socket) {
-    if (!s->acceptor.is_open()) return;
+// `acceptor` and `retry` are s->acceptor and s->retry, or the Unix socket's: `s` keeps them alive.
+template <typename Acceptor>
+void accept_next(const std::shared_ptr<ServerState>& s, Acceptor& acceptor,
+                 asio::steady_timer& retry) {
+  auto socket = std::make_shared<Socket>(acceptor.get_executor());
+  acceptor.async_accept(*socket, [s, socket, &acceptor, &retry](beast::error_code ec) {
+    if (!acceptor.is_open()) return;
     if (ec) {
       // Out of file descriptors and the like: try again shortly rather than spin; said once.
       if (!s->accept_failing) log::warn("admin API: accept failed: {}", ec.message());
       s->accept_failing = true;
-      s->retry.expires_after(100ms);
-      s->retry.async_wait([s](beast::error_code wait_ec) {
-        if (!wait_ec) accept_next(s);
+      retry.expires_after(100ms);
+      retry.async_wait([s, &acceptor, &retry](beast::error_code wait_ec) {
+        if (!wait_ec) accept_next(s, acceptor, retry);
       });
       return;
     }
     if (s->accept_failing) log::info("admin API: accepting connections again");
     s->accept_failing = false;
-    admit(s, std::move(socket));
-    accept_next(s);
+    admit(s, std::move(*socket), std::is_same_v<Acceptor, local::acceptor>);
+    accept_next(s, acceptor, retry);
   });
 }
 
@@ -432,6 +488,23 @@ AdminServer::~AdminServer() { stop(); }
 
 Result<void> AdminServer::start() {
   if (state_->acceptor.is_open()) return fail("the admin API is already listening on " + bound());
+  // The Unix socket is owned from here on, whatever becomes of the TCP one.
+  net::Fd unix_fd(std::exchange(state_->options.unix_fd, -1));
+  if (auto started = start_tcp(); !started) return started;
+  if (unix_fd.valid()) {
+    beast::error_code ec;
+    state_->unix_acceptor.assign(local(), unix_fd.get(), ec);
+    if (ec) {
+      stop();
+      return fail(fmt::format("cannot serve on the admin socket: {}", ec.message()));
+    }
+    unix_fd.release();
+    accept_next(state_, state_->unix_acceptor, state_->unix_retry);
+  }
+  return {};
+}
+
+Result<void> AdminServer::start_tcp() {
   auto endpoint = parse_listen(state_->options.listen);
   if (!endpoint) return std::unexpected(endpoint.error());
   tcp::acceptor& acceptor = state_->acceptor;
@@ -446,7 +519,7 @@ Result<void> AdminServer::start() {
       return fail(fmt::format("cannot serve on the inherited admin socket: {}", ec.message()));
     }
     log::debug("admin API listening on {} (inherited)", bound());
-    accept_next(state_);
+    accept_next(state_, acceptor, state_->retry);
     return {};
   }
   acceptor.open(endpoint->protocol(), ec);
@@ -459,7 +532,7 @@ Result<void> AdminServer::start() {
     return fail(fmt::format("cannot listen on {}: {}", state_->options.listen, ec.message()));
   }
   log::debug("admin API listening on {}", bound());
-  accept_next(state_);
+  accept_next(state_, acceptor, state_->retry);
   return {};
 }
 
@@ -473,6 +546,10 @@ std::string AdminServer::bound() const {
 
 int AdminServer::listening_fd() const {
   return state_->acceptor.is_open() ? state_->acceptor.native_handle() : -1;
+}
+
+int AdminServer::unix_listening_fd() const {
+  return state_->unix_acceptor.is_open() ? state_->unix_acceptor.native_handle() : -1;
 }
 
 void AdminServer::set_token(std::string token) {
@@ -498,7 +575,9 @@ size_t AdminServer::connections() const { return state_->sessions.size(); }
 void AdminServer::stop() {
   beast::error_code ec;
   state_->acceptor.close(ec);
+  state_->unix_acceptor.close(ec);
   state_->retry.cancel();
+  state_->unix_retry.cancel();
   // Copied first: a session may end, and leave the map, while others are being closed.
   const auto sessions = state_->sessions;
   for (const auto& [id, entry] : sessions) {
