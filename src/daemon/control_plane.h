@@ -235,6 +235,9 @@ class ControlPlane {
   Result<upgrade::Command> command_ = fail("not started");  // what an upgrade runs
   std::shared_ptr<Upgrade> upgrade_;                        // while a new process starts
   bool upgrade_started_ = false;  // a new process was started, whatever became of it
+  // admin.socket's file is this process's to remove at stop: it bound it or was handed it, rather
+  // than having found another process's there.
+  bool owns_admin_socket_ = false;
 };
 
 // `vigil serve`: loads the config, runs until SIGTERM/SIGINT, reloads on SIGHUP. Returns the
