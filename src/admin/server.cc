@@ -21,13 +21,12 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
-#include <charconv>
-#include <cstring>
 #include <map>
 #include <optional>
 #include <utility>
 
 #include "admin/limits.h"
+#include "admin/listen_address.h"
 #include "admin/login_sessions.h"
 #include "admin/octavia/random_id.h"
 #include "admin/routes.h"
@@ -62,67 +61,9 @@ bool is_http_error(const beast::error_code& ec) {
   return ec.category() == http::make_error_code(http::error::bad_method).category();
 }
 
-Result<tcp::endpoint> parse_listen(std::string_view text) {
-  auto bad = [&](std::string_view why) {
-    return fail(
-        fmt::format("invalid admin listen address \"{}\": {} (like 127.0.0.1:8404 or "
-                    "[::1]:8404)",
-                    text, why));
-  };
-  std::string host;
-  std::string_view port_text;
-  if (text.starts_with('[')) {
-    const size_t close = text.find(']');
-    if (close == std::string_view::npos || text.substr(close + 1, 1) != ":") {
-      return bad("expected [ADDRESS]:PORT");
-    }
-    host = text.substr(1, close - 1);
-    port_text = text.substr(close + 2);
-  } else {
-    const size_t colon = text.rfind(':');
-    if (colon == std::string_view::npos) return bad("no port");
-    host = text.substr(0, colon);
-    port_text = text.substr(colon + 1);
-    if (host.find(':') != std::string::npos) return bad("put an IPv6 address in brackets");
-  }
-  if (host.empty()) return bad("no address; use 0.0.0.0 to listen on every address");
-  if (host == "localhost") host = "127.0.0.1";
-  unsigned port = 0;
-  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (port_text.empty() || ec != std::errc() || end != port_text.data() + port_text.size() ||
-      port > 65535) {
-    return bad("bad port");
-  }
-  beast::error_code addr_ec;
-  const asio::ip::address address = asio::ip::make_address(host, addr_ec);
-  if (addr_ec) return bad("the address must be an IP address");
-  return tcp::endpoint(address, static_cast<uint16_t>(port));
-}
-
-// The IP address of a TCP peer that the generic acceptor gave as a generic endpoint.
-std::optional<asio::ip::address> ip_of(const asio::generic::stream_protocol::endpoint& generic) {
-  tcp::endpoint ep;
-  if (generic.size() > ep.capacity()) return std::nullopt;
-  std::memcpy(ep.data(), generic.data(), generic.size());
-  ep.resize(generic.size());
-  return ep.address();
-}
-
 }  // namespace
 
 class Session;
-
-// The source /login's throttle counts: an IPv4 address, or an IPv6 address's /64, which one
-// host usually holds whole (counting single IPv6 addresses would give it 2^64 tries).
-std::string sign_in_source(const asio::ip::address& peer) {
-  if (peer.is_v6() && peer.to_v6().is_v4_mapped()) {
-    return asio::ip::make_address_v4(asio::ip::v4_mapped, peer.to_v6()).to_string();
-  }
-  if (!peer.is_v6()) return peer.to_string();
-  asio::ip::address_v6::bytes_type bytes = peer.to_v6().to_bytes();
-  std::fill(bytes.begin() + 8, bytes.end(), 0);
-  return asio::ip::address_v6(bytes).to_string() + "/64";
-}
 
 struct ServerState {
   ServerState(asio::io_context& io, Options o, Daemon& d)
