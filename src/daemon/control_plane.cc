@@ -143,7 +143,6 @@ Result<void> ControlPlane::start() {
       auto opened = open_admin_socket(process_.admin.socket, std::move(admin_unix));
       if (!opened) return std::unexpected(opened.error());
       unix_fd = std::move(*opened);
-      owns_admin_socket_ = true;
     }
     admin_ = std::make_unique<admin::AdminServer>(
         io_,
@@ -174,9 +173,6 @@ size_t ControlPlane::stop() {
   address_loss_.reset();
   if (peer_sync_) peer_sync_->stop();
   if (admin_) admin_->stop();
-  // The socket file goes with a clean stop, but not with an upgrade: the new process serves on
-  // it (after a failed upgrade the file stays; the next start replaces it as stale).
-  if (owns_admin_socket_ && !upgrade_started_) net::remove_socket(process_.admin.socket);
   shared_store_.reset();  // no more changes from etcd: the daemon stops
   liveness_->cancel();
   if (listeners_) listeners_->stop();
@@ -191,8 +187,18 @@ size_t ControlPlane::stop() {
   return cut;
 }
 
+bool ControlPlane::owns_shared_files(bool ready_told) const {
+  return !upgrade_started_ && !(upgrade::started_by_upgrade() && !ready_told);
+}
+
+void ControlPlane::remove_admin_socket(bool ready_told) {
+  if (admin_ && !process_.admin.socket.empty() && owns_shared_files(ready_told)) {
+    net::remove_socket(process_.admin.socket);
+  }
+}
+
 void ControlPlane::fold_state(bool ready_told) {
-  if (!store_ || upgrade_started_ || (upgrade::started_by_upgrade() && !ready_told)) return;
+  if (!store_ || !owns_shared_files(ready_told)) return;
   const auto folded = store_->fold();
   if (!folded) {
     log::warn("at stop: {}; the state file and its journal stay as they were",
