@@ -214,5 +214,19 @@ TEST_F(MemberAdminTest, OctaviaMemberSetOnAFileMemberIsARuntimeOverride) {
   EXPECT_EQ(daemon_.override_calls, 3);
 }
 
+TEST_F(MemberAdminTest, OctaviaMemberSetOverTheUnixSocketNamesThePeer) {
+  const std::string member =
+      "/v2/lbaas/pools/" + daemon_.lbs[0].pools[0].id + "/members/" + master01().id;
+  const Request request{.method = "PUT",
+                        .target = member,
+                        .x_auth_token = "T",
+                        .body = R"({"member": {"weight": 0}})",
+                        .peer_user = "alice"};
+  const Response r =
+      route(request, RouteContext{.token = "T", .daemon = daemon_, .now = testing::kNow});
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(body(r).at("member").at("vigil_admin_override").at("by"), "Octavia API (alice)");
+}
+
 }  // namespace
 }  // namespace vigil::admin
