@@ -347,6 +347,8 @@ struct Peer {
 
 std::optional<Peer> peer_of(Socket& socket, bool unix_socket) {
   if (unix_socket) {
+    // Once per connection, not per request: the password database lookup (local files, or
+    // sssd's cache) stays off the path of a keep-alive client's requests.
     auto user = net::peer_user(socket.native_handle());
     if (!user) return std::nullopt;
     return Peer{.key = "unix " + *user, .source = "unix " + *user, .user = *user};
