@@ -36,6 +36,9 @@ struct Request {
   std::string_view sec_fetch_site;
   // Who sent it, as /login's throttle counts sources: an IPv4 address, or an IPv6 /64.
   std::string_view source;
+  // Over the admin Unix socket, the user the kernel names (SO_PEERCRED): it, not what the client
+  // claims, names who set an override. Empty over TCP.
+  std::string_view peer_user;
 };
 
 struct Response {

@@ -70,7 +70,7 @@ std::optional<Response> change(const FoundMember& f, std::optional<model::AdminS
 std::optional<Response> put(const Request& request, const FoundMember& f, const RouteContext& ctx) {
   auto req = parse_override_request(request.body);
   if (!req) return fault(400, req.error().message);
-  return change(f, req->state, req->weight, req->by, ctx);
+  return change(f, req->state, req->weight, credited_by(req->by, request.peer_user), ctx);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <boost/json.hpp>
 
 #include "admin/fake_daemon_test.h"
+#include "admin/override_json.h"
 #include "admin/routes.h"
 
 namespace vigil::admin {
@@ -60,6 +61,50 @@ TEST_F(MemberAdminTest, APutSetsTheOverrideAndAnswersTheMembersNewView) {
   EXPECT_EQ(ready.status, 200);
   EXPECT_FALSE(master01().admin_override);
   EXPECT_EQ(admin_of(ready), nullptr);
+}
+
+// Over the Unix socket the kernel's name for the peer replaces whatever user the client claims.
+TEST_F(MemberAdminTest, TheUnixSocketsPeerNamesWhoSetIt) {
+  const Request request{.method = "PUT",
+                        .target = path_,
+                        .x_auth_token = "T",
+                        .body = R"j({"state": "drain", "by": "CLI (mallory)"})j",
+                        .peer_user = "alice"};
+  const Response r =
+      route(request, RouteContext{.token = "T", .daemon = daemon_, .now = testing::kNow});
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(admin_of(r).at("by"), "CLI (alice)");
+}
+
+TEST(CreditedBy, PutsThePeerInPlaceOfTheClaim) {
+  struct Case {
+    const char* description;
+    const char* claimed;
+    const char* peer_user;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {.description = "TCP: the claim stands",
+       .claimed = "CLI (mallory)",
+       .peer_user = "",
+       .expected = "CLI (mallory)"},
+      {.description = "a claimed user is replaced",
+       .claimed = "CLI (mallory)",
+       .peer_user = "alice",
+       .expected = "CLI (alice)"},
+      {.description = "no user claimed",
+       .claimed = "API",
+       .peer_user = "alice",
+       .expected = "API (alice)"},
+      {.description = "nothing claimed", .claimed = "", .peer_user = "root", .expected = "root"},
+      {.description = "only a user claimed",
+       .claimed = " (mallory)",
+       .peer_user = "alice",
+       .expected = "alice"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(credited_by(c.claimed, c.peer_user), c.expected) << c.description;
+  }
 }
 
 TEST_F(MemberAdminTest, BadBodiesAnswer400AndChangeNothing) {
@@ -167,6 +212,20 @@ TEST_F(MemberAdminTest, OctaviaMemberSetOnAFileMemberIsARuntimeOverride) {
   EXPECT_NE(faultstring(other).find("read-only"), std::string::npos) << other.body;
   EXPECT_EQ(call("DELETE", member).status, 409) << "still the file's";
   EXPECT_EQ(daemon_.override_calls, 3);
+}
+
+TEST_F(MemberAdminTest, OctaviaMemberSetOverTheUnixSocketNamesThePeer) {
+  const std::string member =
+      "/v2/lbaas/pools/" + daemon_.lbs[0].pools[0].id + "/members/" + master01().id;
+  const Request request{.method = "PUT",
+                        .target = member,
+                        .x_auth_token = "T",
+                        .body = R"({"member": {"weight": 0}})",
+                        .peer_user = "alice"};
+  const Response r =
+      route(request, RouteContext{.token = "T", .daemon = daemon_, .now = testing::kNow});
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(body(r).at("member").at("vigil_admin_override").at("by"), "Octavia API (alice)");
 }
 
 }  // namespace

@@ -121,4 +121,16 @@ Result<OverrideRequest> parse_override_request(std::string_view body) {
   return out;
 }
 
+std::string credited_by(std::string_view claimed, std::string_view peer_user) {
+  if (peer_user.empty()) return std::string(claimed);
+  std::string_view label = claimed;
+  if (label.ends_with(')')) {
+    if (const size_t open = label.rfind(" ("); open != std::string_view::npos) {
+      label = label.substr(0, open);
+    }
+  }
+  if (label.empty()) return std::string(peer_user);
+  return fmt::format("{} ({})", label, peer_user);
+}
+
 }  // namespace vigil::admin

@@ -5,32 +5,35 @@
 
 #include <algorithm>
 #include <array>
+#include <boost/asio/generic/stream_protocol.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
+#include <boost/beast/core/basic_stream.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
-#include <charconv>
 #include <map>
 #include <optional>
 #include <utility>
 
 #include "admin/limits.h"
+#include "admin/listen_address.h"
 #include "admin/login_sessions.h"
 #include "admin/octavia/random_id.h"
 #include "admin/routes.h"
 #include "admin/sign_in_throttle.h"
 #include "admin/text.h"
 #include "base/log.h"
+#include "net/unix_socket.h"
 
 namespace vigil::admin {
 
@@ -38,6 +41,11 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
+using local = asio::local::stream_protocol;
+// Both acceptors hand their connections over as generic sockets, so that one Session serves TCP
+// and the Unix socket alike.
+using Socket = asio::generic::stream_protocol::socket;
+using Stream = beast::basic_stream<asio::generic::stream_protocol>;
 using namespace std::chrono_literals;
 
 namespace {
@@ -53,66 +61,22 @@ bool is_http_error(const beast::error_code& ec) {
   return ec.category() == http::make_error_code(http::error::bad_method).category();
 }
 
-Result<tcp::endpoint> parse_listen(std::string_view text) {
-  auto bad = [&](std::string_view why) {
-    return fail(
-        fmt::format("invalid admin listen address \"{}\": {} (like 127.0.0.1:8404 or "
-                    "[::1]:8404)",
-                    text, why));
-  };
-  std::string host;
-  std::string_view port_text;
-  if (text.starts_with('[')) {
-    const size_t close = text.find(']');
-    if (close == std::string_view::npos || text.substr(close + 1, 1) != ":") {
-      return bad("expected [ADDRESS]:PORT");
-    }
-    host = text.substr(1, close - 1);
-    port_text = text.substr(close + 2);
-  } else {
-    const size_t colon = text.rfind(':');
-    if (colon == std::string_view::npos) return bad("no port");
-    host = text.substr(0, colon);
-    port_text = text.substr(colon + 1);
-    if (host.find(':') != std::string::npos) return bad("put an IPv6 address in brackets");
-  }
-  if (host.empty()) return bad("no address; use 0.0.0.0 to listen on every address");
-  if (host == "localhost") host = "127.0.0.1";
-  unsigned port = 0;
-  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (port_text.empty() || ec != std::errc() || end != port_text.data() + port_text.size() ||
-      port > 65535) {
-    return bad("bad port");
-  }
-  beast::error_code addr_ec;
-  const asio::ip::address address = asio::ip::make_address(host, addr_ec);
-  if (addr_ec) return bad("the address must be an IP address");
-  return tcp::endpoint(address, static_cast<uint16_t>(port));
-}
-
 }  // namespace
 
 class Session;
 
-// The source /login's throttle counts: an IPv4 address, or an IPv6 address's /64, which one
-// host usually holds whole (counting single IPv6 addresses would give it 2^64 tries).
-std::string sign_in_source(const asio::ip::address& peer) {
-  if (peer.is_v6() && peer.to_v6().is_v4_mapped()) {
-    return asio::ip::make_address_v4(asio::ip::v4_mapped, peer.to_v6()).to_string();
-  }
-  if (!peer.is_v6()) return peer.to_string();
-  asio::ip::address_v6::bytes_type bytes = peer.to_v6().to_bytes();
-  std::fill(bytes.begin() + 8, bytes.end(), 0);
-  return asio::ip::address_v6(bytes).to_string() + "/64";
-}
-
 struct ServerState {
   ServerState(asio::io_context& io, Options o, Daemon& d)
-      : acceptor(io), retry(io), options(std::move(o)), daemon(d) {}
+      : acceptor(io),
+        unix_acceptor(io),
+        retry(io),
+        unix_retry(io),
+        options(std::move(o)),
+        daemon(d) {}
 
   struct Entry {
     std::weak_ptr<Session> session;
-    asio::ip::address peer;
+    std::string peer;  // what the per-address cap counts: an IP address, or "unix USER"
   };
 
   // Forgets session `id` (closed, evicted or destroyed); twice does nothing.
@@ -125,12 +89,14 @@ struct ServerState {
   }
 
   tcp::acceptor acceptor;
-  asio::steady_timer retry;
+  local::acceptor unix_acceptor;  // admin.socket; closed when there is none
+  asio::steady_timer retry;       // the acceptor's next try after a failed accept
+  asio::steady_timer unix_retry;  // the same for unix_acceptor
   Options options;
   Daemon& daemon;
   RenderFn render;                     // AdminServer's renderer
   std::map<uint64_t, Entry> sessions;  // by id: the oldest first
-  std::map<asio::ip::address, size_t> per_address;
+  std::map<std::string, size_t> per_address;
   uint64_t next_session = 0;
   LoginSessions logins;         // the status page's signed-in browsers
   SignInThrottle throttle;      // wrong tokens at /login, per source
@@ -143,12 +109,14 @@ struct ServerState {
 // pending Asio operation (shared_ptr), so it lives exactly as long as something is in flight.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket socket, std::shared_ptr<ServerState> server, uint64_t id,
-          const asio::ip::address& peer)
+  // `peer_user`: the Unix socket's peer from SO_PEERCRED; empty over TCP.
+  Session(Socket socket, std::shared_ptr<ServerState> server, uint64_t id, std::string source,
+          std::string peer_user)
       : stream_(std::move(socket)),
         server_(std::move(server)),
         id_(id),
-        source_(sign_in_source(peer)) {}
+        source_(std::move(source)),
+        peer_user_(std::move(peer_user)) {}
   ~Session() { server_->release(id_); }
 
   void start() { read_head(); }
@@ -156,7 +124,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void close() {
     server_->release(id_);
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream_.socket().shutdown(asio::socket_base::shutdown_both, ec);
     stream_.close();
   }
 
@@ -234,6 +202,7 @@ class Session : public std::enable_shared_from_this<Session> {
         .origin = req[http::field::origin],
         .sec_fetch_site = req["Sec-Fetch-Site"],
         .source = source_,
+        .peer_user = peer_user_,
     };
     Response response;
     try {
@@ -300,7 +269,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void drain_and_close() {
     answering_ = false;  // answered: what is left to read is dropped anyway
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    stream_.socket().shutdown(asio::socket_base::shutdown_send, ec);
     stream_.expires_after(kDrainTime);
     drain();
   }
@@ -314,10 +283,11 @@ class Session : public std::enable_shared_from_this<Session> {
                             });
   }
 
-  beast::tcp_stream stream_;
+  Stream stream_;
   std::shared_ptr<ServerState> server_;
   const uint64_t id_;
-  const std::string source_;  // sign_in_source of the peer
+  const std::string source_;     // sign_in_source of the peer, or "unix USER"
+  const std::string peer_user_;  // over the Unix socket: who the kernel says the peer is
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> response_;
@@ -329,7 +299,7 @@ class Session : public std::enable_shared_from_this<Session> {
 namespace {
 
 // Closes the oldest evictable session (of `peer` when given); false when there is none.
-bool evict_oldest(ServerState& s, const asio::ip::address* peer) {
+bool evict_oldest(ServerState& s, const std::string* peer) {
   for (const auto& [id, entry] : s.sessions) {
     if (peer != nullptr && entry.peer != *peer) continue;
     auto session = entry.session.lock();
@@ -342,7 +312,7 @@ bool evict_oldest(ServerState& s, const asio::ip::address* peer) {
 
 // Makes room under both caps for a connection from `peer`; false when every candidate is being
 // answered.
-bool make_room(ServerState& s, const asio::ip::address& peer) {
+bool make_room(ServerState& s, const std::string& peer) {
   const Options& o = s.options;
   auto from_peer = [&] {
     auto it = s.per_address.find(peer);
@@ -367,11 +337,35 @@ bool make_room(ServerState& s, const asio::ip::address& peer) {
   return true;
 }
 
-void admit(const std::shared_ptr<ServerState>& s, tcp::socket socket) {
+// Who is at the other end of `socket`: the per-address cap's key, /login's throttle source and,
+// over the Unix socket, the user the kernel names. Nothing when the peer is already gone.
+struct Peer {
+  std::string key;
+  std::string source;
+  std::string user;
+};
+
+std::optional<Peer> peer_of(Socket& socket, bool unix_socket) {
+  if (unix_socket) {
+    // Once per connection, not per request: the password database lookup (local files, or
+    // sssd's cache) stays off the path of a keep-alive client's requests.
+    auto user = net::peer_user(socket.native_handle());
+    if (!user) return std::nullopt;
+    return Peer{.key = "unix " + *user, .source = "unix " + *user, .user = *user};
+  }
   beast::error_code ec;
-  const tcp::endpoint remote = socket.remote_endpoint(ec);
-  if (ec) return;  // already gone
-  const asio::ip::address peer = remote.address();
+  const auto remote = socket.remote_endpoint(ec);
+  if (ec) return std::nullopt;
+  const auto ip = ip_of(remote);
+  if (!ip) return std::nullopt;
+  return Peer{.key = ip->to_string(), .source = sign_in_source(*ip), .user = {}};
+}
+
+void admit(const std::shared_ptr<ServerState>& s, Socket socket, bool unix_socket) {
+  beast::error_code ec;
+  auto found = peer_of(socket, unix_socket);
+  if (!found) return;  // already gone
+  const std::string& peer = found->key;
   if (!make_room(*s, peer)) {
     if (!s->refusing) {
       log::warn(
@@ -385,29 +379,34 @@ void admit(const std::shared_ptr<ServerState>& s, tcp::socket socket) {
   }
   s->refusing = false;
   const uint64_t id = s->next_session++;
-  auto session = std::make_shared<Session>(std::move(socket), s, id, peer);
+  auto session = std::make_shared<Session>(std::move(socket), s, id, std::move(found->source),
+                                           std::move(found->user));
   s->sessions.emplace(id, ServerState::Entry{.session = session, .peer = peer});
   ++s->per_address[peer];
   session->start();
 }
 
-void accept_next(const std::shared_ptr<ServerState>& s) {
-  s->acceptor.async_accept([s](beast::error_code ec, tcp::socket socket) {
-    if (!s->acceptor.is_open()) return;
+// `acceptor` and `retry` are s->acceptor and s->retry, or the Unix socket's: `s` keeps them alive.
+template <typename Acceptor>
+void accept_next(const std::shared_ptr<ServerState>& s, Acceptor& acceptor,
+                 asio::steady_timer& retry) {
+  auto socket = std::make_shared<Socket>(acceptor.get_executor());
+  acceptor.async_accept(*socket, [s, socket, &acceptor, &retry](beast::error_code ec) {
+    if (!acceptor.is_open()) return;
     if (ec) {
       // Out of file descriptors and the like: try again shortly rather than spin; said once.
       if (!s->accept_failing) log::warn("admin API: accept failed: {}", ec.message());
       s->accept_failing = true;
-      s->retry.expires_after(100ms);
-      s->retry.async_wait([s](beast::error_code wait_ec) {
-        if (!wait_ec) accept_next(s);
+      retry.expires_after(100ms);
+      retry.async_wait([s, &acceptor, &retry](beast::error_code wait_ec) {
+        if (!wait_ec) accept_next(s, acceptor, retry);
       });
       return;
     }
     if (s->accept_failing) log::info("admin API: accepting connections again");
     s->accept_failing = false;
-    admit(s, std::move(socket));
-    accept_next(s);
+    admit(s, std::move(*socket), std::is_same_v<Acceptor, local::acceptor>);
+    accept_next(s, acceptor, retry);
   });
 }
 
@@ -432,6 +431,23 @@ AdminServer::~AdminServer() { stop(); }
 
 Result<void> AdminServer::start() {
   if (state_->acceptor.is_open()) return fail("the admin API is already listening on " + bound());
+  // The Unix socket is owned from here on, whatever becomes of the TCP one.
+  net::Fd unix_fd(std::exchange(state_->options.unix_fd, -1));
+  if (auto started = start_tcp(); !started) return started;
+  if (unix_fd.valid()) {
+    beast::error_code ec;
+    state_->unix_acceptor.assign(local(), unix_fd.get(), ec);
+    if (ec) {
+      stop();
+      return fail(fmt::format("cannot serve on the admin socket: {}", ec.message()));
+    }
+    unix_fd.release();
+    accept_next(state_, state_->unix_acceptor, state_->unix_retry);
+  }
+  return {};
+}
+
+Result<void> AdminServer::start_tcp() {
   auto endpoint = parse_listen(state_->options.listen);
   if (!endpoint) return std::unexpected(endpoint.error());
   tcp::acceptor& acceptor = state_->acceptor;
@@ -446,7 +462,7 @@ Result<void> AdminServer::start() {
       return fail(fmt::format("cannot serve on the inherited admin socket: {}", ec.message()));
     }
     log::debug("admin API listening on {} (inherited)", bound());
-    accept_next(state_);
+    accept_next(state_, acceptor, state_->retry);
     return {};
   }
   acceptor.open(endpoint->protocol(), ec);
@@ -459,7 +475,7 @@ Result<void> AdminServer::start() {
     return fail(fmt::format("cannot listen on {}: {}", state_->options.listen, ec.message()));
   }
   log::debug("admin API listening on {}", bound());
-  accept_next(state_);
+  accept_next(state_, acceptor, state_->retry);
   return {};
 }
 
@@ -473,6 +489,10 @@ std::string AdminServer::bound() const {
 
 int AdminServer::listening_fd() const {
   return state_->acceptor.is_open() ? state_->acceptor.native_handle() : -1;
+}
+
+int AdminServer::unix_listening_fd() const {
+  return state_->unix_acceptor.is_open() ? state_->unix_acceptor.native_handle() : -1;
 }
 
 void AdminServer::set_token(std::string token) {
@@ -498,7 +518,9 @@ size_t AdminServer::connections() const { return state_->sessions.size(); }
 void AdminServer::stop() {
   beast::error_code ec;
   state_->acceptor.close(ec);
+  state_->unix_acceptor.close(ec);
   state_->retry.cancel();
+  state_->unix_retry.cancel();
   // Copied first: a session may end, and leave the map, while others are being closed.
   const auto sessions = state_->sessions;
   for (const auto& [id, entry] : sessions) {

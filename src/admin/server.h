@@ -45,6 +45,10 @@ struct Options {
   // A listening socket to serve on instead of binding `listen` (an upgrade hands it over);
   // start() owns it from then on. -1: bind.
   int inherited_fd = -1;
+  // A listening Unix socket (admin.socket) to serve the same routes on, bound by the daemon or
+  // handed over by an upgrade; start() owns it from then on. -1: none. Its connections carry the
+  // peer's user name from the kernel (Request::peer_user).
+  int unix_fd = -1;
 };
 
 struct ServerState;  // Asio objects and the open sessions, in server.cc
@@ -64,6 +68,8 @@ class AdminServer {
   std::string bound() const;
   // The listening socket, -1 when not listening: what an upgrade hands to the new process.
   int listening_fd() const;
+  // The Unix socket (Options::unix_fd), -1 when there is none: handed over by an upgrade too.
+  int unix_listening_fd() const;
   // On reload; applies to the next request. A changed token signs out the page's sessions.
   void set_token(std::string token);
   void set_read_token(std::string token);
@@ -74,6 +80,8 @@ class AdminServer {
   void stop();
 
  private:
+  Result<void> start_tcp();
+
   std::shared_ptr<ServerState> state_;
   // Builds the large answers (/metrics, /v1/status, Octavia lists) off the control thread; joined
   // when the server is destroyed. Sessions that outlive the server render on the control thread.

@@ -489,6 +489,55 @@ TEST(AdminUrl, Parses) {
   EXPECT_FALSE(parse_admin_url("http://x:80a"));
 }
 
+TEST(AdminUrl, ParsesAUnixSocket) {
+  auto url = parse_admin_url("unix:/run/vigil/admin.sock");
+  ASSERT_TRUE(url) << url.error().message;
+  EXPECT_EQ(url->socket, "/run/vigil/admin.sock");
+  EXPECT_EQ(url->prefix, "");
+  auto relative = parse_admin_url("unix:admin.sock");
+  ASSERT_FALSE(relative);
+  EXPECT_EQ(relative.error().message,
+            "admin URL unix:admin.sock: the socket's path must be an absolute path (like "
+            "unix:/run/vigil/admin.sock)");
+  EXPECT_FALSE(parse_admin_url("unix:"));
+  EXPECT_FALSE(parse_admin_url("unix:/" + std::string(200, 'a')));
+}
+
+TEST(AdminUrl, DefaultsToTheConfigsSocketWhenItMayConnect) {
+  struct Case {
+    const char* description;
+    const char* listen;
+    const char* socket;
+    bool may_connect;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {.description = "a socket it may connect to",
+       .listen = "127.0.0.1:8404",
+       .socket = "/run/vigil/admin.sock",
+       .may_connect = true,
+       .expected = "unix:/run/vigil/admin.sock"},
+      {.description = "a socket it may not connect to (not in group vigil, not running)",
+       .listen = "127.0.0.1:9000",
+       .socket = "/run/vigil/admin.sock",
+       .may_connect = false,
+       .expected = "http://127.0.0.1:9000"},
+      {.description = "no socket",
+       .listen = "[::1]:8404",
+       .socket = "",
+       .may_connect = false,
+       .expected = "http://[::1]:8404"},
+      {.description = "nothing",
+       .listen = "",
+       .socket = "",
+       .may_connect = false,
+       .expected = "http://127.0.0.1:8404"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(default_admin_url(c.listen, c.socket, c.may_connect), c.expected) << c.description;
+  }
+}
+
 uint16_t closed_port() {
   boost::asio::io_context io;
   boost::asio::ip::tcp::acceptor a(io, {boost::asio::ip::make_address("127.0.0.1"), 0});

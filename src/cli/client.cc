@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <boost/asio/connect.hpp>
+#include <boost/asio/generic/stream_protocol.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/beast/core/basic_stream.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
@@ -15,8 +17,10 @@
 #include <cctype>
 #include <cerrno>
 #include <optional>
+#include <vector>
 
 #include "base/ascii.h"
+#include "net/unix_socket.h"
 
 namespace vigil::cli {
 
@@ -24,8 +28,19 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
+using local = asio::local::stream_protocol;
+// TCP or the Unix socket, by the URL: one stream type serves both.
+using Stream = beast::basic_stream<asio::generic::stream_protocol>;
+using Endpoints = std::vector<asio::generic::stream_protocol::endpoint>;
 
 namespace {
+
+// The resolver's answers as the generic socket connects to them, in their order.
+Endpoints generic_endpoints(const tcp::resolver::results_type& results) {
+  Endpoints out;
+  for (const auto& entry : results) out.emplace_back(entry.endpoint());
+  return out;
+}
 
 // The errno behind an Asio error (ECONNREFUSED: nothing listens), 0 for other kinds.
 int system_errno(const beast::error_code& error) {
@@ -33,6 +48,7 @@ int system_errno(const beast::error_code& error) {
 }
 
 std::string host_header(const AdminUrl& url) {
+  if (!url.socket.empty()) return "localhost";
   if (url.host.find(':') != std::string::npos) return fmt::format("[{}]:{}", url.host, url.port);
   return url.host + ":" + url.port;
 }
@@ -41,6 +57,14 @@ std::string host_header(const AdminUrl& url) {
 
 Result<AdminUrl> parse_admin_url(std::string_view text) {
   const std::string original(text);
+  if (text.starts_with("unix:")) {
+    const std::string_view path = text.substr(5);
+    if (auto ok = net::check_socket_path(path); !ok) {
+      return fail("admin URL " + original + ": the socket's path " + ok.error().message +
+                  " (like unix:/run/vigil/admin.sock)");
+    }
+    return AdminUrl{.socket = std::string(path)};
+  }
   if (istarts_with(text, "https://")) {
     return fail("admin URL " + original + ": vigil's admin API speaks plain HTTP; use http://");
   }
@@ -75,6 +99,12 @@ Result<AdminUrl> parse_admin_url(std::string_view text) {
   return url;
 }
 
+std::string default_admin_url(std::string_view listen, std::string_view socket, bool may_connect) {
+  if (!socket.empty() && may_connect) return "unix:" + std::string(socket);
+  if (!listen.empty()) return "http://" + std::string(listen);
+  return "http://127.0.0.1:8404";
+}
+
 namespace {
 
 Result<HttpReply> exchange(const AdminUrl& url, http::verb verb, std::string_view path,
@@ -82,7 +112,7 @@ Result<HttpReply> exchange(const AdminUrl& url, http::verb verb, std::string_vie
                            std::chrono::milliseconds timeout) {
   asio::io_context io;
   tcp::resolver resolver(io);
-  beast::tcp_stream stream(io);
+  Stream stream(io);
   http::request<http::string_body> request{verb, url.prefix + std::string(path), 11};
   if (verb != http::verb::get) {
     request.set(http::field::content_type, "application/json");
@@ -104,18 +134,24 @@ Result<HttpReply> exchange(const AdminUrl& url, http::verb verb, std::string_vie
     error = ec;
     done = true;
   };
-  resolver.async_resolve(
-      url.host, url.port, [&](beast::error_code ec, tcp::resolver::results_type results) {
-        if (ec) return finish(ec);
-        stream.async_connect(results, [&](beast::error_code ec2, const tcp::endpoint&) {
-          if (ec2) return finish(ec2);
-          http::async_write(stream, request, [&](beast::error_code ec3, size_t) {
-            if (ec3) return finish(ec3);
-            http::async_read(stream, buffer, parser,
-                             [&](beast::error_code ec4, size_t) { finish(ec4); });
-          });
+  auto talk = [&](beast::error_code connected) {
+    if (connected) return finish(connected);
+    http::async_write(stream, request, [&](beast::error_code ec3, size_t) {
+      if (ec3) return finish(ec3);
+      http::async_read(stream, buffer, parser, [&](beast::error_code ec4, size_t) { finish(ec4); });
+    });
+  };
+  Endpoints endpoints;
+  if (!url.socket.empty()) {
+    stream.async_connect(local::endpoint(url.socket), talk);
+  } else {
+    resolver.async_resolve(
+        url.host, url.port, [&](beast::error_code ec, tcp::resolver::results_type results) {
+          if (ec) return finish(ec);
+          endpoints = generic_endpoints(results);
+          stream.async_connect(endpoints, [&](beast::error_code ec2, const auto&) { talk(ec2); });
         });
-      });
+  }
   io.run_for(timeout);
   if (!done) {
     // Let the cancelled operations finish here, while what they refer to still exists.
@@ -152,23 +188,32 @@ Result<HttpReply> http_post(const AdminUrl& url, std::string_view path, std::str
 HoldEnd hold_connection(const AdminUrl& url, std::chrono::milliseconds limit) {
   asio::io_context io;
   tcp::resolver resolver(io);
-  tcp::socket socket(io);
+  asio::generic::stream_protocol::socket socket(io);
   char byte = 0;
   std::optional<HoldEnd> end;
-  resolver.async_resolve(
-      url.host, url.port, [&](beast::error_code ec, tcp::resolver::results_type results) {
-        if (ec) return void(end = HoldEnd::kClosed);
-        asio::async_connect(socket, results, [&](beast::error_code ec2, const tcp::endpoint&) {
-          if (ec2) {
-            end = system_errno(ec2) == ECONNREFUSED ? HoldEnd::kRefused : HoldEnd::kClosed;
-            return;
-          }
-          // The daemon sends nothing unasked: any byte, the end of the stream or an error means
-          // the connection is over.
-          socket.async_read_some(asio::buffer(&byte, 1),
-                                 [&](beast::error_code, size_t) { end = HoldEnd::kClosed; });
+  auto hold = [&](beast::error_code connected) {
+    if (connected) {
+      // A Unix socket's file with nothing listening answers ECONNREFUSED as a closed port does.
+      end = system_errno(connected) == ECONNREFUSED ? HoldEnd::kRefused : HoldEnd::kClosed;
+      return;
+    }
+    // The daemon sends nothing unasked: any byte, the end of the stream or an error means the
+    // connection is over.
+    socket.async_read_some(asio::buffer(&byte, 1),
+                           [&](beast::error_code, size_t) { end = HoldEnd::kClosed; });
+  };
+  Endpoints endpoints;
+  if (!url.socket.empty()) {
+    socket.async_connect(local::endpoint(url.socket), hold);
+  } else {
+    resolver.async_resolve(
+        url.host, url.port, [&](beast::error_code ec, tcp::resolver::results_type results) {
+          if (ec) return void(end = HoldEnd::kClosed);
+          endpoints = generic_endpoints(results);
+          asio::async_connect(socket, endpoints,
+                              [&](beast::error_code ec2, const auto&) { hold(ec2); });
         });
-      });
+  }
   io.run_for(limit);
   if (end) return *end;
   resolver.cancel();

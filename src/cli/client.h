@@ -14,11 +14,18 @@ struct AdminUrl {
   std::string host;    // "127.0.0.1", "::1", "vigil.example"
   std::string port;    // "8404"
   std::string prefix;  // "" or a path prefix such as "/vigil", without a trailing '/'
+  std::string socket;  // "unix:PATH": the admin Unix socket's path (host and port unused)
 };
 
-// "http://127.0.0.1:8404", "http://[::1]:8404/", "127.0.0.1:8404" (http assumed). https is
-// refused with a reason: the admin API speaks plain HTTP.
+// "http://127.0.0.1:8404", "http://[::1]:8404/", "127.0.0.1:8404" (http assumed), or
+// "unix:/run/vigil/admin.sock" (admin.socket). https is refused with a reason: the admin API
+// speaks plain HTTP.
 Result<AdminUrl> parse_admin_url(std::string_view url);
+
+// Where a client verb calls without --admin or VIGIL_ADMIN, from the local config: its
+// admin.socket when there is one that this user may connect to (`may_connect`: net/unix_socket.h),
+// since the socket names the user by the kernel; else its admin.listen; else 127.0.0.1:8404.
+std::string default_admin_url(std::string_view listen, std::string_view socket, bool may_connect);
 
 struct HttpReply {
   int status = 0;

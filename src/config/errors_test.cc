@@ -251,6 +251,14 @@ TEST(Errors, BadBinds) {
        .yaml = "admin: {listen: \"8404\"}",
        .line = 1,
        .message = "admin.listen: \"8404\" has no port"},
+      {.description = "admin.socket relative",
+       .yaml = "admin:\n  listen: 127.0.0.1:0\n  socket: run/admin.sock\n",
+       .line = 3,
+       .message = "admin.socket: \"run/admin.sock\" must be an absolute path"},
+      {.description = "admin.socket too long for sun_path",
+       .yaml = "admin: {socket: /" + std::string(120, 'a') + "}",
+       .line = 1,
+       .message = "bytes long; a Unix socket's path holds 107 at most"},
   };
   for (const ErrorCase& c : cases) expect_error(c);
 }

@@ -83,7 +83,7 @@ TEST(LoadYaml, EveryKeySetToANonDefault) {
   const LoadResult r = load(R"(
 name: edge-lb
 workers: 4
-admin: {listen: "[::1]:9000", token_file: /t, state_file: /s}
+admin: {listen: "[::1]:9000", socket: /run/v.sock, token_file: /t, state_file: /s}
 listeners:
   - {name: l1, bind: "10.0.0.1:443", pool: p1, max_connections: 10, idle_timeout: 90s,
      freebind: true}
@@ -123,6 +123,7 @@ pools:
   EXPECT_EQ(c.name, "edge-lb");
   EXPECT_EQ(r.process->workers, 4);
   EXPECT_EQ(r.process->admin.listen, "[::1]:9000");
+  EXPECT_EQ(r.process->admin.socket, "/run/v.sock");
   EXPECT_EQ(r.process->admin.token_file, "/t");
   EXPECT_EQ(r.process->admin.state_file, "/s");
   const model::Listener& l = c.listeners.at(0);

@@ -13,6 +13,7 @@
 #include "config/haproxy_names.h"
 #include "config/suggest.h"
 #include "net/cidr.h"
+#include "net/unix_socket.h"
 
 namespace vigil::config {
 namespace {
@@ -52,6 +53,15 @@ void read_admin_listen(YamlReader& r, const Field& f, Admin& a) {
   auto bind = parse_bind(*text);
   if (!bind) return r.error(f.line, f.path() + ": " + bind.error().message);
   a.listen = *text;
+}
+
+void read_admin_socket(YamlReader& r, const Field& f, Admin& a) {
+  auto text = r.scalar(f, "a path");
+  if (!text) return;
+  if (auto ok = net::check_socket_path(*text); !ok) {
+    return r.error(f.line, f.path() + ": \"" + *text + "\" " + ok.error().message);
+  }
+  a.socket = *text;
 }
 
 void read_host(YamlReader& r, const Field& f, std::string& out) {
@@ -291,6 +301,15 @@ constexpr KeySpec<Admin> kAdminKeys[] = {
      "Address of the REST API, /metrics and the status page. Keep it on loopback unless the "
      "token is set and the network is trusted.",
      read_admin_listen},
+    {"socket", "path", "",
+     "A Unix socket that serves the same API as `listen`, for the local CLI (`vigil ... --admin "
+     "unix:PATH`; the CLI takes it by itself when this config names it): mode 0660, group "
+     "`vigil` when that group exists (else vigil's own group). The token is still required; "
+     "what the socket adds is that the kernel names the user who set an override (`set by CLI "
+     "(alice)`), whatever the client claims. A stale socket there is replaced; anything else "
+     "there is an error. Removed at a clean stop; handed over by `vigil upgrade`. Takes a "
+     "restart. `/run/vigil/admin.sock` under systemd (RuntimeDirectory=vigil).",
+     read_admin_socket},
     {"token_file", "path", "",
      "File holding the read-write API token: accepted by every route, and required by every "
      "call that changes state; without it the API and CLI refuse such calls. See "

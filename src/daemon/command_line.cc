@@ -8,14 +8,16 @@ namespace vigil::daemon {
 namespace {
 
 constexpr const char* kClientOptions =
-    R"(Client options: --admin URL is where vigil's admin API listens (env VIGIL_ADMIN;
-default: the config's admin.listen, else http://127.0.0.1:8404); --token-file FILE holds the
+    R"(Client options: --admin URL is where vigil's admin API listens: http://HOST:PORT or
+unix:PATH, its Unix socket (env VIGIL_ADMIN; default: the config's admin.socket when you may
+connect to it, else its admin.listen, else http://127.0.0.1:8404); --token-file FILE holds the
 admin token (env VIGIL_TOKEN holds the token itself; default: the config's admin.token_file);
 -c FILE is the config to take those defaults from (default /etc/vigil/vigil.yaml).)";
 
 constexpr const char* kClientFooter =
-    R"(Client options: --admin URL is where vigil's admin API listens (env VIGIL_ADMIN;
-default: the config's admin.listen, else http://127.0.0.1:8404); --token-file FILE holds the
+    R"(Client options: --admin URL is where vigil's admin API listens: http://HOST:PORT or
+unix:PATH, its Unix socket (env VIGIL_ADMIN; default: the config's admin.socket when you may
+connect to it, else its admin.listen, else http://127.0.0.1:8404); --token-file FILE holds the
 admin token (env VIGIL_TOKEN holds the token itself; default: the config's admin.token_file);
 -c FILE is the config to take those defaults from (default /etc/vigil/vigil.yaml).
 Exit codes: 0 done; 1 the daemon refused or answered an error; 2 bad usage or vigil cannot be
@@ -43,7 +45,8 @@ std::string help_all(const CLI::App& app) {
 }
 
 void add_client_options(CLI::App& app, Args& a) {
-  app.add_option("--admin", a.admin, "the admin API's URL (env VIGIL_ADMIN)")->option_text("URL");
+  app.add_option("--admin", a.admin, "the admin API's URL or unix:PATH (env VIGIL_ADMIN)")
+      ->option_text("URL");
   app.add_option("--token-file", a.token_file,
                  "the admin token's file (env VIGIL_TOKEN: the token)")
       ->option_text("FILE");

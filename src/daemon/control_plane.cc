@@ -22,8 +22,26 @@
 #include "daemon/upgrade.h"
 #include "health/checker.h"
 #include "net/socket.h"
+#include "net/unix_socket.h"
 
 namespace vigil::daemon {
+namespace {
+
+// admin.socket: the one the process this one replaces handed over, else bound afresh (replacing
+// a stale socket a crash left behind; never anything else).
+Result<net::Fd> open_admin_socket(const std::string& path, std::optional<net::Fd> inherited) {
+  if (inherited) {
+    log::info("admin API on unix:{} (inherited)", path);
+    return std::move(*inherited);
+  }
+  auto listener = net::listen_unix(path);
+  if (!listener) return std::unexpected(listener.error());
+  log::info("admin API on unix:{} (mode 0660, group {})", path, listener->group);
+  return std::move(listener->fd);
+}
+
+}  // namespace
+
 ControlPlane::ControlPlane(boost::asio::io_context& io, const Clock& clock, TimerSource& timers,
                            const WallClock& wall, ServeOptions options, model::Process process,
                            model::Config file_config, admin::AdminTokens tokens)
@@ -112,6 +130,7 @@ Result<void> ControlPlane::start() {
   liveness_tick();
   heap_trim_tick();  // the file's parse is all free now
   std::optional<net::Fd> admin_socket = inherited_.take(upgrade::kAdminSocket, 0);
+  std::optional<net::Fd> admin_unix = inherited_.take(upgrade::kAdminUnixSocket, 0);
   inherited_.close_unused();
 
   // The store follows etcd whether or not this node serves the API.
@@ -125,6 +144,12 @@ Result<void> ControlPlane::start() {
     shared_store_ = std::move(*shared);
   }
   if (!process_.admin.listen.empty()) {
+    net::Fd unix_fd;
+    if (!process_.admin.socket.empty()) {
+      auto opened = open_admin_socket(process_.admin.socket, std::move(admin_unix));
+      if (!opened) return std::unexpected(opened.error());
+      unix_fd = std::move(*opened);
+    }
     admin_ = std::make_unique<admin::AdminServer>(
         io_,
         admin::Options{.listen = process_.admin.listen,
@@ -134,7 +159,8 @@ Result<void> ControlPlane::start() {
                        .public_endpoint = process_.admin.octavia_endpoint,
                        .store = store_.get(),
                        .shared = shared_store_.get(),
-                       .inherited_fd = admin_socket ? admin_socket->get() : -1},
+                       .inherited_fd = admin_socket ? admin_socket->get() : -1,
+                       .unix_fd = unix_fd.release()},
         *admin_daemon_);
     if (admin_socket) admin_socket->release();  // the server owns it from start() on
     if (auto started = admin_->start(); !started) return started;
@@ -168,8 +194,18 @@ size_t ControlPlane::stop() {
   return cut;
 }
 
+bool ControlPlane::owns_shared_files(bool ready_told) const {
+  return !upgrade_started_ && !(upgrade::started_by_upgrade() && !ready_told);
+}
+
+void ControlPlane::remove_admin_socket(bool ready_told) {
+  if (admin_ && !process_.admin.socket.empty() && owns_shared_files(ready_told)) {
+    net::remove_socket(process_.admin.socket);
+  }
+}
+
 void ControlPlane::fold_state(bool ready_told) {
-  if (!store_ || upgrade_started_ || (upgrade::started_by_upgrade() && !ready_told)) return;
+  if (!store_ || !owns_shared_files(ready_told)) return;
   const auto folded = store_->fold();
   if (!folded) {
     log::warn("at stop: {}; the state file and its journal stay as they were",

@@ -83,6 +83,11 @@ class ControlPlane {
   // starting), nor in a process an upgrade started that never said it was ready (its parent
   // kept them). `ready_told`: this process told its parent it was ready.
   void fold_state(bool ready_told);
+  // After stop(): removes admin.socket's file, under fold_state()'s rule: not after this process
+  // started an upgrade (the new process serves on the same socket), nor in a process an upgrade
+  // started that never said it was ready (its parent still serves on it). A start that failed
+  // leaves a file that the next start replaces as stale.
+  void remove_admin_socket(bool ready_told);
 
   // A graceful stop (SIGTERM; graceful_stop.cc): every listener closes at once (new connects
   // are refused), established sessions go on, as do the checks and the admin API (/healthz
@@ -237,6 +242,9 @@ class ControlPlane {
   Result<upgrade::Command> command_ = fail("not started");  // what an upgrade runs
   std::shared_ptr<Upgrade> upgrade_;                        // while a new process starts
   bool upgrade_started_ = false;  // a new process was started, whatever became of it
+
+  // Whether the state file and admin.socket's file are this process's alone (see fold_state).
+  bool owns_shared_files(bool ready_told) const;
 };
 
 // `vigil serve`: loads the config, runs until SIGTERM/SIGINT, reloads on SIGHUP. Returns the

@@ -12,6 +12,7 @@
 #include "base/duration.h"
 #include "base/file.h"
 #include "base/log.h"
+#include "cli/client.h"
 #include "cli/commands.h"
 #include "config/haproxy/convert.h"
 #include "config/loader.h"
@@ -23,6 +24,7 @@
 #include "daemon/version.h"
 #include "etcd/client.h"
 #include "net/interfaces.h"
+#include "net/unix_socket.h"
 #include "peers/tls.h"
 
 namespace {
@@ -33,11 +35,16 @@ constexpr auto kDefaultDrainWait = std::chrono::minutes(5);
 
 constexpr const char* kDefaultConfig = "/etc/vigil/vigil.yaml";
 
-// --admin / VIGIL_ADMIN / the config's admin.listen; --token-file / VIGIL_TOKEN / token_file.
+// --admin / VIGIL_ADMIN / the config's admin.socket or admin.listen; --token-file / VIGIL_TOKEN /
+// token_file.
 std::optional<vigil::cli::ClientOptions> options_from(
     const Args& a, const std::optional<vigil::model::Process>& process) {
-  vigil::cli::ClientOptions o{.admin_url = "http://127.0.0.1:8404"};
-  if (process && !process->admin.listen.empty()) o.admin_url = "http://" + process->admin.listen;
+  vigil::cli::ClientOptions o{.admin_url = vigil::cli::default_admin_url("", "", false)};
+  if (process) {
+    const vigil::model::Admin& admin = process->admin;
+    o.admin_url = vigil::cli::default_admin_url(
+        admin.listen, admin.socket, !admin.socket.empty() && vigil::net::may_connect(admin.socket));
+  }
   if (const char* env = std::getenv("VIGIL_ADMIN")) o.admin_url = env;
   if (!a.admin.empty()) o.admin_url = a.admin;
   std::optional<std::string> token_file;

@@ -24,6 +24,7 @@ void keep_running(std::string_view key, const std::string& was, std::string& now
 ProcessReload reload_process(const model::Process& running, model::Process loaded) {
   ProcessReload out{.next = std::move(loaded)};
   keep_running("admin.listen", running.admin.listen, out.next.admin.listen, out.warnings);
+  keep_running("admin.socket", running.admin.socket, out.next.admin.socket, out.warnings);
   keep_running("admin.state_file", running.admin.state_file, out.next.admin.state_file,
                out.warnings);
   // The store's watch and connections run as they started.

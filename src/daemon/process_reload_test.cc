@@ -66,6 +66,10 @@ TEST(ReloadProcess, TakesARestart) {
        .change = [](model::Process& p) { p.admin.listen = "[::1]:9000"; },
        .warning = "admin.listen changed from \"127.0.0.1:8404\" to \"[::1]:9000\": it takes a "
                   "restart; still using \"127.0.0.1:8404\""},
+      {.description = "admin.socket",
+       .change = [](model::Process& p) { p.admin.socket = "/run/vigil/admin.sock"; },
+       .warning = "admin.socket changed from \"\" to \"/run/vigil/admin.sock\": it takes a "
+                  "restart; still using \"\""},
       {.description = "admin.state_file",
        .change = [](model::Process& p) { p.admin.state_file = "/s"; },
        .warning = "admin.state_file changed from \"/var/lib/vigil/state.json\" to \"/s\": it "

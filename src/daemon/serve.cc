@@ -169,6 +169,7 @@ int serve(const ServeOptions& options) {
   const bool graceful = control.stopping();
   const size_t cut = control.stop();
   control.fold_state(ready_told);
+  control.remove_admin_socket(ready_told);
   if (graceful) {
     log::info("stopped: waited for {} sessions; {} cut at the deadline", control.sessions_at_stop(),
               cut);

@@ -21,6 +21,10 @@ inline constexpr const char* kInheritEnv = "VIGIL_INHERIT_FDS";
 // The write end of the pipe the new process writes "ready\n" to once it serves.
 inline constexpr const char* kReadyFdEnv = "VIGIL_UPGRADE_READY_FD";
 inline constexpr std::string_view kAdminSocket = "admin";
+// The admin API's Unix socket (admin.socket), listener kAdminUnixSocket, worker 0: the new process
+// serves on the same socket rather than unlinking and binding the path again, so that no CLI call
+// meets a missing file during the handover.
+inline constexpr std::string_view kAdminUnixSocket = "admin-unix";
 // The members' health state (health_handover.h), a memfd, as listener kHealthState, worker 0.
 inline constexpr std::string_view kHealthState = "health";
 

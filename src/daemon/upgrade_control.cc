@@ -68,6 +68,10 @@ Result<int> ControlPlane::upgrade() {
     fds.push_back(
         {.listener_id = std::string(upgrade::kAdminSocket), .fd = admin_->listening_fd()});
   }
+  if (admin_ && admin_->unix_listening_fd() >= 0) {
+    fds.push_back(
+        {.listener_id = std::string(upgrade::kAdminUnixSocket), .fd = admin_->unix_listening_fd()});
+  }
   // Open until the child has it: the memfd closes here when this returns.
   auto health = health_memfd(encode_health(pools_->health_to_hand_over()));
   if (health) {

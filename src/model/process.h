@@ -72,6 +72,7 @@ struct Store {
 
 struct Admin {
   std::string listen = "127.0.0.1:8404";
+  std::string socket;  // a Unix socket to serve the API on too; empty: none
   std::string token_file;
   std::string read_token_file;  // a token for GETs only (metrics, status, the page)
   std::string state_file;

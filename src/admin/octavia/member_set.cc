@@ -7,6 +7,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "admin/octavia/views.h"
+#include "admin/override_json.h"
 #include "base/log.h"
 #include "model/admin_override.h"
 
@@ -68,9 +69,10 @@ Response set_file_member(const Request& request, const Target& target, const Cat
   auto set = parse_member_set(request.body, catalog.read_only(*pool.lb));
   if (!set) return fault(set.error().status, set.error().message);
   if (set->state || set->weight) {
-    auto next = model::next_override(member.item->admin_override, set->state, set->weight, ctx.now,
-                                     "Octavia API");
-    if (auto done = ctx.daemon.set_override(member.item->id, next, "Octavia API"); !done) {
+    const std::string by = credited_by("Octavia API", request.peer_user);
+    auto next =
+        model::next_override(member.item->admin_override, set->state, set->weight, ctx.now, by);
+    if (auto done = ctx.daemon.set_override(member.item->id, next, by); !done) {
       log::error("admin API: {} {}: {}", request.method, request.target, done.error().message);
       return fault(500, done.error().message);
     }
