@@ -152,7 +152,8 @@ class Vigil:
         return subprocess.run([str(VIGIL), *args], capture_output=True, text=True, timeout=20, env=env)
 
     def log_text(self):
-        self.log.flush()
+        if not self.log.closed:  # closed by stop()
+            self.log.flush()
         return self.log_path.read_text()
 
     def stop(self):
