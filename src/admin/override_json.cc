@@ -124,13 +124,19 @@ Result<OverrideRequest> parse_override_request(std::string_view body) {
 std::string credited_by(std::string_view claimed, std::string_view peer_user) {
   if (peer_user.empty()) return std::string(claimed);
   std::string_view label = claimed;
+  std::string_view user;
   if (label.ends_with(')')) {
     if (const size_t open = label.rfind(" ("); open != std::string_view::npos) {
+      user = label.substr(open + 2, label.size() - open - 3);
       label = label.substr(0, open);
     }
   }
-  if (label.empty()) return std::string(peer_user);
-  return fmt::format("{} ({})", label, peer_user);
+  // root may claim anyone, and the packaged token file has most CLI calls made through sudo: the
+  // kernel's root is what counts, the claim (SUDO_USER) says on whose behalf.
+  std::string who(peer_user);
+  if (peer_user == "root" && !user.empty() && user != "root") who += fmt::format(", for {}", user);
+  if (label.empty()) return who;
+  return fmt::format("{} ({})", label, who);
 }
 
 }  // namespace vigil::admin

@@ -30,7 +30,8 @@ Result<OverrideRequest> parse_override_request(std::string_view body);
 
 // Who set an override that came over the admin Unix socket: the client's own label with the user
 // the kernel names in place of any it claimed, "CLI (mallory)" by alice being "CLI (alice)", "API"
-// being "API (alice)". Over TCP (`peer_user` empty) the claim stands as it is.
+// being "API (alice)"; root's claim is kept beside it, "CLI (alice)" by root (sudo) being
+// "CLI (root, for alice)". Over TCP (`peer_user` empty) the claim stands as it is.
 std::string credited_by(std::string_view claimed, std::string_view peer_user);
 
 }  // namespace vigil::admin
