@@ -225,6 +225,18 @@ TEST(EtcdLayout, ALoadBalancerWhoseMembersDoNotFitInOneTransactionIsWrittenWhole
   EXPECT_EQ(grown.compares[1].key, pool_key(kPrefix, kB, kPool));
 }
 
+// vigil before members had keys reads a load balancer as the state file's loader does: it refuses
+// one without its members, and keeps its last good version, rather than empty its pools.
+TEST(EtcdLayout, AnOlderReaderRefusesALoadBalancerWrittenWithoutItsMembers) {
+  const std::string shell = lb_shell_to_json(lb(kA, "a", 2));
+  auto old = state_from_json(R"({"version": 1, "loadbalancers": [)" + shell + "]}");
+  ASSERT_FALSE(old);
+  EXPECT_NE(old.error().message.find("members_apart"), std::string::npos) << old.error().message;
+  auto now = lb_from_json(shell);
+  ASSERT_TRUE(now) << now.error().message;
+  EXPECT_EQ(*now, lb(kA, "a"));
+}
+
 TEST(EtcdLayout, AWriteThatChangesNoLoadBalancerWritesNothing) {
   const ApiState before = with({lb(kA, "a", 1)});
   ApiState after = before;
