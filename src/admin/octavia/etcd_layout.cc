@@ -76,8 +76,8 @@ class Planner {
     const auto it = revisions_.find(key);
     return it == revisions_.end() ? 0 : it->second;
   }
-  // The ops of one load balancer, from `mark` on, made again as one whole value when they are
-  // more than one transaction may carry.
+  // The ops and compares of one load balancer (those from the marks on), made again as one whole
+  // value when they are more than one transaction may carry.
   void fit(size_t mark_ops, size_t mark_compares, const ApiLoadBalancer* was,
            const ApiLoadBalancer& lb);
   void members_changed(const ApiLoadBalancer& lb, const ApiPool* was, const ApiPool& pool);
@@ -96,6 +96,7 @@ void Planner::added(const ApiLoadBalancer& lb) {
 }
 
 void Planner::removed(const ApiLoadBalancer& lb) {
+  plan_.lb_ids.push_back(lb.id);
   guard(lb_key(prefix_, lb.id));
   erase(lb_key(prefix_, lb.id));
   erase(members_of_lb(prefix_, lb.id), etcd::Op::Kind::kDeletePrefix);
@@ -105,7 +106,7 @@ void Planner::removed(const ApiLoadBalancer& lb) {
 void Planner::changed(const ApiLoadBalancer& was, const ApiLoadBalancer& lb) {
   const size_t ops = plan_.ops.size(), compares = plan_.compares.size();
   // Members that etcd holds inside the load balancer's value (no key of their own known) move to
-  // keys of their own now: the value is written anyway.
+  // keys of their own, and the value is written again without them.
   const bool inside = std::ranges::any_of(was.pools, [&](const ApiPool& p) {
     return std::ranges::any_of(p.members, [&](const ApiMember& m) {
       return !known_key(member_key(prefix_, was.id, p.id, m.id));

@@ -172,6 +172,7 @@ TEST(EtcdLayout, DeletingALoadBalancerOrAPoolDeletesItsMembersWithOneRangeDelete
   EXPECT_EQ(gone.ops[2].key, pools_of_lb(kPrefix, kA));
   ASSERT_EQ(gone.compares.size(), 1u);
   EXPECT_EQ(gone.compares[0].mod_revision, 7);
+  EXPECT_EQ(gone.lb_ids, std::vector<std::string>{kA});  // named by the 409
 
   ApiState after = with({was});
   after.loadbalancers.edit(0).pools.clear();
