@@ -1,6 +1,7 @@
-// libFuzzer target for the Octavia API's request bodies and the state file: any input must give
-// an object or a 4xx error, never a crash, a hang or an exception. Built only with
-// -DVIGIL_FUZZ=ON and clang; run: fuzz_admin_api corpus/
+// libFuzzer target for the Octavia API's request bodies, the state file and what etcd holds of
+// the objects (admin.store type etcd): any input must give an object or a 4xx error, never a
+// crash, a hang or an exception. Built only with -DVIGIL_FUZZ=ON and clang; run:
+// fuzz_admin_api corpus/
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -85,6 +86,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     default:
       if (auto loaded = state_from_json(body)) (void)state_to_json(*loaded);
+      // What etcd holds (etcd_layout.h): a load balancer's key and a member's.
+      if (auto lb = lb_from_json(body)) (void)lb_shell_to_json(*lb);
+      if (auto m = member_from_json(body)) (void)member_to_json(*m);
   }
   (void)state_to_json(s);
   return 0;

@@ -4,11 +4,12 @@
 
 #include <boost/asio/io_context.hpp>
 #include <filesystem>
+#include <map>
 #include <optional>
+#include <set>
 
 #include "admin/octavia/etcd_layout.h"
 #include "admin/octavia/object_store.h"
-#include "admin/octavia/store_json.h"
 #include "daemon/shared_store_start.h"
 #include "etcd/client.h"
 
@@ -67,19 +68,17 @@ int run_store_import(const model::Store& store, const std::string& state_file, s
     return 1;
   }
   // What an interrupted import of these same objects left is taken as done; anything else is
-  // somebody's data.
-  std::vector<std::string> values;
-  for (const admin::ApiLoadBalancer& lb : state.loadbalancers)
-    values.push_back(admin::lb_to_json(lb));
-  std::vector<bool> present(values.size(), false);
+  // somebody's data. Each transaction carries whole load balancers, so each is there or not.
+  std::vector<std::vector<etcd::Op>> puts;
+  std::map<std::string, std::string, std::less<>> expected;  // key: value
+  for (const admin::ApiLoadBalancer& lb : state.loadbalancers) {
+    puts.push_back(admin::puts_of(lb, store.prefix));
+    for (const etcd::Op& op : puts.back()) expected.emplace(op.key, op.value);
+  }
+  std::set<std::string, std::less<>> present;
   for (const etcd::KeyValue& kv : held->kvs) {
-    size_t i = 0;
-    while (i < values.size() &&
-           !(kv.key == admin::lb_key(store.prefix, state.loadbalancers[i].id) &&
-             kv.value == values[i])) {
-      ++i;
-    }
-    if (i == values.size()) {
+    const auto it = expected.find(kv.key);
+    if (it == expected.end() || it->second != kv.value) {
       err << fmt::format(
           "vigil store import: {} already holds {} keys under {} (such as {}); the import fills "
           "an empty prefix only. Choose another prefix, or clear this one if it holds nothing "
@@ -87,27 +86,34 @@ int run_store_import(const model::Store& store, const std::string& state_file, s
           name, held->kvs.size(), store.prefix, kv.key, store.prefix);
       return 1;
     }
-    present[i] = true;
+    present.insert(kv.key);
   }
   size_t put = 0, listeners = 0, pools = 0, members = 0;
-  for (size_t i = 0; i < values.size();) {
+  for (size_t i = 0; i < puts.size();) {
     std::vector<etcd::Compare> compares;
     std::vector<etcd::Op> ops;
-    size_t bytes = 0;
-    for (; i < values.size() && (ops.empty() || bytes + values[i].size() <= kMaxTxnBytes); ++i) {
+    size_t bytes = 0, batch = 0;
+    for (; i < puts.size(); ++i) {
+      size_t size = 0;
+      for (const etcd::Op& op : puts[i]) size += op.key.size() + op.value.size();
+      if (!ops.empty() &&
+          (bytes + size > kMaxTxnBytes || ops.size() + puts[i].size() > admin::kMaxTxnOps)) {
+        break;
+      }
       const admin::ApiLoadBalancer& lb = state.loadbalancers[i];
       listeners += lb.listeners.size();
       pools += lb.pools.size();
       for (const admin::ApiPool& p : lb.pools) members += p.members.size();
-      if (present[i]) continue;
-      const std::string key = admin::lb_key(store.prefix, lb.id);
-      compares.push_back({.key = key, .mod_revision = 0});
-      ops.push_back({.kind = etcd::Op::Kind::kPut, .key = key, .value = values[i]});
-      bytes += values[i].size();
-      ++put;
+      if (present.contains(puts[i].front().key)) continue;
+      for (etcd::Op& op : puts[i]) {
+        compares.push_back({.key = op.key, .mod_revision = 0});
+        ops.push_back(std::move(op));
+      }
+      bytes += size;
+      ++batch;
     }
     if (ops.empty()) continue;
-    const size_t batch = ops.size();
+    put += batch;
     auto done = wait_for<etcd::TxnResult>(
         io, [&](auto cb) { client.txn(std::move(compares), std::move(ops), std::move(cb)); });
     if (!done || !done->succeeded) {
@@ -115,7 +121,7 @@ int run_store_import(const model::Store& store, const std::string& state_file, s
           "vigil store import: {} {} after {} of {} load balancers; run the import again: it "
           "goes on from there\n",
           name, done ? "refused a write (another writer under the prefix)" : done.error().message,
-          put - batch, values.size());
+          put - batch, puts.size());
       return 1;
     }
   }
@@ -134,7 +140,7 @@ int run_store_import(const model::Store& store, const std::string& state_file, s
   out << fmt::format(
       "imported {} load balancers ({} listeners, {} pools, {} members) from {} into {} under {} "
       "(revision {}); member overrides stay in each node's state file\n",
-      values.size(), listeners, pools, members, state_file, name, store.prefix, marked->revision);
+      puts.size(), listeners, pools, members, state_file, name, store.prefix, marked->revision);
   return 0;
 }
 

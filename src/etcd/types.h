@@ -36,8 +36,10 @@ struct Compare {
   int64_t mod_revision = 0;
 };
 
+// kDeletePrefix deletes every key under `key` in one op: etcd refuses a transaction of more than
+// 128 ops (--max-txn-ops), and a load balancer's members can be more.
 struct Op {
-  enum class Kind { kPut, kDelete } kind;
+  enum class Kind { kPut, kDelete, kDeletePrefix } kind;
   std::string key;
   std::string value;
 };

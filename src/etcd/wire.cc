@@ -59,9 +59,14 @@ std::string txn_request(const std::vector<Compare>& compares, const std::vector<
       ops.push_back(
           json::object{{"request_put", json::object{{"key", base64_encode(op.key)},
                                                     {"value", base64_encode(op.value)}}}});
-    } else {
+    } else if (op.kind == Op::Kind::kDelete) {
       ops.push_back(
           json::object{{"request_delete_range", json::object{{"key", base64_encode(op.key)}}}});
+    } else {
+      ops.push_back(
+          json::object{{"request_delete_range",
+                        json::object{{"key", base64_encode(op.key)},
+                                     {"range_end", base64_encode(prefix_range_end(op.key))}}}});
     }
   }
   return json::serialize(

@@ -54,11 +54,13 @@ TEST(EtcdWire, RequestsCarryBase64KeysAndInt64sAsStrings) {
                             "start_revision":"7","fragment":true}})"));
   const std::string txn = txn_request({{.key = "a/b", .mod_revision = 0}},
                                       {{.kind = Op::Kind::kPut, .key = "a/b", .value = "v"},
-                                       {.kind = Op::Kind::kDelete, .key = "a/c"}});
+                                       {.kind = Op::Kind::kDelete, .key = "a/c"},
+                                       {.kind = Op::Kind::kDeletePrefix, .key = "a/"}});
   EXPECT_EQ(json::parse(txn), json::parse(R"({
     "compare":[{"target":"MOD","result":"EQUAL","key":"YS9i","mod_revision":"0"}],
     "success":[{"request_put":{"key":"YS9i","value":"dg=="}},
-               {"request_delete_range":{"key":"YS9j"}}]})"));
+               {"request_delete_range":{"key":"YS9j"}},
+               {"request_delete_range":{"key":"YS8=","range_end":"YTA="}}]})"));
 }
 
 TEST(EtcdWire, RangeAnswers) {

@@ -6,11 +6,15 @@ stopped, client traffic goes on, writes get 503 naming the store, a node restart
 serves its last state, and everything converges when etcd is back; with the etcd leader killed
 during writes, no acknowledged write is lost and none is there twice; a wrong CA and a value
 that is not vigil's give clear errors and change nothing; mutual TLS works, another CA is named,
-and TLS files that do not load are refused at their line.
+and TLS files that do not load are refused at their line; members have keys of their own, a
+prefix written with members inside their load balancer (vigil before 2026-12-05) loads and moves
+them there on the next write, and a deleted load balancer leaves no key behind.
 
 Both nodes bind the load balancers' listeners on 127.0.0.1 with SO_REUSEPORT, as every vigil
 listener does, so that either can answer; a test that must know which answers kills the other.
 """
+import base64
+import json
 import re
 import shutil
 import subprocess
@@ -408,3 +412,53 @@ def test_import_moves_a_nodes_state_file_into_an_empty_prefix(tmp_path, cleanup)
     a.proc.kill()
     a.proc.wait(timeout=10)
     assert echo_once("127.0.0.1", port, b"ping") == b"ping"
+
+
+def etcd_keys(etcd, prefix="/vigil/test/"):
+    """Every key under `prefix`, with its value."""
+    done = etcd.etcdctl("get", "--prefix", prefix, "-w", "json")
+    assert done.returncode == 0, done.stderr
+    return {base64.b64decode(kv["key"]).decode(): base64.b64decode(kv.get("value", "")).decode()
+            for kv in json.loads(done.stdout).get("kvs", [])}
+
+
+def test_members_have_keys_and_an_old_prefix_moves_to_them(tmp_path, cleanup):
+    etcd = started_etcd(tmp_path, cleanup, 1)
+    a = node(tmp_path, "a", etcd)
+    cleanup(a)
+    wait_for(lambda: following(a), 10, what="A following etcd")
+    ids = seed_objects(a, 9, free_port())
+    lb, pool = ids["loadbalancers"], ids["pools"]
+    held = etcd_keys(etcd)
+    member_keys = [k for k in held if k.startswith(f"/vigil/test/members/{lb}/{pool}/")]
+    assert member_keys == [f"/vigil/test/members/{lb}/{pool}/{ids['member']}"], sorted(held)
+    shell = json.loads(held[f"/vigil/test/loadbalancers/{lb}"])
+    assert shell.pop("members_apart") is True and "members" not in shell["pools"][0], shell
+
+    # The prefix as vigil wrote it before members had keys: the load balancer whole.
+    shell["pools"][0]["members"] = [json.loads(held[k]) for k in member_keys]
+    assert etcd.etcdctl("del", "--prefix", "/vigil/test/").returncode == 0
+    assert etcd.etcdctl("put", f"/vigil/test/loadbalancers/{lb}", json.dumps(shell)).returncode == 0
+    assert etcd.etcdctl("put", "/vigil/test/vigil", '{"vigil": 1}').returncode == 0
+    b = node(tmp_path, "b", etcd)
+    cleanup(b)
+    wait_for(lambda: following(b), 10, what="B following etcd")
+    before = shown(a, ids)
+    assert shown(b, ids) == before
+    assert store(b)["bad_values"] == 0, store(b)["last_error"]
+
+    member = create(b, None, "member", {"address": "127.0.0.1", "protocol_port": 8},
+                    path=f"/v2.0/lbaas/pools/{pool}/members")
+    held = etcd_keys(etcd)
+    assert "members_apart" in held[f"/vigil/test/loadbalancers/{lb}"]
+    assert sum(k.startswith(f"/vigil/test/members/{lb}/") for k in held) == 2, sorted(held)
+    wait_for(lambda: raw(a, "GET", f"/v2.0/lbaas/pools/{pool}/members/{member['id']}")[0] == 200,
+             2, what="A serving the member made through B")
+    assert shown(a, ids) == shown(b, ids)
+    assert store(a)["bad_values"] == 0 and store(b)["bad_values"] == 0
+
+    code, body = raw(a, "DELETE", f"/v2.0/lbaas/loadbalancers/{lb}?cascade=true")
+    assert code == 204, body
+    assert list(etcd_keys(etcd)) == ["/vigil/test/vigil"]
+    wait_for(lambda: raw(b, "GET", f"/v2.0/lbaas/loadbalancers/{lb}")[0] == 404, 2,
+             what="B without the deleted load balancer")

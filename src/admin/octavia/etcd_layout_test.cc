@@ -1,8 +1,11 @@
-// The load balancers in etcd: a write is a put or delete of each one it changes, guarded by the
-// revision known; etcd's changes and whole contents come back as states, and values that are not
-// vigil's change nothing.
+// The keys of the Octavia API's objects in etcd and the writes that change them: a member write
+// sends that member's key and its pool's, whatever the pool's size; a load balancer's own change
+// sends its key without members; a delete of a load balancer or pool is one range delete; members
+// that etcd holds inside the load balancer's value move to keys of their own; what does not fit
+// in one transaction is written whole.
 #include "admin/octavia/etcd_layout.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "admin/octavia/store_json.h"
@@ -10,172 +13,247 @@
 namespace vigil::admin {
 namespace {
 
+using Kind = etcd::Op::Kind;
+
 constexpr std::string_view kPrefix = "/vigil/";
 const std::string kA = "aaaaaaaa-0000-4000-8000-000000000001";
 const std::string kB = "bbbbbbbb-0000-4000-8000-000000000002";
+const std::string kPool = "cccccccc-0000-4000-8000-000000000003";
 
-ApiLoadBalancer lb(const std::string& id, const std::string& name) {
+std::string member_id(int i) { return fmt::format("dddddddd-0000-4000-8000-{:012}", i); }
+
+ApiMember member(int i) {
+  ApiMember m;
+  m.id = member_id(i);
+  m.address = "10.0.0.1";
+  m.protocol_port = 1000 + i;
+  m.created_at = m.updated_at = "2026-12-05T09:00:00.000001";
+  return m;
+}
+
+// A load balancer with one pool of `members` members.
+ApiLoadBalancer lb(const std::string& id, const std::string& name, int members = 0) {
   ApiLoadBalancer out;
   out.id = id;
   out.name = name;
   out.vip_address = "127.0.0.1";
   out.created_at = out.updated_at = "2026-12-05T09:00:00.000001";
+  ApiPool pool;
+  pool.id = kPool;
+  for (int i = 0; i < members; ++i) pool.members.push_back(member(i));
+  out.pools.push_back(pool);
   return out;
 }
 
-etcd::KeyValue kv(const ApiLoadBalancer& l, int64_t created, int64_t modified) {
-  return {.key = lb_key(kPrefix, l.id),
-          .value = lb_to_json(l),
-          .create_revision = created,
-          .mod_revision = modified,
-          .version = 1};
+// What this node knows after it wrote `l` itself at revision 7.
+Revisions known_as_written(const ApiLoadBalancer& l) {
+  Revisions r;
+  for (const etcd::Op& op : puts_of(l, kPrefix)) r[op.key] = 7;
+  return r;
 }
 
-std::vector<std::string> names(const ApiState& s) {
+ApiState with(std::initializer_list<ApiLoadBalancer> lbs) {
+  ApiState s;
+  for (const ApiLoadBalancer& l : lbs) s.loadbalancers.push_back(l);
+  return s;
+}
+
+std::vector<std::string> keys(const std::vector<etcd::Op>& ops) {
   std::vector<std::string> out;
-  for (const ApiLoadBalancer& l : s.loadbalancers) out.push_back(l.name);
+  for (const etcd::Op& op : ops) out.push_back(op.key);
   return out;
 }
 
-TEST(EtcdLayout, KeysNameTheLoadBalancer) {
-  EXPECT_EQ(lb_key(kPrefix, kA), "/vigil/loadbalancers/" + kA);
-  EXPECT_EQ(lb_id_of(kPrefix, "/vigil/loadbalancers/" + kA), kA);
-  EXPECT_EQ(lb_id_of(kPrefix, "/vigil/loadbalancers/"), std::nullopt);
-  EXPECT_EQ(lb_id_of(kPrefix, "/vigil/loadbalancers/a/b"), std::nullopt);
-  EXPECT_EQ(lb_id_of(kPrefix, "/other/loadbalancers/" + kA), std::nullopt);
-  EXPECT_EQ(lb_id_of(kPrefix, marker_key(kPrefix)), std::nullopt);
+size_t bytes(const WritePlan& plan) {
+  size_t n = 0;
+  for (const etcd::Op& op : plan.ops) n += op.key.size() + op.value.size();
+  for (const etcd::Compare& c : plan.compares) n += c.key.size();
+  return n;
 }
 
-TEST(EtcdLayout, AWritePutsWhatChangedAndDeletesWhatWentEachGuarded) {
-  ApiState before;
-  before.loadbalancers.push_back(lb(kA, "a"));
-  before.loadbalancers.push_back(lb(kB, "b"));
-  ApiState after = before;
+TEST(EtcdLayout, KeysNameTheObjects) {
+  const std::string m = member_id(1);
+  EXPECT_EQ(lb_key(kPrefix, kA), "/vigil/loadbalancers/" + kA);
+  EXPECT_EQ(pool_key(kPrefix, kA, kPool), "/vigil/pools/" + kA + "/" + kPool);
+  EXPECT_EQ(member_key(kPrefix, kA, kPool, m), "/vigil/members/" + kA + "/" + kPool + "/" + m);
+  EXPECT_TRUE(member_key(kPrefix, kA, kPool, m).starts_with(members_of_pool(kPrefix, kA, kPool)));
+  EXPECT_TRUE(members_of_pool(kPrefix, kA, kPool).starts_with(members_of_lb(kPrefix, kA)));
+  EXPECT_TRUE(pool_key(kPrefix, kA, kPool).starts_with(pools_of_lb(kPrefix, kA)));
+  EXPECT_FALSE(lb_key(kPrefix, kA + "0").starts_with(members_of_lb(kPrefix, kA)));
+
+  using K = KeyName::Kind;
+  EXPECT_EQ(name_of(kPrefix, lb_key(kPrefix, kA)), (KeyName{.kind = K::kLoadBalancer, .lb = kA}));
+  EXPECT_EQ(name_of(kPrefix, pool_key(kPrefix, kA, kPool)),
+            (KeyName{.kind = K::kPool, .lb = kA, .pool = kPool}));
+  EXPECT_EQ(name_of(kPrefix, member_key(kPrefix, kA, kPool, m)),
+            (KeyName{.kind = K::kMember, .lb = kA, .pool = kPool, .member = m}));
+  EXPECT_EQ(name_of(kPrefix, marker_key(kPrefix)), (KeyName{.kind = K::kMarker}));
+  for (const std::string bad :
+       {"/vigil/loadbalancers/", "/vigil/loadbalancers/a/b", "/other/loadbalancers/a",
+        "/vigil/pools/a", "/vigil/pools/a//", "/vigil/members/a/b", "/vigil/members/a/b/c/d",
+        "/vigil/members/a//c", "/vigil/something", "/vigil/vigil2"}) {
+    EXPECT_EQ(name_of(kPrefix, bad), std::nullopt) << bad;
+  }
+}
+
+// The issue's goal: what a member write sends does not grow with its pool.
+TEST(EtcdLayout, AMemberWriteSendsItsKeyAndItsPoolsWhateverThePoolsSize) {
+  std::vector<size_t> sizes;
+  for (int n : {1, 10, 100}) {
+    const ApiLoadBalancer was = lb(kA, "a", n);
+    ApiState after = with({was});
+    after.loadbalancers.edit(0).pools[0].members.push_back(member(1000));
+    const WritePlan plan = plan_write(with({was}), after, known_as_written(was), kPrefix);
+    const std::string added = member_key(kPrefix, kA, kPool, member_id(1000));
+    EXPECT_EQ(keys(plan.ops),
+              (std::vector<std::string>{pool_key(kPrefix, kA, kPool), added, marker_key(kPrefix)}))
+        << n;
+    EXPECT_EQ(plan.ops[1].value, member_to_json(member(1000)));
+    ASSERT_EQ(plan.compares.size(), 1u);
+    EXPECT_EQ(plan.compares[0].key, pool_key(kPrefix, kA, kPool));
+    EXPECT_EQ(plan.compares[0].mod_revision, 7);
+    EXPECT_EQ(plan.lb_ids, std::vector<std::string>{kA});
+    sizes.push_back(bytes(plan));
+  }
+  EXPECT_EQ(sizes[0], sizes[1]);
+  EXPECT_EQ(sizes[1], sizes[2]);
+}
+
+TEST(EtcdLayout, AMemberChangedOrDeletedIsItsKeyAloneBesideThePools) {
+  const ApiLoadBalancer was = lb(kA, "a", 3);
+  ApiState after = with({was});
+  after.loadbalancers.edit(0).pools[0].members[1].weight = 5;
+  after.loadbalancers.edit(0).pools[0].members.erase(
+      after.loadbalancers.edit(0).pools[0].members.begin() + 2);
+  const WritePlan plan = plan_write(with({was}), after, known_as_written(was), kPrefix);
+  ASSERT_EQ(plan.ops.size(), 4u);
+  EXPECT_EQ(plan.ops[1].key, member_key(kPrefix, kA, kPool, member_id(1)));
+  EXPECT_EQ(plan.ops[1].kind, Kind::kPut);
+  EXPECT_EQ(plan.ops[2].key, member_key(kPrefix, kA, kPool, member_id(2)));
+  EXPECT_EQ(plan.ops[2].kind, Kind::kDelete);
+  EXPECT_EQ(plan.compares.size(), 1u);  // the pool's key guards every member of it
+}
+
+TEST(EtcdLayout, ALoadBalancersOwnChangeSendsItWithoutItsMembers) {
+  const ApiLoadBalancer was = lb(kA, "a", 3);
+  ApiState after = with({was});
   after.loadbalancers.edit(0).name = "a2";
-  after.loadbalancers.erase(1);
-  const std::string kC = "cccccccc-0000-4000-8000-000000000003";
-  after.loadbalancers.push_back(lb(kC, "c"));
-  const WritePlan plan = plan_write(before, after, {{kA, 7}, {kB, 9}}, kPrefix);
-  ASSERT_EQ(plan.compares.size(), 3u);
+  const WritePlan plan = plan_write(with({was}), after, known_as_written(was), kPrefix);
+  ASSERT_EQ(plan.ops.size(), 2u);
+  EXPECT_EQ(plan.ops[0].key, lb_key(kPrefix, kA));
+  EXPECT_EQ(plan.ops[0].value, lb_shell_to_json(after.loadbalancers[0]));
+  EXPECT_EQ(plan.ops[0].value.find(member_id(0)), std::string::npos);
+  ASSERT_EQ(plan.compares.size(), 1u);
   EXPECT_EQ(plan.compares[0].key, lb_key(kPrefix, kA));
   EXPECT_EQ(plan.compares[0].mod_revision, 7);
-  EXPECT_EQ(plan.compares[1].key, lb_key(kPrefix, kC));
-  EXPECT_EQ(plan.compares[1].mod_revision, 0);  // a new one must not exist yet
-  EXPECT_EQ(plan.compares[2].key, lb_key(kPrefix, kB));
-  EXPECT_EQ(plan.compares[2].mod_revision, 9);
-  ASSERT_EQ(plan.ops.size(), 4u);
-  EXPECT_EQ(plan.ops[0].kind, etcd::Op::Kind::kPut);
-  EXPECT_EQ(plan.ops[0].value, lb_to_json(after.loadbalancers[0]));
-  EXPECT_EQ(plan.ops[2].kind, etcd::Op::Kind::kDelete);
-  EXPECT_EQ(plan.ops[3].key, marker_key(kPrefix));
-  EXPECT_EQ(plan.put_ids, (std::vector<std::string>{kA, kC}));
-  EXPECT_EQ(plan.deleted_ids, (std::vector<std::string>{kB}));
+}
+
+TEST(EtcdLayout, ANewLoadBalancerIsPutWithItsPoolsAndMembersAndMustNotExistYet) {
+  const ApiLoadBalancer made = lb(kB, "b", 2);
+  const WritePlan plan = plan_write({}, with({made}), {}, kPrefix);
+  EXPECT_EQ(keys(plan.ops),
+            (std::vector<std::string>{lb_key(kPrefix, kB), pool_key(kPrefix, kB, kPool),
+                                      member_key(kPrefix, kB, kPool, member_id(0)),
+                                      member_key(kPrefix, kB, kPool, member_id(1)),
+                                      marker_key(kPrefix)}));
+  ASSERT_EQ(plan.compares.size(), 1u);
+  EXPECT_EQ(plan.compares[0].key, lb_key(kPrefix, kB));
+  EXPECT_EQ(plan.compares[0].mod_revision, 0);
+}
+
+TEST(EtcdLayout, DeletingALoadBalancerOrAPoolDeletesItsMembersWithOneRangeDelete) {
+  const ApiLoadBalancer was = lb(kA, "a", 100);
+  const WritePlan gone = plan_write(with({was}), {}, known_as_written(was), kPrefix);
+  ASSERT_EQ(gone.ops.size(), 4u);
+  EXPECT_EQ(gone.ops[0].kind, Kind::kDelete);
+  EXPECT_EQ(gone.ops[1].kind, Kind::kDeletePrefix);
+  EXPECT_EQ(gone.ops[1].key, members_of_lb(kPrefix, kA));
+  EXPECT_EQ(gone.ops[2].kind, Kind::kDeletePrefix);
+  EXPECT_EQ(gone.ops[2].key, pools_of_lb(kPrefix, kA));
+  ASSERT_EQ(gone.compares.size(), 1u);
+  EXPECT_EQ(gone.compares[0].mod_revision, 7);
+  EXPECT_EQ(gone.lb_ids, std::vector<std::string>{kA});  // named by the 409
+
+  ApiState after = with({was});
+  after.loadbalancers.edit(0).pools.clear();
+  const WritePlan pool_gone = plan_write(with({was}), after, known_as_written(was), kPrefix);
+  ASSERT_EQ(pool_gone.ops.size(), 4u);
+  EXPECT_EQ(pool_gone.ops[0].key, lb_key(kPrefix, kA));
+  EXPECT_EQ(pool_gone.ops[1].key, pool_key(kPrefix, kA, kPool));
+  EXPECT_EQ(pool_gone.ops[1].kind, Kind::kDelete);
+  EXPECT_EQ(pool_gone.ops[2].key, members_of_pool(kPrefix, kA, kPool));
+  EXPECT_EQ(pool_gone.ops[2].kind, Kind::kDeletePrefix);
+  EXPECT_EQ(pool_gone.compares.size(), 2u);  // the load balancer's and the pool's
+}
+
+// Written by vigil before members had keys: the value holds them, and no key of theirs is known.
+TEST(EtcdLayout, MembersInsideTheLoadBalancersValueMoveToKeysOfTheirOwnOnItsNextWrite) {
+  const ApiLoadBalancer was = lb(kA, "a", 2);
+  const Revisions whole = {{lb_key(kPrefix, kA), 5}};
+  ApiState after = with({was});
+  after.loadbalancers.edit(0).pools[0].members.push_back(member(2));
+  const WritePlan plan = plan_write(with({was}), after, whole, kPrefix);
+  EXPECT_EQ(keys(plan.ops),
+            (std::vector<std::string>{lb_key(kPrefix, kA), pool_key(kPrefix, kA, kPool),
+                                      member_key(kPrefix, kA, kPool, member_id(0)),
+                                      member_key(kPrefix, kA, kPool, member_id(1)),
+                                      member_key(kPrefix, kA, kPool, member_id(2)),
+                                      marker_key(kPrefix)}));
+  EXPECT_EQ(plan.ops[0].value, lb_shell_to_json(after.loadbalancers[0]));
+  ASSERT_EQ(plan.compares.size(), 2u);
+  EXPECT_EQ(plan.compares[0].key, lb_key(kPrefix, kA));
+  EXPECT_EQ(plan.compares[0].mod_revision, 5);
+  EXPECT_EQ(plan.compares[1].mod_revision, 0);  // no pool key yet
+}
+
+// etcd refuses a transaction of more than 128 ops: such a load balancer is one value, as before.
+TEST(EtcdLayout, ALoadBalancerWhoseMembersDoNotFitInOneTransactionIsWrittenWhole) {
+  const ApiLoadBalancer big = lb(kB, "b", 200);
+  const WritePlan made = plan_write({}, with({big}), {}, kPrefix);
+  ASSERT_EQ(made.ops.size(), 2u);
+  EXPECT_EQ(made.ops[0].value, lb_to_json(big));
+  EXPECT_EQ(puts_of(big, kPrefix).size(), 1u);
+
+  ApiState after = with({big});
+  after.loadbalancers.edit(0).pools[0].members.push_back(member(200));
+  const WritePlan grown = plan_write(with({big}), after, {{lb_key(kPrefix, kB), 4}}, kPrefix);
+  EXPECT_EQ(keys(grown.ops),
+            (std::vector<std::string>{lb_key(kPrefix, kB), members_of_lb(kPrefix, kB),
+                                      pools_of_lb(kPrefix, kB), marker_key(kPrefix)}));
+  EXPECT_EQ(grown.ops[0].value, lb_to_json(after.loadbalancers[0]));
+  // The pools' keys too: a node that wrote a member of it meanwhile makes this one lose.
+  ASSERT_EQ(grown.compares.size(), 2u);
+  EXPECT_EQ(grown.compares[1].key, pool_key(kPrefix, kB, kPool));
+}
+
+// vigil before members had keys reads a load balancer as the state file's loader does: it refuses
+// one without its members, and keeps its last good version, rather than empty its pools.
+TEST(EtcdLayout, AnOlderReaderRefusesALoadBalancerWrittenWithoutItsMembers) {
+  const std::string shell = lb_shell_to_json(lb(kA, "a", 2));
+  auto old = state_from_json(R"({"version": 1, "loadbalancers": [)" + shell + "]}");
+  ASSERT_FALSE(old);
+  EXPECT_NE(old.error().message.find("members_apart"), std::string::npos) << old.error().message;
+  auto now = lb_from_json(shell);
+  ASSERT_TRUE(now) << now.error().message;
+  EXPECT_EQ(*now, lb(kA, "a"));
 }
 
 TEST(EtcdLayout, AWriteThatChangesNoLoadBalancerWritesNothing) {
-  ApiState before;
-  before.loadbalancers.push_back(lb(kA, "a"));
+  const ApiState before = with({lb(kA, "a", 1)});
   ApiState after = before;
   after.member_overrides.insert_or_assign("m", model::AdminOverride{});
-  EXPECT_TRUE(plan_write(before, after, {{kA, 7}}, kPrefix).ops.empty());
+  EXPECT_TRUE(
+      plan_write(before, after, known_as_written(before.loadbalancers[0]), kPrefix).ops.empty());
 }
 
-TEST(EtcdLayout, EventsNewerThanKnownChangeTheStateOthersAreSkipped) {
-  ApiState state;
-  state.loadbalancers.push_back(lb(kA, "a"));
-  ApiLoadBalancer a2 = lb(kA, "a2");
-  const std::vector<etcd::Event> events = {
-      {.kind = etcd::Event::Kind::kPut, .kv = kv(lb(kA, "stale"), 3, 5)},  // this node's own
-      {.kind = etcd::Event::Kind::kPut, .kv = kv(a2, 3, 8)},
-      {.kind = etcd::Event::Kind::kPut, .kv = kv(lb(kB, "b"), 9, 9)},
-      {.kind = etcd::Event::Kind::kPut,
-       .kv = {.key = marker_key(kPrefix), .value = "{}", .mod_revision = 9}},
-  };
-  const Followed f = follow_events(state, {{kA, 5}}, events, kPrefix);
-  EXPECT_TRUE(f.problems.empty());
-  EXPECT_EQ(names(f.next), (std::vector<std::string>{"a2", "b"}));
-  EXPECT_EQ(f.revisions.at(kA), 8);
-  EXPECT_EQ(f.revisions.at(kB), 9);
-  EXPECT_EQ(f.changed, 2u);
-
-  const Followed gone = follow_events(f.next, f.revisions,
-                                      {{.kind = etcd::Event::Kind::kDelete,
-                                        .kv = {.key = lb_key(kPrefix, kA), .mod_revision = 10}}},
-                                      kPrefix);
-  EXPECT_EQ(names(gone.next), (std::vector<std::string>{"b"}));
-  EXPECT_FALSE(gone.revisions.contains(kA));
-}
-
-TEST(EtcdLayout, ValuesThatAreNotVigilsChangeNothingAndAreNamed) {
-  ApiState state;
-  state.loadbalancers.push_back(lb(kA, "a"));
-  etcd::KeyValue other_id = kv(lb(kB, "b"), 4, 4);
-  other_id.key = lb_key(kPrefix, kA);
-  ApiLoadBalancer bad_port = lb(kB, "b");
-  std::string bad_value = lb_to_json(bad_port);
-  bad_value.replace(bad_value.find("127.0.0.1"), 9, "not-an-ip");
-  const std::vector<etcd::Event> events = {
-      {.kind = etcd::Event::Kind::kPut,
-       .kv = {.key = lb_key(kPrefix, kB), .value = "garbage", .mod_revision = 3}},
-      {.kind = etcd::Event::Kind::kPut, .kv = other_id},
-      {.kind = etcd::Event::Kind::kPut,
-       .kv = {.key = lb_key(kPrefix, kB), .value = bad_value, .mod_revision = 5}},
-      {.kind = etcd::Event::Kind::kPut,
-       .kv = {.key = "/vigil/something", .value = "x", .mod_revision = 6}},
-  };
-  const Followed f = follow_events(state, {{kA, 2}}, events, kPrefix);
-  ASSERT_EQ(f.problems.size(), 4u);
-  EXPECT_NE(f.problems[0].find("/vigil/loadbalancers/" + kB + ": not valid JSON"),
-            std::string::npos)
-      << f.problems[0];
-  EXPECT_NE(f.problems[1].find("it holds the load balancer " + kB), std::string::npos)
-      << f.problems[1];
-  EXPECT_NE(f.problems[2].find("vip_address"), std::string::npos) << f.problems[2];
-  EXPECT_NE(f.problems[3].find("not a key vigil writes"), std::string::npos) << f.problems[3];
-  EXPECT_EQ(names(f.next), (std::vector<std::string>{"a"}));
-  EXPECT_EQ(f.changed, 0u);
-  EXPECT_EQ(f.revisions.at(kA), 2);
-}
-
-TEST(EtcdLayout, AWholeReadKeepsWhatIsKnownAddsInCreationOrderAndRemovesTheRest) {
-  ApiState state;
-  state.loadbalancers.push_back(lb(kA, "a"));
-  state.loadbalancers.push_back(lb(kB, "b"));
-  const std::string kC = "cccccccc-0000-4000-8000-000000000003";
-  const std::string kD = "dddddddd-0000-4000-8000-000000000004";
-  // etcd lists by key; the creation order is by create_revision.
-  const std::vector<etcd::KeyValue> kvs = {
-      kv(lb(kA, "ignored: its revision is known"), 2, 2),
-      kv(lb(kC, "c"), 12, 12),
-      kv(lb(kD, "d"), 11, 11),
-      {.key = marker_key(kPrefix), .value = std::string(kMarkerValue), .mod_revision = 12},
-  };
-  const Followed f = follow_range(state, {{kA, 2}, {kB, 3}}, kvs, kPrefix);
-  EXPECT_TRUE(f.problems.empty());
-  EXPECT_EQ(names(f.next), (std::vector<std::string>{"a", "d", "c"}));
-  EXPECT_TRUE(f.next.loadbalancers.shares(0, state.loadbalancers, 0));
-  EXPECT_EQ(f.changed, 3u);  // b removed, d and c added
-  EXPECT_EQ(f.revisions, (Revisions{{kA, 2}, {kC, 12}, {kD, 11}}));
-}
-
-TEST(EtcdLayout, AtStartWhatTheNodeHoldsAlreadyIsNotMadeAnew) {
-  ApiState state;
-  state.loadbalancers.push_back(lb(kA, "a"));
-  const Followed f = follow_range(state, {}, {kv(lb(kA, "a"), 2, 7)}, kPrefix);
-  EXPECT_TRUE(f.next.loadbalancers.shares(0, state.loadbalancers, 0));
-  EXPECT_EQ(f.changed, 0u);
-  EXPECT_EQ(f.revisions.at(kA), 7);
-}
-
-TEST(EtcdLayout, AWholeReadKeepsTheLastGoodVersionOfABrokenValue) {
-  ApiState state;
-  state.loadbalancers.push_back(lb(kA, "a"));
-  const Followed f = follow_range(
-      state, {{kA, 2}}, {{.key = lb_key(kPrefix, kA), .value = "{", .mod_revision = 5}}, kPrefix);
-  ASSERT_EQ(f.problems.size(), 1u);
-  EXPECT_EQ(names(f.next), (std::vector<std::string>{"a"}));
-  EXPECT_EQ(f.revisions.at(kA), 2);
-  EXPECT_EQ(f.changed, 0u);
+TEST(EtcdLayout, ACommittedWriteIsWhatTheNodeKnowsEtcdHolds) {
+  Revisions r = known_as_written(lb(kA, "a", 2));
+  r[lb_key(kPrefix, kB)] = 3;
+  note_committed({{.kind = Kind::kPut, .key = lb_key(kPrefix, kB)},
+                  {.kind = Kind::kDelete, .key = pool_key(kPrefix, kA, kPool)},
+                  {.kind = Kind::kDeletePrefix, .key = members_of_lb(kPrefix, kA)}},
+                 9, r);
+  EXPECT_EQ(r, (Revisions{{lb_key(kPrefix, kA), 7}, {lb_key(kPrefix, kB), 9}}));
 }
 
 }  // namespace

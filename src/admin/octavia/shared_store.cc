@@ -255,11 +255,12 @@ void SharedStore::commit(ApiState next, std::function<void(std::optional<ApiErro
     }
     return done(std::nullopt);
   }
+  // Kept for the revisions once committed; the arguments' order of evaluation is not the code's.
+  std::vector<etcd::Op> ops = plan.ops;
   kv_->txn(
       std::move(plan.compares), std::move(plan.ops),
-      [this, alive = alive_, next = std::move(next), put = std::move(plan.put_ids),
-       deleted = std::move(plan.deleted_ids),
-       done = std::move(done)](Result<etcd::TxnResult> r) mutable {
+      [this, alive = alive_, next = std::move(next), ops = std::move(ops),
+       lb_ids = std::move(plan.lb_ids), done = std::move(done)](Result<etcd::TxnResult> r) mutable {
         if (!*alive) return;
         if (!r) {
           ++health_.failed_writes;
@@ -278,10 +279,9 @@ void SharedStore::commit(ApiState next, std::function<void(std::optional<ApiErro
               ApiError{409, fmt::format("Load Balancer {} is immutable and cannot be updated: "
                                         "another vigil node changed it at the same time. Read it "
                                         "again and retry.",
-                                        put.empty() ? deleted.front() : put.front())});
+                                        lb_ids.front())});
         }
-        for (const std::string& id : put) revisions_[id] = r->revision;
-        for (const std::string& id : deleted) revisions_.erase(id);
+        note_committed(ops, r->revision, revisions_);
         if (auto saved = cache_.follow(std::move(next)); !saved) {
           log::error("admin.store: this node's cache of etcd's objects: {}", saved.error().message);
         }

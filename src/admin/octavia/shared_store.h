@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "admin/daemon.h"
+#include "admin/octavia/etcd_follow.h"
 #include "admin/octavia/etcd_layout.h"
 #include "admin/octavia/object_store.h"
 #include "base/clock.h"

@@ -15,6 +15,7 @@
 
 #include "admin/fake_daemon_test.h"
 #include "admin/octavia/local_network.h"
+#include "admin/octavia/store_json.h"
 #include "admin/routes.h"
 #include "testing/manual_clock.h"
 #include "testing/manual_timer.h"
@@ -90,9 +91,14 @@ class FakeEtcd {
         kv.mod_revision = revision;
         ++kv.version;
         events.push_back({.kind = etcd::Event::Kind::kPut, .kv = kv});
-      } else if (keys.erase(op.key) > 0) {
-        events.push_back(
-            {.kind = etcd::Event::Kind::kDelete, .kv = {.key = op.key, .mod_revision = revision}});
+      } else {
+        const bool prefix = op.kind == etcd::Op::Kind::kDeletePrefix;
+        for (auto it = keys.lower_bound(op.key); it != keys.end();) {
+          if (prefix ? !it->first.starts_with(op.key) : it->first != op.key) break;
+          events.push_back({.kind = etcd::Event::Kind::kDelete,
+                            .kv = {.key = it->first, .mod_revision = revision}});
+          it = keys.erase(it);
+        }
       }
     }
     for (const etcd::Event& e : events) history.emplace_back(revision, e);
@@ -157,6 +163,7 @@ class FakeKv final : public EtcdKv {
   void txn(std::vector<etcd::Compare> compares, std::vector<etcd::Op> ops,
            std::function<void(Result<etcd::TxnResult>)> done) override {
     ++txns;
+    last_ops = ops;
     etcd_.pending.push_back([this, compares, ops, done] {
       if (!etcd_.up) return done(fail("etcd at http://fake:2379: connection refused"));
       const bool ok = etcd_.txn(compares, ops);
@@ -179,6 +186,7 @@ class FakeKv final : public EtcdKv {
 
   std::shared_ptr<FakeEtcd::Watcher> watcher;
   int txns = 0;
+  std::vector<etcd::Op> last_ops;
   int watches = 0;
 
  private:
@@ -226,6 +234,22 @@ struct Node {
                ? std::string(json::parse(r.body).at("loadbalancer").at("id").as_string())
                : "";
   }
+  // A pool of a new load balancer; its id.
+  std::string create_pool(const std::string& lb) {
+    const Response r = call("POST", "/v2/lbaas/pools",
+                            R"({"pool": {"loadbalancer_id": ")" + lb +
+                                R"(", "protocol": "TCP", "lb_algorithm": "ROUND_ROBIN"}})");
+    EXPECT_EQ(r.status, 201) << r.body;
+    return r.status == 201 ? std::string(json::parse(r.body).at("pool").at("id").as_string()) : "";
+  }
+  Response add_member(const std::string& pool, int port) {
+    return call(
+        "POST", "/v2/lbaas/pools/" + pool + "/members",
+        fmt::format(R"({{"member": {{"address": "10.0.0.1", "protocol_port": {}}}}})", port));
+  }
+  size_t members(size_t lb = 0) const {
+    return cache.state().loadbalancers.at(lb).pools.at(0).members.size();
+  }
   std::vector<std::string> names() const {
     std::vector<std::string> out;
     for (const ApiLoadBalancer& lb : cache.state().loadbalancers) out.push_back(lb.name);
@@ -268,7 +292,7 @@ class SharedStoreTest : public ::testing::Test {
 TEST_F(SharedStoreTest, AWriteOnOneNodeIsServedByTheOther) {
   const std::string id = a_->create_lb("api");
   ASSERT_FALSE(id.empty());
-  EXPECT_EQ(b_->names(), (std::vector<std::string>{"api"}));
+  EXPECT_EQ(b_->names(), (std::vector<std::string>{"api"})) << b_->shared->health().last_error;
   ASSERT_EQ(b_->daemon.applied.size(), 1u);
   EXPECT_EQ(b_->daemon.applied[0].changed.at(0).id, id);
   // Both answer it alike.
@@ -304,6 +328,111 @@ TEST_F(SharedStoreTest, TwoWritesToOneLoadBalancerAtOnceOneWinsTheOtherGets409) 
   // B, now up to date, can write.
   EXPECT_EQ(b_->call("PUT", path, R"({"loadbalancer": {"name": "from-b"}})").status, 200);
   EXPECT_EQ(a_->names(), (std::vector<std::string>{"from-b"}));
+}
+
+// The issue's goal: a member write sends that member's key and its pool's, whatever the pool's
+// size, and the load balancer's key does not move.
+TEST_F(SharedStoreTest, AMemberWriteTouchesOnlyItsKeyAndItsPoolsAndReachesTheOtherNode) {
+  const std::string id = a_->create_lb("api");
+  const std::string pool = a_->create_pool(id);
+  const int64_t lb_written = etcd_.keys.at(lb_key(kPrefix, id)).mod_revision;
+  std::vector<size_t> sent;
+  for (int port = 10; port < 30; ++port) {  // as many digits each
+    const Response r = a_->add_member(pool, port);
+    ASSERT_EQ(r.status, 201) << r.body;
+    size_t bytes = 0;
+    for (const etcd::Op& op : a_->kv->last_ops) bytes += op.key.size() + op.value.size();
+    sent.push_back(bytes);
+  }
+  EXPECT_EQ(sent.front(), sent.back());
+  EXPECT_EQ(etcd_.keys.at(lb_key(kPrefix, id)).mod_revision, lb_written);
+  EXPECT_EQ(b_->members(), 20u);
+  EXPECT_EQ(b_->cache.state().loadbalancers[0], a_->cache.state().loadbalancers[0]);
+  // One event, one member: B's daemon ran one change per write, and B holds no copy of A's own.
+  const size_t applied = b_->daemon.applied.size();
+  const std::string member = std::string(a_->cache.state().loadbalancers[0].pools[0].members[3].id);
+  EXPECT_EQ(a_->call("PUT", "/v2/lbaas/pools/" + pool + "/members/" + member,
+                     R"({"member": {"weight": 7}})")
+                .status,
+            200);
+  EXPECT_EQ(b_->daemon.applied.size(), applied + 1);
+  EXPECT_EQ(b_->cache.state().loadbalancers[0].pools[0].members[3].weight, 7);
+  EXPECT_EQ(b_->call("DELETE", "/v2/lbaas/pools/" + pool + "/members/" + member).status, 204);
+  EXPECT_EQ(a_->members(), 19u);
+  EXPECT_FALSE(etcd_.keys.contains(member_key(kPrefix, id, pool, member)));
+  EXPECT_EQ(a_->shared->health().bad_values + b_->shared->health().bad_values, 0u);
+}
+
+// Octavia refuses a second member with the same address and port in a pool (409); made through
+// two nodes at once, the pool's key makes one of them lose all the same.
+TEST_F(SharedStoreTest, TheSameMemberAddedThroughTwoNodesAtOnceIsMadeOnce) {
+  const std::string id = a_->create_lb("api");
+  const std::string pool = a_->create_pool(id);
+  const std::string body = R"({"member": {"address": "10.0.0.1", "protocol_port": 80}})";
+  Response on_a = a_->begin("POST", "/v2/lbaas/pools/" + pool + "/members", body);
+  Response on_b = b_->begin("POST", "/v2/lbaas/pools/" + pool + "/members", body);
+  std::optional<Response> got_a, got_b;
+  on_a.later([&](Response r) { got_a = std::move(r); });
+  on_b.later([&](Response r) { got_b = std::move(r); });
+  etcd_.deliver();
+  ASSERT_TRUE(got_a && got_b);
+  EXPECT_EQ(got_a->status, 201) << got_a->body;
+  EXPECT_EQ(got_b->status, 409) << got_b->body;
+  EXPECT_EQ(a_->members(), 1u);
+  EXPECT_EQ(b_->members(), 1u);
+  // Members of other pools do not wait for this one's.
+  const std::string other = a_->create_pool(id);
+  Response in_one = a_->begin("POST", "/v2/lbaas/pools/" + pool + "/members",
+                              R"({"member": {"address": "10.0.0.2", "protocol_port": 80}})");
+  Response in_other = b_->begin("POST", "/v2/lbaas/pools/" + other + "/members", body);
+  got_a.reset();
+  got_b.reset();
+  in_one.later([&](Response r) { got_a = std::move(r); });
+  in_other.later([&](Response r) { got_b = std::move(r); });
+  etcd_.deliver();
+  ASSERT_TRUE(got_a && got_b);
+  EXPECT_EQ(got_a->status, 201) << got_a->body;
+  EXPECT_EQ(got_b->status, 201) << got_b->body;
+  EXPECT_EQ(b_->cache.state().loadbalancers[0], a_->cache.state().loadbalancers[0]);
+}
+
+// A member write and a delete of its pool at once: never a member left without its pool.
+TEST_F(SharedStoreTest, AMemberWrittenWhileItsPoolIsDeletedElsewhereLoses) {
+  const std::string id = a_->create_lb("api");
+  const std::string pool = a_->create_pool(id);
+  ASSERT_EQ(a_->add_member(pool, 80).status, 201);
+  Response deleting = a_->begin("DELETE", "/v2/lbaas/pools/" + pool);
+  Response adding = b_->begin("POST", "/v2/lbaas/pools/" + pool + "/members",
+                              R"({"member": {"address": "10.0.0.1", "protocol_port": 81}})");
+  std::optional<Response> got_a, got_b;
+  deleting.later([&](Response r) { got_a = std::move(r); });
+  adding.later([&](Response r) { got_b = std::move(r); });
+  etcd_.deliver();
+  ASSERT_TRUE(got_a && got_b);
+  EXPECT_EQ(got_a->status, 204) << got_a->body;
+  EXPECT_EQ(got_b->status, 409) << got_b->body;
+  EXPECT_NE(got_b->body.find("Load Balancer " + id + " is immutable"), std::string::npos);
+  for (const auto& [key, kv] : etcd_.keys) {
+    EXPECT_FALSE(key.starts_with(members_of_lb(kPrefix, id))) << key;
+  }
+  EXPECT_TRUE(b_->cache.state().loadbalancers[0].pools.empty());
+  // Deleting the load balancer takes every key of it; deleted through both nodes at once, it is
+  // deleted once and the other delete loses.
+  const std::string again = a_->create_pool(id);
+  ASSERT_EQ(a_->add_member(again, 80).status, 201);
+  const std::string path = "/v2/lbaas/loadbalancers/" + id + "?cascade=true";
+  Response on_a = a_->begin("DELETE", path), on_b = b_->begin("DELETE", path);
+  got_a.reset();
+  got_b.reset();
+  on_b.later([&](Response r) { got_b = std::move(r); });
+  on_a.later([&](Response r) { got_a = std::move(r); });
+  etcd_.deliver();
+  ASSERT_TRUE(got_a && got_b);
+  EXPECT_EQ(got_b->status, 204) << got_b->body;
+  EXPECT_EQ(got_a->status, 409) << got_a->body;
+  EXPECT_NE(got_a->body.find("Load Balancer " + id + " is immutable"), std::string::npos);
+  EXPECT_EQ(etcd_.keys.size(), 1u) << "only the marker";
+  EXPECT_TRUE(a_->names().empty());
 }
 
 TEST_F(SharedStoreTest, WritesWaitTheirTurnAndEachSeesTheOneBefore) {
@@ -488,6 +617,49 @@ TEST(SharedStore, ANodeHoldingObjectsNeverTakesAnEmptyEtcdForDeleteEverything) {
                                R"({"loadbalancer": {"vip_address": "127.0.0.1"}})");
   EXPECT_EQ(r.status, 503) << r.body;
   EXPECT_EQ(node.kv->txns, 0);
+}
+
+// A prefix that vigil wrote before members had keys: each load balancer's value holds its
+// members. It loads as it is, and the next write of a load balancer moves its members to keys of
+// their own, which an older reader refuses rather than take the pools for empty.
+TEST(SharedStore, APrefixWrittenWithMembersInsideLoadsAndMovesThemOnTheNextWrite) {
+  FakeEtcd etcd;
+  vigil::testing::ManualClock clock;
+  vigil::testing::ManualWallClock wall;
+  vigil::testing::ManualTimerSource timers(clock);
+  Node writer(etcd, clock, wall, timers);
+  writer.shared->start();
+  etcd.deliver();
+  const std::string id = writer.create_lb("api");
+  const std::string pool = writer.create_pool(id);
+  ASSERT_EQ(writer.add_member(pool, 80).status, 201);
+  ASSERT_EQ(writer.add_member(pool, 81).status, 201);
+  const ApiLoadBalancer made = writer.cache.state().loadbalancers[0];
+  // As vigil wrote it before 2026-12-05: the one key, whole.
+  etcd.keys.clear();
+  etcd.put_raw(lb_key(kPrefix, id), lb_to_json(made));
+  etcd.put_raw(marker_key(kPrefix), std::string(kMarkerValue));
+
+  Node a(etcd, clock, wall, timers), b(etcd, clock, wall, timers);
+  a.shared->start();
+  b.shared->start();
+  etcd.deliver();
+  ASSERT_EQ(a.names(), (std::vector<std::string>{"api"}));
+  EXPECT_EQ(a.cache.state().loadbalancers[0], made);
+  EXPECT_EQ(a.shared->health().bad_values, 0u);
+
+  ASSERT_EQ(a.add_member(pool, 82).status, 201);
+  EXPECT_EQ(etcd.keys.at(lb_key(kPrefix, id)).value, lb_shell_to_json(made));
+  size_t keyed = 0;
+  for (const auto& [key, kv] : etcd.keys) keyed += key.starts_with(members_of_lb(kPrefix, id));
+  EXPECT_EQ(keyed, 3u);
+  EXPECT_EQ(b.members(), 3u);
+  EXPECT_EQ(b.cache.state().loadbalancers[0], a.cache.state().loadbalancers[0]);
+  EXPECT_EQ(b.shared->health().bad_values, 0u);
+  // From then on, a member write is its own key.
+  ASSERT_EQ(b.add_member(pool, 83).status, 201);
+  EXPECT_EQ(b.kv->last_ops.size(), 3u);  // the pool's key, the member's, the marker
+  EXPECT_EQ(a.members(), 4u);
 }
 
 }  // namespace

@@ -19,6 +19,10 @@ namespace {
 
 namespace json = boost::json;
 
+// Marks a load balancer written without its members (lb_shell_to_json): a reader that does not
+// know the field refuses the value instead of taking the load balancer for one without members.
+constexpr std::string_view kMembersApart = "members_apart";
+
 json::value text_or_null(const std::string& s) {
   return s.empty() ? json::value() : json::value(s);
 }
@@ -68,12 +72,13 @@ json::object member_json(const ApiMember& m) {
   return o;
 }
 
-json::object pool_json(const ApiPool& p) {
+json::object pool_json(const ApiPool& p, bool with_members) {
   json::object o;
   put_common(o, p, true);
   o["protocol"] = p.protocol;
   o["lb_algorithm"] = p.lb_algorithm;
   o["healthmonitor"] = p.healthmonitor ? json::value(monitor_json(*p.healthmonitor)) : nullptr;
+  if (!with_members) return o;
   json::array members;
   for (const ApiMember& m : p.members) members.push_back(member_json(m));
   o["members"] = std::move(members);
@@ -97,8 +102,9 @@ json::object listener_json(const ApiListener& l) {
   return o;
 }
 
-json::object lb_json(const ApiLoadBalancer& lb) {
+json::object lb_json(const ApiLoadBalancer& lb, bool with_members = true) {
   json::object o;
+  if (!with_members) o[kMembersApart] = true;
   put_common(o, lb, true);
   o["vip_address"] = lb.vip_address;
   o["vip_subnet_id"] = lb.vip_subnet_id;
@@ -106,7 +112,7 @@ json::object lb_json(const ApiLoadBalancer& lb) {
   o["topology"] = lb.topology;
   json::array listeners, pools;
   for (const ApiListener& l : lb.listeners) listeners.push_back(listener_json(l));
-  for (const ApiPool& p : lb.pools) pools.push_back(pool_json(p));
+  for (const ApiPool& p : lb.pools) pools.push_back(pool_json(p, with_members));
   o["listeners"] = std::move(listeners);
   o["pools"] = std::move(pools);
   return o;
@@ -157,6 +163,8 @@ class Loader {
   std::set<std::string> ids_;
 };
 
+void load_member(Loader& ld, const json::value& v, const std::string& where, ApiPool& p);
+
 void load_pool(Loader& ld, json::value v, const std::string& where, ApiPool& p) {
   if (!v.is_object()) return ld.fail(where, "expected an object");
   json::object& o = v.as_object();
@@ -175,11 +183,7 @@ void load_pool(Loader& ld, json::value v, const std::string& where, ApiPool& p) 
   if (members.is_null()) return;
   const json::array* list = ld.list(members, where + ".members");
   for (size_t i = 0; list != nullptr && i < list->size() && !ld.error; ++i) {
-    ApiMember m;
-    auto read = [](FieldReader& r, ApiMember& x) { read_member(r, x, Mode::kCreate); };
-    if (ld.object((*list)[i], fmt::format("{}.members[{}]", where, i), m, read)) {
-      p.members.push_back(std::move(m));
-    }
+    load_member(ld, (*list)[i], fmt::format("{}.members[{}]", where, i), p);
   }
 }
 
@@ -238,9 +242,33 @@ Result<void> load_overrides(const json::object& top, ApiState& out) {
   return {};
 }
 
+// One member, with the checks a state file's get.
+void load_member(Loader& ld, const json::value& v, const std::string& where, ApiPool& p) {
+  ApiMember m;
+  auto read = [](FieldReader& r, ApiMember& x) { read_member(r, x, Mode::kCreate); };
+  if (ld.object(v, where, m, read)) p.members.push_back(std::move(m));
+}
+
 }  // namespace
 
 std::string lb_to_json(const ApiLoadBalancer& lb) { return json::serialize(lb_json(lb)); }
+
+std::string lb_shell_to_json(const ApiLoadBalancer& lb) {
+  return json::serialize(lb_json(lb, false));
+}
+
+std::string member_to_json(const ApiMember& m) { return json::serialize(member_json(m)); }
+
+Result<ApiMember> member_from_json(std::string_view text) {
+  boost::system::error_code ec;
+  json::value doc = json::parse(text, ec);
+  if (ec) return fail(fmt::format("not valid JSON ({})", ec.message()));
+  Loader ld;
+  ApiPool one;
+  load_member(ld, doc, "member", one);
+  if (ld.error) return fail(*ld.error);
+  return std::move(one.members.at(0));
+}
 
 std::string state_to_json(std::span<const std::string> lbs, const ApiState::Overrides& overrides,
                           std::string_view journal) {
@@ -346,6 +374,12 @@ Result<ApiLoadBalancer> lb_from_json(std::string_view text) {
   boost::system::error_code ec;
   json::value doc = json::parse(text, ec);
   if (ec) return fail(fmt::format("not valid JSON ({})", ec.message()));
+  if (json::object* o = doc.if_object()) {
+    if (const json::value* apart = o->if_contains(kMembersApart)) {
+      if (*apart != true) return fail(fmt::format("loadbalancer.{}: expected true", kMembersApart));
+      o->erase(kMembersApart);
+    }
+  }
   Loader ld;
   ApiState one;
   load_lb(ld, std::move(doc), "loadbalancer", one);

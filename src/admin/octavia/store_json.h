@@ -38,9 +38,19 @@ std::string record_to_json(std::span<const std::string> put, std::span<const std
 // the one of its id, in its place, or comes last. The error says what is wrong with the record.
 Result<void> apply_record(std::string_view record, ApiState& state);
 
-// One load balancer from lb_to_json()'s text, validated as a state file's are (what etcd holds
-// under its key: shared_store.h). The error names the field: "loadbalancer.pools[0]: ...".
+// One load balancer from lb_to_json()'s or lb_shell_to_json()'s text, validated as a state file's
+// are (what etcd holds under its key: etcd_layout.h). The error names the field:
+// "loadbalancer.pools[0]: ...".
 Result<ApiLoadBalancer> lb_from_json(std::string_view text);
+
+// What etcd holds of a load balancer whose members have keys of their own (etcd_layout.h): it
+// without its pools' members, marked so ({"members_apart": true, ...}) that a vigil which reads
+// members only inside the load balancer refuses it rather than take its pools for empty ones.
+std::string lb_shell_to_json(const ApiLoadBalancer& lb);
+
+// One member, as in a pool's "members", and back with the same checks.
+std::string member_to_json(const ApiMember& m);
+Result<ApiMember> member_from_json(std::string_view text);
 
 // The error names the object and field: "loadbalancers[0].pools[1].members[2]: Invalid input
 // for field/attribute protocol_port. Value: '70000'. Value should be lower or equal to 65535".
