@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "admin/octavia/etcd_test_objects.h"
 #include "admin/octavia/store_json.h"
 
 namespace vigil::admin {
@@ -15,35 +16,7 @@ namespace {
 
 using Kind = etcd::Op::Kind;
 
-constexpr std::string_view kPrefix = "/vigil/";
-const std::string kA = "aaaaaaaa-0000-4000-8000-000000000001";
-const std::string kB = "bbbbbbbb-0000-4000-8000-000000000002";
-const std::string kPool = "cccccccc-0000-4000-8000-000000000003";
-
-std::string member_id(int i) { return fmt::format("dddddddd-0000-4000-8000-{:012}", i); }
-
-ApiMember member(int i) {
-  ApiMember m;
-  m.id = member_id(i);
-  m.address = "10.0.0.1";
-  m.protocol_port = 1000 + i;
-  m.created_at = m.updated_at = "2026-12-05T09:00:00.000001";
-  return m;
-}
-
-// A load balancer with one pool of `members` members.
-ApiLoadBalancer lb(const std::string& id, const std::string& name, int members = 0) {
-  ApiLoadBalancer out;
-  out.id = id;
-  out.name = name;
-  out.vip_address = "127.0.0.1";
-  out.created_at = out.updated_at = "2026-12-05T09:00:00.000001";
-  ApiPool pool;
-  pool.id = kPool;
-  for (int i = 0; i < members; ++i) pool.members.push_back(member(i));
-  out.pools.push_back(pool);
-  return out;
-}
+using namespace etcd_test;  // NOLINT: the objects every test here builds
 
 // What this node knows after it wrote `l` itself at revision 7.
 Revisions known_as_written(const ApiLoadBalancer& l) {
