@@ -299,3 +299,23 @@ def test_the_agent_leaves_a_lagging_node_to_the_store_and_pushes_once_what_none_
     a.has_ours = b.has_ours = False  # gone from the store itself (etcd restored from a backup)
     poller.poll()
     assert made == [(test_agent.OURS, ["a", "b"], True)] and octavia.locked == [test_agent.OURS]
+
+
+def test_a_request_that_never_connected_surely_did_not_write_and_one_that_timed_out_may_have():
+    import socket
+
+    from vigil_octavia.client import VigilClient
+
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    with pytest.raises(VigilError) as refused:
+        VigilClient(f"http://127.0.0.1:{port}", "/dev/null", 1).request("POST", "/x")
+    assert refused.value.status is None and not refused.value.maybe_applied
+    with socket.socket() as silent:  # takes the connection, never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        client = VigilClient(f"http://127.0.0.1:{silent.getsockname()[1]}", "/dev/null", 0.2)
+        with pytest.raises(VigilError) as timed_out:
+            client.request("POST", "/x")
+    assert timed_out.value.maybe_applied and "timed out" in timed_out.value.message
