@@ -37,6 +37,7 @@ std::string store_health_json(const StoreHealth& h, model::WallTime now) {
   json::object o{
       {"type", "etcd"},
       {"name", h.name},
+      {"prefix", h.prefix},
       {"reachable", h.reachable},
       {"following", h.following},
       {"revision", h.revision},

@@ -29,6 +29,13 @@ admin:
   listen: 127.0.0.1:{port}
   token_file: @TOKEN_FILE@
   state_file: {state_file}
+{store}"""
+# admin.store when the nodes share one etcd (Cloud's `etcd`).
+STORE = """  store:
+    type: etcd
+    endpoints: [{endpoints}]
+    prefix: /vigil/octavia/
+    timeout: 1s
 """
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
@@ -42,11 +49,13 @@ def figure(what, seconds):
 class Cloud:
     """Octavia, vigil nodes (`names`: one, or a pair whose listeners share their port through
     SO_REUSEPORT, as two hosts would share a VIP) and one load balancer `k8s` with listener
-    `api` and pool `masters`. `vigil` is the first node."""
+    `api` and pool `masters`. `vigil` is the first node. `etcd`: an EtcdCluster the nodes keep
+    their API objects in (admin.store); `vigil_options`: more of octavia.conf's [vigil]."""
 
-    def __init__(self, tmp, names=("a",)):
+    def __init__(self, tmp, names=("a",), etcd=None, vigil_options=""):
         self.dir = tmp
         self.things = []
+        self.etcd = etcd
         self.admin_ports = {name: free_port() for name in names}
         self.sims = [self.keep(ApiSim(tmp, f"master-0{i}")) for i in (1, 2)]
         self.nodes = {}
@@ -60,7 +69,8 @@ class Cloud:
                                          vigil_options=f"status_interval = {INTERVAL:g}\n"
                                                        f"request_timeout = {REQUEST_TIMEOUT}\n"
                                                        f"endpoints = {endpoints}\n"
-                                                       f"metrics_file = {self.metrics_file}\n"))
+                                                       f"metrics_file = {self.metrics_file}\n"
+                                                       + vigil_options))
         self.cli = OctaviaCli(self.octavia)
         self.lb_id = self.cli.json("create", "--name", "k8s", "--vip-subnet-id", "loopback",
                                    "--vip-address", "127.0.0.1", "--provider", "vigil")["id"]
@@ -93,8 +103,10 @@ class Cloud:
         """Starts node `name` (again) with the state file `state_name` of its directory."""
         node_dir = self.dir / f"node-{name}"
         node_dir.mkdir(exist_ok=True)
+        store = STORE.format(endpoints=", ".join(self.etcd.endpoints)) if self.etcd else ""
         self.nodes[name] = Vigil(node_dir, CONFIG.format(port=self.admin_ports[name],
-                                                         state_file=node_dir / state_name))
+                                                         state_file=node_dir / state_name,
+                                                         store=store))
 
     def kill_vigil(self, name="a"):
         node = self.nodes[name]

@@ -21,6 +21,11 @@ failover would (repush.py). A node that answers again, every node at the agent's
 every node at each resync is also compared with Octavia in full (reconcile.drift: the changes it
 missed while it was down) and pushed again where it differs; and a load balancer Octavia deleted
 meanwhile is deleted from it, if it carries Octavia's owner tag (translate.OWNER_TAG).
+
+Nodes that share one store (shared_store.py; detected from the polls' /v1/status) are not
+pushed to one by one: a write through any node is on all of them. A node that lacks what another
+serves lags behind the store and is reported, not pushed to; what no node serves as Octavia
+holds it is pushed once, through the first node that answers.
 """
 import time
 
@@ -64,6 +69,7 @@ class StatusPoller:
         self.failing = {}  # node -> why it did not answer the last poll (absent: it answered)
         self.seen = set()  # nodes that answered a poll since this agent started
         self.started = {}  # node -> when its vigil started, as it last said
+        self.lagging = {}  # node of a shared store -> load balancers it lacked at the last poll
         self.records = node_metrics.NodeRecords(fleet.names)  # [vigil] metrics_file
 
     def poll(self):
@@ -73,7 +79,9 @@ class StatusPoller:
         # Octavia's list first: a load balancer ACTIVE in it was in vigil before the status read.
         known = self.octavia.loadbalancers()
         views, errors, started = {}, {}, {}
-        for name, (doc, error) in self.fleet.each(lambda c: c.status()).items():
+        answers = self.fleet.each(lambda c: c.status())
+        self.fleet.observe(answers)
+        for name, (doc, error) in answers.items():
             if error is None:
                 views[name] = {e["loadbalancer"]["id"]: e for e in status.api_loadbalancers(doc)}
                 started[name] = status.started_at(doc)
@@ -150,10 +158,11 @@ class StatusPoller:
 
     def _plan(self, known, views, compare, resync):
         """[(load balancer, (its provisioning status, the nodes to push it to, the nodes that
-        serve it meanwhile, those of the first that lack it))]: each answering node that lacks a load balancer Octavia has ACTIVE
-        (ERROR too, at a resync), and each node of `compare` that holds one otherwise than
-        Octavia or holds one with objects in ERROR (a change no node took: a push repairs
-        them)."""
+        serve it meanwhile, those of the first that lack it))]: each answering node that lacks
+        a load balancer Octavia has ACTIVE (ERROR too, at a resync), and each node of `compare`
+        that holds one otherwise than Octavia or holds one with objects in ERROR (a change no
+        node took: a push repairs them). On a shared store, only what no node serves as
+        Octavia holds it, pushed once (repush.push_to); the others' nodes lag (logged)."""
         candidates = {lb_id: provisioning for lb_id, (provisioning, _) in known.items()
                       if provisioning == "ACTIVE" or (provisioning == "ERROR" and resync)}
         checked = {lb_id: [name for name in views if name in compare and lb_id in views[name]]
@@ -166,7 +175,8 @@ class StatusPoller:
             except Exception as e:  # SQLite busy: the next poll compares again
                 LOG.info("vigil: cannot read Octavia's load balancers to compare yet: %s", e)
                 checked = {}
-        plan = []
+        plan, lagging = [], {}
+        shared = self.fleet.shares_store()
         for lb_id, provisioning in sorted(candidates.items()):
             lacking = [name for name in views if lb_id not in views[name]]
             differing = {}
@@ -177,6 +187,13 @@ class StatusPoller:
                     reason = "objects in provisioning ERROR in Octavia"
                 if reason is not None:
                     differing[name] = reason
+            serving = [n for n in views if lb_id in views[n] and n not in differing]
+            if shared and serving:
+                # The store holds it as Octavia does: a node without it lags behind the store,
+                # which a push through that node would not cure.
+                for name in lacking + sorted(differing):
+                    lagging.setdefault(name, []).append(lb_id)
+                continue
             for name in lacking:
                 LOG.warning("vigil provider agent: vigil node %s does not have load balancer %s "
                             "(restarted without its state, or replaced): pushing it from "
@@ -185,10 +202,26 @@ class StatusPoller:
                 LOG.warning("vigil provider agent: vigil node %s holds load balancer %s "
                             "otherwise than Octavia (%s): pushing it again", name, lb_id, reason)
             if lacking or differing:
-                serving = [n for n in views if lb_id in views[n] and n not in differing]
                 plan.append((lb_id, (provisioning, lacking + sorted(differing), serving,
                                      lacking)))
+        if shared:
+            self._note_lagging(lagging)
         return plan
+
+    def _note_lagging(self, lagging):
+        """Logs once per episode each node of a shared store that lacks, or holds otherwise,
+        load balancers another node serves as Octavia does: its copy of the store is behind
+        (not following etcd: its /v1/status `store` says why)."""
+        for name, lb_ids in sorted(lagging.items()):
+            if name not in self.lagging:
+                LOG.warning("vigil provider agent: vigil node %s lags behind the shared store: "
+                            "it lacks or differs on %d load balancers other nodes serve (%s); "
+                            "nothing is pushed to it, it catches up from the store", name,
+                            len(lb_ids), ", ".join(lb_ids[:5]))
+        for name in sorted(set(self.lagging) - lagging.keys()):
+            LOG.info("vigil provider agent: vigil node %s holds what the shared store holds "
+                     "again", name)
+        self.lagging = {name: len(lb_ids) for name, lb_ids in lagging.items()}
 
     def _catch_up(self, plan):
         """Pushes each load balancer of `plan` to its nodes under the failover lock

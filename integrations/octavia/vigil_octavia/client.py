@@ -4,6 +4,7 @@ One instance per caller and thread (a requests.Session is not meant to be shared
 threads). Every call is bounded by [vigil] request_timeout.
 """
 import requests
+import urllib3
 
 # The Octavia wrapper of each kind of object, and the collection it lives in.
 COLLECTIONS = {
@@ -15,12 +16,36 @@ COLLECTIONS = {
 
 
 class VigilError(Exception):
-    """vigil refused a request (`status` is its HTTP status) or could not be reached (None)."""
+    """vigil refused a request (`status` is its HTTP status) or could not be reached (None).
+    `maybe_applied`: no answer, but the request may have reached vigil (a read timeout, a
+    connection lost after sending), so a write may have landed."""
 
-    def __init__(self, status, message):
+    def __init__(self, status, message, maybe_applied=False):
         super().__init__(message)
         self.status = status
         self.message = message
+        self.maybe_applied = maybe_applied
+
+
+def _maybe_sent(error):
+    """Whether a failed request may have reached vigil: only a connection never made (refused,
+    or no connect within the timeout) surely did not."""
+    if isinstance(error, requests.ConnectTimeout):
+        return False
+    if isinstance(error, requests.ReadTimeout):
+        return True
+    if not isinstance(error, requests.ConnectionError):
+        return False  # a bad URL, too many redirects: nothing was sent
+    for _ in range(10):
+        if isinstance(error, urllib3.exceptions.NewConnectionError):
+            return False
+        nested = getattr(error, "reason", None) or error.__cause__ or error.__context__
+        if nested is None and error.args and isinstance(error.args[0], BaseException):
+            nested = error.args[0]
+        if not isinstance(nested, BaseException):
+            break
+        error = nested
+    return True
 
 
 def _reason(error):
@@ -64,7 +89,8 @@ class VigilClient:
             r = self.session.request(method, url, json=body, timeout=self.timeout,
                                      headers={"X-Auth-Token": self._token()})
         except requests.RequestException as e:
-            raise VigilError(None, f"cannot reach vigil at {self.endpoint}: {_reason(e)}") from e
+            raise VigilError(None, f"cannot reach vigil at {self.endpoint}: {_reason(e)}",
+                             maybe_applied=_maybe_sent(e)) from e
         if r.status_code >= 400:
             try:
                 fault = r.json().get("faultstring") or r.text

@@ -17,7 +17,16 @@ OPTS = [
                 help="Base URLs of every vigil node that serves this provider's load "
                      "balancers: a keepalived pair or a BGP fleet. Each load balancer lives on "
                      "every node; a change is applied to each, and a node that missed one is "
-                     "caught up by the provider agent. Empty: the single endpoint above."),
+                     "caught up by the provider agent, unless the nodes share one store "
+                     "(shared_store). Empty: the single endpoint above."),
+    cfg.StrOpt("shared_store", default="auto", choices=["auto", "true", "false"],
+               help="Whether the nodes of endpoints keep their API objects in one shared store "
+                    "(vigil's admin.store type etcd): then each change is written once, "
+                    "through the first node that answers, and the provider agent pushes "
+                    "nothing to a node that lacks an object another node serves (it reports "
+                    "it as lagging). auto: shared when every node's /v1/status names the same "
+                    "etcd endpoints and prefix, not on loopback addresses. true: for nodes "
+                    "that name one etcd cluster differently (each its own member first)."),
     cfg.ListOpt("token_files", default=[],
                 help="One token file per entry of endpoints, in the same order, when the "
                      "nodes have different tokens. Empty: token_file for every node."),

@@ -42,6 +42,11 @@ def _pool_children(p, out):
     return out
 
 
+def _landed(kind, object_id, pool_id=None):
+    """Reads a create back by Octavia's id (provisioning.Change.landed)."""
+    return lambda c: c.get(kind, object_id, pool_id=pool_id)
+
+
 class VigilProviderDriver(provider_base.ProviderDriver):
     def __init__(self):
         super().__init__()
@@ -65,8 +70,10 @@ class VigilProviderDriver(provider_base.ProviderDriver):
 
     def loadbalancer_create(self, loadbalancer):
         body = translate.loadbalancer(loadbalancer, shared=len(self._nodes()) > 1)
-        self._submit(Change("loadbalancer", loadbalancer.loadbalancer_id, "create",
-                            lambda c: c.create("loadbalancer", body)))
+        lb_id = loadbalancer.loadbalancer_id
+        self._submit(Change("loadbalancer", lb_id, "create",
+                            lambda c: c.create("loadbalancer", body),
+                            landed=_landed("loadbalancer", lb_id)))
 
     def loadbalancer_update(self, old_loadbalancer, new_loadbalancer):
         body = translate.loadbalancer(new_loadbalancer, updating=True)
@@ -92,7 +99,8 @@ class VigilProviderDriver(provider_base.ProviderDriver):
         self._submit(Change("listener", listener.listener_id, "create",
                             lambda c: c.create("listener", body),
                             parents=_ids(loadbalancers=listener.loadbalancer_id,
-                                         pools=value(listener, "default_pool_id"))))
+                                         pools=value(listener, "default_pool_id")),
+                            landed=_landed("listener", listener.listener_id)))
 
     def listener_update(self, old_listener, new_listener):
         body = translate.listener(new_listener, updating=True)
@@ -113,7 +121,7 @@ class VigilProviderDriver(provider_base.ProviderDriver):
         self._submit(Change("pool", pool.pool_id, "create", lambda c: c.create("pool", body),
                             parents=_ids(loadbalancers=value(pool, "loadbalancer_id"),
                                          listeners=value(pool, "listener_id")),
-                            pool_id=pool.pool_id))
+                            pool_id=pool.pool_id, landed=_landed("pool", pool.pool_id)))
 
     def pool_update(self, old_pool, new_pool):
         body = translate.pool(new_pool, updating=True)
@@ -138,7 +146,8 @@ class VigilProviderDriver(provider_base.ProviderDriver):
         pool_id = member.pool_id
         self._submit(Change("member", member.member_id, "create",
                             lambda c: c.create("member", body, pool_id=pool_id),
-                            pool_id=pool_id))
+                            pool_id=pool_id,
+                            landed=_landed("member", member.member_id, pool_id)))
 
     def member_update(self, old_member, new_member):
         body = translate.member(new_member, updating=True)
@@ -185,8 +194,10 @@ class VigilProviderDriver(provider_base.ProviderDriver):
     def health_monitor_create(self, healthmonitor):
         body = translate.healthmonitor(healthmonitor)
         pool_id = healthmonitor.pool_id
-        self._submit(Change("healthmonitor", healthmonitor.healthmonitor_id, "create",
-                            lambda c: c.create("healthmonitor", body), pool_id=pool_id))
+        hm_id = healthmonitor.healthmonitor_id
+        self._submit(Change("healthmonitor", hm_id, "create",
+                            lambda c: c.create("healthmonitor", body), pool_id=pool_id,
+                            landed=_landed("healthmonitor", hm_id)))
 
     def health_monitor_update(self, old_healthmonitor, new_healthmonitor):
         body = translate.healthmonitor(new_healthmonitor, updating=True,

@@ -53,6 +53,9 @@ class Change:
     children: dict = dataclasses.field(default_factory=dict)
     # For a batch: the other objects changed, with their final provisioning status.
     also: dict = dataclasses.field(default_factory=dict)
+    # For a create on a shared store: vigil's object when it is already there, else None (read
+    # back by Octavia's id after a node timed out, rather than created twice).
+    landed: Optional[Callable[[VigilClient], Optional[dict]]] = None
 
 
 def driver_library():
@@ -178,8 +181,9 @@ class Worker:
                               change.object_id)
 
     def process(self, change, fleet):
-        """Applies the change to every node; it is done (ACTIVE, DELETED) once one node has it,
-        and ERROR only when none took it. A node that missed it is caught up by the agent."""
+        """Applies the change to every node, or once through one node of a shared store; it
+        is done (ACTIVE, DELETED) once one node has it, and ERROR only when none took it. A
+        node that missed it is caught up by the agent."""
         if change.action == "failover":
             update = repush.failover(self.lib, fleet, change.object_id)
             if update is not None:
@@ -192,7 +196,8 @@ class Worker:
             return
         # Before the change: a deleted pool is still in Octavia's database until reported.
         lineage = self.lineage(change, fleet) if change.pool_id else {}
-        results = fleet.apply(change.apply, retry_after=self.conf.status_interval)
+        results = fleet.apply(change.apply, retry_after=self.conf.status_interval,
+                              landed=change.landed)
         done = [obj for obj, error in results.values() if error is None]
         errors = {name: error.message for name, (_, error) in results.items()
                   if error is not None}
@@ -200,10 +205,16 @@ class Worker:
         if not done:
             LOG.error("vigil: %s of %s %s failed on every node, now ERROR: %s", change.action,
                       change.kind, change.object_id, "; ".join(errors.values()))
+        shared = fleet.shares_store()
         for name, message in errors.items() if done else ():
-            LOG.warning("vigil: %s of %s %s not applied on node %s, which the provider agent "
-                        "catches up: %s", change.action, change.kind, change.object_id, name,
-                        message)
+            if shared:
+                LOG.info("vigil: %s of %s %s not written through node %s, through the next "
+                         "node of the shared store instead: %s", change.action, change.kind,
+                         change.object_id, name, message)
+            else:
+                LOG.warning("vigil: %s of %s %s not applied on node %s, which the provider "
+                            "agent catches up: %s", change.action, change.kind,
+                            change.object_id, name, message)
         outcome = ERROR if not done else DELETED if change.action == "delete" else ACTIVE
         parents = _merge(change.parents, lineage)
         self.report(status_update(change, outcome, done[0] if done else None, parents))

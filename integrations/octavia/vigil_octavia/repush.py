@@ -14,6 +14,7 @@ import inspect
 from octavia_lib.api.drivers import data_models as dm
 from oslo_log import log as logging
 
+from vigil_octavia import shared_store
 from vigil_octavia import translate
 from vigil_octavia.client import VigilError
 
@@ -183,7 +184,9 @@ def _push_pool(client, tree, p, exists):
 
 def push_to(fleet, tree, names=None, absent=()):
     """Pushes `tree` to every node of `fleet` (or to `names`) at once; {node: None, or why
-    not}. `absent`: the nodes known to lack it (push's `absent`)."""
+    not}. `absent`: the nodes known to lack it (push's `absent`). On a shared store, through
+    one node of `names` only (the next when one cannot be reached: a push reads before it
+    writes, so it may run again), and only the nodes tried are in the answer."""
     def one(client):
         try:
             push(client, tree, fleet.shared, absent=client in lacking)
@@ -193,8 +196,12 @@ def push_to(fleet, tree, names=None, absent=()):
             raise VigilError(400, f"cannot translate load balancer {tree.id}: {e}") from e
 
     lacking = [fleet.clients[name] for name in absent]
-    return {name: error and error.message
-            for name, (_, error) in fleet.each(one, names).items()}
+    if fleet.shares_store():
+        order = [n for n in fleet.names if names is None or n in names]
+        results = shared_store.write_once(fleet.clients, order, one)
+    else:
+        results = fleet.each(one, names)
+    return {name: error and error.message for name, (_, error) in results.items()}
 
 
 def failover(lib, fleet, lb_id):

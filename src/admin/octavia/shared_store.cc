@@ -19,6 +19,7 @@ SharedStore::SharedStore(std::unique_ptr<EtcdKv> kv, ObjectStore& cache, Daemon&
       wall_(wall),
       options_(std::move(options)) {
   health_.name = options_.name;
+  health_.prefix = options_.prefix;
   retry_timer_ = timers.create_timer([this] {
     if (auto f = std::exchange(on_retry_, nullptr)) f();
   });

@@ -53,6 +53,7 @@ class EtcdKv {
 // The store's state for /v1/status, /metrics, `vigil status` and the page.
 struct StoreHealth {
   std::string name;           // "etcd http://10.0.0.5:2379,... prefix /vigil/"
+  std::string prefix;         // admin.store.prefix: with `name`, which store the node shares
   bool reachable = false;     // the last request to etcd was answered
   bool following = false;     // the watch runs and nothing etcd holds is missing here
   int64_t revision = 0;       // the last revision of etcd carried out here

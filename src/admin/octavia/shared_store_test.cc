@@ -499,6 +499,8 @@ TEST_F(SharedStoreTest, StatusMetricsAndReadsSayHowOldTheNodesCopyIs) {
   EXPECT_EQ(store.at("reachable"), false);
   EXPECT_EQ(store.at("age_seconds"), 5);
   EXPECT_EQ(store.at("revision"), 2);
+  // The provider driver tells shared stores apart by their name and prefix.
+  EXPECT_EQ(store.at("prefix").as_string(), kPrefix);
   EXPECT_NE(std::string(store.at("last_error").as_string()).find("connection refused"),
             std::string::npos);
   EXPECT_TRUE(status.as_object().contains("loadbalancers")) << "the rest of /v1/status is kept";
