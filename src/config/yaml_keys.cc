@@ -389,6 +389,15 @@ constexpr KeySpec<Listener> kListenerKeys[] = {
      [](YamlReader& r, const Field& f, Listener& l) {
        r.set_duration(f, l.idle_timeout, kMaxIdleTimeout);
      }},
+    {"member_idle_timeout", "duration", "idle_timeout",
+     "A session whose member side has moved no byte for this long is closed: Octavia's "
+     "`timeout_member_data`, HAProxy's `timeout server`. Every byte a session moves crosses "
+     "the member side, so a session ends at the shorter of this and `idle_timeout`. At most 30 "
+     "days. A reload applies it to new sessions; established ones keep the timeout they began "
+     "with.",
+     [](YamlReader& r, const Field& f, Listener& l) {
+       r.set_duration(f, l.member_idle_timeout, kMaxIdleTimeout);
+     }},
     {"dead_peer_timeout", "duration", "60s",
      "A client that stops acknowledging (or answering keepalive probes) for this long is "
      "dropped: TCP keepalive plus TCP_USER_TIMEOUT on the client leg.",
