@@ -15,6 +15,7 @@
 #include "admin/octavia/collections.h"
 #include "admin/octavia/local_network.h"
 #include "admin/octavia/queued_write.h"
+#include "admin/octavia/quota_writes.h"
 #include "admin/octavia/reads.h"
 #include "admin/octavia/views.h"
 #include "admin/octavia/writes.h"
@@ -141,6 +142,7 @@ Response octavia_write(const Call& c) {
   const RouteContext& ctx = c.ctx;
   if (ctx.shared != nullptr && !ctx.in_turn) return queued_write(c.request, ctx);
   const Segments& s = c.target.segments;
+  if (auto r = route_quota_write(c.request, c.target, ctx)) return *r;
   if (s.size() >= 3 && is_octavia_collection(s[1], s[2])) {
     const auto lbs = merged_views(ctx.daemon.views({.file_members = false}), ctx.store);
     const Segments rest(s.begin() + 2, s.end());
