@@ -1,9 +1,9 @@
 """Octavia's quota writes: PUT /v2/lbaas/quotas/{project_id} sets a project's quotas (only the
-fields given), GET shows them (-1 for the rest), DELETE resets them; they survive a kill -9.
-Enforcement on create is not built yet (docs/api.md)."""
+fields given), GET shows them (-1 for the rest), DELETE resets them; they survive a kill -9; a
+create beyond one is Octavia's 403."""
 import signal
 
-from testing.harness.octavia_api import raw, start_vigil
+from testing.harness.octavia_api import create, free_port, raw, start_vigil
 from testing.harness.vigil_process import Vigil
 
 QUOTAS = "/v2/lbaas/quotas"
@@ -43,3 +43,27 @@ def test_quotas_are_set_shown_reset_and_kept(tmp_path, cleanup):
     assert code == 404 and body["faultstring"] == "Quotas p1 not found.", body
     code, body = raw(again, "GET", QUOTAS)
     assert code == 200 and body["quotas"] == [], body
+
+
+def test_a_create_beyond_a_quota_is_forbidden(tmp_path, cleanup):
+    vigil = start_vigil(tmp_path, cleanup)
+    code, body = raw(vigil, "PUT", f"{QUOTAS}/p1", {"quota": {"load_balancer": 1, "listener": 1}})
+    assert code == 202, body
+    lb = create(vigil, "loadbalancers", "loadbalancer", {"name": "a", "project_id": "p1"})
+    code, body = raw(vigil, "POST", "/v2/lbaas/loadbalancers",
+                     {"loadbalancer": {"name": "b", "project_id": "p1"}})
+    assert code == 403 and body["faultstring"] == "Quota has been met for resources: Load Balancer", body
+    create(vigil, "loadbalancers", "loadbalancer", {"name": "c", "project_id": "p2"})  # no quota
+
+    create(vigil, "listeners", "listener",
+           {"loadbalancer_id": lb["id"], "protocol": "TCP", "protocol_port": free_port()})
+    code, body = raw(vigil, "POST", "/v2/lbaas/listeners", {"listener": {
+        "loadbalancer_id": lb["id"], "protocol": "TCP", "protocol_port": free_port()}})
+    assert code == 403 and body["faultstring"] == "Quota has been met for resources: Listener", body
+    code, body = raw(vigil, "GET", "/v2/lbaas/loadbalancers?project_id=p1")
+    assert code == 200 and [x["name"] for x in body["loadbalancers"]] == ["a"], body
+
+    # Reset: the project is unlimited again.
+    code, body = raw(vigil, "DELETE", f"{QUOTAS}/p1")
+    assert code == 202, body
+    create(vigil, "loadbalancers", "loadbalancer", {"name": "b", "project_id": "p1"})

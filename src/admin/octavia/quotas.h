@@ -4,6 +4,7 @@
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <optional>
 #include <string_view>
 
 #include "admin/octavia/objects.h"
@@ -23,6 +24,13 @@ boost::json::object quota_json(const ApiQuota& q);
 // the default; the deprecated `loadbalancer` and `healthmonitor` name the same fields), or
 // Octavia's 400 for a bad body or value.
 ApiResult<ApiQuota> updated_quota(std::string_view body, ApiQuota current);
+
+// Octavia's 403 "Quota has been met for resources: Listener" when a write made `after` hold more
+// objects of a kind for some project than its quota allows, and more than `before` held (so
+// a quota lowered below what a project has does not block its updates and deletes). Objects
+// count for their load balancer's project, as Octavia's children share it. Only projects given
+// quotas are counted.
+std::optional<ApiError> quota_met(const ApiState& before, const ApiState& after);
 
 // The state file's form: only the fields set; and back, validated as a request is. The error
 // names the field.

@@ -34,6 +34,48 @@ TEST(Quotas, APutChangesOnlyTheFieldsItGives) {
   EXPECT_EQ(*q, (ApiQuota{.load_balancer = 7, .health_monitor = 4}));
 }
 
+ApiLoadBalancer lb(std::string project, int listeners, int members) {
+  ApiLoadBalancer out;
+  out.id = "lb-" + project + std::to_string(listeners) + std::to_string(members);
+  out.project_id = std::move(project);
+  out.listeners.resize(static_cast<size_t>(listeners));
+  ApiPool pool;
+  pool.members.resize(static_cast<size_t>(members));
+  out.pools.push_back(std::move(pool));
+  return out;
+}
+
+TEST(Quotas, AWriteBeyondAProjectsQuotaIsOctaviasForbidden) {
+  ApiState before;
+  before.quotas["p1"] = ApiQuota{.load_balancer = 1, .listener = 2, .member = -1};
+  before.loadbalancers.push_back(lb("p1", 1, 1));
+  before.loadbalancers.push_back(lb("other", 5, 5));  // another project's count for it alone
+  ApiState after = before;
+  EXPECT_EQ(quota_met(before, after), std::nullopt);
+
+  after.loadbalancers.push_back(lb("p1", 0, 0));
+  auto met = quota_met(before, after);
+  ASSERT_TRUE(met);
+  EXPECT_EQ(met->status, 403);
+  EXPECT_EQ(met->message, "Quota has been met for resources: Load Balancer");
+
+  after = before;
+  after.loadbalancers.edit(0).listeners.resize(3);
+  met = quota_met(before, after);
+  ASSERT_TRUE(met);
+  EXPECT_EQ(met->message, "Quota has been met for resources: Listener");
+
+  after = before;  // -1: unlimited
+  after.loadbalancers.edit(0).pools[0].members.resize(100);
+  EXPECT_EQ(quota_met(before, after), std::nullopt);
+
+  // Lowered below what the project has: writes that add nothing still go through.
+  before.quotas["p1"].listener = 0;
+  after = before;
+  after.loadbalancers.edit(0).name = "renamed";
+  EXPECT_EQ(quota_met(before, after), std::nullopt);
+}
+
 TEST(Quotas, BadBodiesAreOctaviasFourHundreds) {
   struct Case {
     const char* body;
