@@ -31,6 +31,12 @@ struct Request {
   // What the status page's browser sends (login cookie, cross-site guards).
   std::string_view cookie;
   std::string_view host;
+  // What a reverse proxy says the client used (forwarded.h); read only when
+  // admin.trust_forwarded_headers is on.
+  std::string_view forwarded;
+  std::string_view x_forwarded_proto;
+  std::string_view x_forwarded_host;
+  std::string_view x_forwarded_prefix;
   std::string_view accept;  // JSON clients of `/` get Octavia's version document
   std::string_view origin;
   std::string_view sec_fetch_site;
@@ -67,6 +73,9 @@ struct RouteContext {
   // ("https://cloud.example/load-balancer"), what its links start with; empty: the request's
   // scheme and Host.
   std::string_view public_endpoint;
+  // admin.trust_forwarded_headers: without public_endpoint, links follow the request's
+  // Forwarded / X-Forwarded-* headers (forwarded.h).
+  bool trust_forwarded = false;
   // What the routes ask of the daemon; called only by routes that show state or change it (never
   // its views for /healthz).
   Daemon& daemon;

@@ -8,12 +8,14 @@
 
 #include "admin/auth.h"
 #include "admin/cookie.h"
+#include "admin/forwarded.h"
 #include "admin/login_sessions.h"
 #include "admin/member_admin.h"
 #include "admin/metrics.h"
 #include "admin/octavia/collections.h"
 #include "admin/octavia/local_network.h"
 #include "admin/octavia/queued_write.h"
+#include "admin/octavia/quota_writes.h"
 #include "admin/octavia/reads.h"
 #include "admin/octavia/views.h"
 #include "admin/octavia/writes.h"
@@ -140,6 +142,7 @@ Response octavia_write(const Call& c) {
   const RouteContext& ctx = c.ctx;
   if (ctx.shared != nullptr && !ctx.in_turn) return queued_write(c.request, ctx);
   const Segments& s = c.target.segments;
+  if (auto r = route_quota_write(c.request, c.target, ctx)) return *r;
   if (s.size() >= 3 && is_octavia_collection(s[1], s[2])) {
     const auto lbs = merged_views(ctx.daemon.views({.file_members = false}), ctx.store);
     const Segments rest(s.begin() + 2, s.end());
@@ -347,12 +350,17 @@ bool wants_json(std::string_view accept) {
 }
 
 // Where the Octavia API's links point, as Octavia builds them (pecan's request.path_url, or its
-// [api_settings] api_base_uri): the configured public endpoint, else the scheme and Host the
-// client used. Without a Host (HTTP/1.0) links are paths.
+// [api_settings] api_base_uri, which wins over any header): the configured public endpoint, else
+// the scheme and Host the client used, as a trusted proxy forwards them. Without a Host
+// (HTTP/1.0) links are paths.
 std::string link_base(const Request& request, const RouteContext& ctx) {
   if (!ctx.public_endpoint.empty()) return std::string(ctx.public_endpoint);
-  if (request.host.empty()) return {};
-  return "http://" + std::string(request.host);
+  return client_base({.host = request.host,
+                      .forwarded = request.forwarded,
+                      .x_forwarded_proto = request.x_forwarded_proto,
+                      .x_forwarded_host = request.x_forwarded_host,
+                      .x_forwarded_prefix = request.x_forwarded_prefix},
+                     ctx.trust_forwarded);
 }
 
 }  // namespace

@@ -198,6 +198,10 @@ class Session : public std::enable_shared_from_this<Session> {
         .body = req.body(),
         .cookie = req[http::field::cookie],
         .host = req[http::field::host],
+        .forwarded = req[http::field::forwarded],
+        .x_forwarded_proto = req["X-Forwarded-Proto"],
+        .x_forwarded_host = req["X-Forwarded-Host"],
+        .x_forwarded_prefix = req["X-Forwarded-Prefix"],
         .accept = req[http::field::accept],
         .origin = req[http::field::origin],
         .sec_fetch_site = req["Sec-Fetch-Site"],
@@ -211,6 +215,7 @@ class Session : public std::enable_shared_from_this<Session> {
                                              .read_token = o.read_token,
                                              .default_project = o.default_project,
                                              .public_endpoint = o.public_endpoint,
+                                             .trust_forwarded = o.trust_forwarded_headers,
                                              .daemon = server_->daemon,
                                              .now = std::chrono::system_clock::now(),
                                              .store = o.store,
@@ -504,8 +509,9 @@ void AdminServer::set_default_project(std::string project) {
   state_->options.default_project = std::move(project);
 }
 
-void AdminServer::set_public_endpoint(std::string endpoint) {
+void AdminServer::set_public_endpoint(std::string endpoint, bool trust_forwarded_headers) {
   state_->options.public_endpoint = std::move(endpoint);
+  state_->options.trust_forwarded_headers = trust_forwarded_headers;
 }
 
 void AdminServer::set_read_token(std::string token) {

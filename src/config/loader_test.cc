@@ -86,7 +86,7 @@ workers: 4
 admin: {listen: "[::1]:9000", socket: /run/v.sock, token_file: /t, state_file: /s}
 listeners:
   - {name: l1, bind: "10.0.0.1:443", pool: p1, max_connections: 10, idle_timeout: 90s,
-     freebind: true}
+     member_idle_timeout: 50s, freebind: true}
 pools:
   - name: p1
     algorithm: least_connections
@@ -131,6 +131,7 @@ pools:
   EXPECT_EQ(l.port, 443);
   EXPECT_EQ(l.max_connections, 10);
   EXPECT_EQ(l.idle_timeout, 90s);
+  EXPECT_EQ(l.member_idle_timeout, 50s);
   EXPECT_TRUE(l.freebind);
   const model::Pool& p = c.pools.at(0);
   EXPECT_EQ(p.algorithm, Algorithm::kLeastConnections);
@@ -179,6 +180,7 @@ pools:
   const model::Listener& l = c.listeners.at(0);
   EXPECT_EQ(l.max_connections, 50000);
   EXPECT_EQ(l.idle_timeout, 1h);
+  EXPECT_EQ(l.member_idle_timeout, 0s);  // idle_timeout alone
   EXPECT_FALSE(l.freebind);
   EXPECT_FALSE(l.log_connections);
   const model::Pool& p = c.pools.at(0);

@@ -338,6 +338,14 @@ constexpr KeySpec<Admin> kAdminKeys[] = {
      "api_base_uri`. Clients such as gophercloud and openstacksdk follow those links as given. "
      "Takes effect on reload.",
      read_octavia_endpoint},
+    {"trust_forwarded_headers", "boolean", "false",
+     "Whether the Octavia API's links follow what a reverse proxy in front says the client used: "
+     "RFC 7239 `Forwarded` (`proto`, `host`), else `X-Forwarded-Proto` and `X-Forwarded-Host`, "
+     "and `X-Forwarded-Prefix` in front of the path, as Octavia reads them with `[oslo_middleware] "
+     "enable_proxy_headers_parsing`. Off, as Octavia's: any client can send them, so turn it on "
+     "only when every request comes through a proxy that sets or strips them. "
+     "`octavia_endpoint`, when set, wins. Takes effect on reload.",
+     [](YamlReader& r, const Field& f, Admin& a) { r.set_bool(f, a.trust_forwarded_headers); }},
     {"store", "map", "{type: file}",
      "Where the objects made through the Octavia API live: this node's `state_file`, or etcd, "
      "shared by every node of a pair or fleet; see `admin.store`.",
@@ -380,6 +388,15 @@ constexpr KeySpec<Listener> kListenerKeys[] = {
      "copy HAProxy's 20 s client timeout.",
      [](YamlReader& r, const Field& f, Listener& l) {
        r.set_duration(f, l.idle_timeout, kMaxIdleTimeout);
+     }},
+    {"member_idle_timeout", "duration", "idle_timeout",
+     "A session whose member side has moved no byte for this long is closed: Octavia's "
+     "`timeout_member_data`, HAProxy's `timeout server`. Every byte a session moves crosses "
+     "the member side, so a session ends at the shorter of this and `idle_timeout`. At most 30 "
+     "days. A reload applies it to new sessions; established ones keep the timeout they began "
+     "with.",
+     [](YamlReader& r, const Field& f, Listener& l) {
+       r.set_duration(f, l.member_idle_timeout, kMaxIdleTimeout);
      }},
     {"dead_peer_timeout", "duration", "60s",
      "A client that stops acknowledging (or answering keepalive probes) for this long is "

@@ -157,6 +157,7 @@ Result<void> ControlPlane::start() {
                        .read_token = tokens_.read,
                        .default_project = process_.admin.octavia_project,
                        .public_endpoint = process_.admin.octavia_endpoint,
+                       .trust_forwarded_headers = process_.admin.trust_forwarded_headers,
                        .store = store_.get(),
                        .shared = shared_store_.get(),
                        .inherited_fd = admin_socket ? admin_socket->get() : -1,
@@ -247,7 +248,7 @@ Result<std::vector<std::string>> ControlPlane::reload() {
   model::Admin& admin = process.next.admin;
   if (admin_) {
     admin_->set_default_project(admin.octavia_project);
-    admin_->set_public_endpoint(admin.octavia_endpoint);
+    admin_->set_public_endpoint(admin.octavia_endpoint, admin.trust_forwarded_headers);
     // A rotated token takes effect with the reload; an unreadable one keeps the old ones. A file
     // named for the first time has its permissions checked, as at start.
     const bool new_files = admin.token_file != process_.admin.token_file ||

@@ -78,6 +78,7 @@ struct Admin {
   std::string state_file;
   std::string octavia_project;   // the Octavia API's project_id when a request names none
   std::string octavia_endpoint;  // the Octavia API's public URL (links); empty: the request's
+  bool trust_forwarded_headers = false;  // links follow a proxy's Forwarded / X-Forwarded-*
   Store store;
   bool operator==(const Admin&) const = default;
 };

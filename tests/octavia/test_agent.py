@@ -62,7 +62,7 @@ class FakeVigil:
 
     def request(self, method, path):
         self._answer()
-        assert (method, path) == ("GET", "/v2/lbaas/loadbalancers")
+        assert (method, path) == ("GET", "/v2/lbaas/loadbalancers?limit=infinite")
         return {"loadbalancers": [{"id": FOREIGN, "tags": []}, {"id": "file"}] +
                 [{"id": i, "tags": [translate.OWNER_TAG]} for i in self.deleted_in_octavia]}
 

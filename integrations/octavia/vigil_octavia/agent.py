@@ -277,7 +277,9 @@ class StatusPoller:
             return
         client = self.fleet.clients[name]
         try:
-            listed = client.request("GET", "/v2/lbaas/loadbalancers")["loadbalancers"]
+            # Every one: without a limit vigil pages at Octavia's 1,000, as Octavia does.
+            listed = client.request(
+                "GET", "/v2/lbaas/loadbalancers?limit=infinite")["loadbalancers"]
             owned = {lb["id"] for lb in listed
                      if lb["id"] in candidates and translate.OWNER_TAG in (lb.get("tags") or [])}
             # Read Octavia again after the node: the driver creates a load balancer in vigil

@@ -133,7 +133,9 @@ class VigilClient:
             raise
 
     def members(self, pool_id):
-        return self.request("GET", self.path("member", pool_id=pool_id))["members"]
+        """Every member of the pool: without a limit vigil pages at Octavia's 1,000."""
+        path = self.path("member", pool_id=pool_id) + "?limit=infinite"
+        return self.request("GET", path)["members"]
 
     def status(self):
         """vigil's /v1/status: every load balancer with its statuses."""

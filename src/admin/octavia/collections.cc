@@ -11,6 +11,7 @@
 
 #include "admin/octavia/json_filter.h"
 #include "admin/octavia/json_page.h"
+#include "admin/octavia/quotas.h"
 
 namespace vigil::admin {
 namespace {
@@ -78,18 +79,32 @@ Response providers(const std::vector<std::string>& s, const Target& t) {
   return fault(404, "Not found: unknown provider sub-resource");
 }
 
-// Octavia's defaults ([quotas] default_*_quota): -1, unlimited. vigil sets none.
-Response quotas(const std::vector<std::string>& s, const Target& t) {
-  if (s.size() == 1) return empty_list(t, "quotas", "quotas", "quotas_links");
+// The quotas PUT gave (quotas.h); a project without any has Octavia's defaults, -1 (unlimited).
+// The list holds the projects someone gave quotas to, as Octavia's quota table.
+Response quotas(const std::vector<std::string>& s, const Target& t, const ApiState* state) {
+  static const ApiState::Quotas kNone;
+  const ApiState::Quotas& all = state != nullptr ? state->quotas : kNone;
+  if (s.size() == 1) {
+    auto filters = parse_filters("quotas", t);
+    if (!filters) return fault(400, filters.error());
+    std::vector<json::object> objects;
+    std::vector<bool> matches;
+    for (const auto& [project, q] : all) {
+      json::object o = quota_json(q);
+      o["project_id"] = project;
+      matches.push_back(filters->matches(o));
+      objects.push_back(std::move(o));
+    }
+    auto body = page("quotas", std::move(objects), matches, t);
+    if (!body) return fault(400, body.error().message);
+    return json_ok(*body);
+  }
   if (s.size() > 3 || (s.size() == 3 && s[2] != "default")) {
     return fault(404, "Not found: unknown quota sub-resource");
   }
-  json::object quota;
-  for (const char* key :
-       {"load_balancer", "listener", "member", "pool", "health_monitor", "l7policy", "l7rule"}) {
-    quota[key] = -1;
-  }
-  return json_ok(json::object{{"quota", std::move(quota)}});
+  const auto it = all.find(s[1]);
+  const bool stored = s.size() == 2 && it != all.end();
+  return json_ok(json::object{{"quota", quota_json(stored ? it->second : ApiQuota{})}});
 }
 
 // Octavia checks the body and the listener, then asks the provider, which answers 501.
@@ -159,8 +174,10 @@ std::optional<Response> route_octavia_collection(std::string_view method, std::s
     return get ? providers(s, target) : read_only("vigil is the only provider");
   }
   if (s[0] == "quotas") {
-    return get ? quotas(s, target)
-               : read_only("vigil keeps no quotas: every project's are unlimited (-1)");
+    // PUT and DELETE of one project's are writes (quota_writes.h), which come here only when
+    // the path or method is no quota write.
+    return get ? quotas(s, target, catalog.state())
+               : read_only("only one project's quotas are set (PUT) or reset (DELETE)");
   }
   for (const Empty& e : kEmpty) {
     if (s[0] != e.collection) continue;

@@ -38,11 +38,14 @@ std::unexpected<PageError> invalid(std::string_view what, std::string_view value
       PageError{fmt::format("Supplied {} '{}' is not valid.", what, value.substr(0, 100))});
 }
 
-// Octavia's `limit`: none or `infinite` mean no limit. Below 1, and a repeated `limit`, Octavia
-// 11 takes for no limit and then fails building its links (a 500): here a 400 that says why.
+// Octavia's `limit`: none means its `[api_settings] pagination_max_limit`, and a larger one is
+// cut to it; `infinite` means no limit, as Octavia's parser has it. Below 1, and a repeated
+// `limit`, Octavia 11 takes for no limit and then fails building its links (a 500): here a 400
+// that says why.
 std::expected<std::optional<size_t>, PageError> parse_limit(const Target& t) {
   const auto text = t.param("limit");
-  if (!text || *text == "infinite") return std::nullopt;
+  if (!text) return kMaxPageSize;
+  if (*text == "infinite") return std::nullopt;
   if (std::ranges::count(t.query, std::string_view("limit"), &Target::Query::value_type::first) >
       1) {
     return std::unexpected(PageError{"Supplied pagination limit is not valid: give one limit"});
@@ -57,7 +60,7 @@ std::expected<std::optional<size_t>, PageError> parse_limit(const Target& t) {
                     "'infinite'",
                     n)});
   }
-  return static_cast<size_t>(n);
+  return std::min(static_cast<size_t>(n), kMaxPageSize);
 }
 
 std::expected<bool, PageError> parse_descending(std::string_view dir) {
@@ -128,8 +131,8 @@ std::string encoded(std::string_view value) {
 }
 
 // Octavia's links (PaginationHelper._make_links): the request's URL, then `limit`, `sort` and
-// `sort_key` as given, and the first or last object's id. Without a limit (vigil's pages are
-// unlimited, Octavia's 1,000) a `previous` link carries none.
+// `sort_key` as given, and the first or last object's id. With `limit=infinite` a `previous` link
+// carries no limit (Octavia 11 fails there, as with a limit below 1).
 json::array links(const std::vector<json::object*>& items, std::optional<size_t> limit,
                   const Target& t) {
   json::array out;

@@ -3,9 +3,8 @@
 // page) and `page_reverse`; `limit`; `fields` (the fields each object keeps, repeated or
 // comma-separated). `<collection>_links` get Octavia's `next` and `previous` links.
 // The order is Octavia's: the sort keys, then `created_at` and `id` ascending (so a config file's
-// objects, all created at start-up, come in the order of their ids). One departure: without a
-// `limit` every object comes in one page, as from an Octavia whose `pagination_max_limit` is
-// `infinite` (its default is 1,000). Pure.
+// objects, all created at start-up, come in the order of their ids). Without a `limit` a page
+// holds at most kMaxPageSize objects, as Octavia's. Pure.
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -23,6 +22,12 @@ namespace vigil::admin {
 struct PageError {
   std::string message;
 };
+
+// Octavia 11's `[api_settings] pagination_max_limit` default: a list without `limit` holds at
+// most this many objects (and links to the next page), and a larger `limit` is cut to it. A
+// constant, not a setting: clients page through either way, and matching Octavia's default keeps
+// their page sizes the same on both.
+inline constexpr size_t kMaxPageSize = 1000;
 
 // Whether a query parameter is one of the above, and so no filter.
 bool is_page_parameter(std::string_view name);

@@ -1,6 +1,7 @@
 // Octavia's sort, marker, limit, fields and links, as octavia/api/common/pagination.py has them.
 #include "admin/octavia/json_page.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <boost/json/parse.hpp>
@@ -103,17 +104,47 @@ TEST(JsonPage, LinksStartWithTheTargetsBase) {
             R"(loadbalancers?limit=4&marker=id-b"}])");
 }
 
-TEST(JsonPage, AMarkerWithoutALimitGetsAPreviousLinkWithoutOne) {
+TEST(JsonPage, AMarkerWithoutALimitGetsAPreviousLinkWithOctaviasMaximum) {
   const json::object rest = paged("?marker=id-c");
   EXPECT_EQ(ids(rest), "id-e id-b id-d");
-  EXPECT_EQ(
-      json::serialize(rest.at("loadbalancers_links")),
-      R"([{"rel":"previous","href":"/v2/lbaas/loadbalancers?marker=id-e&page_reverse=True"}])");
+  EXPECT_EQ(json::serialize(rest.at("loadbalancers_links")),
+            R"([{"rel":"previous","href":"/v2/lbaas/loadbalancers?limit=1000&marker=id-e&)"
+            R"(page_reverse=True"}])");
 }
 
-TEST(JsonPage, NoLimitMeansEveryObject) {
+TEST(JsonPage, InfiniteMeansEveryObject) {
   EXPECT_EQ(ids(paged("?limit=infinite")), "id-a id-c id-e id-b id-d");
   EXPECT_EQ(ids(paged("")), "id-a id-c id-e id-b id-d");
+}
+
+// Octavia's pagination_max_limit (1,000 by default): the page size without a limit, and the
+// largest one a limit gets.
+std::expected<json::object, PageError> many(size_t n, std::string_view query) {
+  std::vector<json::object> objects;
+  for (size_t i = 0; i < n; ++i) {
+    objects.push_back(
+        json::object{{"id", fmt::format("id-{:05}", i)}, {"created_at", "2026-01-01T00:00:00"}});
+  }
+  return page("loadbalancers", std::move(objects), std::vector<bool>(n, true),
+              *parse_target(std::string("/v2/lbaas/loadbalancers") + std::string(query)));
+}
+
+TEST(JsonPage, WithoutALimitAPageHoldsOctaviasMaximumAndLinksToTheNext) {
+  for (std::string_view query : {"", "?limit=5000"}) {
+    auto body = many(1001, query);
+    ASSERT_TRUE(body.has_value()) << query;
+    EXPECT_EQ(body->at("loadbalancers").as_array().size(), 1000u) << query;
+    EXPECT_EQ(json::serialize(body->at("loadbalancers_links")),
+              R"([{"rel":"next","href":"/v2/lbaas/loadbalancers?limit=1000&marker=id-00999"}])")
+        << query;
+  }
+  auto rest = many(1001, "?marker=id-00999");
+  ASSERT_TRUE(rest.has_value());
+  EXPECT_EQ(rest->at("loadbalancers").as_array().size(), 1u);
+  auto all = many(1001, "?limit=infinite");
+  ASSERT_TRUE(all.has_value());
+  EXPECT_EQ(all->at("loadbalancers").as_array().size(), 1001u);
+  EXPECT_TRUE(all->at("loadbalancers_links").as_array().empty());
 }
 
 // Octavia 11 answers these with a 500 (it takes them for no limit, then fails building links).

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <utility>
 
 #include "admin/octavia/random_id.h"
 #include "admin/octavia/start_plan.h"
@@ -235,7 +236,7 @@ Result<void> ObjectStore::write_whole(std::vector<std::string> all,
               prepared.error().message);
     id.clear();
   }
-  const std::string text = state_to_json(all, overrides, id);
+  const std::string text = state_to_json(all, overrides, id, state_.quotas);
   if (auto written = write_file_atomic(state_file_, text); !written) {
     journal_->abandon();
     return fail(fmt::format("cannot save the API objects: {}", written.error().message));
@@ -263,6 +264,26 @@ Result<void> ObjectStore::set_overrides(ApiState::Overrides next) {
   std::vector<std::string> none;
   if (auto saved = persist(record, state_.loadbalancers, {}, none, next); !saved) return saved;
   state_.member_overrides = std::move(next);
+  return {};
+}
+
+Result<void> ObjectStore::set_quota(std::string_view project_id, std::optional<ApiQuota> quota) {
+  ApiState::Quotas next = state_.quotas;
+  if (quota) {
+    next.insert_or_assign(std::string(project_id), std::move(*quota));
+  } else {
+    next.erase(std::string(project_id));
+  }
+  const std::string record = state_file_.empty() ? "" : record_to_json({}, {}, nullptr, &next);
+  // In the state before it is saved, since a whole state file written instead of the record
+  // takes its quotas from there; put back when the save fails.
+  ApiState::Quotas was = std::exchange(state_.quotas, std::move(next));
+  std::vector<std::string> none;
+  if (auto saved = persist(record, state_.loadbalancers, {}, none, state_.member_overrides);
+      !saved) {
+    state_.quotas = std::move(was);
+    return saved;
+  }
   return {};
 }
 

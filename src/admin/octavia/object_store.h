@@ -62,6 +62,9 @@ class ObjectStore {
   // as commit() does.
   Result<void> set_override(std::string_view member_id, std::optional<model::AdminOverride> o);
 
+  // Sets (or, with none, removes) the quotas of a project and saves the state, as commit() does.
+  Result<void> set_quota(std::string_view project_id, std::optional<ApiQuota> quota);
+
   // Removes the overrides of these members (gone from every config) and saves the state.
   Result<void> drop_overrides(const std::vector<std::string>& member_ids);
 

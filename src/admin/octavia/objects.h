@@ -191,6 +191,14 @@ std::optional<size_t> LoadBalancers::holder_of(std::string_view id, const Holds&
   return std::nullopt;
 }
 
+// A project's quotas (PUT /v2/lbaas/quotas/{project_id}), as Octavia's quota table: a limit on
+// the number of objects of each kind the project may have; none: Octavia's default, -1
+// (unlimited).
+struct ApiQuota {
+  std::optional<int> load_balancer, listener, member, pool, health_monitor, l7policy, l7rule;
+  bool operator==(const ApiQuota&) const = default;
+};
+
 // Everything the API created. Lookups take an id and give pointers into the state (valid until
 // the state changes), or nulls when there is no such object. The non-const lookups give objects
 // to change: the load balancer that holds the one found is this state's own from then on
@@ -202,6 +210,9 @@ struct ApiState {
   // members that no longer exist.
   using Overrides = std::map<std::string, model::AdminOverride, std::less<>>;
   Overrides member_overrides;
+  // Quotas by project id: only projects someone gave quotas to.
+  using Quotas = std::map<std::string, ApiQuota, std::less<>>;
+  Quotas quotas;
 
   template <typename T>
   struct Found {

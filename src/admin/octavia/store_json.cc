@@ -11,6 +11,7 @@
 
 #include "admin/octavia/fields.h"
 #include "admin/octavia/json_fields.h"
+#include "admin/octavia/quotas.h"
 #include "admin/octavia/random_id.h"
 #include "admin/override_json.h"
 
@@ -249,6 +250,27 @@ void load_member(Loader& ld, const json::value& v, const std::string& where, Api
   if (ld.object(v, where, m, read)) p.members.push_back(std::move(m));
 }
 
+// Absent in files written before quotas existed: none.
+Result<void> load_quotas(const json::object& top, ApiState& out) {
+  const json::value* all = top.if_contains("quotas");
+  if (all == nullptr || all->is_null()) return {};
+  if (!all->is_object()) return fail("\"quotas\" must be an object keyed by project id");
+  for (const auto& [project, v] : all->as_object()) {
+    const std::string where = fmt::format("quotas.{}", std::string_view(project));
+    if (!v.is_object()) return fail(where + " must be an object");
+    auto q = quota_from_state(v.as_object(), where);
+    if (!q) return fail(where + ": " + q.error().message);
+    out.quotas.emplace(std::string(project), std::move(*q));
+  }
+  return {};
+}
+
+json::object quotas_json(const ApiState::Quotas& quotas) {
+  json::object all;
+  for (const auto& [project, q] : quotas) all[project] = quota_to_state(q);
+  return all;
+}
+
 }  // namespace
 
 std::string lb_to_json(const ApiLoadBalancer& lb) { return json::serialize(lb_json(lb)); }
@@ -271,7 +293,7 @@ Result<ApiMember> member_from_json(std::string_view text) {
 }
 
 std::string state_to_json(std::span<const std::string> lbs, const ApiState::Overrides& overrides,
-                          std::string_view journal) {
+                          std::string_view journal, const ApiState::Quotas& quotas) {
   // As json::serialize writes {"version": 1, "loadbalancers": [...], "member_overrides": {...}}.
   size_t size = 96;
   for (const std::string& lb : lbs) size += lb.size() + 1;
@@ -291,6 +313,7 @@ std::string state_to_json(std::span<const std::string> lbs, const ApiState::Over
     out += ",\"member_overrides\":";
     out += json::serialize(all);
   }
+  if (!quotas.empty()) out += ",\"quotas\":" + json::serialize(quotas_json(quotas));
   out += "}\n";
   return out;
 }
@@ -299,11 +322,11 @@ std::string state_to_json(const ApiState& state) {
   std::vector<std::string> lbs;
   lbs.reserve(state.loadbalancers.size());
   for (const ApiLoadBalancer& lb : state.loadbalancers) lbs.push_back(lb_to_json(lb));
-  return state_to_json(lbs, state.member_overrides);
+  return state_to_json(lbs, state.member_overrides, {}, state.quotas);
 }
 
 std::string record_to_json(std::span<const std::string> put, std::span<const std::string> removed,
-                           const ApiState::Overrides* overrides) {
+                           const ApiState::Overrides* overrides, const ApiState::Quotas* quotas) {
   std::string out = "{";
   if (!put.empty()) {
     out += "\"put\":[";
@@ -321,6 +344,10 @@ std::string record_to_json(std::span<const std::string> put, std::span<const std
     json::object all;
     for (const auto& [id, o] : *overrides) all[id] = override_json(o);
     out += "\"member_overrides\":" + json::serialize(all);
+  }
+  if (quotas != nullptr) {
+    if (out.size() > 1) out += ",";
+    out += "\"quotas\":" + json::serialize(quotas_json(*quotas));
   }
   return out + "}\n";
 }
@@ -350,6 +377,7 @@ Result<void> apply_record(std::string_view record, ApiState& state) {
   }
   ApiState overrides;
   if (auto loaded = load_overrides(top, overrides); !loaded) return loaded;
+  if (auto loaded = load_quotas(top, overrides); !loaded) return loaded;
   // Checked whole before anything changes: a bad record changes nothing.
   for (const ApiLoadBalancer& lb : put.loadbalancers) {
     const auto at = std::ranges::find(state.loadbalancers, lb.id, &ApiLoadBalancer::id);
@@ -367,6 +395,7 @@ Result<void> apply_record(std::string_view record, ApiState& state) {
   }
   if (top.contains("member_overrides"))
     state.member_overrides = std::move(overrides.member_overrides);
+  if (top.contains("quotas")) state.quotas = std::move(overrides.quotas);
   return {};
 }
 
@@ -413,6 +442,7 @@ Result<ApiState> state_from_json(std::string_view text, std::string* journal) {
   }
   if (ld.error) return fail(*ld.error);
   if (auto loaded = load_overrides(top, out); !loaded) return std::unexpected(loaded.error());
+  if (auto loaded = load_quotas(top, out); !loaded) return std::unexpected(loaded.error());
   return out;
 }
 

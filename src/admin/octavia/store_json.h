@@ -1,9 +1,11 @@
 // The state file's format: {"version": 1, "journal": "<uuid>", "loadbalancers": [...],
-// "member_overrides": {...}}, each load balancer with its listeners and pools, each pool with its
-// members and health monitor, under Octavia's field names; member_overrides (absent when there
-// are none) by member id. `journal` (absent: none) names the journal that goes with it
-// (state_journal.h), whose records are one JSON object a line:
-//   {"put": [load balancer, ...], "delete": ["id", ...], "member_overrides": {...}}
+// "member_overrides": {...}, "quotas": {...}}, each load balancer with its listeners and pools,
+// each pool with its members and health monitor, under Octavia's field names; member_overrides
+// (absent when there are none) by member id, quotas (likewise) by project id. `journal` (absent:
+// none) names the journal that goes with it (state_journal.h), whose records are one JSON object a
+// line:
+//   {"put": [load balancer, ...], "delete": ["id", ...], "member_overrides": {...}, "quotas":
+//   {...}}
 // (each key absent when the write did not change it). Loading runs every object through the API's
 // own validation (fields.h), so a state file never holds what the API would refuse. Pure; any
 // thread.
@@ -28,12 +30,14 @@ std::string state_to_json(const ApiState& state);
 // state_to_json(s) == state_to_json(each lb_to_json(s.loadbalancers[i]), s.member_overrides).
 std::string lb_to_json(const ApiLoadBalancer& lb);
 std::string state_to_json(std::span<const std::string> lbs, const ApiState::Overrides& overrides,
-                          std::string_view journal = {});
+                          std::string_view journal = {}, const ApiState::Quotas& quotas = {});
 
 // One journal record, with its newline: the load balancers made or changed (their lb_to_json()),
-// the ids of those removed, and the overrides when the write changed them.
+// the ids of those removed, and the overrides and the quotas (all of them) when the write changed
+// them.
 std::string record_to_json(std::span<const std::string> put, std::span<const std::string> removed,
-                           const ApiState::Overrides* overrides);
+                           const ApiState::Overrides* overrides,
+                           const ApiState::Quotas* quotas = nullptr);
 // Carries out one record (a line without its newline) on `state`: a load balancer put replaces
 // the one of its id, in its place, or comes last. The error says what is wrong with the record.
 Result<void> apply_record(std::string_view record, ApiState& state);

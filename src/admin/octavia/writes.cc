@@ -11,6 +11,7 @@
 #include "admin/octavia/object_store.h"
 #include "admin/octavia/ops.h"
 #include "admin/octavia/populated.h"
+#include "admin/octavia/quotas.h"
 #include "admin/octavia/random_id.h"
 #include "admin/octavia/shared_store.h"
 #include "admin/octavia/views.h"
@@ -247,6 +248,7 @@ Response route_octavia_write(const Request& request, const Target& target, const
   ApiState next = ctx.store->state();
   auto id = run(next, request, target, plan, op_context(catalog, request, ctx));
   if (!id) return fault(id.error().status, id.error().message);
+  if (auto met = quota_met(ctx.store->state(), next)) return fault(met->status, met->message);
   if (auto applied = ctx.daemon.apply(ObjectStore::change_between(ctx.store->state(), next));
       !applied) {
     log::warn("admin API: {} {} refused: {}", method, request.target, applied.error().message);

@@ -305,9 +305,12 @@ class Builder {
       p_.warning(f.line, kind_and_name(f) + " has no bind: vigil does not listen for it");
       return;
     }
+    const AllowedSources allowed = allowed_sources(f.sources);
+    for (const auto& [line, message] : allowed.reports) p_.warning(line, message);
     for (size_t i = 0; i < f.binds.size(); ++i) {
       const BindDraft& b = f.binds[i];
       model::Listener l;
+      l.allowed_cidrs = allowed.cidrs;
       const std::string wanted = i == 0 ? f.name : f.name + "-" + std::to_string(i + 1);
       l.name = i == 0 ? renamed(wanted, listener_names_, f.line, kind_and_name(f), "listener")
                       : vigil_name(wanted, listener_names_);

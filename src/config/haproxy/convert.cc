@@ -111,6 +111,9 @@ void write_listener(Writer& w, const model::Listener& l) {
     w.line(4, "max_connections", std::to_string(l.max_connections));
   }
   if (l.idle_timeout != d.idle_timeout) w.line(4, "idle_timeout", duration(l.idle_timeout));
+  if (l.member_idle_timeout != d.member_idle_timeout) {
+    w.line(4, "member_idle_timeout", duration(l.member_idle_timeout));
+  }
   if (l.freebind) w.line(4, "freebind", "true");
   if (l.log_connections) w.line(4, "log_connections", "true");
   if (l.dead_peer_timeout != d.dead_peer_timeout) {
@@ -124,6 +127,11 @@ void write_listener(Writer& w, const model::Listener& l) {
   }
   if (l.proxy_header_timeout != d.proxy_header_timeout) {
     w.line(4, "proxy_header_timeout", duration(l.proxy_header_timeout));
+  }
+  if (!l.allowed_cidrs.empty()) {
+    std::string list;
+    for (const std::string& s : l.allowed_cidrs) list += (list.empty() ? "" : ", ") + quoted(s);
+    w.line(4, "allowed_cidrs", "[" + list + "]");
   }
 }
 

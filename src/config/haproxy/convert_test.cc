@@ -43,6 +43,8 @@ void expect_same(const model::Config& a, const model::Config& b, const std::stri
     EXPECT_EQ(x.max_connections, y.max_connections) << label << " " << x.name;
     EXPECT_EQ(x.idle_timeout, y.idle_timeout) << label << " " << x.name;
     EXPECT_EQ(x.dead_peer_timeout, y.dead_peer_timeout) << label << " " << x.name;
+    EXPECT_EQ(x.member_idle_timeout, y.member_idle_timeout) << label << " " << x.name;
+    EXPECT_EQ(x.allowed_cidrs, y.allowed_cidrs) << label << " " << x.name;
   }
   ASSERT_EQ(a.pools.size(), b.pools.size()) << label;
   for (size_t i = 0; i < a.pools.size(); ++i) {
@@ -139,7 +141,7 @@ workers: 3
 admin: {listen: "[::1]:9000", token_file: "/etc/vigil/a token", state_file: /var/lib/x.json}
 listeners:
   - {name: a, bind: ":6443", pool: "null", max_connections: 7, idle_timeout: 1h30m,
-     dead_peer_timeout: 1.5s}
+     dead_peer_timeout: 1.5s, member_idle_timeout: 50s, allowed_cidrs: [10.0.0.0/8, "fd00::/8"]}
   - {name: b, bind: "[fd00::1]:443", pool: p2}
   - {name: c, bind: "127.0.0.1:0", pool: p3}
 pools:
@@ -261,6 +263,35 @@ TEST(HaproxyConvert, SlowstartBecomesThePoolsSlowStart) {
   const std::string yaml = to_yaml(*r.process, *r.config);
   EXPECT_NE(yaml.find("  - name: api\n    slow_start: 10s\n"), std::string::npos) << yaml;
   expect_round_trip(r, "slowstart");
+}
+
+TEST(HaproxyConvert, SourceRulesBecomeAllowedCidrsAndTheRestIsReported) {
+  const LoadResult r = load_haproxy_cfg(R"(frontend api
+    bind :6443
+    acl trusted src 10.0.0.0/8 192.168.0.0/16
+    tcp-request connection reject unless trusted
+    default_backend masters
+frontend other
+    bind :8443
+    tcp-request connection reject if { src 203.0.113.0/24 }
+    default_backend masters
+backend masters
+    server m1 10.0.0.11:6443
+)",
+                                        "lb.cfg");
+  ASSERT_TRUE(r.ok()) << all(r.diagnostics);
+  const std::string yaml = to_yaml(*r.process, *r.config);
+  EXPECT_NE(yaml.find("    allowed_cidrs: [\"10.0.0.0/8\", \"192.168.0.0/16\"]\n"),
+            std::string::npos)
+      << yaml;
+  EXPECT_EQ(r.config->listeners.at(1).allowed_cidrs, std::vector<std::string>{});
+  const std::string report = convert_report(r);
+  EXPECT_NE(report.find("lb.cfg:8: warning: not converted: `tcp-request connection reject if { "
+                        "src 203.0.113.0/24 }`: it rejects the clients of networks"),
+            std::string::npos)
+      << report;
+  EXPECT_EQ(report.find("lb.cfg:3"), std::string::npos) << report;  // the acl was used
+  expect_round_trip(r, "allowed_cidrs");
 }
 
 TEST(HaproxyConvert, ReportOfACleanConfig) {

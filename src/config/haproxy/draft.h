@@ -13,6 +13,7 @@
 
 #include "base/clock.h"
 #include "config/diagnostic.h"
+#include "config/haproxy/source_rules.h"
 #include "config/haproxy/tokenizer.h"
 #include "model/config.h"
 #include "model/process.h"
@@ -126,6 +127,7 @@ struct ProxyDraft {
   std::vector<Lined<std::string>> use_backends;
   std::vector<BindDraft> binds;
   std::vector<ServerDraft> servers;
+  SourceRules sources;       // acl lines and tcp-request accept/reject rules: allowed_cidrs
   int self_served_line = 0;  // `stats ...` or `use-service`: HAProxy answers these itself
 };
 

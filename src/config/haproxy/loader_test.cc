@@ -811,7 +811,7 @@ backend b
       {16, "ignored: `http-request set-header"},
       {17, "ignored: `capture request header Host len 64`"},
       {18, "ignored: `compression algo gzip`"},
-      {19, "ignored: `tcp-request connection reject"},
+      {19, "not converted: `tcp-request connection reject"},
       {22, "ignored: `cookie SERVERID insert indirect`"},
       {23, "ignored: `stick-table type ip size 1m expire 30m`"},
       {24, "ignored: server parameter `maxconn 100`: vigil has no per-server connection limits"},

@@ -88,6 +88,40 @@ void proxy_self_served(Parser&, const Directive& d, ProxyDraft& x) {
   if (x.self_served_line == 0) x.self_served_line = d.line();
 }
 
+// Frontends keep their acl lines and tcp-request accept/reject rules for allowed_cidrs
+// (source_rules.h), which reports what it cannot convert; elsewhere they do nothing in vigil.
+bool keeps_sources(Parser& p, const Directive& d, const ProxyDraft& x) {
+  if ((x.kind & (kFrontend | kListen)) != 0) return true;
+  p.warning(d.line(), "ignored: `" + d.text() + "`: " + std::string(kNoAcls));
+  return false;
+}
+
+void proxy_acl(Parser& p, const Directive& d, ProxyDraft& x) {
+  if (!keeps_sources(p, d, x) || !needs_args(p, d, 2, "a name and a test")) return;
+  const auto args = d.args();
+  x.sources.acls.push_back(AclLine{.line = d.line(),
+                                   .text = d.text(),
+                                   .name = args[0],
+                                   .words = {args.begin() + 1, args.end()}});
+}
+
+void proxy_tcp_request(Parser& p, const Directive& d, ProxyDraft& x) {
+  const std::string layer(d.arg(0));
+  const std::string action(d.arg(1));
+  const bool source_rule = (layer == "connection" || layer == "session" || layer == "content") &&
+                           (action == "accept" || action == "reject");
+  if (!source_rule) {
+    return p.warning(d.line(), "ignored: `" + d.text() + "`: " + std::string(kNoAcls));
+  }
+  if (!keeps_sources(p, d, x)) return;
+  const auto args = d.args();
+  x.sources.rules.push_back(SourceRule{.line = d.line(),
+                                       .text = d.text(),
+                                       .layer = layer,
+                                       .action = action,
+                                       .condition = {args.begin() + 2, args.end()}});
+}
+
 void proxy_http_request(Parser& p, const Directive& d, ProxyDraft& x) {
   if (std::ranges::find(d.args(), "use-service") != d.args().end()) proxy_self_served(p, d, x);
 }
@@ -227,8 +261,18 @@ constexpr Keyword<ProxyDraft> kProxyKeywords[] = {
     {"stats", kAllProxies, kIgnored, kStats, proxy_self_served},
     {"monitor-uri", D | F | L, kIgnored, "vigil's own health is GET /healthz on admin.listen"},
     {"monitor", D | F | L, kIgnored, "vigil's own health is GET /healthz on admin.listen"},
-    {"acl", kAllProxies, kIgnored, kNoAcls},
-    {"tcp-request", kAllProxies, kIgnored, kNoAcls},
+    {"acl", kAllProxies, kMapped,
+     "In a frontend or listen, `acl NAME src CIDR...` names the networks of the tcp-request "
+     "rules below; any other acl is ignored (a warning), since vigil evaluates no ACLs.",
+     proxy_acl},
+    {"tcp-request", kAllProxies, kMapped,
+     "In a frontend or listen, `tcp-request connection` (or `session`, `content`) rules that "
+     "allow a list of source networks become the listeners' `allowed_cidrs`: `reject unless "
+     "{ src CIDR... }`, `reject if !{ src ... }`, or `reject unless NAME` of `acl NAME src ...` "
+     "lines; also `accept if { src ... }` rules followed by an unconditional `reject`. A rule "
+     "of any other shape converts to no restriction, with a warning at its line that says so; "
+     "other tcp-request rules are ignored (a warning).",
+     proxy_tcp_request},
     {"tcp-response", kAllProxies, kIgnored, kNoAcls},
     {"http-request", kAllProxies, kIgnored, kHttpOnly, proxy_http_request},
     {"http-response", kAllProxies, kIgnored, kHttpOnly},
