@@ -73,6 +73,13 @@ json::object pool_json(const ApiPool& p) {
   put_common(o, p, true);
   o["protocol"] = p.protocol;
   o["lb_algorithm"] = p.lb_algorithm;
+  if (p.session_persistence) {
+    const ApiSessionPersistence& sp = *p.session_persistence;
+    o["session_persistence"] =
+        json::object{{"type", sp.type},
+                     {"persistence_timeout", optional_value(sp.persistence_timeout)},
+                     {"persistence_granularity", text_or_null(sp.persistence_granularity)}};
+  }
   o["healthmonitor"] = p.healthmonitor ? json::value(monitor_json(*p.healthmonitor)) : nullptr;
   json::array members;
   for (const ApiMember& m : p.members) members.push_back(member_json(m));
