@@ -2,11 +2,12 @@
 127.0.0.2, 127.0.0.3 (and more loopback addresses) keep their member when a member is added,
 whereas `algorithm: source_ip` alone (a hash) moves some of them; a client whose member goes
 down is sent to another and stays there when it comes back. Several workers, so that one
-client's connections land on different threads."""
+client's connections land on different threads. The same through the Octavia API, whose pool
+keeps its session_persistence across a restart."""
 import itertools
 import signal
 
-from testing.harness.octavia_api import free_port
+from testing.harness.octavia_api import create, free_port, raw, start_vigil, tcp_load_balancer
 from testing.harness.vigil_process import Vigil
 from testing.harness.wait import wait_for
 from testing.harness.who_server import WhoServer, who_from
@@ -122,3 +123,41 @@ def test_a_client_whose_member_is_down_is_stuck_to_another(tmp_path, cleanup):
     wait_for(lambda: reaches_newcomer(address, gone.name), 10, what=f"{gone.name} back in rotation")
     # Stuck anew: the member coming back does not take its client back.
     assert placements(address, [client])[client] == after
+
+
+def test_octavia_pool_with_source_ip_persistence(tmp_path, cleanup):
+    """Through the Octavia API: accepted and shown as Octavia shows it, cookie types refused in
+    Octavia's words, carried out on traffic, and still there after a restart (the state file)."""
+    a, b, c, d = servers(cleanup, ["a", "b", "c", "d"])
+    vigil = start_vigil(tmp_path, cleanup)
+    persistence = {"type": "SOURCE_IP", "persistence_timeout": 600}
+    _, listener, pool, _ = tcp_load_balancer(
+        vigil, a.port, pool={"session_persistence": persistence}, member={"name": "a"})
+    assert pool["session_persistence"] == {"type": "SOURCE_IP", "cookie_name": None,
+                                           "persistence_timeout": 600,
+                                           "persistence_granularity": None}
+    members = f"/v2/lbaas/pools/{pool['id']}/members"
+    for s in (b, c):
+        create(vigil, None, "member", {"address": "127.0.0.1", "protocol_port": s.port,
+                                       "name": s.name}, path=members)
+    address = ("127.0.0.1", listener["protocol_port"])
+    for s in (a, b, c):
+        wait_for(lambda s=s: reaches_newcomer(address, s.name), 10, what=f"{s.name} in rotation")
+    before = placements(address, CLIENTS)
+
+    code, body = raw(vigil, "PUT", f"/v2/lbaas/pools/{pool['id']}",
+                     {"pool": {"session_persistence": {"type": "HTTP_COOKIE"}}})
+    assert code == 400, body
+    assert ("Session persistence of type HTTP_COOKIE is not supported for TCP protocol pools."
+            in body["faultstring"])
+
+    create(vigil, None, "member", {"address": "127.0.0.1", "protocol_port": d.port, "name": "d"},
+           path=members)
+    wait_for(lambda: reaches_newcomer(address, "d"), 10, what="d in rotation")
+    assert placements(address, CLIENTS) == before
+
+    vigil.stop()
+    again = start_vigil(tmp_path, cleanup)
+    code, shown = raw(again, "GET", f"/v2/lbaas/pools/{pool['id']}")
+    assert code == 200, shown
+    assert shown["pool"]["session_persistence"]["persistence_timeout"] == 600
