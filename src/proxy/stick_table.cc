@@ -109,6 +109,7 @@ void StickTable::put(const StickKey& key, uint32_t member, TimePoint now) {
   std::atomic_thread_fence(std::memory_order_release);
   s.value.store(pack(member, at), std::memory_order_relaxed);
   s.tag.store(tag, std::memory_order_release);
+  if (seen == kEmpty) used_.fetch_add(1, std::memory_order_relaxed);  // once per slot, ever
 }
 
 size_t StickTable::size(TimePoint now) const {

@@ -47,6 +47,9 @@ class StickTable {
   // Entries not expired at `now`: a scan, for tests and reports, not for the connection path.
   size_t size(TimePoint now) const;
   size_t capacity() const { return groups_ * kWays; }
+  // Slots that hold a client, expired ones included until a new client takes their place: the
+  // memory in use, for the metrics. One load; any thread.
+  size_t used() const { return used_.load(std::memory_order_relaxed); }
   std::chrono::seconds timeout() const { return std::chrono::seconds(timeout_); }
 
   // Eight 16-byte slots, two cache lines: a group overflows before the table is full only when
@@ -79,6 +82,7 @@ class StickTable {
   uint64_t seed_;
   size_t groups_;
   std::unique_ptr<Slot[]> slots_;
+  std::atomic<size_t> used_{0};
 };
 
 }  // namespace vigil::proxy

@@ -68,6 +68,7 @@ TEST(StickTable, ReplacesAClientsMember) {
   table.put(key("10.0.0.1"), 8, t0);
   EXPECT_EQ(table.find(key("10.0.0.1"), t0), 8u);
   EXPECT_EQ(table.size(t0), 1u);
+  EXPECT_EQ(table.used(), 1u);
 }
 
 std::string address(int i) { return "10.0.0." + std::to_string(i); }
@@ -121,6 +122,7 @@ TEST(StickTable, StaysBoundedUnderManyClients) {
   for (int i = 0; i < 50000; ++i) table.put(client(i), static_cast<uint32_t>(i), t0 + seconds(i));
   const TimePoint later = t0 + seconds(50000);
   EXPECT_LE(table.size(later), kCapacity);
+  EXPECT_LE(table.used(), kCapacity);
   EXPECT_GT(table.size(later), kCapacity * 9 / 10);
   for (int i = 50000 - 50; i < 50000; ++i) {
     EXPECT_EQ(table.find(client(i), later), static_cast<uint32_t>(i)) << i;

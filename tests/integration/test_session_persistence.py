@@ -5,6 +5,7 @@ down is sent to another and stays there when it comes back. Several workers, so 
 client's connections land on different threads. The same through the Octavia API, whose pool
 keeps its session_persistence across a restart."""
 import itertools
+import re
 import signal
 
 from testing.harness.octavia_api import create, free_port, raw, start_vigil, tcp_load_balancer
@@ -82,6 +83,14 @@ def add_member(vigil, address, servers, new):
     wait_for(lambda: reaches_newcomer(address, new.name), 10, what=f"a new client on {new.name}")
 
 
+def persistence_entries(vigil):
+    """vigil_pool_persistence_entries of pool masters, or None when it has none."""
+    code, text = vigil.get("/metrics")
+    assert code == 200
+    m = re.search(r'^vigil_pool_persistence_entries\{[^}]*pool="masters"[^}]*\} (\d+)', text, re.M)
+    return int(m.group(1)) if m else None
+
+
 def servers(cleanup, names):
     out = [WhoServer(n) for n in names]
     for s in out:
@@ -101,6 +110,8 @@ def test_adding_a_member_moves_no_stuck_client_but_moves_hashed_ones(tmp_path, c
     add_member(hashed, hashed_address, [a, b, c], d)
 
     assert placements(sticky_address, CLIENTS) == before_sticky
+    assert len(CLIENTS) <= persistence_entries(sticky) <= 10000
+    assert persistence_entries(hashed) is None  # a pool without persistence has no table
     after_hashed = placements(hashed_address, CLIENTS)
     moved = [cl for cl in CLIENTS if after_hashed[cl] != before_hashed[cl]]
     assert moved, "hashing moved nobody: the comparison shows nothing"
