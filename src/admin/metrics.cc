@@ -138,6 +138,12 @@ void pool_families(Writer& w, const Lbs& lbs) {
   each([&](const model::PoolView& p, const std::string& s) {
     w.sample("vigil_pool_fail_open", s, "", uint64_t{p.fail_open_active});
   });
+  w.family("vigil_pool_persistence_entries", "gauge",
+           "Clients held in the stick table of a pool with session_persistence.");
+  each([&](const model::PoolView& p, const std::string& s) {
+    if (p.config.session_persistence.type == model::Persistence::kNone) return;
+    w.sample("vigil_pool_persistence_entries", s, "", p.persistence_entries);
+  });
   w.family("vigil_pool_status", "gauge",
            "Octavia operating status of the pool: 1 for the current status, else 0.");
   each([&](const model::PoolView& p, const std::string& s) {

@@ -520,6 +520,10 @@ constexpr KeySpec<PoolDraft> kPoolKeys[] = {
      [](YamlReader& r, const Field& f, PoolDraft& p) {
        r.set_duration(f, p.dead_peer_timeout, kMaxCheckDuration);
      }},
+    {"session_persistence", "map", "",
+     "Keep a client on one member while others come and go; see "
+     "`session_persistence`. Absent: each connection is placed by `algorithm` alone.",
+     read_session_persistence},
     {"health_monitor", "map, or none", "",
      "How members are checked; see `health_monitor`. Absent: members are NO_MONITOR and "
      "`vigil check` warns; `none` (or `{type: none}`) opts out without the warning.",

@@ -58,6 +58,9 @@ const Section<model::Member>& member_section();
 const Section<MonitorDraft>& monitor_section();
 const Section<model::TlsCheck>& tls_section();
 
+const Section<model::SessionPersistence>& persistence_section();  // persistence_keys.cc
+void read_session_persistence(YamlReader& r, const Field& f, PoolDraft& pool);
+
 // pool.health_monitor: a map, `none`, or nothing (same as absent).
 void read_health_monitor(YamlReader& r, const Field& f, PoolDraft& pool);
 

@@ -3,12 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "daemon/disruption.h"
 #include "daemon/member_health.h"
 #include "daemon/rotation.h"
 #include "daemon/transition_log.h"
+#include "net/netmask.h"
 #include "net/socket.h"
+#include "proxy/stick_table.h"
 
 namespace vigil::daemon {
 namespace {
@@ -168,6 +171,36 @@ RotationInput rotation_input(const PoolRuntime& pool, const MemberRuntime& m) {
           .takes_connections = takes_connections(m)};
 }
 
+// Octavia's amphora: `stick-table type ip size 10k`.
+constexpr size_t kStickTableSize = 10000;
+
+// Validated by config/ and the API; a granularity that does not parse keeps whole addresses.
+// The table of `previous` is kept while the persistence settings stay: a member added or gone
+// must not make the pool forget its clients.
+proxy::Stickiness stickiness_of(const model::Pool& config, const proxy::PoolSnapshot* previous,
+                                TimePoint now) {
+  const model::SessionPersistence& sp = config.session_persistence;
+  proxy::Stickiness out{.on = sp.type == model::Persistence::kSourceIp};
+  if (!out.on) return out;
+  if (!sp.granularity.empty()) {
+    if (auto mask = net::parse_netmask(sp.granularity)) {
+      (mask->v6 ? out.v6_prefix : out.v4_prefix) = mask->prefix;
+    }
+  }
+  const proxy::Stickiness* before = previous != nullptr ? &previous->stickiness : nullptr;
+  if (before != nullptr && before->table && before->v4_prefix == out.v4_prefix &&
+      before->v6_prefix == out.v6_prefix &&
+      before->table->timeout() == std::chrono::ceil<std::chrono::seconds>(sp.timeout)) {
+    out.table = before->table;
+  } else {
+    // Seeded per table and start, so that clients cannot pick addresses that crowd one group.
+    const auto seed = static_cast<uint64_t>(now.time_since_epoch().count()) ^
+                      std::hash<std::string>{}(config.name);
+    out.table = std::make_shared<proxy::StickTable>(kStickTableSize, sp.timeout, now, seed);
+  }
+  return out;
+}
+
 // The snapshot the rotation makes; marks the members in it. Sets `ramping` when one of them is
 // below its full weight.
 std::shared_ptr<proxy::PoolSnapshot> snapshot_of(PoolRuntime& pool, const Rotation& rotation,
@@ -181,6 +214,7 @@ std::shared_ptr<proxy::PoolSnapshot> snapshot_of(PoolRuntime& pool, const Rotati
       .backend_dead_peer = net::dead_peer_options(pool.config.dead_peer_timeout),
       .first_byte_timeout = pool.config.first_byte_timeout,
       .replay = pool.config.replay,
+      .stickiness = stickiness_of(pool.config, pool.snapshot.get(), now),
   });
   for (MemberRuntime& m : pool.members) m.in_rotation = false;
   ramping = false;

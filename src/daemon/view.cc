@@ -13,6 +13,7 @@
 #include "admin/server.h"
 #include "daemon/control_plane.h"
 #include "daemon/disruption.h"
+#include "proxy/stick_table.h"
 
 namespace vigil::daemon {
 namespace {
@@ -179,7 +180,10 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
           .health_monitor_id = p->config.health_monitor ? p->config.health_monitor->id : "",
           .config = p->config,
           .operating_status = p->status,
-          .fail_open_active = p->fail_open_active};
+          .fail_open_active = p->fail_open_active,
+          .persistence_entries = p->snapshot && p->snapshot->stickiness.table
+                                     ? p->snapshot->stickiness.table->used()
+                                     : 0};
       if (auto it = listeners_of.find(p->id); it != listeners_of.end()) {
         pv.listener_ids = std::move(it->second);
       }

@@ -36,6 +36,9 @@ enum class ProxyProtocol : uint8_t { kOff, kV1, kV2 };
 // (a quick retry beats a hang), or leave it in the kernel's backlog until a session ends, as
 // HAProxy's maxconn (and so Octavia's connection_limit) does.
 enum class AtLimit : uint8_t { kClose, kQueue };
+// Octavia's session_persistence types vigil carries out: none, or a stick table on the client's
+// address (HAProxy's `stick on src`) that keeps a client on its member while others come and go.
+enum class Persistence : uint8_t { kNone, kSourceIp };
 
 // vigil's names (YAML, `vigil check`, the status page, logs), in the order messages list them.
 inline constexpr Spelling<Algorithm> kAlgorithmNames[] = {
@@ -66,6 +69,15 @@ inline constexpr Spelling<AtLimit> kAtLimitNames[] = {
     {AtLimit::kQueue, "queue"},
 };
 
+inline constexpr Spelling<Persistence> kPersistenceNames[] = {
+    {Persistence::kNone, "none"},
+    {Persistence::kSourceIp, "SOURCE_IP"},
+};
+
+template <>
+constexpr std::span<const Spelling<Persistence>> spellings<Persistence>() {
+  return kPersistenceNames;
+}
 template <>
 constexpr std::span<const Spelling<AtLimit>> spellings<AtLimit>() {
   return kAtLimitNames;
@@ -90,6 +102,7 @@ constexpr std::string_view to_string(Algorithm a) { return name_in(spellings<Alg
 constexpr std::string_view to_string(MonitorType t) { return name_in(spellings<MonitorType>(), t); }
 constexpr std::string_view to_string(Replay r) { return name_in(spellings<Replay>(), r); }
 constexpr std::string_view to_string(AtLimit a) { return name_in(spellings<AtLimit>(), a); }
+constexpr std::string_view to_string(Persistence p) { return name_in(spellings<Persistence>(), p); }
 constexpr std::string_view to_string(ProxyProtocol p) {
   return name_in(spellings<ProxyProtocol>(), p);
 }
@@ -167,6 +180,18 @@ struct Member {
   bool operator==(const Member&) const = default;
 };
 
+// A pool's session persistence (Octavia's session_persistence): which client goes back to which
+// member, for how long after its last connection, and how much of its address counts.
+struct SessionPersistence {
+  Persistence type = Persistence::kNone;
+  Duration timeout = 360s;  // Octavia's persistence_timeout default
+  // Octavia's persistence_granularity: a netmask (255.255.255.0, ffff:ffff:ffff:ffff::) that
+  // applies to clients of its family; clients in one masked network share an entry. Empty: the
+  // whole address (Octavia's 255.255.255.255).
+  std::string granularity;
+  bool operator==(const SessionPersistence&) const = default;
+};
+
 struct Pool {
   std::string id;  // empty: derived from the names (objects from a config file)
   std::string name;
@@ -187,6 +212,7 @@ struct Pool {
   Replay replay = Replay::kTls;
   ProxyProtocol proxy_protocol = ProxyProtocol::kOff;  // members may say otherwise
   std::optional<HealthMonitor> health_monitor;         // none: members are NO_MONITOR
+  SessionPersistence session_persistence;
   std::vector<Member> members;
   SourceLocation where;
   bool operator==(const Pool&) const = default;

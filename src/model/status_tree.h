@@ -58,6 +58,8 @@ struct PoolView {
   Pool config;                    // members are in `members`, not config.members
   OperatingStatus operating_status = OperatingStatus::kOnline;
   bool fail_open_active = false;  // no member usable: routing to those that connect
+  // With session_persistence: the slots of its stick table that hold a client.
+  uint64_t persistence_entries = 0;
   std::vector<MemberView> members;
 };
 

@@ -15,6 +15,7 @@ namespace vigil::proxy {
 struct PickContext {
   std::string_view client_ip;       // raw address bytes, for source_ip
   std::span<const uint32_t> tried;  // candidate indices that already failed for this connection
+  TimePoint now{};                  // for stick tables' timeouts
 };
 
 class Balancer {

@@ -64,7 +64,8 @@ bool Session::start_attempt(Attempt& a, bool hedge) {
     }
     const int index =
         balancer->pick(*pool_, {.client_ip = {client_ip_.data(), client_ip_size_},
-                                .tried = {tried_.data(), static_cast<size_t>(tried_count_)}});
+                                .tried = {tried_.data(), static_cast<size_t>(tried_count_)},
+                                .now = host_.now()});
     if (index < 0) return false;
     tried_[tried_count_++] = static_cast<uint32_t>(index);
     if (attempts_made_++ > 0 && !hedge) {

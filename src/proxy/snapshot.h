@@ -36,6 +36,21 @@ struct Backend {
   bool operator==(const Backend&) const = default;
 };
 
+class StickTable;
+
+// Session persistence as the data plane carries it out (model::SessionPersistence): the pool's
+// stick table, shared by the workers, keyed by the client's address cut to its family's prefix.
+struct Stickiness {
+  bool on = false;
+  int v4_prefix = 32;
+  int v6_prefix = 128;
+  // Made by the control thread with the pool's timeout and Octavia's amphora size (10k), and
+  // handed from snapshot to snapshot while they do not change: members coming and going must not
+  // forget the clients. Compared by identity. Null when off.
+  std::shared_ptr<StickTable> table;
+  bool operator==(const Stickiness&) const = default;
+};
+
 struct PoolSnapshot {
   std::string name;
   model::Algorithm algorithm = model::Algorithm::kRoundRobin;
@@ -51,6 +66,7 @@ struct PoolSnapshot {
   // zero here keeps data-plane tests that do not ask for it as they were).
   Duration first_byte_timeout = Duration::zero();
   Replay replay = Replay::kTls;
+  Stickiness stickiness;
   // The members that may take new connections now, as the control thread decided them (healthy
   // primaries; else healthy backups; else, failing open, every enabled member). Empty: refuse.
   std::vector<Backend> candidates;

@@ -296,7 +296,7 @@ void read_pool(FieldReader& r, ApiPool& out, Mode mode) {
   if (auto v = r.one_of("lb_algorithm", model::names_of<model::Algorithm>(kOctaviaAlgorithms))) {
     out.lb_algorithm = *v;
   }
-  r.unsupported("session_persistence", "use lb_algorithm SOURCE_IP to keep a client on one member");
+  read_session_persistence(r, out);
   tls_fields_unsupported(r, "members");
 }
 

@@ -22,6 +22,8 @@ void read_listener(FieldReader& r, ApiListener& out, Mode mode);
 void read_pool(FieldReader& r, ApiPool& out, Mode mode);
 void read_member(FieldReader& r, ApiMember& out, Mode mode);
 void read_healthmonitor(FieldReader& r, ApiHealthMonitor& out, Mode mode);
+// A pool's session_persistence (persistence_fields.cc): SOURCE_IP, or null for none.
+void read_session_persistence(FieldReader& r, ApiPool& out);
 
 // Octavia's check of a listener's allowed_cidrs against its load balancer's VIP: every network
 // of the VIP's IP version (400 otherwise). An empty or unparsable VIP passes.

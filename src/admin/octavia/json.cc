@@ -181,6 +181,23 @@ json::object listener(const model::LoadBalancerView& lb, const model::ListenerVi
   return o;
 }
 
+namespace {
+
+// As Octavia shows it (SessionPersistenceResponse); the timeout is the one in force, 360 when the
+// request gave none, where Octavia shows null.
+json::value session_persistence(const model::SessionPersistence& sp) {
+  if (sp.type == model::Persistence::kNone) return nullptr;
+  return json::object{
+      {"type", model::to_string(sp.type)},
+      {"cookie_name", nullptr},
+      {"persistence_timeout", std::chrono::duration_cast<std::chrono::seconds>(sp.timeout).count()},
+      {"persistence_granularity",
+       sp.granularity.empty() ? json::value(nullptr) : json::value(sp.granularity)},
+  };
+}
+
+}  // namespace
+
 json::object pool(const model::LoadBalancerView& lb, const model::PoolView& p) {
   std::vector<std::string> member_ids;
   for (const model::MemberView& m : p.members) member_ids.push_back(m.id);
@@ -190,7 +207,7 @@ json::object pool(const model::LoadBalancerView& lb, const model::PoolView& p) {
       {"operating_status", octavia_name(p.operating_status)},
       {"protocol", octavia_pool_protocol(p.config.proxy_protocol)},
       {"lb_algorithm", octavia_name(p.config.algorithm)},
-      {"session_persistence", nullptr},
+      {"session_persistence", session_persistence(p.config.session_persistence)},
       {"members", id_list(member_ids)},
       {"listeners", id_list(p.listener_ids)},
       {"loadbalancers", one_id(lb.id)},

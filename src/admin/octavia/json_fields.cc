@@ -53,6 +53,16 @@ const json::value* FieldReader::get(std::string_view key) {
   return object_.if_contains(key);
 }
 
+const json::object* FieldReader::object(std::string_view key) {
+  const json::value* v = get(key);
+  if (v == nullptr || v->is_null()) return nullptr;
+  if (!v->is_object()) {
+    invalid(key, "Value should be an object");
+    return nullptr;
+  }
+  return &v->as_object();
+}
+
 std::string FieldReader::shown(std::string_view key) const {
   const json::value* v = object_.if_contains(key);
   if (v == nullptr || v->is_null()) return "None";

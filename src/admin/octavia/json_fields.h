@@ -46,6 +46,8 @@ class FieldReader {
   std::optional<bool> boolean(std::string_view key);
   std::optional<double> number(std::string_view key);
   std::optional<std::vector<std::string>> strings(std::string_view key);  // e.g. tags
+  // A nested object (session_persistence): null pointer when absent, null or not an object.
+  const boost::json::object* object(std::string_view key);
   std::optional<std::string> one_of(std::string_view key,
                                     std::initializer_list<std::string_view> allowed);
   std::optional<std::string> one_of(std::string_view key,

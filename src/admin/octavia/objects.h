@@ -77,9 +77,18 @@ struct ApiMember : ApiCommon {
   bool operator==(const ApiMember&) const = default;
 };
 
+// Octavia's session_persistence; vigil takes SOURCE_IP alone (fields.cc says why).
+struct ApiSessionPersistence {
+  std::string type;
+  std::optional<int64_t> persistence_timeout;  // seconds; unset: 360, as Octavia's
+  std::string persistence_granularity;         // a netmask; empty: the whole address
+  bool operator==(const ApiSessionPersistence&) const = default;
+};
+
 struct ApiPool : ApiCommon {
   std::string protocol{kOctaviaTcp};
   std::string lb_algorithm{octavia_name(model::Algorithm::kRoundRobin)};
+  std::optional<ApiSessionPersistence> session_persistence;
   std::optional<ApiHealthMonitor> healthmonitor;
   std::vector<ApiMember> members;
 

@@ -263,10 +263,10 @@ TEST_F(ApiOpsTest, MemberPoolAndLoadBalancerRequestsAreValidated) {
   check(create_pool(s_,
                     fmt::format(R"({{"pool": {{"loadbalancer_id": "{}", "protocol": "TCP",
                         "lb_algorithm": "ROUND_ROBIN", "session_persistence": {{"type":
-                        "SOURCE_IP"}}}}}})",
+                        "HTTP_COOKIE"}}}}}})",
                                 lb_id),
                     context()),
-        400, "session_persistence is not supported by vigil");
+        400, "Session persistence of type HTTP_COOKIE is not supported for TCP protocol pools.");
   check(create_pool(s_,
                     fmt::format(R"({{"pool": {{"loadbalancer_id": "{}", "protocol": "UDP",
                         "lb_algorithm": "ROUND_ROBIN"}}}})",

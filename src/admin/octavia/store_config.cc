@@ -59,6 +59,12 @@ model::Pool pool_of(const ApiPool& p, const ApiLoadBalancer& lb, Purpose purpose
       out.connect_timeout = std::chrono::milliseconds(*l.timeout_member_connect);
     }
   }
+  if (p.session_persistence && p.session_persistence->type == "SOURCE_IP") {
+    out.session_persistence = {
+        .type = model::Persistence::kSourceIp,
+        .timeout = std::chrono::seconds(p.session_persistence->persistence_timeout.value_or(360)),
+        .granularity = p.session_persistence->persistence_granularity};
+  }
   if (p.healthmonitor && (p.healthmonitor->admin_state_up || purpose == Purpose::kShow)) {
     out.health_monitor = monitor_of(*p.healthmonitor);
   }

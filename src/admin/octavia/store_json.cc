@@ -78,6 +78,13 @@ json::object pool_json(const ApiPool& p, bool with_members) {
   put_common(o, p, true);
   o["protocol"] = p.protocol;
   o["lb_algorithm"] = p.lb_algorithm;
+  if (p.session_persistence) {
+    const ApiSessionPersistence& sp = *p.session_persistence;
+    o["session_persistence"] =
+        json::object{{"type", sp.type},
+                     {"persistence_timeout", optional_value(sp.persistence_timeout)},
+                     {"persistence_granularity", text_or_null(sp.persistence_granularity)}};
+  }
   o["healthmonitor"] = p.healthmonitor ? json::value(monitor_json(*p.healthmonitor)) : nullptr;
   if (!with_members) return o;
   json::array members;
