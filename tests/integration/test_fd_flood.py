@@ -15,6 +15,7 @@ import time
 
 import pytest
 
+from testing.harness.paths import SANITIZED
 from testing.harness.vigil_process import TOKEN, EchoServer, Vigil
 from testing.harness.wait import wait_for
 
@@ -170,6 +171,7 @@ def test_the_budget_keeps_descriptors_for_checks_and_the_admin_api(tmp_path, cle
             s.close()
 
 
+@pytest.mark.skipif(SANITIZED, reason="the sanitizers' runtime needs descriptors too: paths.SANITIZED")
 def test_tcp_checks_keep_their_sockets_through_a_flood(tmp_path, cleanup):
     # The budget off: clients take every descriptor there is. A TCP check reuses the socket the
     # last one left (disconnected), so the checks need none and go on being made.
@@ -193,6 +195,7 @@ def test_tcp_checks_keep_their_sockets_through_a_flood(tmp_path, cleanup):
             s.close()
 
 
+@pytest.mark.skipif(SANITIZED, reason="the sanitizers' runtime needs descriptors too: paths.SANITIZED")
 def test_a_check_that_cannot_get_a_socket_does_not_count_against_the_member(tmp_path, cleanup):
     # Every check opens a socket (none kept between TCP checks), so the flood starves them. It
     # does only when an even number of descriptors is left for sessions (two each): an odd one

@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from testing.harness.paths import SANITIZED
 from testing.harness.vigil_process import EchoServer, Vigil, echo_once
 from testing.harness.wait import wait_for
 
@@ -47,6 +48,7 @@ class LowFdVigil(Vigil):
 # Two descriptors per proxied connection: with one limit the last descriptor goes to an accept,
 # with the other to a backend's socket. Both must be handled alike, and neither is the member's
 # fault.
+@pytest.mark.skipif(SANITIZED, reason="the sanitizers' runtime needs descriptors too: paths.SANITIZED")
 @pytest.mark.parametrize("limit", [64, 65])
 def test_out_of_file_descriptors_neither_spins_nor_floods_the_log(tmp_path, cleanup, limit):
     backend = EchoServer()
