@@ -196,7 +196,27 @@ class ApiSim:
         self.log.close()
 
 
-class EchoServer:
+class ThreadedServer:
+    """A threaded TCP server on 127.0.0.1 (port 0: the kernel's pick) running `handler`, a
+    socketserver.BaseRequestHandler class, on a thread of its own until stop()."""
+
+    def __init__(self, handler, port=0):
+        class Server(socketserver.ThreadingTCPServer):
+            allow_reuse_address = True  # started again on the same port when a test brings it back
+            daemon_threads = True
+            request_queue_size = 128  # not 5: a burst of connects must not see dropped SYNs
+
+        self.server = Server(("127.0.0.1", port), handler)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class EchoServer(ThreadedServer):
     """A threaded TCP echo server on 127.0.0.1 that counts the connections it accepted."""
 
     def __init__(self, port=0):
@@ -215,19 +235,7 @@ class EchoServer:
                 except OSError:
                     pass
 
-        class Server(socketserver.ThreadingTCPServer):
-            allow_reuse_address = True
-            daemon_threads = True
-            request_queue_size = 128  # not 5: a burst of connects must not see dropped SYNs
-
-        self.server = Server(("127.0.0.1", port), Handler)
-        self.port = self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler, port)
 
 
 def echo_once(host, port, payload, timeout=10):

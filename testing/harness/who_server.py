@@ -2,10 +2,11 @@
 close. Tests read it to know which member a client reached (who_from)."""
 import socket
 import socketserver
-import threading
+
+from testing.harness.vigil_process import ThreadedServer
 
 
-class WhoServer:
+class WhoServer(ThreadedServer):
     """A threaded TCP server on 127.0.0.1 that answers every connection with `name`."""
 
     def __init__(self, name, port=0):
@@ -19,19 +20,7 @@ class WhoServer:
                 except OSError:
                     pass  # a health check that closed first
 
-        class Server(socketserver.ThreadingTCPServer):
-            allow_reuse_address = True  # started again on the same port when a test brings it back
-            daemon_threads = True
-            request_queue_size = 128
-
-        self.server = Server(("127.0.0.1", port), Handler)
-        self.port = self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler, port)
 
 
 def who_from(source, address, timeout=5):
