@@ -53,7 +53,7 @@ uint64_t StickTable::fingerprint(const StickKey& key) const {
     std::memcpy(&word, key.bytes.data() + i, std::min<size_t>(8, key.size - i));
     h = mix(h ^ word);
   }
-  return h | 1;  // odd: never kEmpty or kBusy
+  return h | 1;  // never kEmpty
 }
 
 uint32_t StickTable::seconds(TimePoint now) const {
@@ -66,14 +66,18 @@ std::optional<uint32_t> StickTable::find(const StickKey& key, TimePoint now) {
   const uint32_t at = seconds(now);
   Slot* g = group(tag);
   for (size_t w = 0; w < kWays; ++w) {
-    if (g[w].tag.load(std::memory_order_acquire) != tag) continue;
+    const uint64_t seq = g[w].seq.load(std::memory_order_acquire);
+    if (seq % 2 != 0 || g[w].tag.load(std::memory_order_relaxed) != tag) continue;
     uint64_t value = g[w].value.load(std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_acquire);
-    if (g[w].tag.load(std::memory_order_relaxed) != tag) return std::nullopt;  // being replaced
+    if (g[w].seq.load(std::memory_order_relaxed) != seq) return std::nullopt;  // being replaced
     if (expired(used_of(value), at)) return std::nullopt;
     // At most one write a second per client; a failed exchange means another worker wrote it.
-    if (used_of(value) != at) {
-      g[w].value.compare_exchange_strong(value, pack(member_of(value), at),
+    // Outside the seqlock on purpose: should the slot change hands meanwhile to a client with the
+    // same value, the exchange only refreshes that client's use of the same member. On a copy: a
+    // failed exchange loads the slot's current value, which may be another client's by then.
+    if (uint64_t expected = value; used_of(value) != at) {
+      g[w].value.compare_exchange_strong(expected, pack(member_of(value), at),
                                          std::memory_order_relaxed);
     }
     return member_of(value);
@@ -85,6 +89,7 @@ void StickTable::put(const StickKey& key, uint32_t member, TimePoint now) {
   const uint64_t tag = fingerprint(key);
   const uint32_t at = seconds(now);
   Slot* g = group(tag);
+  // The choice reads without the seqlock: a slot that changes meanwhile is only a worse victim.
   size_t victim = 0;
   uint32_t oldest = UINT32_MAX;
   for (size_t w = 0; w < kWays; ++w) {
@@ -101,23 +106,24 @@ void StickTable::put(const StickKey& key, uint32_t member, TimePoint now) {
   }
   Slot& s = g[victim];
   // Claim the slot; another worker writing it now wins, and this client is stored on its next
-  // connection. Two writers must not mix one's tag with the other's value.
-  uint64_t seen = s.tag.load(std::memory_order_relaxed);
-  if (seen == kBusy || !s.tag.compare_exchange_strong(seen, kBusy, std::memory_order_relaxed)) {
+  // connection.
+  uint64_t seq = s.seq.load(std::memory_order_relaxed);
+  if (seq % 2 != 0 || !s.seq.compare_exchange_strong(seq, seq + 1, std::memory_order_relaxed)) {
     return;
   }
-  std::atomic_thread_fence(std::memory_order_release);
+  std::atomic_thread_fence(std::memory_order_release);  // the odd seq before the new contents
+  const uint64_t previous = s.tag.load(std::memory_order_relaxed);
+  s.tag.store(tag, std::memory_order_relaxed);
   s.value.store(pack(member, at), std::memory_order_relaxed);
-  s.tag.store(tag, std::memory_order_release);
-  if (seen == kEmpty) used_.fetch_add(1, std::memory_order_relaxed);  // once per slot, ever
+  s.seq.store(seq + 2, std::memory_order_release);
+  if (previous == kEmpty) used_.fetch_add(1, std::memory_order_relaxed);  // once per slot, ever
 }
 
 size_t StickTable::size(TimePoint now) const {
   const uint32_t at = seconds(now);
   size_t n = 0;
   for (size_t i = 0; i < groups_ * kWays; ++i) {
-    const uint64_t tag = slots_[i].tag.load(std::memory_order_relaxed);
-    if (tag != kEmpty && tag != kBusy &&
+    if (slots_[i].tag.load(std::memory_order_relaxed) != kEmpty &&
         !expired(used_of(slots_[i].value.load(std::memory_order_relaxed)), at)) {
       ++n;
     }

@@ -52,19 +52,21 @@ class StickTable {
   size_t used() const { return used_.load(std::memory_order_relaxed); }
   std::chrono::seconds timeout() const { return std::chrono::seconds(timeout_); }
 
-  // Eight 16-byte slots, two cache lines: a group overflows before the table is full only when
+  // Eight 24-byte slots, three cache lines: a group overflows before the table is full only when
   // far more clients than the average fall in it.
   static constexpr size_t kWays = 8;
 
  private:
-  // A slot holds a 64-bit fingerprint of its key (odd) and its value: the member in the high
-  // half, the last use in the low half (seconds since epoch_, plus one). A writer claims the slot
-  // by swapping its tag for kBusy before it changes the value, and a reader checks the tag again
-  // after reading the value, so no one takes one client's member for another's (a seqlock of one
-  // word, whose writers skip a slot another is writing).
+  // A slot holds a 64-bit fingerprint of its key (odd; 0 when empty) and its value: the member in
+  // the high half, the last use in the low half (seconds since epoch_, plus one). Each slot is a
+  // seqlock: a writer claims it by moving `seq` from even to odd with a compare-and-swap (a writer
+  // that finds it odd skips the slot), writes, and makes `seq` even again; a reader takes tag and
+  // value only when `seq` was even and unchanged across both. Checking the tag twice instead is
+  // not enough: two writers in between can hand the slot to another client and back, and the
+  // reader would pair its client with the other's member.
   static constexpr uint64_t kEmpty = 0;
-  static constexpr uint64_t kBusy = 2;
   struct Slot {
+    std::atomic<uint64_t> seq{0};
     std::atomic<uint64_t> tag{0};
     std::atomic<uint64_t> value{0};
   };

@@ -150,5 +150,31 @@ TEST(StickTable, WorkersShareItWithoutLocks) {
   EXPECT_LE(table.size(t0 + seconds(200)), table.capacity());
 }
 
+TEST(StickTable, ReadersNeverPairOneClientWithAnothersMember) {
+  // One group of slots and three times more clients than it holds, stored and found by three
+  // threads at once with the clock moving, so that a slot changes hands while a reader reads or
+  // refreshes it, and sometimes goes back to the client it held before.
+  StickTable table(StickTable::kWays, seconds(360), t0, 11);
+  constexpr int kClients = 3 * StickTable::kWays;
+  auto work = [&](uint32_t base) {
+    for (int round = 0; round < 20000; ++round) {
+      const TimePoint now = t0 + seconds(round);
+      const int i = (round * 7 + static_cast<int>(base / 1000000)) % kClients;
+      table.put(client(i), base + static_cast<uint32_t>(i), now);
+      for (int j = 0; j < kClients; ++j) {
+        if (auto m = table.find(client(j), now)) {
+          EXPECT_EQ(*m % 1000000, static_cast<uint32_t>(j));
+        }
+      }
+    }
+  };
+  std::thread a(work, 1000000);
+  std::thread b(work, 2000000);
+  work(3000000);
+  a.join();
+  b.join();
+  EXPECT_LE(table.size(t0 + seconds(20000)), table.capacity());
+}
+
 }  // namespace
 }  // namespace vigil::proxy
