@@ -51,12 +51,26 @@ def test_tcp_monitors_carry_no_http_fields():
         "url_path": "/readyz"}
 
 
+def test_allowed_cidrs_and_source_ip_persistence_reach_vigil():
+    # As Octavia's API hands them to a provider: the list as given, and every persistence key,
+    # unset ones as None.
+    cidrs = ["10.0.0.0/8", "fd00::/8"]
+    assert translate.listener(dm.Listener(listener_id=LN, protocol="TCP", protocol_port=22623,
+                                          allowed_cidrs=cidrs))["allowed_cidrs"] == cidrs
+    assert translate.listener(dm.Listener(allowed_cidrs=None), updating=True) == {
+        "allowed_cidrs": None}
+    sp = {"type": "SOURCE_IP", "cookie_name": None, "persistence_timeout": None,
+          "persistence_granularity": None}
+    assert translate.pool(dm.Pool(pool_id=POOL, protocol="TCP", lb_algorithm="ROUND_ROBIN",
+                                  session_persistence=sp))["session_persistence"] == {
+        "type": "SOURCE_IP", "persistence_timeout": None, "persistence_granularity": None}
+    assert translate.pool(dm.Pool(session_persistence=None), updating=True) == {
+        "session_persistence": None}
+
+
 @pytest.mark.parametrize("make, message", [
     (lambda: translate.listener(dm.Listener(listener_id=LN, protocol="HTTP")),
      "listener protocol HTTP is not supported (use TCP)"),
-    (lambda: translate.listener(dm.Listener(listener_id=LN, protocol="TCP",
-                                            allowed_cidrs=["10.0.0.0/8"])),
-     "listener allowed_cidrs is not supported"),
     (lambda: translate.listener(dm.Listener(listener_id=LN, protocol="TERMINATED_HTTPS",
                                             default_tls_container_ref="x")),
      "listener protocol TERMINATED_HTTPS"),
@@ -66,8 +80,8 @@ def test_tcp_monitors_carry_no_http_fields():
                                     lb_algorithm="SOURCE_IP_PORT")),
      "vigil does not balance by SOURCE_IP_PORT"),
     (lambda: translate.pool(dm.Pool(pool_id=POOL, protocol="TCP",
-                                    session_persistence={"type": "SOURCE_IP"})),
-     "session persistence is not supported"),
+                                    session_persistence={"type": "HTTP_COOKIE"})),
+     "session persistence HTTP_COOKIE is not supported (use SOURCE_IP"),
     (lambda: translate.pool(dm.Pool(pool_id=POOL, protocol="TCP", tls_enabled=True)),
      "pool tls_enabled is not supported"),
     (lambda: translate.healthmonitor(dm.HealthMonitor(healthmonitor_id=HM, type="PING")),

@@ -23,8 +23,9 @@ from vigil_octavia.octavia_db import OctaviaDatabase
 
 
 def add_variants(session):
-    """A load balancer with a flavor, a disabled listener without a pool, an HTTP monitor with
-    every field, a member with a monitor address, a backup one, and a pool no listener uses."""
+    """A load balancer with a flavor, a listener with allowed CIDRs, a disabled listener without
+    a pool, a pool with SOURCE_IP persistence, an HTTP monitor with every field, a member with a
+    monitor address, a backup one, and a pool no listener uses."""
     profile, flavor = str(uuid.uuid4()), str(uuid.uuid4())
     session.add(models.FlavorProfile(id=profile, name="ha", provider_name="vigil",
                                      flavor_data='{"loadbalancer_topology": "ACTIVE_STANDBY"}'))
@@ -40,11 +41,16 @@ def add_variants(session):
                             protocol="PROXYV2", lb_algorithm="SOURCE_IP", **up))
     session.add(models.Pool(id=spare, name=None, load_balancer_id=lb, protocol="TCP",
                             lb_algorithm="LEAST_CONNECTIONS", **dict(up, enabled=False)))
-    session.add(models.Listener(id=str(uuid.uuid4()), name="api", load_balancer_id=lb,
+    api = str(uuid.uuid4())
+    session.add(models.Listener(id=api, name="api", load_balancer_id=lb,
                                 protocol="TCP", protocol_port=6443, default_pool_id=pool,
                                 connection_limit=5000, timeout_client_data=3600000,
                                 timeout_member_connect=1000, timeout_member_data=3600000,
                                 timeout_tcp_inspect=0, **up))
+    session.flush()
+    for cidr in ("10.0.0.0/8", "fd00::/8"):
+        session.add(models.ListenerCidr(listener_id=api, cidr=cidr))
+    session.add(models.SessionPersistence(pool_id=pool, type="SOURCE_IP"))
     session.add(models.Listener(id=str(uuid.uuid4()), name=None, load_balancer_id=lb,
                                 protocol="TCP", protocol_port=22623, connection_limit=-1,
                                 **dict(up, enabled=False)))

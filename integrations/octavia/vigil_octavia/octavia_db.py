@@ -163,6 +163,7 @@ def _trees(session, ids):
             "timeout_member_data": ln.timeout_member_data,
             "timeout_tcp_inspect": ln.timeout_tcp_inspect, "project_id": ln.project_id,
             "insert_headers": ln.insert_headers or None,
+            "allowed_cidrs": [c.cidr for c in ln.allowed_cidrs] or None,
             "default_tls_container_ref": ln.tls_certificate_id,
             "client_ca_tls_container_ref": ln.client_ca_tls_certificate_id})
         # The pool's listener, as Octavia's conversion names it: the first that uses it.
@@ -187,5 +188,8 @@ def _trees(session, ids):
                 "domain_name": hm.domain_name, "admin_state_up": hm.enabled,
                 "project_id": hm.project_id}
         for sp in session.query(sp_m).filter(sp_m.pool_id.in_(list(pools))):
-            pools[sp.pool_id]["session_persistence"] = {"type": sp.type}
+            pools[sp.pool_id]["session_persistence"] = {
+                "type": sp.type, "cookie_name": sp.cookie_name,
+                "persistence_timeout": sp.persistence_timeout,
+                "persistence_granularity": sp.persistence_granularity}
     return out

@@ -22,9 +22,9 @@ LB_CREATE = COMMON + ("vip_address", "project_id")
 LB_UPDATE = COMMON
 LISTENER_UPDATE = COMMON + ("connection_limit", "default_pool_id", "timeout_client_data",
                             "timeout_member_connect", "timeout_member_data",
-                            "timeout_tcp_inspect")
+                            "timeout_tcp_inspect", "allowed_cidrs")
 LISTENER_CREATE = LISTENER_UPDATE + ("loadbalancer_id", "protocol", "protocol_port", "project_id")
-POOL_UPDATE = COMMON + ("lb_algorithm",)
+POOL_UPDATE = COMMON + ("lb_algorithm", "session_persistence")
 POOL_CREATE = POOL_UPDATE + ("loadbalancer_id", "listener_id", "protocol", "project_id")
 MEMBER_UPDATE = ("name", "admin_state_up", "weight", "backup", "monitor_address",
                  "monitor_port")
@@ -112,8 +112,8 @@ def listener(ln, updating=False):
     _refuse_set(ln, "listener", (
         "default_tls_container_ref", "default_tls_container_data", "sni_container_refs",
         "sni_container_data", "client_ca_tls_container_ref", "client_crl_container_ref",
-        "client_authentication", "insert_headers", "l7policies", "allowed_cidrs",
-        "alpn_protocols", "default_pool"))
+        "client_authentication", "insert_headers", "l7policies", "alpn_protocols",
+        "default_pool"))
     if updating:
         return _fields(ln, LISTENER_UPDATE, True)
     return dict(_fields(ln, LISTENER_CREATE, False), id=ln.listener_id)
@@ -127,17 +127,30 @@ def pool(p, updating=False):
     if algorithm is not None and algorithm not in ALGORITHMS:
         refuse(f"vigil does not balance by {algorithm}: use ROUND_ROBIN, LEAST_CONNECTIONS or "
                "SOURCE_IP")
-    if value(p, "session_persistence"):
-        refuse(f"{TCP_ONLY}: session persistence is not supported (SOURCE_IP balancing keeps a "
-               "client on one member)")
+    _session_persistence(value(p, "session_persistence"))
     _refuse_set(p, "pool", ("tls_enabled", "tls_container_ref", "ca_tls_container_ref",
                             "crl_container_ref", "alpn_protocols"))
     if value(p, "members") or value(p, "healthmonitor"):
         refuse("vigil creates a pool's members and health monitor one by one: create the pool "
                "first")
-    if updating:
-        return _fields(p, POOL_UPDATE, True)
-    return dict(_fields(p, POOL_CREATE, False), id=p.pool_id)
+    body = _fields(p, POOL_UPDATE if updating else POOL_CREATE, updating)
+    if body.get("session_persistence"):
+        sp = body["session_persistence"]
+        # Octavia sends every key, unset ones as None (null resets in vigil as in Octavia);
+        # cookie_name is APP_COOKIE's, refused above.
+        body["session_persistence"] = {
+            "type": sp["type"], "persistence_timeout": sp.get("persistence_timeout"),
+            "persistence_granularity": sp.get("persistence_granularity")}
+    return body if updating else dict(body, id=p.pool_id)
+
+
+def _session_persistence(sp):
+    """Octavia has checked the object (type, cookie_name only with APP_COOKIE); vigil's pools are
+    TCP, where only SOURCE_IP (a stick table on the client's address) means anything."""
+    kind = (sp or {}).get("type")
+    if kind not in (None, "SOURCE_IP"):
+        refuse(f"{TCP_ONLY}: session persistence {kind} is not supported (use SOURCE_IP, which "
+               "keeps a client on its member)")
 
 
 def member(m, updating=False):

@@ -119,6 +119,23 @@ TEST_F(SessionPersistenceApiTest, TimeoutDefaultsToOctavias) {
   EXPECT_EQ(config.pools.at(0).session_persistence.granularity, "");
 }
 
+TEST_F(SessionPersistenceApiTest, NullFieldsAsOctaviasProviderSendsThemMeanTheDefaults) {
+  // vigil's Octavia provider driver passes every key Octavia hands it, unset ones as null.
+  const std::string id = *create(
+      R"({"type": "SOURCE_IP", "persistence_timeout": null, "persistence_granularity": null})");
+  EXPECT_EQ(config_of(s_.loadbalancers.at(0)).pools.at(0).session_persistence.timeout,
+            std::chrono::seconds(360));
+  ASSERT_TRUE(update_pool(s_, id, R"({"pool": {"session_persistence": {"type": "SOURCE_IP",
+                              "persistence_timeout": 600}}})",
+                          context()));
+  ASSERT_TRUE(update_pool(s_, id, R"({"pool": {"session_persistence": {"type": "SOURCE_IP",
+                              "persistence_timeout": null, "persistence_granularity": null}}})",
+                          context()));
+  EXPECT_EQ(pool().session_persistence->persistence_timeout, std::nullopt);
+  EXPECT_EQ(config_of(s_.loadbalancers.at(0)).pools.at(0).session_persistence.timeout,
+            std::chrono::seconds(360));
+}
+
 TEST_F(SessionPersistenceApiTest, UpdatesChangeNamedFieldsAndNullRemoves) {
   const std::string id = *create(R"({"type": "SOURCE_IP", "persistence_timeout": 600})");
   ASSERT_TRUE(update_pool(s_, id,
