@@ -144,6 +144,28 @@ void pool_families(Writer& w, const Lbs& lbs) {
     if (p.config.session_persistence.type == model::Persistence::kNone) return;
     w.sample("vigil_pool_persistence_entries", s, "", p.persistence_entries);
   });
+  w.family("vigil_pool_members_source_up", "gauge",
+           "With members_from: 1 while the API's members are current (listed and watched), 0 "
+           "while they are the file's (the API has not answered) or the last known (it cannot "
+           "be read).");
+  each([&](const model::PoolView& p, const std::string& s) {
+    if (!p.members_source) return;
+    w.sample("vigil_pool_members_source_up", s, "",
+             uint64_t{p.members_source->state == "following"});
+  });
+  w.family("vigil_pool_members_source_unconfirmed_seconds", "gauge",
+           "With members_from: how long the API has not been read (0 while it is).");
+  each([&](const model::PoolView& p, const std::string& s) {
+    if (!p.members_source) return;
+    w.sample("vigil_pool_members_source_unconfirmed_seconds", s, "",
+             p.members_source->unconfirmed_seconds);
+  });
+  w.family("vigil_pool_members_source_failures_total", "counter",
+           "With members_from: requests to the API that failed (connect, TLS, HTTP, bad answer).");
+  each([&](const model::PoolView& p, const std::string& s) {
+    if (!p.members_source) return;
+    w.sample("vigil_pool_members_source_failures_total", s, "", p.members_source->failures);
+  });
   w.family("vigil_pool_status", "gauge",
            "Octavia operating status of the pool: 1 for the current status, else 0.");
   each([&](const model::PoolView& p, const std::string& s) {

@@ -86,11 +86,25 @@ json::object member_json(const model::MemberView& m, model::WallTime now) {
 
 namespace {
 
+// Where the members come from, besides the file (members_from): "following" the API, "stale"
+// (its last known members, while it cannot be read) or "bootstrap" (the file's, until it answers).
+json::object members_source_json(const model::MembersSourceView& s) {
+  json::object o{{"state", s.state},       {"server", s.server},
+                 {"members", s.members},   {"resource_version", s.resource_version},
+                 {"lists", s.lists},       {"expiries", s.expiries},
+                 {"failures", s.failures}, {"changes", s.changes}};
+  if (!s.last_error.empty()) o["error"] = s.last_error;
+  if (s.state != "following" && s.unconfirmed_seconds > 0) {
+    o["unconfirmed_seconds"] = s.unconfirmed_seconds;
+  }
+  return o;
+}
+
 json::object pool_json(const model::PoolView& p, model::WallTime now) {
   json::array listener_ids(p.listener_ids.begin(), p.listener_ids.end());
   json::array members;
   for (const model::MemberView& m : p.members) members.push_back(member_json(m, now));
-  return json::object{
+  json::object out{
       {"id", p.id},
       {"name", p.config.name},
       {"algorithm", model::to_string(p.config.algorithm)},
@@ -104,6 +118,8 @@ json::object pool_json(const model::PoolView& p, model::WallTime now) {
       {"health_monitor", monitor_json(p)},
       {"members", std::move(members)},
   };
+  if (p.members_source) out["members_from"] = members_source_json(*p.members_source);
+  return out;
 }
 
 json::object listener_json(const model::ListenerView& l) {

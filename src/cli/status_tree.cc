@@ -24,15 +24,33 @@ const json::object* find_pool(const json::object& doc, const std::string& id) {
   return nullptr;
 }
 
+// With members_from: whose members the pool runs with, and why not the API's.
+std::string members_source(const json::object& p) {
+  const json::object* s = child(p, "members_from");
+  if (s == nullptr) return "";
+  const std::string state = str(*s, "state");
+  if (state == "following") {
+    return fmt::format(", members from the API ({})", num(*s, "members"));
+  }
+  const std::string error = shown(*s, "error");
+  const std::string why = error.empty() ? "" : ": " + error;
+  if (state == "stale") {
+    return fmt::format(", members from the API ({}) NOT CONFIRMED for {}{}", num(*s, "members"),
+                       short_age(num(*s, "unconfirmed_seconds")), why);
+  }
+  return fmt::format(", the file's members until the API answers{}", why);
+}
+
 std::string pool_line(const json::object& p) {
   std::string monitor = "no monitor";
   if (const json::object* hm = child(p, "health_monitor")) {
     monitor = str(*hm, "type");
     if (monitor == "HTTP" || monitor == "HTTPS") monitor += " " + shown(*hm, "path");
   }
-  return fmt::format("pool {} {} {} ({}){}", shown(p, "name"), str(p, "algorithm"), monitor,
+  return fmt::format("pool {} {} {} ({}){}{}", shown(p, "name"), str(p, "algorithm"), monitor,
                      str(p, "operating_status"),
-                     flag(p, "fail_open_active") ? " fail-open: routing to every member" : "");
+                     flag(p, "fail_open_active") ? " fail-open: routing to every member" : "",
+                     members_source(p));
 }
 
 // What a member's line adds after its status: why it is not plainly serving, and since when.

@@ -532,6 +532,11 @@ constexpr KeySpec<PoolDraft> kPoolKeys[] = {
      [](YamlReader& r, const Field& f, PoolDraft& p) {
        read_list(r, f, member_section(), p.members);
      }},
+    {"members_from", "map", "",
+     "Members from an API as well: `{kubernetes: {service: default/kubernetes}}` follows the "
+     "cluster's API servers; see `members_from.kubernetes`. `members:` are then the bootstrap "
+     "set.",
+     read_members_from},
 };
 
 constexpr KeySpec<Member> kMemberKeys[] = {

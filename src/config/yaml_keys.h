@@ -61,6 +61,10 @@ const Section<model::TlsCheck>& tls_section();
 const Section<model::SessionPersistence>& persistence_section();  // persistence_keys.cc
 void read_session_persistence(YamlReader& r, const Field& f, PoolDraft& pool);
 
+// pool.members_from (members_from_keys.cc).
+const Section<model::KubernetesMembers>& kubernetes_members_section();
+void read_members_from(YamlReader& r, const Field& f, PoolDraft& pool);
+
 // pool.health_monitor: a map, `none`, or nothing (same as absent).
 void read_health_monitor(YamlReader& r, const Field& f, PoolDraft& pool);
 

@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "config/loader.h"
 #include "daemon/admin_daemon.h"
+#include "daemon/api_members.h"
 #include "daemon/fd_budget.h"
 #include "daemon/health_handover.h"
 #include "daemon/process_reload.h"
@@ -60,6 +61,16 @@ ControlPlane::ControlPlane(boost::asio::io_context& io, const Clock& clock, Time
 }
 
 ControlPlane::~ControlPlane() { stop(); }
+
+void ControlPlane::api_members_changed() {
+  if (stopping()) return;
+  std::vector<model::Config> next{api_members_->running(file_config_)};
+  for (size_t i = 1; i < lbs_.size(); ++i) next.push_back(lbs_[i].config);
+  if (auto applied = apply(std::move(next)); !applied) {
+    log::error("members from the API not applied: {}; the running members stay",
+               applied.error().message);
+  }
+}
 
 Result<void> ControlPlane::start() {
   // A copy: lbs_ is rebuilt by apply().
@@ -122,10 +133,14 @@ Result<void> ControlPlane::start() {
         w, std::vector<proxy::ListenSocket>{}, std::vector<proxy::PoolSnapshotPtr>{}, reports));
     workers_.back()->start();
   }
+  file_config_ = file;
+  api_members_ =
+      std::make_unique<ApiMembers>(io_, clock_, timer_source_, [this] { api_members_changed(); });
   std::vector<model::Config> initial{file};
   for (model::Config& c : store_->configs()) initial.push_back(std::move(c));
   lbs_.clear();
   if (auto applied = apply(std::move(initial)); !applied) return applied;
+  api_members_->follow(file_config_);
   workers_answered_at_ = clock_.now();
   liveness_tick();
   heap_trim_tick();  // the file's parse is all free now
@@ -179,6 +194,7 @@ size_t ControlPlane::stop() {
   if (transition_file_) transition_file_->flush();  // held after an upgrade: the new one writes
   if (checker_) checker_->stop();
   address_loss_.reset();
+  api_members_.reset();  // no more lists or watches, nor changes from them
   if (peer_sync_) peer_sync_->stop();
   if (admin_) admin_->stop();
   shared_store_.reset();  // no more changes from etcd: the daemon stops
@@ -238,12 +254,15 @@ Result<std::vector<std::string>> ControlPlane::reload() {
   model::Process loaded_process = std::move(*loaded.process);
   if (!options_.token_file.empty()) loaded_process.admin.token_file = options_.token_file;
   ProcessReload process = reload_process(process_, std::move(loaded_process));
-  std::vector<model::Config> next{std::move(*loaded.config)};
+  // Pools that keep their members_from run on with the API's members; the others with the file's.
+  std::vector<model::Config> next{api_members_->running(*loaded.config)};
   for (size_t i = 1; i < lbs_.size(); ++i) next.push_back(lbs_[i].config);
   if (auto applied = apply(std::move(next)); !applied) {
     log::error("reload refused: {}; the running configuration stays", applied.error().message);
     return std::unexpected(applied.error());
   }
+  file_config_ = std::move(*loaded.config);
+  api_members_->follow(file_config_);
   set_log_format(process.next.log.format);
   model::Admin& admin = process.next.admin;
   if (admin_) {

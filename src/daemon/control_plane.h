@@ -52,6 +52,7 @@ class BindIndex;
 namespace vigil::daemon {
 
 class AdminDaemon;
+class ApiMembers;
 
 struct ServeOptions {
   std::string config_path;
@@ -179,8 +180,9 @@ class ControlPlane {
   Result<void> start_peer_sync();
   // This host no longer holds `ip` (AddressLoss): every worker resets its sessions on it.
   void on_address_lost(const std::string& ip, const std::string& text);
-  void liveness_tick();   // pings the workers every 500 ms (liveness.cc)
-  void heap_trim_tick();  // every 5 s: freed memory back to the kernel (heap_trim.cc)
+  void api_members_changed();  // applies the file's load balancer with them (api_members.h)
+  void liveness_tick();        // pings the workers every 500 ms (liveness.cc)
+  void heap_trim_tick();       // every 5 s: freed memory back to the kernel (heap_trim.cc)
   // Writes the connection log's records from the workers' rings (connection_log_drain.cc); runs
   // every 200 ms while a listener logs its connections.
   void drain_connection_logs();
@@ -200,7 +202,11 @@ class ControlPlane {
   const WallClock& wall_;
   int worker_count_ = 1;
   std::vector<LoadBalancerRuntime> lbs_;  // the file's first
-  StringMap<size_t> lb_at_;               // the index in lbs_ of each by id (index_lbs())
+  // The file's load balancer as the file has it; lbs_'s first is it as it runs, with the members
+  // that api_members_ has from an API (members_from).
+  model::Config file_config_;
+  std::unique_ptr<ApiMembers> api_members_;
+  StringMap<size_t> lb_at_;  // the index in lbs_ of each by id (index_lbs())
   // The file's listeners by address and port, for an API write's listeners to be checked against
   // (apply.cc); made anew by every apply() of the file.
   std::shared_ptr<const config::BindIndex> file_binds_;

@@ -11,6 +11,7 @@
 
 #include "admin/pool_key.h"
 #include "admin/server.h"
+#include "daemon/api_members.h"
 #include "daemon/control_plane.h"
 #include "daemon/disruption.h"
 #include "proxy/stick_table.h"
@@ -186,6 +187,9 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
                                      : 0};
       if (auto it = listeners_of.find(p->id); it != listeners_of.end()) {
         pv.listener_ids = std::move(it->second);
+      }
+      if (!api && api_members_ && p->config.members_from) {
+        pv.members_source = api_members_->view(p->config.name);
       }
       if (scope.file_members || api) {
         pv.members.reserve(p->members.size());

@@ -26,6 +26,7 @@ using boost::system::error_code;
 struct Connection::Exchange {
   std::string target;
   std::string body;
+  RequestOptions options;
   std::chrono::milliseconds timeout;
   bool streaming = false;
   std::function<void(Answer)> done;  // request's done, or stream's on_end
@@ -46,7 +47,7 @@ namespace {
 constexpr size_t kMaxErrorBody = 16384;
 
 // What went wrong, in words an operator can act on.
-std::string describe(const error_code& ec) {
+std::string describe(const error_code& ec, const std::string& service) {
   if (ec == asio::error::eof || ec == http::error::end_of_stream ||
       ec == asio::ssl::error::stream_truncated || ec == http::error::partial_message) {
     return "the server closed the connection";
@@ -59,7 +60,7 @@ std::string describe(const error_code& ec) {
   for (const char* alert : {"alert bad certificate", "alert certificate required",
                             "alert unknown ca", "alert certificate unknown"}) {
     if (why.find(alert) != std::string::npos) {
-      return why + " (etcd refused this client's certificate, or wants one)";
+      return why + " (" + service + " refused this client's certificate, or wants one)";
     }
   }
   return why;
@@ -88,10 +89,11 @@ void Connection::with_stream(F&& f) {
 }
 
 void Connection::request(std::string target, std::string body, std::chrono::milliseconds timeout,
-                         std::function<void(Answer)> done) {
+                         std::function<void(Answer)> done, RequestOptions options) {
   auto x = std::make_shared<Exchange>();
   x->target = std::move(target);
   x->body = std::move(body);
+  x->options = std::move(options);
   x->timeout = timeout;
   x->done = std::move(done);
   start(std::move(x));
@@ -99,10 +101,11 @@ void Connection::request(std::string target, std::string body, std::chrono::mill
 
 void Connection::stream(std::string target, std::string body, std::chrono::milliseconds timeout,
                         std::function<bool(std::string_view)> on_data,
-                        std::function<void(Answer)> on_end) {
+                        std::function<void(Answer)> on_end, RequestOptions options) {
   auto x = std::make_shared<Exchange>();
   x->target = std::move(target);
   x->body = std::move(body);
+  x->options = std::move(options);
   x->timeout = timeout;
   x->streaming = true;
   x->on_data = std::move(on_data);
@@ -191,10 +194,11 @@ void Connection::keep_alive() {
 void Connection::handshake(std::shared_ptr<Exchange> x) {
   Tls& tls = std::get<Tls>(stream_);
   error_code ec;
-  asio::ip::make_address(endpoint_.host, ec);
-  if (ec) SSL_set_tlsext_host_name(tls.native_handle(), endpoint_.host.c_str());  // a name: SNI
+  const std::string& name = endpoint_.tls_name.empty() ? endpoint_.host : endpoint_.tls_name;
+  asio::ip::make_address(name, ec);
+  if (ec) SSL_set_tlsext_host_name(tls.native_handle(), name.c_str());  // a name: SNI
   tls.set_verify_mode(asio::ssl::verify_peer, ec);
-  tls.set_verify_callback(asio::ssl::host_name_verification(endpoint_.host), ec);
+  tls.set_verify_callback(asio::ssl::host_name_verification(name), ec);
   tls.async_handshake(asio::ssl::stream_base::client,
                       [self = shared_from_this(), x](error_code ec) {
                         if (self->closed_ || self->current_ != x) return;
@@ -206,11 +210,15 @@ void Connection::handshake(std::shared_ptr<Exchange> x) {
 
 void Connection::write(std::shared_ptr<Exchange> x) {
   auto& req = x->request;
-  req = http::request<http::string_body>(http::verb::post, x->target, 11);
+  req = http::request<http::string_body>(x->options.method, x->target, 11);
   const bool v6 = endpoint_.host.find(':') != std::string::npos;
   req.set(http::field::host, v6 ? fmt::format("[{}]:{}", endpoint_.host, endpoint_.port)
                                 : fmt::format("{}:{}", endpoint_.host, endpoint_.port));
-  req.set(http::field::content_type, "application/json");
+  if (x->options.method == http::verb::post) req.set(http::field::content_type, "application/json");
+  req.set(http::field::accept, "application/json");
+  if (!x->options.authorization.empty()) {
+    req.set(http::field::authorization, x->options.authorization);
+  }
   req.keep_alive(true);
   req.body() = std::move(x->body);
   req.prepare_payload();
@@ -281,10 +289,11 @@ void Connection::read_stream(std::shared_ptr<Exchange> x) {
           if (self->closed_ || self->current_ != x) return;  // on_data closed this
           if (parser.is_done()) {
             self->broken_ = true;
-            return self->finish(
-                x,
-                Answer{
-                    "etcd at " + self->endpoint_.url + ": the watch stream ended", true, 200, {}});
+            return self->finish(x, Answer{self->endpoint_.service + " at " + self->endpoint_.url +
+                                              ": the stream ended",
+                                          true,
+                                          200,
+                                          {}});
           }
           self->read_stream(x);
         });
@@ -297,8 +306,8 @@ void Connection::broken(const std::shared_ptr<Exchange>& x, const std::string& s
   error_code ignored;
   socket().close(ignored);
   const std::string why = x->timed_out ? fmt::format("no answer within {} ms", x->timeout.count())
-                                       : stage + ": " + describe(ec);
-  finish(x, Answer{"etcd at " + endpoint_.url + ": " + why, x->sent, 0, {}});
+                                       : stage + ": " + describe(ec, endpoint_.service);
+  finish(x, Answer{endpoint_.service + " at " + endpoint_.url + ": " + why, x->sent, 0, {}});
 }
 
 void Connection::finish(const std::shared_ptr<Exchange>& x, Answer answer) {

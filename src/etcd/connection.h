@@ -1,7 +1,9 @@
-// Connection: one HTTP/1.1 connection to one etcd endpoint, plain or TLS, on the client's
-// io_context, kept alive across requests. Owned by etcd::Client through a shared_ptr that every
-// pending operation also holds, so that close() can return at once: the operations then finish
-// as aborted and no callback runs after close(). One request or one stream at a time.
+// Connection: one HTTP/1.1 connection to one endpoint, plain or TLS, on the client's io_context,
+// kept alive across requests: etcd's JSON gateway (POSTs), and the Kubernetes API that
+// members_from reads (GETs with a bearer token, kube/members_source.h). Owned by etcd::Client
+// through a shared_ptr that every pending operation also holds, so that close() can return at once:
+// the operations then finish as aborted and no callback runs after close(). One request or one
+// stream at a time.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -10,6 +12,7 @@
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/verb.hpp>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -31,6 +34,13 @@ struct Answer {
   std::string body;
 };
 
+// What a request sends besides its target and body: etcd's gateway takes POSTs of JSON; the
+// Kubernetes API, GETs with a bearer token.
+struct RequestOptions {
+  boost::beast::http::verb method = boost::beast::http::verb::post;
+  std::string authorization;  // the Authorization header's value; empty: none
+};
+
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   static constexpr size_t kMaxBody = 64 << 20;  // a unary answer (a range of a whole prefix)
@@ -45,14 +55,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // POSTs `body` (JSON) to `target` and reads the whole answer, connecting first when not
   // connected, all within `timeout`.
   void request(std::string target, std::string body, std::chrono::milliseconds timeout,
-               std::function<void(Answer)> done);
+               std::function<void(Answer)> done, RequestOptions options = {});
 
   // POSTs `body` and hands each piece of a 200 answer's body to on_data as it comes, until the
   // stream ends, on_data returns false, or close(). `timeout` bounds getting the answer's header.
   // on_end once (not after close() or a false from on_data), with what ended it; an answer other
   // than 200 comes to on_end with its status and body.
   void stream(std::string target, std::string body, std::chrono::milliseconds timeout,
-              std::function<bool(std::string_view)> on_data, std::function<void(Answer)> on_end);
+              std::function<bool(std::string_view)> on_data, std::function<void(Answer)> on_end,
+              RequestOptions options = {});
 
   // Closes at once; no callback runs after this.
   void close();

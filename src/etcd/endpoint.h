@@ -17,6 +17,10 @@ struct Endpoint {
   std::string host;
   std::string port;
   bool tls = false;
+  // The name the server's certificate must carry; empty: host. (A Kubernetes API reached at an
+  // address its certificate does not list: kubeconfig's tls-server-name.)
+  std::string tls_name;
+  std::string service = "etcd";  // for messages: "etcd at https://...: ..."
   bool operator==(const Endpoint&) const = default;
 };
 

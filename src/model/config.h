@@ -192,6 +192,18 @@ struct SessionPersistence {
   bool operator==(const SessionPersistence&) const = default;
 };
 
+// Where a pool's members come from besides its `members:` (members_from): a Kubernetes
+// Service's EndpointSlices, listed then watched (kube/members_source.h). The file's members are
+// the bootstrap set until the API answers; its `backup` members stay whatever it answers.
+struct KubernetesMembers {
+  std::string service_namespace = "default";
+  std::string service = "kubernetes";
+  std::string port = "https";  // the EndpointSlice port's name; digits: its number
+  std::string kubeconfig;      // empty: in-cluster (the pod's service account)
+  SourceLocation where;
+  bool operator==(const KubernetesMembers&) const = default;
+};
+
 struct Pool {
   std::string id;  // empty: derived from the names (objects from a config file)
   std::string name;
@@ -214,6 +226,7 @@ struct Pool {
   std::optional<HealthMonitor> health_monitor;         // none: members are NO_MONITOR
   SessionPersistence session_persistence;
   std::vector<Member> members;
+  std::optional<KubernetesMembers> members_from;
   SourceLocation where;
   bool operator==(const Pool&) const = default;
 };

@@ -50,6 +50,17 @@ struct MemberView {
   std::optional<Disruption> last_disruption;  // its last time out of service; none yet
 };
 
+// A pool's members_from source (kube/members_source.h), as status and metrics show it.
+struct MembersSourceView {
+  std::string state;   // bootstrap | following | stale
+  std::string server;  // "https://10.0.0.11:6443 (kubeconfig /etc/vigil/kubeconfig)"
+  std::string resource_version;
+  std::string last_error;          // empty when all is well
+  double unconfirmed_seconds = 0;  // since the API was last read, while it cannot be
+  uint64_t members = 0;            // the API's ready endpoints last known
+  uint64_t lists = 0, expiries = 0, failures = 0, changes = 0;
+};
+
 struct PoolView {
   std::string id;
   std::string load_balancer_id;
@@ -60,6 +71,7 @@ struct PoolView {
   bool fail_open_active = false;  // no member usable: routing to those that connect
   // With session_persistence: the slots of its stick table that hold a client.
   uint64_t persistence_entries = 0;
+  std::optional<MembersSourceView> members_source;  // with members_from
   std::vector<MemberView> members;
 };
 

@@ -163,7 +163,7 @@ def _trees(session, ids):
             "timeout_member_data": ln.timeout_member_data,
             "timeout_tcp_inspect": ln.timeout_tcp_inspect, "project_id": ln.project_id,
             "insert_headers": ln.insert_headers or None,
-            "allowed_cidrs": [c.cidr for c in ln.allowed_cidrs] or None,
+            "allowed_cidrs": [c.cidr for c in ln.allowed_cidrs],
             "default_tls_container_ref": ln.tls_certificate_id,
             "client_ca_tls_container_ref": ln.client_ca_tls_certificate_id})
         # The pool's listener, as Octavia's conversion names it: the first that uses it.
