@@ -3,7 +3,8 @@ stock `openstack loadbalancer` CLI creates a load balancer with `--provider vigi
 listener, a pool and three members on simulated API servers (NO_MONITOR), then the TLS-HELLO
 monitor the seed lacked (ONLINE); a stopped backend goes ERROR and comes back ONLINE in Octavia's
 `member list`, fed by vigil's checks through the driver agent; `member set` disables and drains;
-traffic shows in `stats show`; `delete --cascade` removes it from Octavia and vigil. What vigil
+traffic shows in `stats show`; allowed_cidrs and SOURCE_IP session persistence set through
+Octavia act in traffic; `delete --cascade` removes it from Octavia and vigil. What vigil
 does not do is refused at Octavia's API; what vigil refuses (a VIP that is not on its host)
 turns the object ERROR.
 """
@@ -94,6 +95,32 @@ def test_seed_scenario_through_octavia(tmp_path, cleanup):
     stats = wait_for(lambda: (s := lb.json("stats", "show", "k8s"))["total_connections"] >= 6 and s,
                      timeout=30, interval=0.5, what="six connections in Octavia's statistics")
     assert stats["bytes_in"] > 0 and stats["bytes_out"] > 0, stats
+
+    # allowed_cidrs, set through Octavia, keeps every other client from the members: vigil
+    # closes this client (127.0.0.1) at accept; taken away, it is served again.
+    lb.run("listener", "set", "--allowed-cidr", "127.0.0.2/32", "--allowed-cidr", "10.0.0.0/8",
+           "api")
+    wait_lb(octavia, lb_id)
+    code, body = raw(vigil, "GET", f"/v2/lbaas/listeners/{listener['id']}")
+    assert body["listener"]["allowed_cidrs"] == ["127.0.0.2/32", "10.0.0.0/8"], body
+    with pytest.raises(OSError):
+        https_get("127.0.0.1", port, "/readyz", timeout=3)
+    lb.run("listener", "unset", "--allowed-cidrs", "api")
+    wait_lb(octavia, lb_id)
+    assert https_get("127.0.0.1", port, "/readyz")[0] == 200
+    # SOURCE_IP persistence, set through Octavia, is vigil's stick table.
+    lb.run("pool", "set", "--session-persistence", "type=SOURCE_IP", "masters")
+    wait_lb(octavia, lb_id)
+    code, body = raw(vigil, "GET", f"/v2/lbaas/pools/{pool['id']}")
+    assert body["pool"]["session_persistence"]["type"] == "SOURCE_IP", body
+    served_by = {https_get("127.0.0.1", port, "/readyz")[1]["X-Served-By"] for _ in range(4)}
+    assert len(served_by) == 1, served_by  # one client, one member
+    refused_cookie = lb.run("pool", "set", "--session-persistence",
+                            "type=APP_COOKIE,cookie_name=s", "masters", check=False)
+    assert "session persistence APP_COOKIE is not supported" in refused_cookie.stderr, (
+        refused_cookie.stderr)
+    lb.run("pool", "unset", "--session-persistence", "masters")
+    wait_lb(octavia, lb_id)
 
     # A stopped backend goes ERROR in Octavia, the others stay ONLINE; back when it returns.
     sims[0].kill()
