@@ -118,7 +118,8 @@ json::value sim_state_json(const SimState& state, TimePoint now) {
       {"connectionFault", fault_name(state.fault)},
       {"resourceVersion", std::to_string(state.resource_version)},
       {"endpoints", format_endpoints(state.endpoint_slices.endpoints())},
-      {"endpointSliceHistoryStart", std::to_string(state.endpoint_slices.history_start())}};
+      {"endpointSliceHistoryStart", std::to_string(state.endpoint_slices.history_start())},
+      {"endpointSliceWatches", state.slice_watchers.size()}};
 }
 
 // Test controls: POST /sim/readyz?fail=a,b (empty clears), POST /sim/status?code=N (0 or empty

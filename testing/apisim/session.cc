@@ -139,7 +139,7 @@ asio::awaitable<bool> stream_slice_watch(Stream& stream, Live& live, ServerConte
   if (auto [ec, n] = co_await http::async_write_header(stream, serializer, kTuple); ec) {
     co_return false;
   }
-  SliceWatcher watcher(ctx.slice_watchers, reply.slice_watch.filter,
+  SliceWatcher watcher(ctx.state.slice_watchers, reply.slice_watch.filter,
                        [&live] { live.watch_timer->cancel(); });
   const SliceWatch& spec = reply.slice_watch;
   const TimePoint start = ctx.clock.now();
@@ -243,8 +243,8 @@ std::size_t ServerContext::close_all() {
 
 Reply ServerContext::answer(std::string_view method, std::string_view target) {
   Reply reply = route(state, {method, target}, clock.now());
-  if (!reply.slice_events.empty()) slice_watchers.publish(reply.slice_events);
-  if (reply.break_slice_watches) slice_watchers.break_all();
+  if (!reply.slice_events.empty()) state.slice_watchers.publish(reply.slice_events);
+  if (reply.break_slice_watches) state.slice_watchers.break_all();
   return reply;
 }
 

@@ -12,7 +12,6 @@
 
 #include "base/clock.h"
 #include "testing/apisim/routes.h"
-#include "testing/apisim/slice_watchers.h"
 #include "testing/apisim/state.h"
 
 namespace vigil::apisim {
@@ -32,7 +31,6 @@ struct ServerContext {
   const Clock& clock;
   std::unordered_set<Live*> live;
   bool stopping = false;  // set by close_all: sessions finish instead of reading more
-  SliceWatchers slice_watchers;
 
   // Ends every session: a watch gets its last chunk, any other HTTP/1.1 connection is closed,
   // an HTTP/2 one ends its streams and says GOAWAY.

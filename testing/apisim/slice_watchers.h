@@ -1,6 +1,6 @@
 // SliceWatchers: the open EndpointSlice watches, so that a change reaches each at once and a test
-// can break them all. Owned by ServerContext and used on the server's one thread only. Free of
-// Asio: a watch wakes its session through the function it registers.
+// can break them all. Kept in SimState, used on the server's one thread only. Free of Asio: a
+// watch wakes its session through the function it registers.
 #pragma once
 
 #include <cstddef>

@@ -8,6 +8,7 @@
 
 #include "base/clock.h"
 #include "testing/apisim/endpoint_slices.h"
+#include "testing/apisim/slice_watchers.h"
 
 namespace vigil::apisim {
 
@@ -30,6 +31,9 @@ struct SimState {
   std::uint64_t resource_version = 1000;  // the one counter of every object, as etcd's revision
   EndpointSlices endpoint_slices;         // of default/kubernetes, set once the address is known
   Duration watch_interval = std::chrono::seconds(1);
+  // The open EndpointSlice watches. Routes only count them; ServerContext::answer feeds and
+  // breaks them, so that routing stays free of effects on other sessions.
+  SliceWatchers slice_watchers;
 };
 
 }  // namespace vigil::apisim
