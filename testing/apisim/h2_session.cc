@@ -249,8 +249,10 @@ class H2Connection {
         s.body = reply.slice_watch.first;
         s.ended = reply.slice_watch.ends;
         if (!reply.slice_watch.bookmarks) s.next_tick = TimePoint::max();
-        s.slices = std::make_unique<SliceWatcher>(
-            ctx_.state.slice_watchers, reply.slice_watch.filter, [this] { wake(wake_ticker_); });
+        if (!s.ended) {  // a 410 has nothing to follow it
+          s.slices = std::make_unique<SliceWatcher>(
+              ctx_.state.slice_watchers, reply.slice_watch.filter, [this] { wake(wake_ticker_); });
+        }
       }
       if (ctx_.stopping || going_away_) s.ended = true;
       wake(wake_ticker_);

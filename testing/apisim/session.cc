@@ -7,6 +7,7 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -139,9 +140,11 @@ asio::awaitable<bool> stream_slice_watch(Stream& stream, Live& live, ServerConte
   if (auto [ec, n] = co_await http::async_write_header(stream, serializer, kTuple); ec) {
     co_return false;
   }
-  SliceWatcher watcher(ctx.state.slice_watchers, reply.slice_watch.filter,
-                       [&live] { live.watch_timer->cancel(); });
   const SliceWatch& spec = reply.slice_watch;
+  std::optional<SliceWatcher> watcher;  // none for a 410, which nothing follows
+  if (!spec.ends) {
+    watcher.emplace(ctx.state.slice_watchers, spec.filter, [&live] { live.watch_timer->cancel(); });
+  }
   const TimePoint start = ctx.clock.now();
   const TimePoint deadline =
       reply.watch_timeout > Duration::zero() ? start + reply.watch_timeout : TimePoint::max();
@@ -151,11 +154,11 @@ asio::awaitable<bool> stream_slice_watch(Stream& stream, Live& live, ServerConte
   for (;;) {
     if (!out.empty() && !co_await send_event(stream, live, out, chunked)) co_return false;
     out.clear();
-    if (watcher.broken()) co_return false;
+    if (watcher && watcher->broken()) co_return false;
     const TimePoint now = ctx.clock.now();
     if (spec.ends || ctx.stopping || now >= deadline) break;
-    if (watcher.has_pending()) {
-      out = watcher.take_pending();
+    if (watcher->has_pending()) {
+      out = watcher->take_pending();
     } else if (now >= next_bookmark) {
       out = endpoint_slice_bookmark(ctx.state.resource_version);
       next_bookmark = now + ctx.state.watch_interval;
