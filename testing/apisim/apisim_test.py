@@ -9,10 +9,12 @@ import http.client
 import json
 import os
 import pathlib
+import shutil
 import signal
 import socket
 import ssl
 import subprocess
+import threading
 import time
 
 import pytest
@@ -429,3 +431,270 @@ def test_h2_sigterm_ends_watches_then_goaway(start, h2client):
         goaway = [e for _, e in client.events if isinstance(e, h2.events.ConnectionTerminated)]
     assert goaway and goaway[0].error_code == h2.errors.ErrorCodes.NO_ERROR
     assert sim.proc.wait(timeout=WAIT) == 0
+
+
+# EndpointSlices of default/kubernetes (discovery.k8s.io/v1): what vigil follows to learn the masters.
+
+SLICES = "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices"
+
+
+def get_json(sim, path, method="GET"):
+    status, _, body = sim.request(path, method=method)
+    return status, json.loads(body)
+
+
+def addresses(slice_object):
+    return [a for e in slice_object["endpoints"] or [] for a in e["addresses"]]
+
+
+def open_watch(sim, query):
+    """An HTTP/1.1 watch on SLICES: (connection, response); reads are bounded by the socket's timeout."""
+    conn = sim.connection(timeout=WAIT)
+    conn.request("GET", f"{SLICES}?watch=true&{query}")
+    response = conn.getresponse()
+    assert response.status == 200 and response.headers["Transfer-Encoding"] == "chunked"
+    return conn, response
+
+
+def next_event(response):
+    line = response.readline()
+    assert line, "the watch ended"
+    return json.loads(line)
+
+
+def wait_watches(sim, count):
+    wait_for(lambda: get_json(sim, "/sim/state")[1]["endpointSliceWatches"] == count, WAIT,
+             what=f"{count} open EndpointSlice watch(es)")
+
+
+def test_endpointslices_list_get_and_label_selector(start):
+    sim = start("--endpoints", "10.0.0.11:6443,10.0.0.12:6443", plain=True)
+    status, listed = get_json(sim, SLICES)
+    assert status == 200
+    assert (listed["apiVersion"], listed["kind"]) == ("discovery.k8s.io/v1", "EndpointSliceList")
+    assert int(listed["metadata"]["resourceVersion"]) > 0
+    [item] = listed["items"]
+    assert item["metadata"]["name"] == "kubernetes" and item["metadata"]["namespace"] == "default"
+    assert item["metadata"]["labels"] == {"kubernetes.io/service-name": "kubernetes"}
+    assert item["addressType"] == "IPv4"
+    assert item["endpoints"] == [{"addresses": ["10.0.0.11"], "conditions": {"ready": True}},
+                                 {"addresses": ["10.0.0.12"], "conditions": {"ready": True}}]
+    assert item["ports"] == [{"name": "https", "port": 6443, "protocol": "TCP"}]
+
+    for selector in ("kubernetes.io/service-name=kubernetes", "kubernetes.io%2Fservice-name%3Dkubernetes"):
+        assert get_json(sim, f"{SLICES}?labelSelector={selector}")[1]["items"] == [item]
+    assert get_json(sim, f"{SLICES}?labelSelector=kubernetes.io/service-name%3Dother")[1]["items"] == []
+    assert get_json(sim, f"{SLICES}?labelSelector=a+in+(b)")[0] == 400
+    assert get_json(sim, "/apis/discovery.k8s.io/v1/namespaces/kube-system/endpointslices")[1]["items"] == []
+    assert get_json(sim, "/apis/discovery.k8s.io/v1/endpointslices")[1]["items"] == [item]
+
+    status, one = get_json(sim, f"{SLICES}/kubernetes")
+    assert status == 200 and one["kind"] == "EndpointSlice" and one["apiVersion"] == "discovery.k8s.io/v1"
+    assert addresses(one) == ["10.0.0.11", "10.0.0.12"]
+    status, missing = get_json(sim, f"{SLICES}/other")
+    assert status == 404 and (missing["kind"], missing["reason"]) == ("Status", "NotFound")
+
+
+def test_endpointslices_default_to_the_listen_address(start):
+    sim = start(plain=True)
+    [item] = get_json(sim, SLICES)[1]["items"]
+    assert addresses(item) == [sim.host] and item["ports"][0]["port"] == sim.port
+    assert get_json(sim, "/sim/state")[1]["endpoints"] == f"{sim.host}:{sim.port}"
+
+
+def test_endpointslices_discovery(start):
+    sim = start(plain=True)
+    groups = get_json(sim, "/apis")[1]["groups"]
+    [group] = [g for g in groups if g["name"] == "discovery.k8s.io"]
+    assert group["preferredVersion"] == {"groupVersion": "discovery.k8s.io/v1", "version": "v1"}
+    status, resources = get_json(sim, "/apis/discovery.k8s.io/v1")
+    assert status == 200 and resources["groupVersion"] == "discovery.k8s.io/v1"
+    [slices] = resources["resources"]
+    assert (slices["name"], slices["kind"], slices["namespaced"]) == ("endpointslices", "EndpointSlice", True)
+    assert set(slices["verbs"]) == {"get", "list", "watch"} and "shortNames" not in slices
+
+
+def test_endpointslice_watch_gets_each_change(start):
+    sim = start("--endpoints", "10.0.0.11:6443,10.0.0.12:6443", plain=True)
+    version = get_json(sim, SLICES)[1]["metadata"]["resourceVersion"]
+    conn, response = open_watch(sim, f"resourceVersion={version}")
+    wait_watches(sim, 1)
+
+    status, state = get_json(sim, "/sim/endpoints?set=10.0.0.11:6443,10.0.0.13:6443!notready", method="POST")
+    assert status == 200 and state["endpoints"] == "10.0.0.11:6443,10.0.0.13:6443!notready"
+    event = next_event(response)
+    assert event["type"] == "MODIFIED" and event["object"]["kind"] == "EndpointSlice"
+    assert event["object"]["endpoints"] == [{"addresses": ["10.0.0.11"], "conditions": {"ready": True}},
+                                            {"addresses": ["10.0.0.13"], "conditions": {"ready": False}}]
+    assert int(event["object"]["metadata"]["resourceVersion"]) > int(version)
+    assert event["object"]["metadata"]["resourceVersion"] == state["resourceVersion"]
+
+    # An IPv6 master: a second slice appears, and goes again.
+    get_json(sim, "/sim/endpoints?set=10.0.0.11:6443,%5B2001:db8::1%5D:6443", method="POST")
+    assert next_event(response)["type"] == "MODIFIED"   # 10.0.0.13 left the IPv4 one
+    added = next_event(response)
+    assert (added["type"], added["object"]["metadata"]["name"]) == ("ADDED", "kubernetes-ipv6")
+    assert added["object"]["addressType"] == "IPv6" and addresses(added["object"]) == ["2001:db8::1"]
+    get_json(sim, "/sim/endpoints?set=10.0.0.11:6443", method="POST")
+    assert (next_event(response)["type"], addresses(get_json(sim, f"{SLICES}/kubernetes")[1])) == \
+        ("DELETED", ["10.0.0.11"])
+    conn.close()
+
+    # From the first version again: the history replays every change; without one, ADDED first.
+    conn, response = open_watch(sim, f"resourceVersion={version}")
+    assert [next_event(response)["type"] for _ in range(4)] == ["MODIFIED", "MODIFIED", "ADDED", "DELETED"]
+    conn.close()
+    conn, response = open_watch(sim, "")
+    event = next_event(response)
+    assert event["type"] == "ADDED" and addresses(event["object"]) == ["10.0.0.11"]
+    conn.close()
+
+
+def test_endpoints_control_refuses_bad_lists(start):
+    sim = start(plain=True)
+    for bad in ("10.0.0.11", "master-01:6443", "10.0.0.11:6443,10.0.0.12:6444"):
+        status, body = get_json(sim, f"/sim/endpoints?set={bad}", method="POST")
+        assert status == 400 and body["kind"] == "Status", bad
+    assert get_json(sim, "/sim/endpoints", method="POST")[0] == 400
+    assert get_json(sim, "/sim/endpoints?set=10.0.0.11:6443", method="GET")[0] == 405
+
+
+def test_endpointslice_watch_break_closes_the_connection(start):
+    sim = start(plain=True)
+    conn, response = open_watch(sim, "")
+    assert next_event(response)["type"] == "ADDED"
+    wait_watches(sim, 1)
+    version = get_json(sim, "/sim/state")[1]["resourceVersion"]
+    assert get_json(sim, "/sim/endpoints/break", method="POST")[0] == 200
+    try:
+        ended = response.readline() == b""
+    except http.client.IncompleteRead:   # the chunked body ends without its last chunk
+        ended = True
+    assert ended
+    conn.close()
+    wait_watches(sim, 0)
+    assert get_json(sim, "/sim/state")[1]["resourceVersion"] == version   # nothing changed
+
+
+def test_endpointslice_watch_from_a_compacted_version_gets_410(start):
+    sim = start("--endpoints", "10.0.0.11:6443", plain=True)
+    old = get_json(sim, SLICES)[1]["metadata"]["resourceVersion"]
+    get_json(sim, "/sim/endpoints?set=10.0.0.12:6443", method="POST")
+    state = get_json(sim, "/sim/endpoints/compact", method="POST")[1]
+    assert state["endpointSliceHistoryStart"] == state["resourceVersion"]
+    conn, response = open_watch(sim, f"resourceVersion={old}")
+    event = next_event(response)
+    assert event["type"] == "ERROR"
+    status = event["object"]
+    assert (status["kind"], status["code"], status["reason"]) == ("Status", 410, "Expired")
+    assert status["message"] == f"too old resource version: {old} ({state['resourceVersion']})"
+    assert response.readline() == b""   # then the stream ends, the connection stays
+    conn.request("GET", "/readyz")
+    assert conn.getresponse().read() == b"ok"
+    conn.close()
+    # From the current version the watch is served.
+    conn, response = open_watch(sim, f"resourceVersion={state['resourceVersion']}")
+    get_json(sim, "/sim/endpoints?set=10.0.0.13:6443", method="POST")
+    assert next_event(response)["type"] == "MODIFIED"
+    conn.close()
+
+
+def test_endpointslice_watch_bookmarks_and_timeout(start):
+    sim = start("--watch-interval", "100ms", plain=True)
+    version = get_json(sim, SLICES)[1]["metadata"]["resourceVersion"]
+    conn, response = open_watch(sim, f"resourceVersion={version}&allowWatchBookmarks=true&timeoutSeconds=2")
+    bookmark = next_event(response)
+    assert bookmark == {"type": "BOOKMARK", "object": {
+        "kind": "EndpointSlice", "apiVersion": "discovery.k8s.io/v1", "metadata": {"resourceVersion": version}}}
+    while line := response.readline():   # bounded: timeoutSeconds=2 ends the stream
+        assert json.loads(line)["type"] == "BOOKMARK"
+    conn.close()
+    conn, response = open_watch(sim, f"resourceVersion={version}&timeoutSeconds=1")
+    assert response.readline() == b""   # no bookmarks unless asked for
+    conn.close()
+
+
+def test_h2_endpointslice_watch_and_break_resets_the_stream(start, h2client):
+    import h2.events
+    sim = start("--endpoints", "10.0.0.11:6443")
+    client = h2client(sim)
+    watch = client.get(f"{SLICES}?watch=true&labelSelector=kubernetes.io%2Fservice-name%3Dkubernetes")
+
+    def lines(evs):
+        data = b"".join(e.data for e in evs if isinstance(e, h2.events.DataReceived) and e.stream_id == watch)
+        return [json.loads(line) for line in data.split(b"\n") if line]
+
+    client.wait(lambda evs: len(lines(evs)) >= 1, "the ADDED event")
+    assert client.request("/sim/endpoints?set=10.0.0.12:6443", method="POST")[0] == 200
+    events = client.wait(lambda evs: len(lines(evs)) >= 2 and lines(evs), "the MODIFIED event")
+    assert [e["type"] for e in events] == ["ADDED", "MODIFIED"]
+    assert addresses(events[1]["object"]) == ["10.0.0.12"]
+    assert client.request("/sim/endpoints/break", method="POST")[0] == 200
+    client.wait(lambda evs: any(isinstance(e, h2.events.StreamReset) and e.stream_id == watch for e in evs),
+                "the watch's RST_STREAM")
+    assert client.request("/readyz")[0] == 200   # the connection stays
+
+
+# The stock kubectl reads the same objects: the wire format checked by a client nobody here wrote.
+
+def kubectl_binary():
+    found = shutil.which("kubectl")
+    if not found:
+        return None
+    directory = pathlib.Path(os.path.realpath(found)).parent
+    versioned = sorted(directory.glob("kubectl.1.*"), key=lambda p: [int(x) for x in p.name.split(".")[1:]
+                                                                     if x.isdigit()])
+    preferred = directory / "kubectl.1.32"
+    if preferred.exists():
+        return preferred
+    return versioned[-1] if versioned else pathlib.Path(found)
+
+
+def test_kubectl_gets_and_watches_endpointslices(start, tmp_path):
+    kubectl = kubectl_binary()
+    if kubectl is None:
+        pytest.skip("no kubectl on PATH: the wire format cannot be checked by the stock client")
+    sim = start("--endpoints", "10.0.0.11:6443,10.0.0.12:6443")
+    host = f"[{sim.host}]" if ":" in sim.host else sim.host
+    config = tmp_path / "kubeconfig"
+    config.write_text(f"""apiVersion: v1
+kind: Config
+clusters:
+- name: sim
+  cluster: {{server: "https://{host}:{sim.port}", insecure-skip-tls-verify: true}}
+users:
+- name: test
+  user: {{token: any-token}}
+contexts:
+- name: sim
+  context: {{cluster: sim, user: test, namespace: default}}
+current-context: sim
+""")
+    base = [str(kubectl), "--kubeconfig", str(config), "--request-timeout", "5s",
+            "get", "endpointslices", "-n", "default", "-o", "json"]
+    done = subprocess.run(base, capture_output=True, text=True, timeout=WAIT * 2)
+    assert done.returncode == 0, done.stderr
+    [item] = json.loads(done.stdout)["items"]
+    assert item["metadata"]["name"] == "kubernetes" and addresses(item) == ["10.0.0.11", "10.0.0.12"]
+
+    # --watch: kubectl lists, prints, then watches from the list's version, so a change made after
+    # the first print reaches it through the watch. The request timeout bounds the run.
+    watch = subprocess.Popen(base[:4] + ["10s"] + base[5:] + ["--watch"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    out = []
+    reader = threading.Thread(target=lambda: out.extend(watch.stdout), daemon=True)
+    reader.start()
+    try:
+        wait_for(lambda: '"10.0.0.12"' in "".join(out), WAIT, what="kubectl to print the listed slice")
+        assert sim.request("/sim/endpoints?set=10.0.0.11:6443,10.0.0.13:6443", method="POST")[0] == 200
+        wait_for(lambda: '"10.0.0.13"' in "".join(out), WAIT, what="kubectl to print the watched change")
+    finally:
+        watch.kill()
+        watch.wait(timeout=WAIT)
+        reader.join(timeout=WAIT)
+    decoder, text, objects = json.JSONDecoder(), "".join(out).strip(), []
+    while text:
+        obj, end = decoder.raw_decode(text)
+        objects.append(obj)
+        text = text[end:].strip()
+    assert [addresses(o) for o in objects] == [["10.0.0.11", "10.0.0.12"], ["10.0.0.11", "10.0.0.13"]]

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "testing/apisim/objects.h"
 #include "testing/apisim/routes.h"
 
 namespace vigil::apisim {
@@ -47,11 +48,15 @@ struct H2Stream {
   std::string path;
   std::string body;
   std::size_t sent = 0;
-  bool watch = false;
-  std::size_t tick = 0;  // which node the next MODIFIED event names
-  bool ended = false;    // no more body: the next read of it carries END_STREAM
-  TimePoint next_tick{};
+  WatchKind watch = WatchKind::kNone;
+  std::size_t tick = 0;   // which node the next MODIFIED event names
+  bool ended = false;     // no more body: the next read of it carries END_STREAM
+  bool reset = false;     // RST_STREAM queued: nothing more to send
+  TimePoint next_tick{};  // the next node event, or the next BOOKMARK of a slice watch
   TimePoint deadline = TimePoint::max();
+  std::unique_ptr<SliceWatcher> slices;  // an EndpointSlice watch's registration
+
+  bool watching() const { return watch != WatchKind::kNone && !ended && !reset; }
 };
 
 nghttp2_nv header(std::string_view name, std::string_view value) {
@@ -154,15 +159,17 @@ class H2Connection {
       TimePoint next = streams_.empty() ? idle_since_ + kIdleTimeout : TimePoint::max();
       if (going_away_) next = std::min(next, going_away_at_ + kGoAwayTimeout);
       for (const auto& [id, s] : streams_) {
-        if (s.watch && !s.ended) next = std::min({next, s.next_tick, s.deadline});
+        if (s.watching()) next = std::min({next, s.next_tick, s.deadline});
       }
       wake_ticker_.expires_at(next);
       co_await wake_ticker_.async_wait(kTuple);
       if (closing_) break;
       const TimePoint now = ctx_.clock.now();
       for (auto& [id, s] : streams_) {
-        if (!s.watch || s.ended) continue;
-        if (now >= s.deadline) {
+        if (!s.watching()) continue;
+        if (s.watch == WatchKind::kEndpointSlices) {
+          slice_tick(id, s, now);
+        } else if (now >= s.deadline) {
           end_stream(id, s);
         } else if (now >= s.next_tick) {
           s.body += watch_modified(ctx_.state, s.tick++);
@@ -176,6 +183,24 @@ class H2Connection {
     }
   }
 
+  // An EndpointSlice watch's turn: a break resets the stream (as a crashed apiserver's would
+  // end); else published events, then its deadline, then a BOOKMARK when one is due.
+  void slice_tick(std::int32_t id, H2Stream& s, TimePoint now) {
+    if (s.slices->broken()) {
+      s.reset = true;
+      nghttp2_submit_rst_stream(session_.get(), NGHTTP2_FLAG_NONE, id, NGHTTP2_INTERNAL_ERROR);
+      return;
+    }
+    if (s.slices->has_pending()) s.body += s.slices->take_pending();
+    if (now >= s.deadline) {
+      s.ended = true;
+    } else if (now >= s.next_tick) {
+      s.body += endpoint_slice_bookmark(ctx_.state.resource_version);
+      s.next_tick = now + ctx_.state.watch_interval;
+    }
+    nghttp2_session_resume_data(session_.get(), id);
+  }
+
   // Graceful end, at the end of the shutdown delay or after an idle timeout: watches get their
   // END_STREAM, then a GOAWAY (NO_ERROR) and the close. The GOAWAY comes after the streams' last
   // frames, not before them as Go's server sends it, so that a strict client (the h2 library
@@ -186,7 +211,7 @@ class H2Connection {
     going_away_ = true;
     going_away_at_ = ctx_.clock.now();
     for (auto& [id, s] : streams_) {
-      if (s.watch) end_stream(id, s);
+      if (s.watching()) end_stream(id, s);
     }
     wake(wake_writer_);
     wake(wake_ticker_);
@@ -200,7 +225,7 @@ class H2Connection {
   static void wake(asio::steady_timer& timer) { timer.cancel(); }
 
   void answer(std::int32_t id, H2Stream& s) {
-    const Reply reply = route(ctx_.state, {s.method, s.path}, ctx_.clock.now());
+    const Reply reply = ctx_.answer(s.method, s.path);
     const std::string status = std::to_string(reply.status);
     const std::string length = std::to_string(reply.body.size());
     std::vector<nghttp2_nv> headers = {
@@ -210,15 +235,25 @@ class H2Connection {
         header("x-content-type-options", "nosniff"),
         header("x-served-by", ctx_.state.name),
     };
-    if (!reply.watch) headers.push_back(header("content-length", length));
+    if (reply.watch == WatchKind::kNone) headers.push_back(header("content-length", length));
     nghttp2_data_provider provider{};
     provider.read_callback = read_body;
-    if (reply.watch) {
+    if (reply.watch != WatchKind::kNone) {
       const TimePoint now = ctx_.clock.now();
-      s.watch = true;
-      s.body = watch_added(ctx_.state);
+      s.watch = reply.watch;
       s.next_tick = now + ctx_.state.watch_interval;
       if (reply.watch_timeout > Duration::zero()) s.deadline = now + reply.watch_timeout;
+      if (reply.watch == WatchKind::kNodes) {
+        s.body = watch_added(ctx_.state);
+      } else {
+        s.body = reply.slice_watch.first;
+        s.ended = reply.slice_watch.ends;
+        if (!reply.slice_watch.bookmarks) s.next_tick = TimePoint::max();
+        if (!s.ended) {  // a 410 has nothing to follow it
+          s.slices = std::make_unique<SliceWatcher>(
+              ctx_.state.slice_watchers, reply.slice_watch.filter, [this] { wake(wake_ticker_); });
+        }
+      }
       if (ctx_.stopping || going_away_) s.ended = true;
       wake(wake_ticker_);
     } else {

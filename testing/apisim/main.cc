@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "base/duration.h"
 #include "base/error.h"
@@ -25,6 +26,8 @@ A kube-apiserver simulator for vigil's demo and tests.
   --shutdown-delay DURATION on SIGTERM, keep serving (with /readyz failing) this long (default 5s)
   --watch-interval DURATION time between MODIFIED events of a node watch (default 1s)
   --fail-readyz CHECK       make this readyz check fail (repeatable), e.g. etcd
+  --endpoints LIST          endpoints of the default/kubernetes EndpointSlices, e.g.
+                            10.0.0.11:6443,[2001:db8::1]:6443 (default: the listen address)
 )";
 
 Result<std::uint16_t> parse_port(std::string_view text) {
@@ -126,6 +129,10 @@ Result<Options> parse_args(int argc, char** argv) {
     } else if (flag == "--fail-readyz") {
       if (value.empty()) return fail("--fail-readyz needs a check name, e.g. etcd");
       options.fail_readyz.emplace_back(value);
+    } else if (flag == "--endpoints") {
+      auto endpoints = parse_endpoints(value);
+      if (!endpoints) return fail("--endpoints: " + endpoints.error().message);
+      options.endpoints = std::move(*endpoints);
     } else {
       return fail("unknown flag " + std::string(flag) + " (see --help)");
     }

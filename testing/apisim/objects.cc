@@ -16,6 +16,7 @@ namespace json = boost::json;
 
 constexpr std::string_view kCreated = "2024-01-01T00:00:00Z";
 constexpr std::string_view kKubeVersion = "v1.29.0";
+constexpr std::string_view kDiscoveryV1 = "discovery.k8s.io/v1";
 
 std::string now_rfc3339() {
   const std::time_t secs = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -133,6 +134,72 @@ std::string watch_event(std::string_view type, std::string_view name,
   return json::serialize(event) + "\n";
 }
 
+json::value endpoint_slice_object(const Slice& slice, bool with_type_meta) {
+  json::object object;
+  if (with_type_meta) {
+    object["kind"] = "EndpointSlice";
+    object["apiVersion"] = kDiscoveryV1;
+  }
+  object["metadata"] =
+      json::object{{"name", slice.name},
+                   {"namespace", kServiceNamespace},
+                   {"uid", uid_for(fmt::format("endpointslice/{}", slice.name))},
+                   {"resourceVersion", std::to_string(slice.resource_version)},
+                   {"creationTimestamp", kCreated},
+                   {"labels", json::object{{"kubernetes.io/service-name", kServiceName}}}};
+  object["addressType"] = to_string(slice.address_type);
+  // Go encodes the reconciler's nil lists of an empty slice as null, not [].
+  json::value endpoints = nullptr;
+  json::value ports = nullptr;
+  if (!slice.endpoints.empty()) {
+    json::array list;
+    for (const Endpoint& e : slice.endpoints) {
+      list.push_back(json::object{{"addresses", json::array{json::value(e.ip)}},
+                                  {"conditions", json::object{{"ready", e.ready}}}});
+    }
+    endpoints = std::move(list);
+    ports = json::array{json::object{
+        {"name", "https"}, {"port", slice.endpoints.front().port}, {"protocol", "TCP"}}};
+  }
+  object["endpoints"] = std::move(endpoints);
+  object["ports"] = std::move(ports);
+  return object;
+}
+
+json::value endpoint_slice_list(const std::vector<Slice>& slices, std::uint64_t resource_version) {
+  json::array items;
+  for (const Slice& slice : slices) {
+    items.push_back(endpoint_slice_object(slice, /*with_type_meta=*/false));
+  }
+  return json::object{
+      {"kind", "EndpointSliceList"},
+      {"apiVersion", kDiscoveryV1},
+      {"metadata", json::object{{"resourceVersion", std::to_string(resource_version)}}},
+      {"items", std::move(items)}};
+}
+
+std::string endpoint_slice_event(const SliceEvent& event) {
+  json::object line{{"type", to_string(event.type)},
+                    {"object", endpoint_slice_object(event.slice)}};
+  return json::serialize(line) + "\n";
+}
+
+std::string endpoint_slice_bookmark(std::uint64_t resource_version) {
+  json::object object{
+      {"kind", "EndpointSlice"},
+      {"apiVersion", kDiscoveryV1},
+      {"metadata", json::object{{"resourceVersion", std::to_string(resource_version)}}}};
+  return json::serialize(json::object{{"type", "BOOKMARK"}, {"object", std::move(object)}}) + "\n";
+}
+
+std::string expired_event(std::uint64_t requested, std::uint64_t oldest) {
+  // The watch cache's wording: the second number is the oldest version it can still serve from.
+  json::value status = status_object(
+      410, "Expired", fmt::format("too old resource version: {} ({})", requested, oldest));
+  status.as_object()["metadata"] = json::object{};
+  return json::serialize(json::object{{"type", "ERROR"}, {"object", std::move(status)}}) + "\n";
+}
+
 json::value version_object() {
   return json::object{{"major", "1"},
                       {"minor", "29"},
@@ -154,7 +221,13 @@ json::value api_versions(std::string_view server_address) {
 }
 
 json::value api_group_list() {
-  return json::object{{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", json::array{}}};
+  json::object version{{"groupVersion", kDiscoveryV1}, {"version", "v1"}};
+  json::object discovery{{"name", "discovery.k8s.io"},
+                         {"versions", json::array{version}},
+                         {"preferredVersion", version}};
+  return json::object{{"kind", "APIGroupList"},
+                      {"apiVersion", "v1"},
+                      {"groups", json::array{std::move(discovery)}}};
 }
 
 // Enough discovery for `kubectl get nodes` as well as `kubectl get --raw`.
@@ -168,6 +241,19 @@ json::value core_v1_resources() {
   return json::object{{"kind", "APIResourceList"},
                       {"groupVersion", "v1"},
                       {"resources", json::array{std::move(nodes)}}};
+}
+
+// What kubectl needs to find `endpointslices` (and `endpointslice`, `EndpointSlice`).
+json::value discovery_v1_resources() {
+  json::object slices{{"name", "endpointslices"},
+                      {"singularName", "endpointslice"},
+                      {"namespaced", true},
+                      {"kind", "EndpointSlice"},
+                      {"verbs", json::array{"get", "list", "watch"}}};
+  return json::object{{"kind", "APIResourceList"},
+                      {"apiVersion", "v1"},
+                      {"groupVersion", kDiscoveryV1},
+                      {"resources", json::array{std::move(slices)}}};
 }
 
 }  // namespace vigil::apisim

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/clock.h"
+#include "testing/apisim/endpoint_slices.h"
 
 namespace vigil::apisim {
 
@@ -22,6 +24,8 @@ struct Options {
   Duration shutdown_delay = std::chrono::seconds(5);
   Duration watch_interval = std::chrono::seconds(1);
   std::vector<std::string> fail_readyz;
+  // The EndpointSlices' initial endpoints; none given: the bound listen address alone.
+  std::optional<std::vector<Endpoint>> endpoints;
 };
 
 // Runs until SIGTERM (after the shutdown delay) or SIGINT; returns the process exit code.

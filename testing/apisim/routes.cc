@@ -11,7 +11,9 @@
 #include <optional>
 #include <utility>
 
+#include "testing/apisim/endpoint_routes.h"
 #include "testing/apisim/objects.h"
+#include "testing/apisim/target.h"
 
 namespace vigil::apisim {
 namespace {
@@ -29,81 +31,7 @@ constexpr std::array<std::string_view, 7> kReadyChecks = {
 constexpr std::array<std::string_view, 4> kLiveChecks = {
     "ping", "log", "etcd", "poststarthook/start-apiextensions-informers"};
 
-struct Target {
-  std::string_view path;
-  std::vector<std::pair<std::string, std::string>> query;
-
-  bool has(std::string_view key) const {
-    return std::ranges::any_of(query, [&](const auto& kv) { return kv.first == key; });
-  }
-  std::vector<std::string> all(std::string_view key) const {
-    std::vector<std::string> values;
-    for (const auto& [k, v] : query) {
-      if (k == key) values.push_back(v);
-    }
-    return values;
-  }
-  std::optional<std::string> get(std::string_view key) const {
-    auto values = all(key);
-    if (values.empty()) return std::nullopt;
-    return values.back();
-  }
-};
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-std::string percent_decode(std::string_view text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '+') {
-      out += ' ';
-    } else if (text[i] == '%' && i + 2 < text.size() && hex_value(text[i + 1]) >= 0 &&
-               hex_value(text[i + 2]) >= 0) {
-      out += static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
-      i += 2;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
-}
-
-Target parse_target(std::string_view target) {
-  Target t;
-  const auto q = target.find('?');
-  t.path = target.substr(0, q);
-  if (q == std::string_view::npos) return t;
-  std::string_view rest = target.substr(q + 1);
-  while (!rest.empty()) {
-    const auto amp = rest.find('&');
-    const std::string_view part = rest.substr(0, amp);
-    rest = amp == std::string_view::npos ? std::string_view{} : rest.substr(amp + 1);
-    if (part.empty()) continue;
-    const auto eq = part.find('=');
-    t.query.emplace_back(percent_decode(part.substr(0, eq)),
-                         eq == std::string_view::npos ? "" : percent_decode(part.substr(eq + 1)));
-  }
-  return t;
-}
-
 Reply text(int status, std::string body) { return {status, std::string(kText), std::move(body)}; }
-
-Reply json_reply(int status, const json::value& value) {
-  return {status, "application/json", json::serialize(value)};
-}
-
-Reply status_reply(int code, std::string_view reason, std::string_view message) {
-  return json_reply(code, status_object(code, reason, message));
-}
-
-bool is_true(const std::optional<std::string>& value) {
-  return value && (*value == "true" || *value == "1");
-}
 
 // Whether a readyz check fails right now: forced by a test, warming up, or shutting down.
 bool readyz_check_fails(const SimState& state, std::string_view check, TimePoint now) {
@@ -180,21 +108,32 @@ std::string_view fault_name(ConnectionFault fault) {
 json::value sim_state_json(const SimState& state, TimePoint now) {
   json::array failing;
   for (const std::string& f : state.failing) failing.emplace_back(f);
-  return json::object{{"name", state.name},
-                      {"address", state.address},
-                      {"warmingUp", now < state.warmup_until},
-                      {"shuttingDown", state.shutting_down},
-                      {"failingReadyzChecks", std::move(failing)},
-                      {"forcedReadyzStatus", state.forced_status},
-                      {"connectionFault", fault_name(state.fault)}};
+  return json::object{
+      {"name", state.name},
+      {"address", state.address},
+      {"warmingUp", now < state.warmup_until},
+      {"shuttingDown", state.shutting_down},
+      {"failingReadyzChecks", std::move(failing)},
+      {"forcedReadyzStatus", state.forced_status},
+      {"connectionFault", fault_name(state.fault)},
+      {"resourceVersion", std::to_string(state.resource_version)},
+      {"endpoints", format_endpoints(state.endpoint_slices.endpoints())},
+      {"endpointSliceHistoryStart", std::to_string(state.endpoint_slices.history_start())},
+      {"endpointSliceWatches", state.slice_watchers.size()}};
 }
 
 // Test controls: POST /sim/readyz?fail=a,b (empty clears), POST /sim/status?code=N (0 or empty
-// clears), POST /sim/fault?mode=none|reset|read-reset (new connections only), GET /sim/state.
+// clears), POST /sim/fault?mode=none|reset|read-reset (new connections only), GET /sim/state,
+// and the /sim/endpoints ones (endpoint_routes.h).
 Reply sim(SimState& state, std::string_view method, const Target& target, TimePoint now) {
   if (target.path == "/sim/state") {
     if (method != "GET") return status_reply(405, "MethodNotAllowed", "use GET");
     return json_reply(200, sim_state_json(state, now));
+  }
+  if (target.path == "/sim/endpoints" || target.path.starts_with("/sim/endpoints/")) {
+    Reply reply = endpoint_controls(state, method, target);
+    if (reply.status == 200) reply.body = json::serialize(sim_state_json(state, now));
+    return reply;
   }
   if (target.path != "/sim/readyz" && target.path != "/sim/status" && target.path != "/sim/fault") {
     return status_reply(404, "NotFound", "unknown /sim control");
@@ -237,13 +176,13 @@ Reply api(SimState& state, const Target& target) {
   if (path == "/api" || path == "/api/") return json_reply(200, api_versions(state.address));
   if (path == "/apis" || path == "/apis/") return json_reply(200, api_group_list());
   if (path == "/api/v1" || path == "/api/v1/") return json_reply(200, core_v1_resources());
+  if (path == kDiscoveryV1Path || path.starts_with(std::string(kDiscoveryV1Path) + "/")) {
+    return endpoint_slice_api(state, target);
+  }
   if (path == "/api/v1/nodes") {
-    if (is_true(target.get("watch"))) {
-      Reply reply{200, "application/json", "", /*watch=*/true};
-      int seconds = 0;
-      const std::string timeout = target.get("timeoutSeconds").value_or("");
-      std::from_chars(timeout.data(), timeout.data() + timeout.size(), seconds);
-      if (seconds > 0) reply.watch_timeout = std::chrono::seconds(seconds);
+    if (target.is_true("watch")) {
+      Reply reply{200, "application/json", "", WatchKind::kNodes};
+      reply.watch_timeout = target.seconds("timeoutSeconds");
       return reply;
     }
     return json_reply(200, node_list(node_names(state), state.resource_version));
@@ -261,6 +200,14 @@ Reply api(SimState& state, const Target& target) {
 }
 
 }  // namespace
+
+Reply json_reply(int status, const json::value& value) {
+  return {status, "application/json", json::serialize(value)};
+}
+
+Reply status_reply(int code, std::string_view reason, std::string_view message) {
+  return json_reply(code, status_object(code, reason, message));
+}
 
 std::vector<std::string> node_names(const SimState& state) {
   std::vector<std::string> names = {"master-01", "master-02", "master-03"};

@@ -135,6 +135,10 @@ class Server {
     if (ec)
       return fail(fmt::format("cannot listen on {}: {}", format_endpoint(endpoint), ec.message()));
     ctx_.state.address = format_endpoint(acceptor_.local_endpoint());
+    auto endpoints = options_.endpoints ? Result<std::vector<Endpoint>>(*options_.endpoints)
+                                        : parse_endpoints(ctx_.state.address);
+    if (!endpoints) return fail("cannot publish the listen address: " + endpoints.error().message);
+    ctx_.state.endpoint_slices = EndpointSlices(std::move(*endpoints), ctx_.state.resource_version);
     return {};
   }
 

@@ -7,10 +7,12 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "testing/apisim/h2_session.h"
+#include "testing/apisim/objects.h"
 #include "testing/apisim/routes.h"
 
 namespace vigil::apisim {
@@ -121,6 +123,58 @@ asio::awaitable<bool> stream_watch(Stream& stream, Live& live, ServerContext& ct
   co_return !ec && !ctx.stopping && res.keep_alive();
 }
 
+// An EndpointSlice watch: reply's opening lines, then each change as it is published, a BOOKMARK
+// every watch interval if asked for, until ?timeoutSeconds, shutdown or the client ends it. A
+// watch broken by /sim/endpoints/break closes the connection, without the last chunk, as a
+// crashed apiserver's would end. Returns whether the connection can carry another request.
+template <typename Stream>
+asio::awaitable<bool> stream_slice_watch(Stream& stream, Live& live, ServerContext& ctx,
+                                         const Request& request, const Reply& reply) {
+  const bool chunked = request.version() >= 11;
+  http::response<http::empty_body> res{http::status::ok, request.version()};
+  add_common_headers(res, ctx.state, reply.content_type);
+  res.keep_alive(chunked && request.keep_alive());
+  if (chunked) res.chunked(true);
+  http::response_serializer<http::empty_body> serializer{res};
+  live.stream->expires_after(kWriteTimeout);
+  if (auto [ec, n] = co_await http::async_write_header(stream, serializer, kTuple); ec) {
+    co_return false;
+  }
+  const SliceWatch& spec = reply.slice_watch;
+  std::optional<SliceWatcher> watcher;  // none for a 410, which nothing follows
+  if (!spec.ends) {
+    watcher.emplace(ctx.state.slice_watchers, spec.filter, [&live] { live.watch_timer->cancel(); });
+  }
+  const TimePoint start = ctx.clock.now();
+  const TimePoint deadline =
+      reply.watch_timeout > Duration::zero() ? start + reply.watch_timeout : TimePoint::max();
+  TimePoint next_bookmark = spec.bookmarks ? start + ctx.state.watch_interval : TimePoint::max();
+  std::string out = spec.first;
+  live.watching = true;
+  for (;;) {
+    if (!out.empty() && !co_await send_event(stream, live, out, chunked)) co_return false;
+    out.clear();
+    if (watcher && watcher->broken()) co_return false;
+    const TimePoint now = ctx.clock.now();
+    if (spec.ends || ctx.stopping || now >= deadline) break;
+    if (watcher->has_pending()) {
+      out = watcher->take_pending();
+    } else if (now >= next_bookmark) {
+      out = endpoint_slice_bookmark(ctx.state.resource_version);
+      next_bookmark = now + ctx.state.watch_interval;
+    } else {
+      live.stream->expires_never();
+      live.watch_timer->expires_at(std::min(next_bookmark, deadline));
+      co_await live.watch_timer->async_wait(kTuple);
+    }
+  }
+  live.watching = false;
+  if (!chunked) co_return false;
+  live.stream->expires_after(kCloseTimeout);
+  auto [ec, n] = co_await asio::async_write(stream, http::make_chunk_last(), kTuple);
+  co_return !ec && !ctx.stopping && res.keep_alive();
+}
+
 // Reads requests and answers them in order until the client or the server ends the connection.
 template <typename Stream>
 asio::awaitable<void> serve_requests(Stream& stream, Live& live, ServerContext& ctx) {
@@ -144,10 +198,13 @@ asio::awaitable<void> serve_requests(Stream& stream, Live& live, ServerContext& 
       co_return;
     }
     const Request& request = parser.get();
-    const Reply reply =
-        route(ctx.state, {request.method_string(), request.target()}, ctx.clock.now());
-    if (reply.watch) {
+    const Reply reply = ctx.answer(request.method_string(), request.target());
+    if (reply.watch == WatchKind::kNodes) {
       if (!co_await stream_watch(stream, live, ctx, request, reply)) co_return;
+      continue;
+    }
+    if (reply.watch == WatchKind::kEndpointSlices) {
+      if (!co_await stream_slice_watch(stream, live, ctx, request, reply)) co_return;
       continue;
     }
     auto res = make_response(reply, request, ctx.state);
@@ -185,6 +242,13 @@ std::size_t ServerContext::close_all() {
     }
   }
   return sessions.size();
+}
+
+Reply ServerContext::answer(std::string_view method, std::string_view target) {
+  Reply reply = route(state, {method, target}, clock.now());
+  if (!reply.slice_events.empty()) state.slice_watchers.publish(reply.slice_events);
+  if (reply.break_slice_watches) state.slice_watchers.break_all();
+  return reply;
 }
 
 asio::awaitable<void> serve_plain(asio::ip::tcp::socket socket, ServerContext& ctx) {

@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "base/clock.h"
+#include "testing/apisim/routes.h"
 #include "testing/apisim/state.h"
 
 namespace vigil::apisim {
@@ -35,6 +36,10 @@ struct ServerContext {
   // an HTTP/2 one ends its streams and says GOAWAY.
   // Returns how many connections were open.
   std::size_t close_all();
+
+  // Routes a request, then carries out what it does to the open EndpointSlice watches (its
+  // events reach them, or they break). Every session answers through this.
+  Reply answer(std::string_view method, std::string_view target);
 };
 
 boost::asio::awaitable<void> serve_plain(boost::asio::ip::tcp::socket socket, ServerContext& ctx);

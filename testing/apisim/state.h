@@ -7,6 +7,8 @@
 #include <string>
 
 #include "base/clock.h"
+#include "testing/apisim/endpoint_slices.h"
+#include "testing/apisim/slice_watchers.h"
 
 namespace vigil::apisim {
 
@@ -26,8 +28,12 @@ struct SimState {
   int forced_status = 0;          // non-zero: /readyz answers this code
   bool shutting_down = false;     // SIGTERM seen: /readyz fails with [-]shutdown
   ConnectionFault fault = ConnectionFault::kNone;
-  std::uint64_t resource_version = 1000;
+  std::uint64_t resource_version = 1000;  // the one counter of every object, as etcd's revision
+  EndpointSlices endpoint_slices;         // of default/kubernetes, set once the address is known
   Duration watch_interval = std::chrono::seconds(1);
+  // The open EndpointSlice watches. Routes only count them; ServerContext::answer feeds and
+  // breaks them, so that routing stays free of effects on other sessions.
+  SliceWatchers slice_watchers;
 };
 
 }  // namespace vigil::apisim
