@@ -169,15 +169,17 @@ class Vigil:
 
 
 class ApiSim:
-    """One simulated kube-apiserver (HTTPS unless plain=True) on 127.0.0.1."""
+    """One simulated kube-apiserver (HTTPS unless plain=True) on 127.0.0.1, or another loopback
+    address `host` (127.0.0.0/8 is all loopback: members at one port on several addresses)."""
 
-    def __init__(self, tmp_path, name, port=0, args=()):
+    def __init__(self, tmp_path, name, port=0, args=(), host="127.0.0.1"):
         self.name = name
+        self.host = host
         self.ready = Path(tmp_path) / f"{name}.ready"
         self.ready.unlink(missing_ok=True)
         self.log = open(Path(tmp_path) / f"{name}.log", "a")
         self.proc = subprocess.Popen(
-            [str(APISIM), "--name", name, "--listen", f"127.0.0.1:{port}", "--ready-file", str(self.ready),
+            [str(APISIM), "--name", name, "--listen", f"{host}:{port}", "--ready-file", str(self.ready),
              *args], stdout=self.log, stderr=subprocess.STDOUT)
         self.port = int(read_ready_file(self.ready, self.proc).strip().rsplit(":", 1)[1])
 
