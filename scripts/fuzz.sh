@@ -27,4 +27,5 @@ run build/fuzz/src/net/fuzz_proxy_header ../../tests/fuzz/seeds/proxy_header
 run build/fuzz/src/net/fuzz_address_events ../../tests/fuzz/seeds/address_events
 run build/fuzz/src/peers/fuzz_peer_wire ../../tests/fuzz/seeds/peer_wire
 run build/fuzz/src/etcd/fuzz_etcd_watch ../../src/etcd/testdata/watch
+run build/fuzz/src/kube/fuzz_kube_objects ../../tests/fuzz/seeds/kube
 run build/fuzz/src/base/fuzz_duration ../../tests/fuzz/seeds/duration
