@@ -187,6 +187,8 @@ void MembersSource::watch() {
     options.authorization = "Bearer " + access_->token;
   }
   lines_ = std::make_unique<etcd::LineSplitter>(kMaxEventLine);
+  watch_started_ = clock_.now();
+  watch_events_ = 0;
   (*c)->stream(
       watch_target(settings_.service_namespace, settings_.service, plan_.resource_version(),
                    kWatchSeconds),
@@ -222,6 +224,7 @@ bool MembersSource::on_watch_data(std::string_view bytes) {
     }
     apply_event(slices_, *event);
     plan_.saw(event->resource_version);
+    ++watch_events_;
   }
   if (!lines.empty()) publish();
   return true;
@@ -229,7 +232,14 @@ bool MembersSource::on_watch_data(std::string_view bytes) {
 
 void MembersSource::on_watch_end(const std::string& error, unsigned status,
                                  const std::string& body) {
-  if (status == 200) return carry_out(plan_.watch_ended(clock_.now()));  // its timeout, or closed
+  if (status == 200) {
+    // Its timeout, or the server closed it. One that ends at once with nothing in it, again and
+    // again, would be a loop of requests: that waits a backoff like a failure.
+    if (watch_events_ == 0 && clock_.now() - watch_started_ < kShortestWatch) {
+      return failed("the watch ended as soon as it began");
+    }
+    return carry_out(plan_.watch_ended(clock_.now()));
+  }
   if (status == 410) {
     ++counts_.expiries;
     return carry_out(plan_.expired(clock_.now()));

@@ -67,6 +67,7 @@ class MembersSource {
   // replaced even without TCP keepalive's help.
   static constexpr std::chrono::seconds kRequestTimeout{10};
   static constexpr int kWatchSeconds = 300;
+  static constexpr std::chrono::seconds kShortestWatch{1};
 
  private:
   void carry_out(Step step);
@@ -97,6 +98,8 @@ class MembersSource {
   std::shared_ptr<etcd::Connection> connection_;
   std::unique_ptr<etcd::LineSplitter> lines_;
   Step::Kind next_step_ = Step::Kind::kList;
+  TimePoint watch_started_{};
+  uint64_t watch_events_ = 0;  // of the watch under way, bookmarks included
   SourceStatus counts_;
 };
 
