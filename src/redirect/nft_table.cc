@@ -82,7 +82,7 @@ NftTable::~NftTable() { nft_ctx_free(ctx_); }
 
 Result<void> NftTable::probe() {
   if (nft_run_cmd_from_buffer(ctx_, "list tables") != 0) {
-    return fail("nftables: " + first_line(nft_ctx_get_error_buffer(ctx_)));
+    return fail(first_line(nft_ctx_get_error_buffer(ctx_)));
   }
   return {};
 }
@@ -91,7 +91,7 @@ Result<void> NftTable::set(std::span<const Rule> rules) {
   if (rules.empty() && !exists_) return {};
   const std::string script = nft_script(name_, rules);
   if (nft_run_cmd_from_buffer(ctx_, script.c_str()) != 0) {
-    return fail("nftables: " + first_line(nft_ctx_get_error_buffer(ctx_)));
+    return fail(first_line(nft_ctx_get_error_buffer(ctx_)));
   }
   exists_ = !rules.empty();
   return {};

@@ -20,6 +20,7 @@ namespace vigil::redirect {
 
 class NftTable final : public RuleTable {
  public:
+  // Errors are nftables' own first line ("Could not process rule: Operation not permitted").
   // Opens the context and its netfilter socket; creates no table yet. Fails, without exiting,
   // where the process may not open a netfilter socket at all (no AF_NETLINK).
   static Result<std::unique_ptr<NftTable>> open(std::string name);
