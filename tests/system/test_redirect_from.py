@@ -3,8 +3,9 @@ HAProxy beside it: a "host" namespace holds the VIP 192.0.2.10 and a process on 
 for kube-apiserver; vigil listens on :9445 with `redirect_from: "192.0.2.10:6443"` in front of
 three simulated API servers. A client on the host and one in another namespace reach all three
 through VIP:6443, and through an IPv6 VIP a second listener takes, while a member is usable; with every member down the redirect goes (VIP:6443 is
-kube-apiserver's again) and comes back with one member; a reload moves and removes it; vigil
-killed with SIGKILL leaves no rule behind: the kernel deletes its owned table within 1 s.
+kube-apiserver's again) and comes back with one member; a reload moves and removes it; after
+`vigil upgrade` only the new process's table is left; vigil killed with SIGKILL leaves no rule
+behind: the kernel deletes its owned table within 1 s.
 
   host:    lo 127.0.0.1, VIPs 192.0.2.10/32, 192.0.2.11/32 (the reload's) and 2001:db8::10/128;
            port-c 198.51.100.1/24, 2001:db8:c::1/64; "kube-apiserver" (vigil-apisim) on
@@ -13,6 +14,7 @@ killed with SIGKILL leaves no rule behind: the kernel deletes its owned table wi
   client:  eth0 198.51.100.2/24, 2001:db8:c::2/64, routes the VIPs through the host
 """
 import json
+import os
 import re
 import shutil
 import signal
@@ -37,6 +39,7 @@ CONFIG = """
 admin:
   listen: 127.0.0.1:8404
   token_file: {token}
+shutdown_grace: 1s
 listeners:
   - {{name: api, bind: ":9445", pool: masters{redirect}}}
   - {{name: api6, bind: ":9446", pool: masters, redirect_from: "[{vip6}]:6443"}}
@@ -207,9 +210,21 @@ def test_redirect_from_follows_the_pool_and_dies_with_vigil(netns, tmp_path):
         vigil.send_signal(signal.SIGHUP)
         wait_for(lambda: redirect_in_kernel(host, VIP), 10, what="the redirect back by a reload")
 
+        # `vigil upgrade` (SIGUSR2): the new process makes its own table, and the old one's goes
+        # with the old process (its netlink socket is close-on-exec: the new one does not hold it).
+        vigil.send_signal(signal.SIGUSR2)
+        vigil.wait(timeout=15)
+        tables = wait_for(lambda: re.findall(r"table inet vigil_(\d+)", ruleset(host)), 5,
+                          what="the new process's table")
+        assert tables != [str(vigil.pid)], "the old process's table outlived it"
+        assert len(tables) == 1, tables
+        new_pid = int(tables[0])
+        assert redirect_in_kernel(host, VIP) and redirect_in_kernel(host, VIP6)
+        assert names_seen(client, VIP, {"master-02"}) == {"master-02"}
+
         # SIGKILL: the kernel deletes the table it owned with the process's netlink socket.
         killed_at = time.monotonic()
-        vigil.send_signal(signal.SIGKILL)
+        os.kill(new_pid, signal.SIGKILL)
         wait_for(lambda: "vigil_" not in host.run(["nft", "list", "tables"]).stdout,
                  REMOVED_WITHIN, interval=0.005, what="vigil's table gone after SIGKILL")
         removed_after = time.monotonic() - killed_at
