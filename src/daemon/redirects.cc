@@ -38,18 +38,20 @@ void Redirects::carry_out() {
     if (!error_.empty()) log::info("redirect_from: nftables programmed again");
     held_ = plan_.rules;
     error_.clear();
+    retry_pause_ = kRetryAfter;
     return;
   }
   // Said once per distinct failure, not at every retry.
   if (done.error().message != error_) {
     log::error(
         "redirect_from: nftables refused ({}; it needs CAP_NET_ADMIN and nf_tables): "
-        "the redirects stay as they were, tried again every {} s",
+        "the redirects stay as they were, tried again after {} s, then less and less often",
         done.error().message,
-        std::chrono::duration_cast<std::chrono::seconds>(kRetryAfter).count());
+        std::chrono::duration_cast<std::chrono::seconds>(retry_pause_).count());
   }
   error_ = done.error().message;
-  retry_at_ = clock_.now() + kRetryAfter;
+  retry_at_ = clock_.now() + retry_pause_;
+  retry_pause_ = std::min<Duration>(retry_pause_ * 2, kRetryAtMost);
 }
 
 void Redirects::log_changes(const redirect::Plan& before) const {

@@ -28,8 +28,12 @@ class Redirects {
   // Opens the table the first time a listener has redirect_from (the daemon's NftTable); a
   // process without the key opens no netfilter socket.
   using OpenTable = std::function<Result<std::unique_ptr<redirect::RuleTable>>()>;
-  // A failed attempt is tried again this long after, at the next update().
+  // A failed attempt is tried again this long after, at the next update(), and each further
+  // failure waits twice as long, up to kRetryAtMost: libnftables prints its own line to stderr at
+  // each refusal ("Operation not permitted (you must be root)"), which a retry every 5 s would
+  // repeat in the journal forever.
   static constexpr Duration kRetryAfter = std::chrono::seconds(5);
+  static constexpr Duration kRetryAtMost = std::chrono::minutes(5);
 
   // Requires: `clock` outlives this.
   Redirects(const Clock& clock, OpenTable open) : clock_(clock), open_(std::move(open)) {}
@@ -53,7 +57,8 @@ class Redirects {
   std::vector<redirect::Rule> held_;  // what the table holds (all or nothing per attempt)
   std::string error_;
   TimePoint retry_at_{};
-  StringMap<size_t> at_;  // plan_.listeners' index by listener id
+  Duration retry_pause_ = kRetryAfter;  // before the next attempt after a failure
+  StringMap<size_t> at_;                // plan_.listeners' index by listener id
 };
 
 // The facts of the listeners of `configured` (the config file's: the API has no redirect_from)

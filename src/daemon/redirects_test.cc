@@ -127,6 +127,18 @@ TEST(Redirects, ATableThatCannotOpenIsTriedAgain) {
   clock.advance(Redirects::kRetryAfter);
   redirects.update({facts(3)});
   EXPECT_EQ(attempts, 2);
+  // Then less and less often: 10 s after the second failure, not 5.
+  clock.advance(Redirects::kRetryAfter);
+  redirects.update({facts(3)});
+  EXPECT_EQ(attempts, 2);
+  clock.advance(Redirects::kRetryAfter);
+  redirects.update({facts(3)});
+  EXPECT_EQ(attempts, 3);
+  for (int i = 0; i < 20; ++i) {
+    clock.advance(Redirects::kRetryAtMost);
+    redirects.update({facts(3)});
+  }
+  EXPECT_EQ(attempts, 23);  // never waits past kRetryAtMost
 }
 
 }  // namespace
