@@ -5,8 +5,8 @@ set -euo pipefail
 
 build_packages=(g++ cmake ninja-build ccache pkg-config libboost1.81-dev libboost-json1.81-dev
   libssl-dev libyaml-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev openssl
-  libsystemd-dev help2man libcli11-dev libnghttp2-dev)
-test_packages=(clang-format python3 python3-pytest python3-pytest-xdist iproute2 iptables procps curl
+  libsystemd-dev help2man libcli11-dev libnghttp2-dev libnftables-dev)
+test_packages=(clang-format python3 python3-pytest python3-pytest-xdist iproute2 iptables nftables procps curl
   python3-h2 python3-openstackclient python3-octaviaclient clang-19 libclang-rt-19-dev keepalived bird2
   prometheus haproxy nginx chromium fonts-dejavu-core octavia-api octavia-driver-agent
   python3-octavia python3-octavia-lib etcd-server etcd-client)

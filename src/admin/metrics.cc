@@ -105,6 +105,15 @@ void listener_families(Writer& w, const Lbs& lbs) {
     if (l.config.allowed_cidrs.empty()) return;
     w.sample(kDenied, s, ",reason=\"allowed_cidrs\"", l.counters.refused_cidr);
   });
+  // Only listeners with redirect_from have it.
+  constexpr std::string_view kRedirect = "vigil_listener_redirect_active";
+  w.family(kRedirect, "gauge",
+           "1 while the listener's redirect_from nftables redirect is in the kernel, else 0.");
+  each([&](const L& l, const std::string& s) {
+    if (!l.redirect) return;
+    w.sample(kRedirect, s, ",from=\"" + l.redirect->from + "\"",
+             uint64_t{l.redirect->active ? 1u : 0u});
+  });
   w.family("vigil_listener_status", "gauge",
            "Octavia operating status of the listener: 1 for the current status, else 0.");
   each([&](const L& l, const std::string& s) {

@@ -392,6 +392,25 @@ TEST(Metrics, EveryLineIsACommentOrASampleOfADeclaredFamily) {
   EXPECT_NE(text.find("member=\"<script>alert(\\\"x\\\")</script>\""), std::string::npos);
 }
 
+// redirect_from's gauge: 1 while the rule is in the kernel, for listeners with the key only.
+TEST(Metrics, ARedirectIsAGaugeOfItsListener) {
+  model::LoadBalancerView view = sample_view();
+  const std::string family = "vigil_listener_redirect_active{";
+  EXPECT_EQ(metrics_text(view, kNow).find(family), std::string::npos);
+  view.listeners.at(0).redirect =
+      model::RedirectView{.from = "192.0.2.10:6443", .active = true, .reason = "1 usable member"};
+  std::string text = metrics_text(view, kNow);
+  size_t at = text.find(family);
+  ASSERT_NE(at, std::string::npos) << text;
+  std::string line = text.substr(at, text.find('\n', at) - at);
+  EXPECT_NE(line.find("listener=\"api\""), std::string::npos) << line;
+  EXPECT_TRUE(line.ends_with(",from=\"192.0.2.10:6443\"} 1")) << line;
+  view.listeners.at(0).redirect->active = false;
+  text = metrics_text(view, kNow);
+  at = text.find(family);
+  EXPECT_TRUE(text.substr(at, text.find('\n', at) - at).ends_with("} 0"));
+}
+
 TEST(Metrics, ObjectsSharingANameStillMakeDistinctSeries) {
   // Octavia lets two pools (and their members) carry one name; a scrape with a series twice
   // is rejected whole by Prometheus.

@@ -122,6 +122,15 @@ json::object pool_json(const model::PoolView& p, model::WallTime now) {
   return out;
 }
 
+// A co-located listener's redirect: null without redirect_from.
+json::value redirect_json(const model::ListenerView& l) {
+  if (!l.redirect) return nullptr;
+  return json::object{{"from", l.redirect->from},
+                      {"to_port", l.bound.substr(l.bound.rfind(':') + 1)},
+                      {"active", l.redirect->active},
+                      {"reason", l.redirect->reason}};
+}
+
 json::object listener_json(const model::ListenerView& l) {
   return json::object{
       {"id", l.id},
@@ -143,6 +152,7 @@ json::object listener_json(const model::ListenerView& l) {
       {"bytes_in", l.counters.bytes_in},
       {"bytes_out", l.counters.bytes_out},
       {"request_errors", l.counters.rejected + l.counters.no_backend},
+      {"redirect", redirect_json(l)},
   };
 }
 

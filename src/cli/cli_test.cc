@@ -447,6 +447,25 @@ TEST(StatusTree, DrawsEveryObject) {
       << *literal;
 }
 
+// redirect_from: a line under the listener, before its pool, present or ABSENT with the reason.
+TEST(StatusTree, ShowsAListenersRedirect) {
+  model::LoadBalancerView view = admin::testing::sample_view();
+  view.listeners.at(0).redirect = model::RedirectView{
+      .from = "192.0.2.10:6443", .active = false, .reason = "no usable member in pool masters"};
+  auto tree = format_status_tree(admin::status_json(view, admin::testing::kNow));
+  ASSERT_TRUE(tree) << tree.error().message;
+  EXPECT_NE(tree->find("├─ listener api :6443 (DEGRADED)\n"
+                       "│  ├─ redirect from 192.0.2.10:6443 ABSENT (no usable member in pool "
+                       "masters)\n"
+                       "│  └─ pool masters"),
+            std::string::npos)
+      << *tree;
+  // Without redirect_from: no line.
+  view.listeners.at(0).redirect.reset();
+  EXPECT_EQ(format_status_tree(admin::status_json(view, admin::testing::kNow))->find("redirect"),
+            std::string::npos);
+}
+
 TEST(StatusTree, JsonHasOctaviasShape) {
   auto text = format_status_tree_json(rendered());
   ASSERT_TRUE(text) << text.error().message;

@@ -181,7 +181,16 @@ std::string tree_of(const json::object& doc) {
     }
     out += fmt::format("{}listener {} {} ({})\n", branch, shown(o, "name"), listener_address(o),
                        str(o, "operating_status"));
-    if (const json::object* p = find_pool(doc, str(o, "default_pool_id"))) {
+    // redirect_from: whether the nftables redirect is in the kernel, and why.
+    const json::object* pool = find_pool(doc, str(o, "default_pool_id"));
+    if (const json::object* r = child(o, "redirect")) {
+      const json::value* active = r->if_contains("active");
+      out += fmt::format(
+          "{}{}redirect from {} {} ({})\n", indent, pool ? "├─ " : "└─ ", shown(*r, "from"),
+          active != nullptr && active->is_bool() && active->as_bool() ? "present" : "ABSENT",
+          shown(*r, "reason"));
+    }
+    if (const json::object* p = pool) {
       out += indent + "└─ " + pool_line(*p) + "\n";
       add_members(*p, indent + "   ", out);
     }

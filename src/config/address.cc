@@ -118,6 +118,20 @@ Result<BindAddress> parse_bind(std::string_view text) {
   return out;
 }
 
+Result<BindAddress> parse_redirect_from(std::string_view text) {
+  const std::string quoted = "\"" + std::string(text) + "\"";
+  auto at = parse_bind(text);
+  if (!at) return at;
+  if (at->address.empty() || at->address == "0.0.0.0" || at->address == "::") {
+    return fail(quoted + ": name the one address clients connect to (the VIP), like " +
+                "192.0.2.10:6443 or [2001:db8::10]:6443, not every address");
+  }
+  if (at->port == 0) {
+    return fail(quoted + ": the port must be the one clients connect to (1 to 65535), not 0");
+  }
+  return at;
+}
+
 bool binds_overlap(const BindAddress& a, const BindAddress& b) {
   if (a.port == 0 || a.port != b.port) return false;
   if (a.address == b.address || a.address.empty() || b.address.empty()) return true;

@@ -32,6 +32,10 @@ Result<BindAddress> parse_bind(std::string_view text);
 // them every address of the other's family.
 bool binds_overlap(const BindAddress& a, const BindAddress& b);
 
+// A listener's redirect_from: "192.0.2.10:6443", "[2001:db8::10]:6443". One address (not every
+// one, nor the unspecified address) and a port other than 0: what an nftables rule matches.
+Result<BindAddress> parse_redirect_from(std::string_view text);
+
 bool is_ipv4_literal(std::string_view text);
 bool is_ipv6_literal(std::string_view text);  // without brackets
 bool is_loopback(std::string_view address);   // 127.0.0.0/8, ::1 (empty: every address, no)

@@ -99,6 +99,35 @@ void check_accept_proxy(const model::Config& config, std::vector<Diagnostic>& ou
   }
 }
 
+// redirect_from: a redirect sends a connection to the receiving interface's own address (to
+// loopback for this host's clients), never to a chosen one, so only a listener on every address
+// of the family receives it; and one address and port can be redirected to one listener only.
+void check_redirects(const model::Config& config, std::vector<Diagnostic>& out) {
+  std::map<std::pair<std::string, uint16_t>, const model::Listener*> taken;
+  for (const model::Listener& l : config.listeners) {
+    if (!l.redirect_from) continue;
+    const model::RedirectFrom& from = *l.redirect_from;
+    const bool v6 = is_ipv6_literal(from.address);
+    const bool every =
+        l.bind_address.empty() || l.bind_address == "::" || (!v6 && l.bind_address == "0.0.0.0");
+    if (!every) {
+      out.push_back(make_error(
+          l.where, "listener \"" + l.name + "\": redirect_from needs a listener on every " +
+                       "address (bind \":" + std::to_string(l.port) + "\"" +
+                       (v6 ? "" : " or \"0.0.0.0:" + std::to_string(l.port) + "\"") + "), not on " +
+                       l.bind_address +
+                       ": a redirected connection arrives at the receiving interface's own "
+                       "address, or at loopback from this host"));
+    }
+    auto [it, inserted] = taken.emplace(std::pair(from.address, from.port), &l);
+    if (!inserted) {
+      out.push_back(make_error(l.where, "listener \"" + l.name +
+                                            "\": redirect_from is listener \"" + it->second->name +
+                                            "\"'s already (" + show(it->second->where) + ")"));
+    }
+  }
+}
+
 // peers[]: names and addresses each once, the token or TLS that authenticates them, and this node
 // among them when `peer_name` names it (the host's name is looked for when vigil starts).
 void check_peers(const model::Process& process, std::vector<Diagnostic>& out) {
@@ -154,6 +183,7 @@ void validate(const model::Process& process, const model::Config& config,
   check_pool_references(config, out);
   check_binds(process, config, out);
   check_accept_proxy(config, out);
+  check_redirects(config, out);
   check_peers(process, out);
 }
 

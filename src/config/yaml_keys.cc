@@ -31,6 +31,14 @@ void read_bind(YamlReader& r, const Field& f, Listener& l) {
   l.port = bind->port;
 }
 
+void read_redirect_from(YamlReader& r, const Field& f, Listener& l) {
+  auto text = r.scalar(f, "address:port");
+  if (!text) return;
+  auto at = parse_redirect_from(*text);
+  if (!at) return r.error(f.line, f.path() + ": " + at.error().message);
+  l.redirect_from = model::RedirectFrom{.address = at->address, .port = at->port};
+}
+
 // An absolute http or https URL without a query or fragment; a trailing '/' is dropped.
 void read_octavia_endpoint(YamlReader& r, const Field& f, Admin& a) {
   const auto text = r.scalar(f, "a URL");
@@ -442,6 +450,18 @@ constexpr KeySpec<Listener> kListenerKeys[] = {
      "thread from a bounded ring per worker, never on the forwarding path; when a ring is full, "
      "records are dropped and counted (docs/operations.md).",
      [](YamlReader& r, const Field& f, Listener& l) { r.set_bool(f, l.log_connections); }},
+    {"redirect_from", "address:port", "",
+     "Co-location with a process that holds this port on every address, as kube-apiserver "
+     "holds `*:6443` on a master (`\"192.0.2.10:6443\"`, `\"[2001:db8::10]:6443\"`): while "
+     "the listener serves and its pool has a member vigil would send a new connection to, an "
+     "nftables redirect (nat prerouting for remote clients, output for this host's own) sends "
+     "tcp to this address and port to the listener's port; otherwise there is no redirect and "
+     "the address's own process answers. The rule lives in a table the kernel removes when "
+     "vigil exits, even killed. Needs `CAP_NET_ADMIN` and a listener on every address "
+     "(`bind: \":9445\"`, or `0.0.0.0` for an IPv4 address alone): a redirected connection "
+     "arrives at the receiving interface's own address, or at loopback from this host "
+     "(docs/kubernetes.md).",
+     read_redirect_from},
 };
 
 constexpr KeySpec<PoolDraft> kPoolKeys[] = {

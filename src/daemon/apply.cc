@@ -158,6 +158,16 @@ void ControlPlane::push_to_workers(std::vector<Binding>& bindings) {
       });
   const proxy::PoolSlots slots = pools_->slot_changes();
   for (size_t w = 0; w < workers_.size(); ++w) workers_[w]->update(slots, std::move(changes[w]));
+  update_redirects();
+}
+
+void ControlPlane::update_redirects() {
+  if (!redirects_) return;
+  const std::optional<std::string> stopping =
+      this->stopping() ? std::optional<std::string>("vigil is stopping") : std::nullopt;
+  if (lbs_.empty()) return;
+  redirects_->update(
+      redirect_facts(lbs_.front().config.listeners, listeners_->all(), pools_->all(), stopping));
 }
 
 }  // namespace vigil::daemon

@@ -103,6 +103,8 @@ Result<void> ControlPlane::start() {
   pools_ = std::make_unique<Pools>(
       clock_, timer_source_, wall_, *check_targets_, worker_sink_, *store_,
       [this](std::function<void()> f) { boost::asio::post(io_, std::move(f)); });
+  redirects_ = std::make_unique<Redirects>(clock_, [] { return open_redirect_table(); });
+  worker_sink_.after_publish([this] { update_redirects(); });
   pools_->start_names();
   pools_->resume(std::move(carried));
   // The page's recent transitions outlive the process: a reboot is read the morning after.
@@ -188,6 +190,9 @@ Result<void> ControlPlane::start() {
 size_t ControlPlane::stop() {
   if (stopped_) return 0;
   stopped_ = true;
+  // Before the listeners close: no redirect to a port nobody answers. (Were this skipped, the
+  // kernel would still remove the table with the process.)
+  if (redirects_ && listeners_ && pools_) update_redirects();
   if (pools_) pools_->stop();
   if (graceful_ && graceful_->deadline) graceful_->deadline->cancel();
   abandon_upgrade();

@@ -23,6 +23,7 @@
 #include "daemon/listeners.h"
 #include "daemon/peer_sync.h"
 #include "daemon/pools.h"
+#include "daemon/redirects.h"
 #include "daemon/runtime.h"
 #include "daemon/tickler.h"
 #include "daemon/transition_file.h"
@@ -182,6 +183,9 @@ class ControlPlane {
   void on_address_lost(const std::string& ip, const std::string& text);
   void api_members_changed();  // applies the file's load balancer with them (api_members.h)
   void liveness_tick();        // pings the workers every 500 ms (liveness.cc)
+  // The co-location redirects brought up to date with the listeners and pools (redirects.h);
+  // after every publish and push to the workers, and with each liveness tick for retries.
+  void update_redirects();
   void heap_trim_tick();       // every 5 s: freed memory back to the kernel (heap_trim.cc)
   // Writes the connection log's records from the workers' rings (connection_log_drain.cc); runs
   // every 200 ms while a listener logs its connections.
@@ -227,6 +231,7 @@ class ControlPlane {
   std::unique_ptr<Pools> pools_;                     // from start(), after what it is handed
   std::unique_ptr<TransitionFile> transition_file_;  // keeps pools_->transitions(); from start()
   std::unique_ptr<Listeners> listeners_;             // from start(), once the workers are counted
+  std::unique_ptr<Redirects> redirects_;             // from start()
   std::unique_ptr<Timer> liveness_;
   bool started_ = false;  // the first apply() is done
   std::unique_ptr<Timer> connection_log_;

@@ -19,6 +19,7 @@ void ControlPlane::begin_graceful_stop(Duration grace, std::function<void()> fin
   g.pending_idle = workers_.size();
   g.deadline = timer_source_.create_timer([this] { graceful_stop_over(/*deadline=*/true); });
   g.deadline->arm(clock_.now() + grace);
+  update_redirects();  // the listeners close now: clients go back to the address's own process
   const auto grace_ms = std::chrono::duration_cast<std::chrono::milliseconds>(grace).count();
   for (auto& w : workers_) {
     // The callbacks run on the worker's thread: they only hand the answer over. `this` outlives

@@ -22,6 +22,7 @@ void ControlPlane::liveness_tick() {
   const TimePoint now = clock_.now();
   if (ping_workers()) workers_answered_at_ = ping_sent_at_ == TimePoint{} ? now : ping_sent_at_;
   ping_sent_at_ = now;
+  update_redirects();  // a failed nftables call is tried again from here
   liveness_->arm(now + kPingEvery);
 }
 

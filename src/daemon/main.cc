@@ -26,6 +26,7 @@
 #include "net/interfaces.h"
 #include "net/unix_socket.h"
 #include "peers/tls.h"
+#include "redirect/nft_table.h"
 
 namespace {
 
@@ -108,10 +109,31 @@ void check_store_tls(vigil::config::LoadResult& result) {
   }
 }
 
+// redirect_from: whether this process could program nftables. A warning, not an error: the
+// check may run with fewer capabilities than the service (an operator's shell).
+void check_redirects(vigil::config::LoadResult& result) {
+  if (!result.config) return;
+  for (const vigil::model::Listener& l : result.config->listeners) {
+    if (!l.redirect_from) continue;
+    auto table = vigil::redirect::NftTable::open("vigil_check");
+    vigil::Result<void> usable =
+        table ? (*table)->probe() : vigil::Result<void>(std::unexpected(table.error()));
+    if (!usable) {
+      result.diagnostics.push_back(vigil::config::make_warning(
+          l.where, "listener \"" + l.name +
+                       "\": redirect_from: nftables refused: " + usable.error().message +
+                       ": `vigil serve` needs CAP_NET_ADMIN to keep the redirect; without it the "
+                       "redirect stays absent (docs/kubernetes.md)"));
+    }
+    return;  // one probe says it for every listener
+  }
+}
+
 int run_check(const Args& a) {
   auto result = vigil::config::load_file(a.config);
   check_peer_tls(result);
   check_store_tls(result);
+  check_redirects(result);
   // Unknown local addresses only cost the freebind warning.
   const auto local = vigil::net::local_addresses();
   std::cout << vigil::config::check_report(

@@ -173,6 +173,8 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
       const ListenerRuntime& l = listeners_->all().at(lb.config.listeners[i].id);
       listeners_of[l.pool_id].push_back(l.id);
       add_listener(lb, l, pools_->all(), v, listener_statuses, used_pool_statuses);
+      if (l.config.redirect_from && redirects_)
+        v.listeners.back().redirect = redirects_->view(l.id);
     }
     for (const PoolRuntime* p : pools) {
       model::PoolView pv{

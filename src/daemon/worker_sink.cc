@@ -7,6 +7,7 @@ namespace vigil::daemon {
 
 void WorkerSink::publish(proxy::PoolSlots slots) {
   for (const auto& w : workers_) w->publish(slots);
+  if (after_publish_) after_publish_();
 }
 
 void WorkerSink::close_sessions(std::shared_ptr<const proxy::BackendStats> member,

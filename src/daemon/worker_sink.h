@@ -23,6 +23,9 @@ class WorkerSink final : public PoolSink {
       : io_(io), workers_(workers) {}
 
   void publish(proxy::PoolSlots slots) override;
+  // Runs after each publish, on the control thread: what follows from the pools' new snapshots
+  // outside the workers (the co-location redirects).
+  void after_publish(std::function<void()> f) { after_publish_ = std::move(f); }
   void close_sessions(std::shared_ptr<const proxy::BackendStats> member,
                       std::function<void()> closed) override;
   void probe_sessions(std::shared_ptr<const proxy::BackendStats> member,
@@ -31,6 +34,7 @@ class WorkerSink final : public PoolSink {
  private:
   boost::asio::io_context& io_;
   const std::vector<std::unique_ptr<proxy::Worker>>& workers_;
+  std::function<void()> after_publish_;
 };
 
 }  // namespace vigil::daemon

@@ -236,6 +236,14 @@ struct Pool {
 // sorted table per prefix length, not at each network.
 inline constexpr size_t kMaxAllowedCidrs = 1000;
 
+// Where a co-located listener takes its clients from (the listener key redirect_from): tcp to this
+// address and port is redirected to the listener's port while it can serve them.
+struct RedirectFrom {
+  std::string address;  // an IP literal without brackets, never the unspecified address
+  uint16_t port = 0;    // never 0
+  bool operator==(const RedirectFrom&) const = default;
+};
+
 struct Listener {
   std::string id;  // empty: derived from the names (objects from a config file)
   std::string name;
@@ -265,6 +273,10 @@ struct Listener {
   std::vector<std::string> allowed_cidrs;
   // One line per session end (client, member, times, bytes, how it ended): proxy/connection_log.h.
   bool log_connections = false;
+  // Co-location with a process that holds this address's port (kube-apiserver's *:6443): an
+  // nftables redirect to this listener while it serves and its pool has a usable member
+  // (daemon/redirects.h). None: no redirect.
+  std::optional<RedirectFrom> redirect_from;
   SourceLocation where;
 
   bool operator==(const Listener&) const = default;

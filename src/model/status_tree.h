@@ -92,6 +92,16 @@ struct ListenerCounters {
   uint64_t refused_cidr = 0;  // closed at accept: from outside allowed_cidrs
 };
 
+// A co-located listener's nftables redirect (redirect_from) as the control thread last made it.
+struct RedirectView {
+  std::string from;     // "192.0.2.10:6443"
+  bool active = false;  // the rule is in the kernel now
+  // Why it is present or absent: "3 usable members in pool api", "no usable member in pool
+  // api", "listener not serving: ...", or nftables' error when carrying out the decision failed.
+  std::string reason;
+  bool operator==(const RedirectView&) const = default;
+};
+
 struct ListenerView {
   std::string id;
   std::string load_balancer_id;
@@ -104,6 +114,7 @@ struct ListenerView {
   uint64_t active_connections = 0;
   uint64_t total_connections = 0;
   ListenerCounters counters;
+  std::optional<RedirectView> redirect;  // with redirect_from only
 };
 
 struct Transition {
