@@ -186,7 +186,7 @@ class ControlPlane {
   // The co-location redirects brought up to date with the listeners and pools (redirects.h);
   // after every publish and push to the workers, and with each liveness tick for retries.
   void update_redirects();
-  void heap_trim_tick();       // every 5 s: freed memory back to the kernel (heap_trim.cc)
+  void heap_trim_tick();  // every 5 s: freed memory back to the kernel (heap_trim.cc)
   // Writes the connection log's records from the workers' rings (connection_log_drain.cc); runs
   // every 200 ms while a listener logs its connections.
   void drain_connection_logs();
