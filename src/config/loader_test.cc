@@ -313,6 +313,26 @@ pools:
   EXPECT_EQ(r.config->pools[2].health_monitor->fast_interval, 1s);
 }
 
+TEST(LoadYaml, FreshConnectionEveryIsAnHttpMonitorsAndBounded) {
+  const LoadResult r = load(R"(
+pools:
+  - {name: a, health_monitor: {type: HTTPS, fresh_connection_every: 90s}}
+  - {name: b, health_monitor: {type: HTTP}}
+)");
+  ASSERT_TRUE(r.ok()) << all(r.diagnostics);
+  EXPECT_EQ(r.config->pools[0].health_monitor->fresh_connection_every, 90s);
+  EXPECT_EQ(r.config->pools[1].health_monitor->fresh_connection_every, 60s);
+  for (const char* bad : {"0s", "500ms", "2h"}) {
+    const LoadResult b = load(
+        std::string("pools: [{name: a, health_monitor: {type: HTTPS, fresh_connection_every: ") +
+        bad + "}}]\n");
+    EXPECT_FALSE(b.ok()) << bad;
+  }
+  const LoadResult tcp =
+      load("pools: [{name: a, health_monitor: {type: TCP, fresh_connection_every: 90s}}]\n");
+  EXPECT_FALSE(tcp.ok());  // a TCP check keeps no connection
+}
+
 TEST(LoadYaml, TimeoutLongerThanIntervalIsAllowed) {
   const LoadResult r = load(
       "pools: [{name: a, health_monitor: {type: TCP, interval: 1s, "

@@ -145,9 +145,23 @@ constexpr KeySpec<MonitorDraft> kMonitorKeys[] = {
     {"reuse_connection", "bool", "true",
      "A passing check leaves its connection open and the next check sends its request on it, "
      "skipping the TCP and TLS handshakes. A new connection (and a full TLS handshake) is still "
-     "made at least once a minute, after any failing check, and while a member is out of "
-     "rotation for a failed connect. false: every check connects afresh, as HAProxy's do.",
+     "made at least every `fresh_connection_every`, after any failing check, and while a member "
+     "is out of rotation for a failed connect. false: every check connects afresh, as HAProxy's "
+     "do.",
      [](YamlReader& r, const Field& f, MonitorDraft& m) { r.set_bool(f, m.reuse_connection); },
+     false, kHttpMonitors},
+    {"fresh_connection_every", "duration, 1s..1h", "60s",
+     "With `reuse_connection`: how long a kept connection serves before a check connects afresh "
+     "(with a full TLS handshake, which verifies the member's certificate again), less up to a "
+     "fifth drawn per member so that members do not renew together. Longer spares the members' "
+     "handshakes where many load balancers check them: 90s keeps a thousand node-local vigils "
+     "under 20 full handshakes a second per API server (docs/performance.md).",
+     [](YamlReader& r, const Field& f, MonitorDraft& m) {
+       r.set_duration(f, m.fresh_connection_every, std::chrono::hours(1));
+       if (m.fresh_connection_every < std::chrono::seconds(1)) {
+         r.error(f.line, f.path() + ": must be at least 1s");
+       }
+     },
      false, kHttpMonitors},
     {"send_proxy", "bool", "false",
      "Every check starts with a PROXY protocol header, as HAProxy's check-send-proxy: v2's "

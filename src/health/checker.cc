@@ -126,7 +126,7 @@ void HealthChecker::add(Target t) {
   std::optional<TimePoint> first;
   if (t.resumed) first = clock_.now() + t.resumed->first_check_in;
   const uint32_t slot = scheduler_.add(t.member_id, timing_of(t.monitor), first);
-  const Duration refresh = draw_max_age(rng_);
+  const Duration refresh = draw_max_age(rng_, t.monitor.fresh_connection_every);
   Threshold threshold(t.monitor.healthy_threshold, t.monitor.unhealthy_threshold);
   if (t.resumed) threshold.resume(t.resumed->health, t.resumed->successes, t.resumed->failures);
   auto probe_target = std::make_shared<const ProbeTarget>(ProbeTarget{

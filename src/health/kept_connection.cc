@@ -18,8 +18,8 @@ bool quiet(int fd) {
 
 }  // namespace
 
-Duration draw_max_age(std::mt19937_64& rng) {
-  const auto full = std::chrono::duration_cast<std::chrono::milliseconds>(KeptConnection::kMaxAge);
+Duration draw_max_age(std::mt19937_64& rng, Duration period) {
+  const auto full = std::chrono::duration_cast<std::chrono::milliseconds>(period);
   std::uniform_int_distribution<int64_t> fifth(0, full.count() / 5);
   return full - std::chrono::milliseconds(fifth(rng));
 }

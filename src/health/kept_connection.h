@@ -33,9 +33,9 @@
 
 namespace vigil::health {
 
-// How long one member's TLS session and kept connection serve: kMaxAge less up to a fifth, drawn
-// per member.
-Duration draw_max_age(std::mt19937_64& rng);
+// How long one member's TLS session and kept connection serve: `period` (the monitor's
+// fresh_connection_every) less up to a fifth, drawn per member.
+Duration draw_max_age(std::mt19937_64& rng, Duration period = std::chrono::seconds(60));
 
 class KeptConnection {
  public:
@@ -52,7 +52,8 @@ class KeptConnection {
     TimePoint opened{};
   };
 
-  // `max_age` at most kMaxAge, the same as the member's TlsResumption's period.
+  // `max_age`: the same as the member's TlsResumption's period (draw_max_age()); kMaxAge is the
+  // default monitor's.
   explicit KeptConnection(Duration max_age = kMaxAge) : max_age_(max_age) {}
   ~KeptConnection() { drop_connection(); }
   KeptConnection(const KeptConnection&) = delete;

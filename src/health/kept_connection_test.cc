@@ -257,6 +257,16 @@ TEST(KeptConnectionMaxAge, MembersGetDifferentPeriodsOfAtMostAMinute) {
   EXPECT_GT(seen.size(), 50u);  // spread, not one value
 }
 
+TEST(KeptConnectionMaxAge, AMonitorsLongerPeriodIsDrawnFromTheSameFifth) {
+  std::mt19937_64 rng(7);
+  const Duration period = std::chrono::seconds(90);  // the node-local preset's
+  for (int i = 0; i < 100; ++i) {
+    const Duration d = draw_max_age(rng, period);
+    EXPECT_LE(d, period);
+    EXPECT_GE(d, period * 4 / 5);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Protocols, KeptConnectionTest,
                          ::testing::Values(TlsVersion::kNone, TlsVersion::kTls12,
                                            TlsVersion::kTls13),

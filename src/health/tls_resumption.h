@@ -1,7 +1,8 @@
 // TlsResumption: the TLS session one member's last HTTPS check ended with, offered to its next
 // check. A resumed handshake skips the certificate exchange and the server's signature, a large
 // part of the check's CPU on both sides (the API server's too), as HAProxy's checks reuse their
-// sessions. It is offered for at most kFullHandshakeEvery after the last full handshake, so the
+// sessions. It is offered for at most its period (the monitor's fresh_connection_every, by default
+// kFullHandshakeEvery) after the last full handshake, so the
 // member's certificate is still verified that often, and only to checks made with the same TLS
 // context: a changed CA file, certificate or key means a full handshake at once.
 // Control thread only, like the probes that use it.
@@ -17,8 +18,9 @@ class TlsResumption {
  public:
   static constexpr Duration kFullHandshakeEvery = std::chrono::seconds(60);
 
-  // `full_handshake_every` at most kFullHandshakeEvery: the checker spreads members' full
-  // handshakes over [0.8, 1] of it, so that members added together don't make theirs together.
+  // `full_handshake_every`: the monitor's fresh_connection_every, drawn lower by up to a fifth: the
+  // checker spreads members' full handshakes over [0.8, 1] of it, so that members added together
+  // don't make theirs together.
   explicit TlsResumption(Duration full_handshake_every = kFullHandshakeEvery)
       : every_(full_handshake_every) {}
   ~TlsResumption() { forget(); }

@@ -146,9 +146,13 @@ struct MonitorSettings {
   TlsCheck tls;
   std::string bearer_token_file;
   // HTTP and HTTPS: a passing check leaves its connection open for the next one (as Envoy's
-  // reuse_connection); a fresh connection is still made at least every minute and after any
-  // failure (health/kept_connection.h).
+  // reuse_connection); a fresh connection is still made at least every fresh_connection_every
+  // and after any failure (health/kept_connection.h).
   bool reuse_connection = true;
+  // How long a kept connection (and, for HTTPS, the TLS session its handshakes resume) serves
+  // before a check connects afresh with a full handshake: this less up to a fifth, drawn per
+  // member. Longer means fewer full handshakes at the members (many node-local vigils).
+  Duration fresh_connection_every = std::chrono::seconds(60);
   // Checks start with a PROXY header, as HAProxy's check-send-proxy: v2 LOCAL, or v1 UNKNOWN
   // (the member's own proxy_protocol version; v1 when it has none).
   bool send_proxy = false;
