@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds vigil's OCI image from Debian packages alone, with no container registry:
 # scripts/image.sh. Prints the image's name (localhost/vigil:VERSION; also tagged :latest).
+# scripts/image.sh --rootfs: only the root file system's tar; prints its path.
+# $VIGIL_IMAGE_OUT: where the tar goes (build/image).
 #
 # The .deb of scripts/package.sh (or $VIGIL_DEB), the shared libraries it depends on extracted by
 # mmdebstrap from this machine's Debian apt sources, and nothing else: no shell, no apt, no dpkg
@@ -10,6 +12,8 @@
 # printed to stderr). Honours CONTAINERS_CONF and CONTAINERS_STORAGE_CONF, as podman does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+rootfs_only=""
+if [[ "${1:-}" == "--rootfs" ]]; then rootfs_only=1; fi
 
 for tool in mmdebstrap buildah dpkg-deb; do
   command -v "$tool" >/dev/null || { echo "image: $tool is missing (bash scripts/setup.sh --tests)" >&2; exit 1; }
@@ -39,9 +43,9 @@ for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.l
 done
 ((${#sources[@]})) || { echo "image: no apt sources configured" >&2; exit 1; }
 
-out=build/image
+out=${VIGIL_IMAGE_OUT:-build/image}
 root="$out/root"
-rm -rf "$out"
+rm -rf "$root" "$out/rootfs.tar"
 mkdir -p "$out"
 
 # The image's user: a fixed uid, not the package's (a system uid each host picks for itself), so
@@ -75,6 +79,10 @@ tar --sort=name --mtime="@$SOURCE_DATE_EPOCH" --clamp-mtime --numeric-owner --fo
   -C "$root" -cf "$out/rootfs.tar" .
 rm -rf "$root"
 echo "image: rootfs.tar sha256 $(sha256sum "$out/rootfs.tar" | cut -d' ' -f1)" >&2
+if [[ -n "$rootfs_only" ]]; then
+  echo "$out/rootfs.tar"
+  exit 0
+fi
 
 export BUILDAH_FORMAT=docker  # OCI's image config has no field for the health check
 ctr=$(buildah from scratch)
