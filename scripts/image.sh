@@ -16,7 +16,10 @@ rootfs_only=""
 if [[ "${1:-}" == "--rootfs" ]]; then rootfs_only=1; fi
 
 for tool in mmdebstrap buildah dpkg-deb; do
-  command -v "$tool" >/dev/null || { echo "image: $tool is missing (bash scripts/setup.sh --tests)" >&2; exit 1; }
+  if ! command -v "$tool" >/dev/null; then
+    echo "image: $tool is missing (bash scripts/setup.sh --tests)" >&2
+    exit 1
+  fi
 done
 deb=${VIGIL_DEB:-}
 if [[ -z "$deb" ]]; then
