@@ -11,12 +11,17 @@ import shutil
 import subprocess
 from pathlib import Path
 
+# Every directory podman keeps state in is the test's own: `podman system reset` (remove())
+# deletes them, and the machine's /run/libpod and /var/lib/containers must stay as they are.
 CONTAINERS_CONF = """\
 [containers]
 default_ulimits = []
 pids_limit = 0
 [engine]
 runtime = "runc"
+tmp_dir = "{dir}/tmp"
+static_dir = "{dir}/libpod"
+volume_path = "{dir}/volumes"
 """
 
 
@@ -39,7 +44,7 @@ class Podman:
         self.dir = Path(workdir)
         self.dir.mkdir(parents=True, exist_ok=True)
         conf = self.dir / "containers.conf"
-        conf.write_text(CONTAINERS_CONF)
+        conf.write_text(CONTAINERS_CONF.format(dir=self.dir))
         storage = self.dir / "storage.conf"
         storage.write_text(f'[storage]\ndriver = "overlay"\ngraphroot = "{self.dir / "graph"}"\n'
                            f'runroot = "{self.dir / "run"}"\n')
