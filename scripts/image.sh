@@ -66,8 +66,9 @@ EOF
 nice -n 19 mmdebstrap --quiet --variant=extract --include="$libraries" --format=directory \
   --extract-hook="$add_vigil" "$suite" "$root" "${sources[@]}" >&2
 # What a process that only runs vigil does not need: apt's and dpkg's state, docs, the unit and the
-# upgrade helper (systemd's), device nodes (the runtime mounts /dev). After mmdebstrap, whose
-# clean-up runs after the last hook.
+# upgrade helper (systemd's), device nodes (the runtime mounts /dev). Removed after mmdebstrap,
+# not in a hook: during the hooks /dev is mounted and mmdebstrap's own clean-up of apt's files
+# is still to come.
 (cd "$root" && rm -rf dev/* etc/apt etc/dpkg etc/fstab var/lib/apt var/lib/dpkg var/cache var/log \
   usr/share/doc usr/share/man usr/share/info usr/share/locale usr/share/lintian usr/share/gcc \
   usr/share/gdb usr/share/libgcrypt20 usr/share/bash-completion usr/lib/systemd usr/libexec/vigil)
