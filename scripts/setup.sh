@@ -9,7 +9,7 @@ build_packages=(g++ cmake ninja-build ccache pkg-config libboost1.81-dev libboos
 test_packages=(clang-format python3 python3-pytest python3-pytest-xdist iproute2 iptables nftables procps curl
   python3-h2 python3-openstackclient python3-octaviaclient clang-19 libclang-rt-19-dev keepalived bird2
   prometheus haproxy nginx chromium fonts-dejavu-core octavia-api octavia-driver-agent
-  python3-octavia python3-octavia-lib etcd-server etcd-client)
+  python3-octavia python3-octavia-lib etcd-server etcd-client podman runc catatonit mmdebstrap buildah)
 
 want=("${build_packages[@]}")
 if [[ "${1:-}" == "--tests" ]]; then want+=("${test_packages[@]}"); fi

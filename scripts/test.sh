@@ -3,9 +3,10 @@
 # test: unit tests (ctest) and integration tests (pytest against the real binaries on loopback) on
 # the dev build, the system tests (own network namespaces; root), the Octavia provider driver
 # against the real Octavia 11 and the differential test (vigil's API against it), the Debian package
-# (built, installed and purged; root), the parsers' libFuzzer targets for a bounded time, then unit
-# and integration tests again under AddressSanitizer + UndefinedBehaviorSanitizer. Exits non-zero
-# on the first failing stage.
+# (built, installed and purged; root), its OCI image (scripts/image.sh; run read-only and as the
+# kubeadm static pod under podman; root), the parsers' libFuzzer targets for a bounded time, then
+# unit and integration tests again under AddressSanitizer + UndefinedBehaviorSanitizer. Exits
+# non-zero on the first failing stage.
 #
 # scripts/test.sh --repeat-system N: set up, build, and run only the system stage N times in a
 # row, reporting every failure with its figures (a stability check: the stage must pass N of N).
@@ -65,8 +66,11 @@ echo "==> Debian package (scripts/package.sh, then dpkg -i and --purge; root)"
 if [[ $(id -u) -eq 0 ]]; then
   deb=$(bash scripts/package.sh)
   VIGIL_DEB="$PWD/$deb" /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider tests/package
+  echo "==> container image (scripts/image.sh, podman; root)"
+  VIGIL_DEB="$PWD/$deb" /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider tests/container
 else
   echo "the package test installs and removes the package (root): skipped" >&2
+  echo "the container image test needs podman's storage and network namespaces (root): skipped" >&2
 fi
 echo "==> fuzzing (libFuzzer, bounded)"
 bash scripts/fuzz.sh "${VIGIL_FUZZ_SECONDS:-20}"
