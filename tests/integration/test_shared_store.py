@@ -80,6 +80,15 @@ def following_pair(tmp_path, cleanup, etcd):
     return a, b
 
 
+def serving(vigil, port):
+    """The node's listener on `port` bound and its pool's members all in rotation."""
+    lbs = vigil.status()["loadbalancers"]
+    listeners = [ln for lb in lbs for ln in lb["listeners"] if ln["bound"].endswith(f":{port}")]
+    members = [m for lb in lbs for p in lb["pools"] for m in p["members"]]
+    return (len(listeners) == 1 and listeners[0]["operating_status"] == "ONLINE" and members
+            and all(m["in_rotation"] for m in members))
+
+
 def store(vigil):
     return vigil.status()["store"]
 
@@ -203,6 +212,11 @@ def test_all_of_etcd_stopped_traffic_goes_on_writes_refused_and_all_converges(tm
     ids = seed_objects(a, backend.port, port)
     wait_for(lambda: raw(b, "GET", f"/v2.0/lbaas/pools/{ids['pools']}")[0] == 200, 5,
              what="B holding the pool")
+    # Both listen on the port (SO_REUSEPORT spreads the clients): the traffic starts once each
+    # node's data plane serves it, not once its API shows the objects (CI, 2026-12-05: the first
+    # connection reached B before its workers had the pool).
+    for n in (a, b):
+        wait_for(lambda: serving(n, port), 10, what=f"{n.dir.name} serving port {port}")
 
     failures, sent = [], 0
     stop = threading.Event()
