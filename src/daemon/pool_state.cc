@@ -168,7 +168,8 @@ RotationInput rotation_input(const PoolRuntime& pool, const MemberRuntime& m) {
           .passive_out = m.passive_out,
           .draining = m.draining,
           .resolved = m.address.has_value(),
-          .takes_connections = takes_connections(m)};
+          .takes_connections = takes_connections(m),
+          .timed_out = !takes_connections(m) && m.last_check->outcome == model::Outcome::kTimeout};
 }
 
 // Octavia's amphora: `stick-table type ip size 10k`.

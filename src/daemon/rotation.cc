@@ -26,6 +26,12 @@ Rotation choose_rotation(std::span<const RotationInput> members, bool fail_open)
       const RotationInput& m = members[i];
       if (eligible(m) && !m.passive_out && m.takes_connections) out.members.push_back(i);
     }
+    if (out.members.empty()) {
+      for (size_t i = 0; i < members.size(); ++i) {
+        const RotationInput& m = members[i];
+        if (eligible(m) && !m.passive_out && m.timed_out) out.members.push_back(i);
+      }
+    }
     out.fail_open = !out.members.empty();
   }
   return out;

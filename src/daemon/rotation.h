@@ -22,6 +22,8 @@ struct RotationInput {
   // Takes connections as far as its checks show: false when its last check was refused or got
   // no answer at all. Fail-open never routes to such a member.
   bool takes_connections = true;
+  // Its last check got no answer within its timeout (one of the ways takes_connections is false).
+  bool timed_out = false;
 };
 
 struct Rotation {
@@ -35,6 +37,10 @@ struct Rotation {
 // answer, a crashed or hung one gets nothing); else none. A member is healthy when it has no
 // monitor or its last verdict is up; while no member of the pool has a result yet, unchecked
 // members count as healthy (vigil never refuses traffic just because it started a moment ago).
+// When not one member takes connections but some only timed out (no refusal, no network error),
+// fail-open routes to those: every master silent at once is likelier the checks' own trouble
+// (an overloaded checker or network, k3s#10240) than every master hung, and real traffic's
+// connect and first-byte timers take out, at once, any that truly does not answer.
 Rotation choose_rotation(std::span<const RotationInput> members, bool fail_open);
 
 // Weights in snapshots are scaled so that slow start can ramp even a weight of 1 smoothly.
