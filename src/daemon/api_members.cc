@@ -27,7 +27,7 @@ model::Config ApiMembers::running(const model::Config& file) const {
         it->second->members().empty()) {
       continue;
     }
-    pool = kube::with_api_members(pool, it->second->members());
+    pool = kube::with_api_members(pool, it->second->members(), it->second->long_stale());
   }
   return out;
 }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "net/address.h"
 
 namespace vigil::kube {
@@ -23,7 +25,8 @@ std::string member_name(const Endpoint& e) {
                                                   : fmt::format("{}:{}", e.address, e.port);
 }
 
-model::Pool with_api_members(const model::Pool& file_pool, const std::vector<Endpoint>& endpoints) {
+model::Pool with_api_members(const model::Pool& file_pool, const std::vector<Endpoint>& endpoints,
+                             bool stale) {
   model::Pool out = file_pool;
   out.members.clear();
   const model::SourceLocation where =
@@ -42,6 +45,11 @@ model::Pool with_api_members(const model::Pool& file_pool, const std::vector<End
       out.members.push_back(model::Member{
           .name = member_name(e), .address = e.address, .port = e.port, .where = where});
     }
+  }
+  for (const model::Member& m : file_pool.members) {
+    const bool listed =
+        std::ranges::any_of(endpoints, [&](const Endpoint& e) { return same_place(m, e); });
+    if (stale && !m.backup && !listed) out.members.push_back(m);
   }
   for (const model::Member& m : file_pool.members) {
     if (m.backup) out.members.push_back(m);

@@ -53,5 +53,16 @@ TEST(WithApiMembers, ABackupIsNeverTakenForAnApiMember) {
   EXPECT_EQ(names(p), (std::vector<std::string>{"192.0.2.10:6443", "vip"}));
 }
 
+TEST(WithApiMembers, AStaleListHasTheBootstrapMembersBack) {
+  // master-02 is no longer listed; while the list cannot be confirmed it comes back.
+  const model::Pool p = with_api_members(
+      file_pool(), {{"10.0.0.11", 6443, true}, {"10.0.0.13", 6443, true}}, /*stale=*/true);
+  EXPECT_EQ(names(p),
+            (std::vector<std::string>{"master-01", "10.0.0.13:6443", "master-02", "vip"}));
+  const model::Pool fresh =
+      with_api_members(file_pool(), {{"10.0.0.11", 6443, true}, {"10.0.0.13", 6443, true}});
+  EXPECT_EQ(names(fresh), (std::vector<std::string>{"master-01", "10.0.0.13:6443", "vip"}));
+}
+
 }  // namespace
 }  // namespace vigil::kube

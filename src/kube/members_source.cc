@@ -82,12 +82,24 @@ MembersSource::MembersSource(boost::asio::io_context& io, const Clock& clock, Ti
         if (next_step_ == Step::Kind::kWatch) return watch();
         list();
       })),
+      stale_(timers.create_timer([this] { went_long_stale(); })),
       random_(std::random_device{}()) {
   carry_out(plan_.start());
 }
 
+void MembersSource::went_long_stale() {
+  if (plan_.state() != SourceState::kStale || long_stale_) return;
+  long_stale_ = true;
+  log::warn(
+      "pool members from the Kubernetes API ({}/{}): not confirmed for {} s; the file's "
+      "members are back beside the last known {}",
+      settings_.service_namespace, settings_.service, kStaleAfter.count(), members_.size());
+  if (!members_.empty()) on_members_(members_);
+}
+
 MembersSource::~MembersSource() {
   next_->cancel();
+  stale_->cancel();
   drop_connection();
 }
 
@@ -103,6 +115,15 @@ SourceStatus MembersSource::status() const {
 }
 
 void MembersSource::carry_out(Step step) {
+  if (plan_.state() == SourceState::kStale && !long_stale_ && !stale_->armed()) {
+    stale_->arm(plan_.trouble_since().value_or(clock_.now()) + kStaleAfter);
+  } else if (plan_.state() == SourceState::kFollowing) {
+    stale_->cancel();
+    if (long_stale_) {
+      long_stale_ = false;
+      if (!members_.empty()) on_members_(members_);  // the bootstrap members go again
+    }
+  }
   // Always from the timer, never inside the call that decided: a callback of the connection
   // being replaced does not start the next request from within itself.
   next_step_ = step.kind == Step::Kind::kWait ? Step::Kind::kList : step.kind;

@@ -61,6 +61,10 @@ class MembersSource {
   SourceStatus status() const;
   // The API's ready endpoints last known; empty until it first lists one.
   const std::vector<Endpoint>& members() const { return members_; }
+  // Whether the API has not confirmed them for kStaleAfter: the pool then has its bootstrap
+  // members back beside them (member_merge.h). Changes call on_members too.
+  bool long_stale() const { return long_stale_; }
+  static constexpr std::chrono::seconds kStaleAfter{60};
 
   // How long a request may take to be answered (a list; a watch's header), and the watch's own
   // timeout: the server ends it within this, so a watch that the network lost silently is
@@ -71,6 +75,7 @@ class MembersSource {
 
  private:
   void carry_out(Step step);
+  void went_long_stale();
   void list();
   void watch();
   void on_list(const std::string& error, unsigned status, const std::string& body);
@@ -87,7 +92,9 @@ class MembersSource {
   const Clock& clock_;
   model::KubernetesMembers settings_;
   OnMembers on_members_;
-  std::unique_ptr<Timer> next_;  // the next list or watch, or the end of a backoff
+  std::unique_ptr<Timer> next_;   // the next list or watch, or the end of a backoff
+  std::unique_ptr<Timer> stale_;  // kStaleAfter after the API was last read, while it is not
+  bool long_stale_ = false;
   std::mt19937_64 random_;
 
   WatchPlan plan_;

@@ -2,8 +2,9 @@
 and watches the default/kubernetes EndpointSlices of a simulated API server (vigil-apisim) over
 TLS that it verifies, with a kubeconfig. The file's member is the bootstrap set; a master added
 and one removed at run time change the pool while the members that stay keep their health; a
-410 Gone re-lists; the API down for 60 s changes nothing and fails no request through vigil, and
-status, /metrics and the log say the members are not confirmed meanwhile.
+410 Gone re-lists; the API down for 60 s fails no request through vigil, status, /metrics and the
+log say the members are not confirmed meanwhile, and after a minute the file's members are back
+beside the last known list.
 
 The masters are three simulators on one port at 127.0.0.11-13 (all of 127.0.0.0/8 is loopback),
 as an EndpointSlice lists one port for all its addresses; the API the slices come from is a
@@ -186,6 +187,11 @@ def test_the_api_down_for_a_minute_fails_no_request(cluster, tmp_path, cleanup):
     status = vigil.cli("status")
     assert "NOT CONFIRMED" in status.stdout, status.stdout
     assert "the last known 2 members stay" in vigil.log_text()
+    # A minute unconfirmed: the file's members are back beside the list (master-01, the only
+    # bootstrap member, is also in it: still two).
+    wait_for(lambda: "members are back beside the last known 2" in vigil.log_text(), 15,
+             what="the bootstrap members back after a minute")
+    assert len(pool_of(vigil)["members"]) == 2
 
     # The API back (at the same address): vigil lists it again and follows its list.
     back = ApiSim(tmp_path, "api-back", port=api.port, host="127.0.0.10",
