@@ -158,20 +158,26 @@ Result<std::shared_ptr<etcd::Connection>> MembersSource::connection() {
   return connection_;
 }
 
-void MembersSource::list() {
-  auto c = connection();
-  if (!c) return failed(c.error().message);
+Result<etcd::RequestOptions> MembersSource::get_options() const {
   etcd::RequestOptions options{.method = http::verb::get};
   if (!access_->token_file.empty()) {
-    auto token = read_secret_file(access_->token_file);
-    if (!token) return failed(fmt::format("{}: {}", access_->source, token.error().message));
+    auto token = read_secret_file(access_->token_file);  // again each time: a rotated token
+    if (!token) return fail(fmt::format("{}: {}", access_->source, token.error().message));
     options.authorization = "Bearer " + *token;
   } else if (!access_->token.empty()) {
     options.authorization = "Bearer " + access_->token;
   }
+  return options;
+}
+
+void MembersSource::list() {
+  auto c = connection();
+  if (!c) return failed(c.error().message);
+  auto options = get_options();
+  if (!options) return failed(options.error().message);
   (*c)->request(
       list_target(settings_.service_namespace, settings_.service), "", kRequestTimeout,
-      [this](etcd::Answer a) { on_list(a.error, a.status, a.body); }, std::move(options));
+      [this](etcd::Answer a) { on_list(a.error, a.status, a.body); }, std::move(*options));
 }
 
 void MembersSource::on_list(const std::string& error, unsigned status, const std::string& body) {
@@ -199,14 +205,8 @@ void MembersSource::on_list(const std::string& error, unsigned status, const std
 void MembersSource::watch() {
   auto c = connection();
   if (!c) return failed(c.error().message);
-  etcd::RequestOptions options{.method = http::verb::get};
-  if (!access_->token_file.empty()) {
-    auto token = read_secret_file(access_->token_file);
-    if (!token) return failed(fmt::format("{}: {}", access_->source, token.error().message));
-    options.authorization = "Bearer " + *token;
-  } else if (!access_->token.empty()) {
-    options.authorization = "Bearer " + access_->token;
-  }
+  auto options = get_options();
+  if (!options) return failed(options.error().message);
   lines_ = std::make_unique<etcd::LineSplitter>(kMaxEventLine);
   watch_started_ = clock_.now();
   watch_events_ = 0;
@@ -214,7 +214,7 @@ void MembersSource::watch() {
       watch_target(settings_.service_namespace, settings_.service, plan_.resource_version(),
                    kWatchSeconds),
       "", kRequestTimeout, [this](std::string_view bytes) { return on_watch_data(bytes); },
-      [this](etcd::Answer a) { on_watch_end(a.error, a.status, a.body); }, std::move(options));
+      [this](etcd::Answer a) { on_watch_end(a.error, a.status, a.body); }, std::move(*options));
 }
 
 bool MembersSource::on_watch_data(std::string_view bytes) {

@@ -26,6 +26,7 @@
 namespace vigil::etcd {
 class Connection;
 class LineSplitter;
+struct RequestOptions;
 }  // namespace vigil::etcd
 
 namespace vigil::kube {
@@ -87,6 +88,8 @@ class MembersSource {
   // the API's access read first, when it has not been or failed).
   Result<std::shared_ptr<etcd::Connection>> connection();
   void drop_connection();
+  // A GET with the bearer token, when the access has one (its file read now).
+  Result<etcd::RequestOptions> get_options() const;
 
   boost::asio::io_context& io_;
   const Clock& clock_;
