@@ -1,9 +1,12 @@
 #include "config/advice.h"
 
 #include <arpa/inet.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstring>
 
 #include "base/duration.h"
 #include "config/address.h"
@@ -61,9 +64,28 @@ void advise_monitor(const model::Pool& pool, const model::HealthMonitor& m,
   }
 }
 
+void advise_members_from(const model::Pool& pool, std::vector<Diagnostic>& out) {
+  const model::KubernetesMembers& k = *pool.members_from;
+  const std::string pool_name = "pool \"" + pool.name + "\"";
+  if (std::ranges::all_of(pool.members, &model::Member::backup)) {
+    out.push_back(make_warning(
+        k.where, pool_name +
+                     " follows the Kubernetes API but lists no bootstrap member: until the API "
+                     "first answers, only its backups take traffic, and the API it reads may be "
+                     "the one this pool carries"));
+  }
+  if (!k.kubeconfig.empty() && ::access(k.kubeconfig.c_str(), R_OK) != 0) {
+    out.push_back(make_warning(k.where, pool_name + ": kubeconfig " + k.kubeconfig +
+                                            " cannot be read (" + std::strerror(errno) +
+                                            "); the pool keeps its file's members until it can"));
+  }
+}
+
 void advise_pool(const model::Pool& pool, bool monitor_opted_out, std::vector<Diagnostic>& out) {
   const std::string pool_name = "pool \"" + pool.name + "\"";
-  if (pool.members.empty()) {
+  if (pool.members_from) {
+    advise_members_from(pool, out);  // an empty file list is its bootstrap set's to judge
+  } else if (pool.members.empty()) {
     out.push_back(make_warning(
         pool.where, pool_name + " has no members: connections to its listeners are refused"));
   } else if (std::ranges::all_of(pool.members, &model::Member::backup)) {

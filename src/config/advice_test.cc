@@ -92,6 +92,26 @@ TEST(Advise, Table) {
                        "  members: [{name: m, address: a, port: 80}]\n",
        .line = 4,
        .message = "sends its bearer token in clear text over HTTP"},
+      {.description = "members_from without a bootstrap member",
+       .yaml = admin + "pools:\n- name: p\n  health_monitor: {type: HTTPS}\n  members_from:\n"
+                       "    kubernetes: {}\n  members: [{name: vip, address: 10.0.0.1, port: 6443, "
+                       "backup: true}]\n",
+       .line = 6,  // the kubernetes key (admin takes a line)
+       .message = "follows the Kubernetes API but lists no bootstrap member"},
+      {.description = "members_from with a kubeconfig that cannot be read",
+       .yaml = admin +
+               "pools:\n- name: p\n  health_monitor: {type: HTTPS}\n  members_from:\n"
+               "    kubernetes: {kubeconfig: /nonexistent/kubeconfig}\n" +
+               members,
+       .line = 6,
+       .message = "kubeconfig /nonexistent/kubeconfig cannot be read (No such file or directory)"},
+      {.description = "members_from with a bootstrap member and no kubeconfig: quiet",
+       .yaml = admin +
+               "pools:\n- name: p\n  health_monitor: {type: HTTPS}\n  members_from:\n"
+               "    kubernetes: {}\n" +
+               members,
+       .line = 0,
+       .message = nullptr},
   };
   for (const Case& c : cases) {
     const std::vector<Diagnostic> advice = advice_for(c.yaml);
