@@ -14,6 +14,7 @@ import os
 import signal
 import socket
 import ssl
+import tempfile
 import time
 import urllib.request
 
@@ -24,7 +25,7 @@ from testing.harness.paths import APISIM, ROOT
 from testing.harness.pki import make_ca, make_cert
 from testing.harness.vigil_process import read_ready_file
 from testing.harness.wait import wait_for
-from tests.container.container_harness import UID, config_dir
+from tests.container.container_harness import UID, config_dir, restarting_podman
 from tests.container.test_kube_play import render
 
 SHIPPED = ROOT / "deploy/kubernetes/node-local"
@@ -105,6 +106,20 @@ def served_again(netns, ca):
 
 
 @pytest.fixture
+def node_podman(podman, image, tmp_path):
+    """A podman of the test's own that restarts containers (container_harness.restarting_podman),
+    with the session's image loaded into it; removed with everything in it afterwards."""
+    p = restarting_podman(tempfile.mkdtemp(prefix="vigil-podman-node-"))
+    try:
+        archive = tmp_path / "image.tar"
+        podman.run("save", "--format", "docker-archive", "-o", archive, image.name, timeout=120)
+        p.run("load", "-i", archive, timeout=120)
+        yield p
+    finally:
+        p.remove()
+
+
+@pytest.fixture
 def cluster(netns, tmp_path):
     """Four masters (the fourth listed later) with a certificate for `kubernetes` and their
     addresses, each serving EndpointSlices that list the first three; the CA's path."""
@@ -142,7 +157,8 @@ users: [{name: vigil, user: {token: any}}]
     return etc
 
 
-def test_the_static_pod_on_a_node(podman, image, netns, cluster, tmp_path):
+def test_the_static_pod_on_a_node(node_podman, image, netns, cluster, tmp_path):
+    podman = node_podman
     ca = cluster
     etc = etc_vigil(tmp_path, ca)
     loopback6 = netns.run(["ip", "-6", "addr", "show", "dev", "lo"]).stdout
