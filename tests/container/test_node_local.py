@@ -1,0 +1,215 @@
+"""vigil on every node (deploy/kubernetes/node-local): the shipped static pod, played by `podman
+kube play` in a network namespace of the test's, in front of three simulated kube-apiservers whose
+certificate a CA of the test's signed. A client that verifies it as `kubernetes` (the
+tls-server-name the nodes' kubeconfigs use) reaches all three through https://127.0.0.1:7445 and
+[::1]:7445; vigil follows the API's EndpointSlices, read with its kubeconfig through itself; a
+master added there becomes a member; vigil killed inside the pod is restarted by the pod's
+restartPolicy and a client is back within 3 s.
+
+daemonset.yaml is not played: podman 4.3's `kube play` knows Pod, Deployment, PersistentVolumeClaim
+and ConfigMap, and says "Kube kind DaemonSet not supported" (checked below, so that a podman that
+learns it is noticed)."""
+import json
+import os
+import signal
+import socket
+import ssl
+import tempfile
+import time
+import urllib.request
+
+import pytest
+
+from testing.harness.netns import http_get, http_post
+from testing.harness.paths import APISIM, ROOT
+from testing.harness.pki import make_ca, make_cert
+from testing.harness.vigil_process import read_ready_file
+from testing.harness.wait import wait_for
+from tests.container.container_harness import UID, config_dir, restarting_podman
+from tests.container.test_kube_play import render
+
+SHIPPED = ROOT / "deploy/kubernetes/node-local"
+PORT = 6443
+MASTERS = {"master-01": "127.0.0.11", "master-02": "127.0.0.12", "master-03": "127.0.0.13"}
+ADDED = ("master-04", "127.0.0.14")  # listed in the EndpointSlices only later
+ADMIN = ("127.0.0.1", 7446)
+RESTART_BOUND = 3.0  # seconds from vigil's death to a client served again
+
+
+def endpoints(*addresses):
+    return ",".join(f"{a}:{PORT}" for a in addresses)
+
+
+def get_through(host, ca, timeout=2.0):
+    """One GET /version over a new connection to host:7445 whose certificate is verified against
+    `ca` for the name `kubernetes`: the master that answered (from a thread inside the namespace)."""
+    ctx = ssl.create_default_context(cafile=str(ca))
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family) as raw:
+        raw.settimeout(timeout)
+        raw.connect((host, 7445))
+        with ctx.wrap_socket(raw, server_hostname="kubernetes") as s:
+            s.sendall(b"GET /version HTTP/1.1\r\nHost: kubernetes\r\nConnection: close\r\n\r\n")
+            answer = b""
+            while chunk := s.recv(65536):
+                answer += chunk
+    head = answer.split(b"\r\n\r\n", 1)[0].decode().split("\r\n")
+    assert head[0].split()[1] == "200", head
+    return next(line.split(":", 1)[1].strip() for line in head if line.lower().startswith("x-served-by:"))
+
+
+def served_by(netns, host, ca, want, requests=40):
+    seen = set()
+    for _ in range(requests):
+        seen.add(netns.call(get_through, host, ca))
+        if seen >= want:
+            break
+    return seen
+
+
+def pool(netns, etc):
+    """The pool `masters` of GET /v1/status with the admin token (None while vigil does not answer)."""
+    token = (etc / "token").read_text().strip()
+
+    def get():
+        req = urllib.request.Request(f"http://{ADMIN[0]}:{ADMIN[1]}/v1/status",
+                                     headers={"X-Auth-Token": token})
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with opener.open(req, timeout=2) as r:
+            return json.loads(r.read())
+    try:
+        return next(p for p in netns.call(get)["pools"] if p["name"] == "masters")
+    except OSError:
+        return None
+
+
+def online(netns, etc, names):
+    """Whether the pool's members include `names`, all of them ONLINE."""
+    p = pool(netns, etc)
+    states = {m["name"]: m["operating_status"] for m in p["members"]} if p else {}
+    return all(states.get(n) == "ONLINE" for n in names) and states
+
+
+def dead(pid):
+    """Whether the process is gone or a zombie: its sockets are closed."""
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+
+
+def served_again(netns, ca):
+    try:
+        return netns.call(get_through, "127.0.0.1", ca, 0.5)
+    except (OSError, AssertionError):
+        return None
+
+
+@pytest.fixture
+def node_podman(podman, image, tmp_path):
+    """A podman of the test's own that restarts containers (container_harness.restarting_podman),
+    with the session's image loaded into it; removed with everything in it afterwards."""
+    p = restarting_podman(tempfile.mkdtemp(prefix="vigil-podman-node-"))
+    try:
+        archive = tmp_path / "image.tar"
+        podman.run("save", "--format", "docker-archive", "-o", archive, image.name, timeout=120)
+        p.run("load", "-i", archive, timeout=120)
+        yield p
+    finally:
+        p.remove()
+
+
+@pytest.fixture
+def cluster(netns, tmp_path):
+    """Four masters (the fourth listed later) with a certificate for `kubernetes` and their
+    addresses, each serving EndpointSlices that list the first three; the CA's path."""
+    pki = tmp_path / "pki"
+    pki.mkdir()
+    ca = make_ca(pki, "cluster-ca")
+    cert, key = make_cert(pki, ca, "apiserver", "DNS:kubernetes,IP:127.0.0.11,IP:127.0.0.12,"
+                          "IP:127.0.0.13,IP:127.0.0.14")
+    for name, address in [*MASTERS.items(), ADDED]:
+        ready = tmp_path / f"{name}.ready"
+        proc = netns.spawn([APISIM, "--name", name, "--listen", f"{address}:{PORT}", "--ready-file", ready,
+                            "--cert", cert, "--key", key, "--endpoints", endpoints(*MASTERS.values())],
+                           tmp_path / f"{name}.log")
+        read_ready_file(ready, proc)
+    return ca
+
+
+def etc_vigil(tmp_path, ca):
+    """/etc/vigil: the shipped preset with the namespace's addresses in place of its examples
+    (masters 10.0.0.11-13 -> 127.0.0.11-13, the VIP 10.0.0.10 -> 127.0.0.10, where nothing
+    listens: a backup member that stays down), the token, and a kubeconfig that reads the API
+    through vigil itself, as the docs' static pod does."""
+    addresses = {f"address: 10.0.0.{o}," for o in (10, 11, 12, 13)}
+    etc = config_dir(tmp_path, render(SHIPPED / "vigil.yaml",
+                                      {a: a.replace("10.0.0.", "127.0.0.") for a in addresses}))
+    (etc / "ca.crt").write_bytes(ca.read_bytes())
+    (etc / "kubeconfig").write_text("""apiVersion: v1
+kind: Config
+current-context: vigil
+contexts: [{name: vigil, context: {cluster: kubernetes, user: vigil}}]
+clusters: [{name: kubernetes, cluster: {server: "https://127.0.0.1:7445", certificate-authority: ca.crt,
+  tls-server-name: kubernetes}}]
+users: [{name: vigil, user: {token: any}}]
+""")
+    return etc
+
+
+def test_the_static_pod_on_a_node(node_podman, image, netns, cluster, tmp_path):
+    podman = node_podman
+    ca = cluster
+    etc = etc_vigil(tmp_path, ca)
+    loopback6 = netns.run(["ip", "-6", "addr", "show", "dev", "lo"]).stdout
+    assert "::1/128" in loopback6, loopback6  # the preset's second listener needs it
+    # The Pod as shipped: only the test's image and its /etc/vigil for the hostPath change.
+    pod = tmp_path / "static-pod.yaml"
+    pod.write_text(render(SHIPPED / "static-pod.yaml", {
+        "image: localhost/vigil:latest": f"image: {image.name}", "path: /etc/vigil,": f"path: {etc},"}))
+    try:
+        podman.run("kube", "play", pod, netns=netns.name, timeout=120)
+        wait_for(lambda: online(netns, etc, MASTERS), 60, what="the three masters ONLINE")
+        for host in ("127.0.0.1", "::1"):
+            assert served_by(netns, host, ca, set(MASTERS)) == set(MASTERS), host
+        for path in ("/healthz", "/readyz"):  # the probes
+            assert netns.call(http_get, *ADMIN, path, 2.0, False)[0] == 200, path
+        p = wait_for(lambda: (p := pool(netns, etc)) and p["members_from"]["state"] == "following" and p,
+                     30, what="members_from following")
+        assert p["members_from"]["server"].startswith("https://127.0.0.1:7445"), p["members_from"]
+
+        # A master added to the API's list: a member, checked, and served.
+        for address in [*MASTERS.values(), ADDED[1]]:
+            path = f"/sim/endpoints?set={endpoints(*MASTERS.values(), ADDED[1])}"
+            assert netns.call(http_post, address, PORT, path) == 200
+        added = f"{ADDED[1]}:{PORT}"
+        wait_for(lambda: online(netns, etc, [*MASTERS, added]), 30, what=f"{added} ONLINE")
+        assert ADDED[0] in served_by(netns, "127.0.0.1", ca, {ADDED[0]}, requests=60)
+
+        # vigil dies inside the pod: restartPolicy Always brings it back, and clients with it.
+        before = podman.inspect("{{.State.Pid}} {{.RestartCount}}", "vigil-vigil").split()
+        os.kill(int(before[0]), signal.SIGKILL)
+        died = time.monotonic()
+        wait_for(lambda: dead(int(before[0])), 2, interval=0.01, what="the killed vigil gone")
+        wait_for(lambda: served_again(netns, ca), 10, interval=0.02, what="a client served again")
+        back = time.monotonic() - died
+        after = podman.inspect("{{.State.Pid}} {{.RestartCount}}", "vigil-vigil").split()
+        assert after[0] != before[0] and int(after[1]) == int(before[1]) + 1, (before, after)
+        print(f"vigil killed: a client was served again after {back:.2f} s")
+        assert back < RESTART_BOUND, back
+        assert podman.inspect("{{.Config.User}} {{.HostConfig.ReadonlyRootfs}}", "vigil-vigil") == \
+            f"{UID}:{UID} true"
+    finally:
+        down = podman.run("kube", "down", pod, check=False, timeout=120)
+    assert down.returncode == 0, down.stderr
+    assert podman.run("pod", "ps", "--quiet").stdout.strip() == ""
+
+
+def test_podman_here_cannot_play_the_daemonset(podman):
+    played = podman.run("kube", "play", SHIPPED / "daemonset.yaml", check=False)
+    try:
+        assert played.returncode != 0 and "supported kube kind" in played.stderr, (
+            "podman now plays DaemonSets: test daemonset.yaml as the static pod is tested\n"
+            + played.stdout + played.stderr)
+    finally:
+        podman.run("kube", "down", SHIPPED / "daemonset.yaml", check=False, timeout=120)
