@@ -84,7 +84,7 @@ mkdir -p "$root"
 (cd "$full" && cp -a --parents "${keep[@]}" "$root/")
 rm -rf "$full"
 # root alone (keepalived needs no other user: it runs no script); /run for its pid files, /tmp.
-install -d -m 0755 "$root/etc" "$root/run"
+install -d -m 0755 "$root/etc" "$root/etc/keepalived" "$root/run"  # mount points
 install -d -m 1777 "$root/tmp"
 printf 'root:x:0:0:root:/root:/usr/sbin/nologin\n' >"$root/etc/passwd"
 printf 'root:x:0:\n' >"$root/etc/group"
