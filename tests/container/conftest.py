@@ -1,5 +1,6 @@
 """The container tests' fixtures: a podman of their own (testing/harness/podman.py), the image that
-scripts/image.sh builds from $VIGIL_DEB once per session, and a network namespace per test with
+scripts/image.sh builds from $VIGIL_DEB once per session (and keepalived's, of
+scripts/keepalived_image.sh, when a test asks for it), and a network namespace per test with
 three simulated kube-apiservers in it. Everything is removed at the end, also after a failure.
 
 Needs root, podman, runc, catatonit, mmdebstrap, buildah (scripts/setup.sh --tests), $VIGIL_DEB
@@ -43,6 +44,16 @@ def image(podman, tmp_path_factory):
     out = tmp_path_factory.mktemp("image")
     r = subprocess.run(["bash", "scripts/image.sh"], cwd=ROOT, capture_output=True, text=True,
                        env={**podman.env, "VIGIL_DEB": DEB, "VIGIL_IMAGE_OUT": str(out)}, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr[-4000:]
+    return Image(name=r.stdout.strip().splitlines()[-1], rootfs=out / "rootfs.tar")
+
+
+@pytest.fixture(scope="session")
+def keepalived_image(podman, tmp_path_factory):
+    """scripts/keepalived_image.sh's image, for deploy/kubernetes/kubeadm/keepalived.yaml."""
+    out = tmp_path_factory.mktemp("keepalived-image")
+    r = subprocess.run(["bash", "scripts/keepalived_image.sh"], cwd=ROOT, capture_output=True, text=True,
+                       env={**podman.env, "VIGIL_IMAGE_OUT": str(out)}, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr[-4000:]
     return Image(name=r.stdout.strip().splitlines()[-1], rootfs=out / "rootfs.tar")
 
