@@ -12,7 +12,10 @@ import subprocess
 from pathlib import Path
 
 # Every directory podman keeps state in is the test's own: `podman system reset` (remove())
-# deletes them, and the machine's /run/libpod and /var/lib/containers must stay as they are.
+# deletes them, and the machine's /run/libpod and /var/lib/containers must stay as they are. Its
+# database stays where podman puts it by default, under the storage's graphroot (the test's own
+# too): conmon's exit command names the storage (--root) but not a static_dir, and with the
+# database elsewhere it finds no container and a restart policy never restarts one (podman 4.3).
 CONTAINERS_CONF = """\
 [containers]
 default_ulimits = []
@@ -20,7 +23,6 @@ pids_limit = 0
 [engine]
 runtime = "runc"
 tmp_dir = "{dir}/tmp"
-static_dir = "{dir}/libpod"
 volume_path = "{dir}/volumes"
 """
 

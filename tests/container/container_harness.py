@@ -4,7 +4,6 @@ test's network namespace."""
 import json
 import os
 import urllib.request
-from pathlib import Path
 
 from testing.harness.netns import http_get
 from testing.harness.podman import Podman
@@ -68,17 +67,3 @@ def served_by(netns, host, port, requests=30):
         if seen == set(MASTERS):
             break
     return seen
-
-
-def restarting_podman(workdir):
-    """A Podman whose containers are restarted by their restart policy. When a container exits,
-    conmon runs podman's exit command (`podman container cleanup`), which restarts it; that
-    command names the storage (--root) but not containers.conf's static_dir, so with the database
-    kept apart from the storage (as Podman's own conf does) it finds no container and nothing
-    restarts (podman 4.3, seen here). This one leaves the database at the storage's default place,
-    inside `workdir` all the same."""
-    p = Podman(workdir)
-    conf = Path(p.env["CONTAINERS_CONF"])
-    conf.write_text("".join(line for line in conf.read_text().splitlines(keepends=True)
-                            if not line.startswith("static_dir")))
-    return p

@@ -14,7 +14,6 @@ import os
 import signal
 import socket
 import ssl
-import tempfile
 import time
 import urllib.request
 
@@ -25,7 +24,7 @@ from testing.harness.paths import APISIM, ROOT
 from testing.harness.pki import make_ca, make_cert
 from testing.harness.vigil_process import read_ready_file
 from testing.harness.wait import wait_for
-from tests.container.container_harness import UID, config_dir, restarting_podman
+from tests.container.container_harness import UID, config_dir
 from tests.container.test_kube_play import render
 
 SHIPPED = ROOT / "deploy/kubernetes/node-local"
@@ -106,17 +105,10 @@ def served_again(netns, ca):
 
 
 @pytest.fixture
-def node_podman(podman, image, tmp_path):
-    """A podman of the test's own that restarts containers (container_harness.restarting_podman),
-    with the session's image loaded into it; removed with everything in it afterwards."""
-    p = restarting_podman(tempfile.mkdtemp(prefix="vigil-podman-node-"))
-    try:
-        archive = tmp_path / "image.tar"
-        podman.run("save", "--format", "docker-archive", "-o", archive, image.name, timeout=120)
-        p.run("load", "-i", archive, timeout=120)
-        yield p
-    finally:
-        p.remove()
+def node_podman(podman, image):
+    """The session's podman, which has the image: its containers restart by their policy
+    (testing/harness/podman.py keeps the database where conmon's exit command finds it)."""
+    return podman
 
 
 @pytest.fixture
