@@ -576,6 +576,31 @@ def test_endpointslice_watch_break_closes_the_connection(start):
     assert get_json(sim, "/sim/state")[1]["resourceVersion"] == version   # nothing changed
 
 
+def test_endpointslices_refused_while_the_rest_is_served(start):
+    sim = start("--endpoints", "10.0.0.11:6443", plain=True)
+    conn, response = open_watch(sim, "")
+    assert next_event(response)["type"] == "ADDED"
+    wait_watches(sim, 1)
+    state = get_json(sim, "/sim/endpoints/refuse?code=503", method="POST")[1]
+    assert state["endpointSlicesRefused"] == 503
+    try:    # the open watch ends, as /sim/endpoints/break ends it
+        ended = response.readline() == b""
+    except http.client.IncompleteRead:
+        ended = True
+    assert ended
+    conn.close()
+    for path in (SLICES, f"{SLICES}/kubernetes", f"{SLICES}?watch=true"):
+        status, body = get_json(sim, path)
+        assert (status, body["kind"], body["code"], body["reason"]) == (
+            503, "Status", 503, "ServiceUnavailable"), path
+    assert sim.request("/readyz")[0] == 200   # everything else is served
+    assert sim.request("/api/v1/nodes/master-01")[0] == 200
+    for bad in ("200", "600", "x", "-1"):
+        assert get_json(sim, f"/sim/endpoints/refuse?code={bad}", method="POST")[0] == 400, bad
+    assert get_json(sim, "/sim/endpoints/refuse?code=0", method="POST")[1]["endpointSlicesRefused"] == 0
+    assert addresses(get_json(sim, SLICES)[1]["items"][0]) == ["10.0.0.11"]
+
+
 def test_endpointslice_watch_from_a_compacted_version_gets_410(start):
     sim = start("--endpoints", "10.0.0.11:6443", plain=True)
     old = get_json(sim, SLICES)[1]["metadata"]["resourceVersion"]

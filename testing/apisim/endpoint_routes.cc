@@ -77,6 +77,31 @@ Reply watch(const SimState& state, const Target& target, SliceFilter filter) {
   return reply;
 }
 
+// The Status reason kube-apiserver gives with the codes a test may choose.
+std::string refused_reason(int code) {
+  switch (code) {
+    case 403:
+      return "Forbidden";
+    case 429:
+      return "TooManyRequests";
+    case 503:
+      return "ServiceUnavailable";
+    case 504:
+      return "Timeout";
+    default:
+      return code < 500 ? "BadRequest" : "InternalError";
+  }
+}
+
+// "0" (or empty) ends the refusal; otherwise an error code, 400..599.
+std::optional<int> refusal_code(std::string_view text) {
+  int value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (!text.empty() && (ec != std::errc() || end != text.data() + text.size())) return std::nullopt;
+  if (value != 0 && (value < 400 || value > 599)) return std::nullopt;
+  return value;
+}
+
 }  // namespace
 
 Reply endpoint_slice_api(const SimState& state, const Target& target) {
@@ -85,6 +110,10 @@ Reply endpoint_slice_api(const SimState& state, const Target& target) {
   const auto path = parse_slice_path(rest);
   if (!path) {
     return status_reply(404, "NotFound", "the server could not find the requested resource");
+  }
+  if (state.slices_refused != 0) {
+    return status_reply(state.slices_refused, refused_reason(state.slices_refused),
+                        "endpointslices.discovery.k8s.io is refused (/sim/endpoints/refuse)");
   }
   SliceFilter filter;
   for (auto [key, selector] :
@@ -121,6 +150,13 @@ Reply endpoint_controls(SimState& state, std::string_view method, const Target& 
     reply.break_slice_watches = true;
   } else if (target.path == "/sim/endpoints/compact") {
     state.endpoint_slices.compact(state.resource_version);
+  } else if (target.path == "/sim/endpoints/refuse") {
+    const auto code = refusal_code(target.get("code").value_or(""));
+    if (!code)
+      return status_reply(400, "BadRequest", "want ?code=N with N in 400..599, or 0 to end");
+    state.slices_refused = *code;
+    // The watches open now are refused too: they end, and their clients' next list is refused.
+    reply.break_slice_watches = *code != 0;
   } else {
     return status_reply(404, "NotFound", "unknown /sim control");
   }

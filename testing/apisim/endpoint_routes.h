@@ -16,7 +16,8 @@ constexpr std::string_view kDiscoveryV1Path = "/apis/discovery.k8s.io/v1";
 // the group version's discovery. Requires: target.path starts with kDiscoveryV1Path.
 Reply endpoint_slice_api(const SimState& state, const Target& target);
 
-// POST /sim/endpoints?set=LIST, /sim/endpoints/break, /sim/endpoints/compact. A 200 Reply's body
+// POST /sim/endpoints?set=LIST, /sim/endpoints/break, /sim/endpoints/compact,
+// /sim/endpoints/refuse?code=N. A 200 Reply's body
 // is left empty for the caller to fill with the simulator's state.
 Reply endpoint_controls(SimState& state, std::string_view method, const Target& target);
 

@@ -119,7 +119,8 @@ json::value sim_state_json(const SimState& state, TimePoint now) {
       {"resourceVersion", std::to_string(state.resource_version)},
       {"endpoints", format_endpoints(state.endpoint_slices.endpoints())},
       {"endpointSliceHistoryStart", std::to_string(state.endpoint_slices.history_start())},
-      {"endpointSliceWatches", state.slice_watchers.size()}};
+      {"endpointSliceWatches", state.slice_watchers.size()},
+      {"endpointSlicesRefused", state.slices_refused}};
 }
 
 // Test controls: POST /sim/readyz?fail=a,b (empty clears), POST /sim/status?code=N (0 or empty

@@ -30,6 +30,9 @@ struct SimState {
   ConnectionFault fault = ConnectionFault::kNone;
   std::uint64_t resource_version = 1000;  // the one counter of every object, as etcd's revision
   EndpointSlices endpoint_slices;         // of default/kubernetes, set once the address is known
+  // Non-zero: every EndpointSlice read and watch answers this code (an API server whose RBAC or
+  // storage refuses the resource while it serves everything else); /sim/endpoints/refuse sets it.
+  int slices_refused = 0;
   Duration watch_interval = std::chrono::seconds(1);
   // The open EndpointSlice watches. Routes only count them; ServerContext::answer feeds and
   // breaks them, so that routing stays free of effects on other sessions.
