@@ -129,9 +129,13 @@ WATCH_GAP_BOUND = 5.0                # a watch is streaming again within this
 # times out, and the member's sessions close then (docs/failover.md, "A hung master"). Measured
 # on a quiet 2-core machine (2026-12-04, Linux 6.18): 2.11 s at worst, the fault 1.0 s after the
 # watch's last event; the rest of the 3 s is what a loaded machine adds.
-SCENARIO_LATENCY_BOUND = {"hang": 1.5, "reset": 1.5, "read-reset": 1.5}
+# The node-local tests' changes of the API's list (tests/system/test_node_local.py) fail no master:
+# nothing should be slow, and a watch cut off a removed master is back as after a crash.
+SCENARIO_LATENCY_BOUND = {"hang": 1.5, "reset": 1.5, "read-reset": 1.5, "endpoints-change": 1.5,
+                          "slices-refused": 1.5}
 SCENARIO_WATCH_GAP_BOUND = {"power-off": 3.0, "graceful": 3.0, "crash": 3.0, "hang": 3.0,
-                            "reset": 3.0, "read-reset": 3.0}
+                            "reset": 3.0, "read-reset": 3.0, "endpoints-change": 3.0,
+                            "slices-refused": 3.0}
 STALL_THRESHOLD = 1.0                # a request slower than this counts as "stalled" time
 
 SCENARIOS = ("power-off", "graceful", "crash", "hang", "reset", "read-reset", "rolling-restart")
@@ -874,10 +878,16 @@ class ClientSummary:
 class Result:
     """What the clients of one load balancer saw during one scenario."""
 
-    def __init__(self, scenario, lb, marks, newconn, kubectl, watch, monitor):
+    def __init__(self, scenario, lb, marks, newconn, kubectl, watch, monitor, kubectl_watch=None):
         self.scenario, self.lb, self.marks = scenario, lb, dict(marks)
         self.newconn, self.kubectl, self.watch, self.monitor = newconn, kubectl, watch, monitor
+        self.kubectl_watch = kubectl_watch   # testing.harness.kubectl_watch.KubectlWatch, or None
         self.fault = self.marks["fault"]
+
+    def watches(self):
+        """[(label, watch)]: the watch with no TCP keepalive, and kubectl's over HTTP/2 if it ran."""
+        return [(label, w) for label, w in (("watch", self.watch), ("kubectl watch", self.kubectl_watch))
+                if w is not None]
 
     def rel(self, t):
         return t - self.fault
@@ -935,36 +945,37 @@ class Result:
 
     # The watch -------------------------------------------------------------------------------
 
-    def watch_gaps(self):
+    def watch_gaps(self, watch=None):
         """[(seconds since the fault at which the old stream's last event came, gap, old stream's
-        server, why it ended, new stream's server)] for every reconnect with events on both sides."""
+        server, why it ended, new stream's server)] for every reconnect with events on both sides.
+        `watch`: which one (default: the watch with no TCP keepalive)."""
         out = []
-        streams = [s for s in self.watch.streams if s.first_event is not None]
+        streams = [s for s in (watch or self.watch).streams if s.first_event is not None]
         for old, new in zip(streams, streams[1:]):
             out.append((self.rel(old.last_event), new.first_event - old.last_event, old.served_by,
                         old.end_reason, new.served_by))
         return out
 
-    def watch_silence_at_end(self):
+    def watch_silence_at_end(self, watch=None):
         """Seconds since the watch's last event when the clients stopped (about 1 s or less when
         it was streaming; the watch interval is 1 s)."""
-        last = max((s.last_event for s in self.watch.streams if s.last_event is not None),
+        last = max((s.last_event for s in (watch or self.watch).streams if s.last_event is not None),
                    default=self.marks["clients"])
         return self.marks["end"] - last
 
-    def watch_max_gap(self):
+    def watch_max_gap(self, watch=None):
         """The longest time the watch went without events from the fault on: the largest
         reconnect gap, or the silence at the end when it never came back."""
-        gaps = [gap for t, gap, *_ in self.watch_gaps() if t >= -1.0]
-        silence = self.watch_silence_at_end()
+        gaps = [gap for t, gap, *_ in self.watch_gaps(watch) if t >= -1.0]
+        silence = self.watch_silence_at_end(watch)
         return max(gaps + ([silence] if silence > 2.0 else []), default=0.0)
 
-    def watch_reconnected_after_fault(self):
-        return any(t >= -1.0 for t, *_ in self.watch_gaps())
+    def watch_reconnected_after_fault(self, watch=None):
+        return any(t >= -1.0 for t, *_ in self.watch_gaps(watch))
 
-    def watch_failed_connects(self):
+    def watch_failed_connects(self, watch=None):
         """[(seconds since the fault, phase, error)] of watch (re)connects that got no stream."""
-        return [(self.rel(t), self.phase(t), e) for t, e in self.watch.connect_errors]
+        return [(self.rel(t), self.phase(t), e) for t, e in (watch or self.watch).connect_errors]
 
     # How the load balancer saw master-01 ----------------------------------------------------------
 
@@ -1010,14 +1021,14 @@ class Result:
                     out.append(f"    slow at {t:+7.2f}s ({ph}): {lat:.2f}s")
         if self.kubectl is None:
             out.append(f"{label:<24} kubectl  not run (kubectl not installed)")
-        if self.watch is not None:
-            gaps = self.watch_gaps()
+        for kind, w in self.watches():
+            gaps = self.watch_gaps(w)
             g = ", ".join(f"{gap:.2f}s at {t:+.1f}s ({old}->{new}: {why})" for t, gap, old, why, new in gaps) or "none"
-            out.append(f"{label:<24} watch    streams={len(self.watch.streams)} reconnects={len(gaps)} "
-                       f"max_gap={self.watch_max_gap():.2f}s silent_at_end={self.watch_silence_at_end():.1f}s "
-                       f"failed_connects={len(self.watch.connect_errors)} pinned={self.watch.pinned}  gaps: {g}")
-            for t, ph, e in self.watch_failed_connects()[:5]:
-                out.append(f"    watch connect failed at {t:+7.2f}s ({ph}): {e}")
+            out.append(f"{label:<24} {kind:<8} streams={len(w.streams)} reconnects={len(gaps)} "
+                       f"max_gap={self.watch_max_gap(w):.2f}s silent_at_end={self.watch_silence_at_end(w):.1f}s "
+                       f"failed_connects={len(w.connect_errors)} pinned={w.pinned}  gaps: {g}")
+            for t, ph, e in self.watch_failed_connects(w)[:5]:
+                out.append(f"    {kind} connect failed at {t:+7.2f}s ({ph}): {e}")
         md, mu = self.mark_down(), self.mark_up()
         out.append(f"{label:<24} lb       stalled={self.stalled_seconds():.2f}s "
                    f"out_of_rotation_after={_fmt(md)} back_in_rotation_after_restart={_fmt(mu)} "
@@ -1035,14 +1046,19 @@ def _fmt(v):
 class Experiment:
     """Masters, load balancers, clients and one scenario in one namespace."""
 
-    def __init__(self, ns, workdir, lbs, kubectl=None, log=print):
+    def __init__(self, ns, workdir, lbs, kubectl=None, log=print, master_args=(), kubectl_watch=False):
+        """`master_args`: given to every master at every start (a certificate, its EndpointSlices);
+        `kubectl_watch`: also run the real `kubectl get nodes --watch` (HTTP/2) through each load
+        balancer, pinned to the victim as the other watch is."""
         self.ns, self.workdir, self.lbs = ns, Path(workdir), list(lbs)
         self.kubectl = kubectl
         self.log = log
+        self.common_master_args = list(master_args)
+        self.with_kubectl_watch = kubectl_watch and kubectl is not None
         self.masters = {}
         self.marks = {}
         self.stop = threading.Event()
-        self.clients = {}      # lb.key -> (newconn, kubectl, watch, monitor)
+        self.clients = {}      # lb.key -> (newconn, kubectl, watch, monitor, kubectl watch)
         self.generations = {}  # master name -> how many times it was restarted
 
     def mark(self, name):
@@ -1055,7 +1071,7 @@ class Experiment:
     def start_masters(self, scenario):
         for name, addr in MASTERS.items():
             self.masters[name] = Master(self.ns, self.workdir, name, addr,
-                                        self.master_args(scenario, name))
+                                        [*self.common_master_args, *self.master_args(scenario, name)])
 
     def start_lbs(self):
         for lb in self.lbs:
@@ -1087,32 +1103,44 @@ class Experiment:
             for c, n in ((nc, "newconn"), (kc, "kubectl"), (wc, "watch"), (mon, "monitor")):
                 if c is not None:
                     c.start(f"{lb.key}-{n}")
-            self.clients[lb.key] = (nc, kc, wc, mon)
+            kw = None
+            if self.with_kubectl_watch:
+                from testing.harness.kubectl_watch import KubectlWatch  # it imports this module
+                kw = KubectlWatch(self.ns, self.kubectl, self.workdir, f"https://{LB_HOST}:{lb.port}",
+                                  pin=VICTIM, stop=self.stop, name=f"{lb.key}-kubectl-watch")
+                kw.start()
+            self.clients[lb.key] = (nc, kc, wc, mon, kw)
 
     def wait_clients_warm(self):
         """Clients have run WARM_CLIENTS seconds, each has succeeded, and each watch streams."""
         start = self.marks["clients"]
 
         def warm():
-            for nc, kc, wc, _ in self.clients.values():
+            for nc, kc, wc, _, kw in self.clients.values():
                 if not any(r.ok for r in nc.requests):
                     return False
                 if kc is not None and not any(r.ok for r in kc.requests):
                     return False
-                if not wc.streams or wc.streams[-1].events < 2:
-                    return False
+                for w in (wc, kw):
+                    if w is not None and (not w.streams or w.streams[-1].events < 2):
+                        return False
             return time.monotonic() - start >= WARM_CLIENTS
-        wait_for(warm, WARM_CLIENTS + 20, what="every client working")
+        # kubectl's watch may need a few runs to land on the victim (each a Go process's start).
+        wait_for(warm, WARM_CLIENTS + (60 if self.with_kubectl_watch else 20), what="every client working")
         for lb in self.lbs:
-            wc = self.clients[lb.key][2]
-            self.log(f"{lb.describe()}: watch on {wc.streams[-1].served_by} (pinned to {VICTIM}: {wc.pinned})")
+            _, _, wc, _, kw = self.clients[lb.key]
+            for w in (wc, kw):
+                if w is not None:
+                    self.log(f"{lb.describe()}: {type(w).__name__} on {w.streams[-1].served_by} "
+                             f"(pinned to {VICTIM}: {w.pinned})")
 
     # Scenarios -----------------------------------------------------------------------------------
 
     def restart_master(self, name, warmup, args=()):
         self.generations[name] = self.generations.get(name, 0) + 1
         self.masters[name] = Master(self.ns, self.workdir, name, MASTERS[name],
-                                    ["--warmup", f"{warmup:g}s", *args], self.generations[name])
+                                    [*self.common_master_args, "--warmup", f"{warmup:g}s", *args],
+                                    self.generations[name])
         self.log(f"[{name} restarted] +{self.masters[name].started - self.marks['fault']:.1f}s after the "
                  f"fault (--warmup {warmup:g}s)")
         return self.masters[name]
@@ -1280,8 +1308,10 @@ class Experiment:
         self.mark("end")
         self.alive_at_end = {lb.key: lb.alive() for lb in self.lbs}
         self.stop.set()
-        for nc, kc, wc, mon in self.clients.values():
-            wc.interrupt()
+        for nc, kc, wc, mon, kw in self.clients.values():
+            for w in (wc, kw):
+                if w is not None:
+                    w.interrupt()
         for lb_key, cs in self.clients.items():
             for c in cs:
                 if c is not None and not c.join(REQUEST_TIMEOUT + 25):
@@ -1306,8 +1336,8 @@ class Experiment:
                 self.stop_clients()
         results = {}
         for lb in self.lbs:
-            nc, kc, wc, mon = self.clients[lb.key]
-            results[lb.key] = Result(scenario, lb, self.marks, nc, kc, wc, mon)
+            nc, kc, wc, mon, kw = self.clients[lb.key]
+            results[lb.key] = Result(scenario, lb, self.marks, nc, kc, wc, mon, kw)
             results[lb.key].alive_at_end = self.alive_at_end[lb.key]
         return results
 

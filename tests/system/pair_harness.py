@@ -27,7 +27,8 @@ import time
 from pathlib import Path
 
 from testing.harness.netns import (MASTERS, REQUEST_TIMEOUT, WATCH_PATH, Master, NetNS,
-                                   insecure_tls, kubectl_setup, require_netns)
+                                   insecure_tls, require_netns)
+from testing.harness.kubectl_watch import KubectlWatch
 from testing.harness.paths import ROOT, VIGIL
 from testing.harness.process import stop
 from testing.harness.wait import wait_for
@@ -390,75 +391,9 @@ class VipWatch(ReconnectingWatch):
         return next((e for e in self.events if e > t), None)
 
 
-class KubectlWatch:
-    """The real `kubectl get nodes --watch` through the VIP, from the client namespace, with
-    client-go's defaults: HTTP/2 (it offers h2, apisim accepts it) and its health check of the
-    connection (a PING after 30 s without a frame, given up 15 s later; the variables that change
-    them are taken out of its environment). It keeps the time of every line it prints. kubectl
-    exits when its watch ends or fails, as a person's would; it is started again at once, as a
-    person or a script would, and each exit is kept.
-
-    GODEBUG=http2debug=1 makes Go's HTTP/2 transport log its connections ("http2: Transport
-    creating client conn") and health checks to kubectl's log: kubectl's own -v output does not
-    say which protocol it speaks."""
-
-    def __init__(self, ns, kubectl, workdir):
-        self.ns, self.kubectl = ns, kubectl
-        self.kubeconfig, self.env = kubectl_setup(Path(workdir) / "kubectl-watch", f"https://{VIP}:{PORT}")
-        for name in ("HTTP2_READ_IDLE_TIMEOUT_SECONDS", "HTTP2_PING_TIMEOUT_SECONDS", "DISABLE_HTTP2"):
-            self.env.pop(name, None)
-        self.env["GODEBUG"] = "http2debug=1"
-        self.log_path = Path(workdir) / "kubectl-watch" / "kubectl.log"
-        self.lines = []      # (monotonic time, line) of everything it printed
-        self.exits = []      # (monotonic time, exit code)
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self.run, name="pair-kubectl-watch", daemon=True)
-        self._proc = None
-
-    def run(self):
-        while not self.stop.is_set():
-            with open(self.log_path, "ab") as log:
-                argv = self.ns.argv([self.kubectl, "--kubeconfig", self.kubeconfig, "get", "nodes", "--watch",
-                                     "-v=6"])
-                proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=log, env=self.env, text=True)
-            self.ns.procs.append(proc)
-            self._proc = proc
-            for line in iter(proc.stdout.readline, ""):
-                self.lines.append((time.monotonic(), line.rstrip("\n")))
-            try:
-                code = proc.wait(timeout=10)   # its output ended: it is exiting
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                code = proc.wait(timeout=5)
-            self.exits.append((time.monotonic(), code))
-            self.stop.wait(0.05)
-
-    def interrupt(self):
-        self.stop.set()
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.terminate()
-
-    def events(self):
-        return [t for t, _ in self.lines]
-
-    def back_after(self, start, end):
-        """When it printed again after its longest silence that began within [start, end] (a line
-        already on its way at `start` does not end it); None while that silence lasts."""
-        times = [start] + [t for t in self.events() if t > start]
-        now = time.monotonic()
-        silences = [(b - a, b) for a, b in zip(times, times[1:]) if a < end]
-        if times[-1] < end:
-            silences.append((now - times[-1], None))   # still silent
-        return max(silences, key=lambda s: s[0])[1]
-
-    def transport_lines(self):
-        """What Go's HTTP/2 transport logged of its connections and health checks."""
-        try:
-            text = self.log_path.read_text(errors="replace")
-        except FileNotFoundError:
-            return []
-        return [ln for ln in text.splitlines() if "http2: Transport creating client conn" in ln
-                or "health check" in ln]
+def kubectl_watch(ns, kubectl, workdir):
+    """The real `kubectl get nodes --watch` through the VIP (testing/harness/kubectl_watch.py)."""
+    return KubectlWatch(ns, kubectl, workdir, f"https://{VIP}:{PORT}", name="pair-kubectl-watch")
 
 
 def wait_holder(nodes, timeout, what):

@@ -28,11 +28,12 @@ def in_flight_at_fault(res, r):
     return r.served_by in (None, VICTIM) and r.start < res.fault < r.end
 
 
-def client_problems(res):
+def client_problems(res, cut=True):
     """Zero failed requests of any kind, none slower than the scenario's latency bound, the watch
     back within its gap bound (testing.harness.netns.latency_bound, watch_gap_bound). The one
     request per client that may have been in flight to the victim at the instant of the fault is
-    reported, not counted (see in_flight_at_fault)."""
+    reported, not counted (see in_flight_at_fault). `cut`: the fault ends the watches' streams
+    (else each must stream on through it: never cut, and not silent when the clients stop)."""
     problems = []
     for client in (res.newconn, res.kubectl):
         if client is None:
@@ -54,22 +55,29 @@ def client_problems(res):
             worst = max(x[2] for x in slow)
             problems.append(f"{s.kind}: {len(slow)} requests slower than {res.latency_bound():g}s "
                             f"(max {worst:.2f}s); first: {_first(slow)}")
-    if res.watch is not None:
-        failed = res.watch_failed_connects()
+    for kind, w in res.watches():
+        failed = res.watch_failed_connects(w)
         if failed:
-            problems.append(f"watch: {len(failed)} reconnect attempts failed; first: {_first(failed)}")
-        if not res.watch_reconnected_after_fault():
-            problems.append(f"watch: did not reconnect after the fault (silent for "
-                            f"{res.watch_silence_at_end():.1f}s when the run ended)")
-        elif res.watch_max_gap() > res.watch_gap_bound():
-            problems.append(f"watch: went {res.watch_max_gap():.2f}s without events "
-                            f"(bound {res.watch_gap_bound():g}s); {watch_gap_story(res)}")
+            problems.append(f"{kind}: {len(failed)} reconnect attempts failed; first: {_first(failed)}")
+        if not cut:
+            if res.watch_max_gap(w) > 2.0 or res.watch_reconnected_after_fault(w):
+                problems.append(f"{kind}: its stream was cut or went silent during the fault (longest "
+                                f"silence {res.watch_max_gap(w):.2f}s); {watch_gap_story(res, w)}")
+            continue
+        if not w.pinned:
+            problems.append(f"{kind}: never landed on {VICTIM}, so the fault did not cut it")
+        if not res.watch_reconnected_after_fault(w):
+            problems.append(f"{kind}: did not reconnect after the fault (silent for "
+                            f"{res.watch_silence_at_end(w):.1f}s when the run ended)")
+        elif res.watch_max_gap(w) > res.watch_gap_bound():
+            problems.append(f"{kind}: went {res.watch_max_gap(w):.2f}s without events "
+                            f"(bound {res.watch_gap_bound():g}s); {watch_gap_story(res, w)}")
     return problems
 
 
-def watch_gap_story(res):
+def watch_gap_story(res, watch=None):
     """Where the longest gap began against the fault, the load then, and what ended its stream."""
-    gaps = [g for g in res.watch_gaps() if g[0] >= -1.0]
+    gaps = [g for g in res.watch_gaps(watch) if g[0] >= -1.0]
     if not gaps:
         return f"silent at the end of the run; load {res.max_load():.1f} at most"
     t, gap, old, why, new = max(gaps, key=lambda g: g[1])
@@ -135,13 +143,15 @@ def vigil_status_problems(res, scenario):
     return problems
 
 
-def run_vigil_scenario(netns, workdir, scenario, monitor=None):
-    """`monitor`: vigil's health monitor (None: testing.harness.netns.VIGIL_HEALTH_MONITOR)."""
+def run_vigil_scenario(netns, workdir, scenario, monitor=None, lb=None, **experiment):
+    """`monitor`: vigil's health monitor (None: testing.harness.netns.VIGIL_HEALTH_MONITOR);
+    `lb`: another load balancer than VigilLB(monitor); `experiment`: more of Experiment's
+    arguments (master_args, kubectl_watch)."""
     kubectl = find_kubectl()
     if kubectl is None:
         warnings.warn("kubectl is not installed: the system test runs without its kubectl client")
-    lb = VigilLB(monitor=monitor)
-    exp = Experiment(netns, workdir, [lb], kubectl=kubectl)
+    lb = lb or VigilLB(monitor=monitor)
+    exp = Experiment(netns, workdir, [lb], kubectl=kubectl, **experiment)
     try:
         res = exp.run(scenario)[lb.key]
     finally:
@@ -150,8 +160,8 @@ def run_vigil_scenario(netns, workdir, scenario, monitor=None):
     timeline = ", ".join(f"{t:+.1f}s {st.get('status', st)}{'' if st.get('in_rotation', True) else '(out)'}"
                          + (f" [{st['reason']}]" if st.get("reason") else "")
                          for t, st in res.state_timeline() if st)
-    report.append(f"{scenario}/vigil: {VICTIM} as vigil saw it: {timeline}")
-    report.append(f"{scenario}/vigil: load average {res.load_at(res.fault):.1f} at the fault, "
+    report.append(f"{scenario}/{lb.key}: {VICTIM} as vigil saw it: {timeline}")
+    report.append(f"{scenario}/{lb.key}: load average {res.load_at(res.fault):.1f} at the fault, "
                   f"{res.max_load():.1f} at most")
     report += [f"  log: {ln}" for ln in res.lb.log_text().splitlines()
                if re.search(rf" member {VICTIM}[ :]", ln) or "fail-open" in ln.lower()]

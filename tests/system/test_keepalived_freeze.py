@@ -33,7 +33,7 @@ import pytest
 from testing.harness.netns import find_kubectl, missing_prerequisites, sleep_until
 from testing.harness.process import stop
 from testing.harness.wait import wait_for
-from pair_harness import KEEPALIVED, PRIORITY, Client, KubectlWatch, Pair, VipWatch, client_neighbor, longest_stall, \
+from pair_harness import KEEPALIVED, PRIORITY, Client, kubectl_watch, Pair, VipWatch, client_neighbor, longest_stall, \
     measure
 
 pytestmark = [
@@ -85,7 +85,7 @@ def test_keepalived_freeze(tmp_path, priority):
         watches = {"keepalive 1s": VipWatch(pair.client_ns, keepalive=True),
                    "no keepalive": VipWatch(pair.client_ns, keepalive=False)}
         if (kubectl_binary := find_kubectl()) is not None:
-            kubectl = KubectlWatch(pair.client_ns, kubectl_binary, tmp_path)
+            kubectl = kubectl_watch(pair.client_ns, kubectl_binary, tmp_path)
         else:
             warnings.warn("kubectl is not installed: the freeze test runs without its kubectl watch")
         client.thread.start()
