@@ -1,25 +1,32 @@
-"""vigil on every node (deploy/kubernetes/node-local): the shipped static pod, played by `podman
-kube play` in a network namespace of the test's, in front of three simulated kube-apiservers whose
-certificate a CA of the test's signed. A client that verifies it as `kubernetes` (the
-tls-server-name the nodes' kubeconfigs use) reaches all three through https://127.0.0.1:7445 and
-[::1]:7445; vigil follows the API's EndpointSlices, read with its kubeconfig through itself; a
-master added there becomes a member; vigil killed inside the pod is restarted by the pod's
-restartPolicy and a client is back within 3 s.
+"""vigil on every node (deploy/kubernetes/node-local): the shipped static pod, and the shipped
+DaemonSet's pod, played by `podman kube play` in a network namespace of the test's, in front of
+three simulated kube-apiservers whose certificate a CA of the test's signed. A client that verifies
+it as `kubernetes` (the tls-server-name the nodes' kubeconfigs use) reaches all three through
+https://127.0.0.1:7445 and [::1]:7445; vigil follows the API's EndpointSlices, read with its
+kubeconfig through itself; a master added there becomes a member; vigil killed inside the pod is
+restarted by the pod's restartPolicy, and a watch with no TCP keepalive and the real
+`kubectl get nodes --watch` (HTTP/2, client-go's defaults) both stream again within 3 s.
 
-daemonset.yaml is not played: podman 4.3's `kube play` knows Pod, Deployment, PersistentVolumeClaim
-and ConfigMap, and says "Kube kind DaemonSet not supported" (checked below, so that a podman that
-learns it is noticed)."""
+podman 4.3's `kube play` knows Pod, Deployment, PersistentVolumeClaim and ConfigMap, and says "Kube
+kind DaemonSet not supported" (checked below, so that a podman that learns it is noticed). So the
+DaemonSet's pod is made from the shipped file as the DaemonSet controller makes a node's: a Pod
+whose metadata and spec are the DaemonSet's `spec.template` (daemonset_pod() below)."""
 import json
 import os
 import signal
 import socket
 import ssl
+import threading
 import time
+import types
 import urllib.request
+import warnings
 
 import pytest
+import yaml
 
-from testing.harness.netns import http_get, http_post
+from testing.harness.kubectl_watch import KubectlWatch
+from testing.harness.netns import WatchClient, find_kubectl, http_get, http_post
 from testing.harness.paths import APISIM, ROOT
 from testing.harness.pki import make_ca, make_cert
 from testing.harness.vigil_process import read_ready_file
@@ -32,7 +39,8 @@ PORT = 6443
 MASTERS = {"master-01": "127.0.0.11", "master-02": "127.0.0.12", "master-03": "127.0.0.13"}
 ADDED = ("master-04", "127.0.0.14")  # listed in the EndpointSlices only later
 ADMIN = ("127.0.0.1", 7446)
-RESTART_BOUND = 3.0  # seconds from vigil's death to a client served again
+RESTART_BOUND = 3.0  # seconds from vigil's death to a client served again, and both watches streaming
+MASTERS_PIN = "master-01"  # any master: vigil's death ends every session
 
 
 def endpoints(*addresses):
@@ -149,16 +157,62 @@ users: [{name: vigil, user: {token: any}}]
     return etc
 
 
-def test_the_static_pod_on_a_node(node_podman, image, netns, cluster, tmp_path):
+def daemonset_pod(text):
+    """The Pod a DaemonSet's controller makes for a node from the DaemonSet in `text` (a manifest
+    of several documents): its template's metadata and spec, named as the DaemonSet."""
+    daemonset = next(d for d in yaml.safe_load_all(text) if d and d["kind"] == "DaemonSet")
+    template = daemonset["spec"]["template"]
+    metadata = {**template["metadata"], "name": daemonset["metadata"]["name"],
+                "namespace": daemonset["metadata"]["namespace"]}
+    return yaml.safe_dump({"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": template["spec"]})
+
+
+class Watches:
+    """A watch with no TCP keepalive and kubectl's over HTTP/2, both through the node's vigil."""
+
+    def __init__(self, netns, workdir):
+        self.stop = threading.Event()
+        self.plain = WatchClient(netns, types.SimpleNamespace(port=7445), self.stop, pin=MASTERS_PIN)
+        self.plain.start("node-watch")
+        kubectl = find_kubectl()
+        self.kubectl = kubectl and KubectlWatch(netns, kubectl, workdir, "https://127.0.0.1:7445", stop=self.stop)
+        if self.kubectl:
+            self.kubectl.start()
+
+    def all(self):
+        return [w for w in (self.plain, self.kubectl) if w]
+
+    def streaming(self):
+        return all(w.streams and w.streams[-1].events >= 2 for w in self.all())
+
+    def back_after(self, t):
+        """{watch: seconds from `t` to the first event of a stream opened after it} (None: not yet)."""
+        out = {}
+        for w in self.all():
+            first = [s.first_event for s in w.streams if s.opened > t and s.first_event]
+            out[type(w).__name__] = (first[0] - t) if first else None
+        return out
+
+    def close(self):
+        self.stop.set()
+        for w in self.all():
+            w.interrupt()
+            w.join(30)
+
+
+@pytest.mark.parametrize("manifest", ["static-pod.yaml", "daemonset.yaml"])
+def test_the_pod_on_a_node(node_podman, image, netns, cluster, tmp_path, manifest):
     podman = node_podman
     ca = cluster
     etc = etc_vigil(tmp_path, ca)
     loopback6 = netns.run(["ip", "-6", "addr", "show", "dev", "lo"]).stdout
     assert "::1/128" in loopback6, loopback6  # the preset's second listener needs it
     # The Pod as shipped: only the test's image and its /etc/vigil for the hostPath change.
-    pod = tmp_path / "static-pod.yaml"
-    pod.write_text(render(SHIPPED / "static-pod.yaml", {
-        "image: localhost/vigil:latest": f"image: {image.name}", "path: /etc/vigil,": f"path: {etc},"}))
+    text = render(SHIPPED / manifest, {
+        "image: localhost/vigil:latest": f"image: {image.name}", "path: /etc/vigil,": f"path: {etc},"})
+    pod = tmp_path / "pod.yaml"
+    pod.write_text(daemonset_pod(text) if manifest == "daemonset.yaml" else text)
+    watches = None
     try:
         podman.run("kube", "play", pod, netns=netns.name, timeout=120)
         wait_for(lambda: online(netns, etc, MASTERS), 60, what="the three masters ONLINE")
@@ -179,19 +233,29 @@ def test_the_static_pod_on_a_node(node_podman, image, netns, cluster, tmp_path):
         assert ADDED[0] in served_by(netns, "127.0.0.1", ca, {ADDED[0]}, requests=60)
 
         # vigil dies inside the pod: restartPolicy Always brings it back, and clients with it.
+        watches = Watches(netns, tmp_path)
+        wait_for(watches.streaming, 60, what="both watches streaming through vigil")
         before = podman.inspect("{{.State.Pid}} {{.RestartCount}}", "vigil-vigil").split()
         os.kill(int(before[0]), signal.SIGKILL)
         died = time.monotonic()
         wait_for(lambda: dead(int(before[0])), 2, interval=0.01, what="the killed vigil gone")
         wait_for(lambda: served_again(netns, ca), 10, interval=0.02, what="a client served again")
         back = time.monotonic() - died
+        wait_for(lambda: None not in watches.back_after(died).values(), 10, what="both watches streaming again")
+        streams = watches.back_after(died)
         after = podman.inspect("{{.State.Pid}} {{.RestartCount}}", "vigil-vigil").split()
         assert after[0] != before[0] and int(after[1]) == int(before[1]) + 1, (before, after)
-        print(f"vigil killed: a client was served again after {back:.2f} s")
+        print(f"vigil killed: a new connection was served again after {back:.2f} s, the watches streamed "
+              f"again after " + ", ".join(f"{k} {v:.2f} s" for k, v in streams.items()))
         assert back < RESTART_BOUND, back
+        assert all(v < RESTART_BOUND for v in streams.values()), streams
+        if watches.kubectl is None:
+            warnings.warn("kubectl is not installed: the HTTP/2 watch was not run")
         assert podman.inspect("{{.Config.User}} {{.HostConfig.ReadonlyRootfs}}", "vigil-vigil") == \
             f"{UID}:{UID} true"
     finally:
+        if watches:
+            watches.close()
         down = podman.run("kube", "down", pod, check=False, timeout=120)
     assert down.returncode == 0, down.stderr
     assert podman.run("pod", "ps", "--quiet").stdout.strip() == ""
