@@ -1,6 +1,7 @@
 """A CA and certificates made with the openssl command for the tests, valid for two days: EC P-256
 keys, a certificate's CN and subjectAltName as given."""
 import subprocess
+from pathlib import Path
 
 
 def openssl(*args):
@@ -24,3 +25,18 @@ def make_cert(d, ca, name, san, cn=None):
     openssl("x509", "-req", "-in", d / f"{name}.csr", "-CA", ca, "-CAkey", ca.with_suffix(".key"),
             "-CAcreateserial", "-days", "2", "-extfile", d / f"{name}.ext", "-out", d / f"{name}.crt")
     return str(d / f"{name}.crt"), str(d / f"{name}.key")
+
+
+def write_node_kubeconfig(d, ca):
+    """d/kubeconfig and d/ca.crt (a copy of `ca`) as the node-local docs write /etc/vigil's: the
+    API read through the node's own vigil, https://127.0.0.1:7445, its certificate verified as
+    `kubernetes` (any token: the simulated API servers take every one)."""
+    (d / "ca.crt").write_bytes(Path(ca).read_bytes())
+    (d / "kubeconfig").write_text("""apiVersion: v1
+kind: Config
+current-context: node
+contexts: [{name: node, context: {cluster: kubernetes, user: vigil}}]
+clusters: [{name: kubernetes, cluster: {server: "https://127.0.0.1:7445", certificate-authority: ca.crt,
+  tls-server-name: kubernetes}}]
+users: [{name: vigil, user: {token: test}}]
+""")

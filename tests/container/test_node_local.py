@@ -28,7 +28,7 @@ import yaml
 from testing.harness.kubectl_watch import KubectlWatch
 from testing.harness.netns import WatchClient, find_kubectl, http_get, http_post
 from testing.harness.paths import APISIM, ROOT
-from testing.harness.pki import make_ca, make_cert
+from testing.harness.pki import make_ca, make_cert, write_node_kubeconfig
 from testing.harness.vigil_process import read_ready_file
 from testing.harness.wait import wait_for
 from tests.container.container_harness import UID, config_dir
@@ -145,15 +145,7 @@ def etc_vigil(tmp_path, ca):
     addresses = {f"address: 10.0.0.{o}," for o in (10, 11, 12, 13)}
     etc = config_dir(tmp_path, render(SHIPPED / "vigil.yaml",
                                       {a: a.replace("10.0.0.", "127.0.0.") for a in addresses}))
-    (etc / "ca.crt").write_bytes(ca.read_bytes())
-    (etc / "kubeconfig").write_text("""apiVersion: v1
-kind: Config
-current-context: vigil
-contexts: [{name: vigil, context: {cluster: kubernetes, user: vigil}}]
-clusters: [{name: kubernetes, cluster: {server: "https://127.0.0.1:7445", certificate-authority: ca.crt,
-  tls-server-name: kubernetes}}]
-users: [{name: vigil, user: {token: any}}]
-""")
+    write_node_kubeconfig(etc, ca)
     return etc
 
 

@@ -19,7 +19,7 @@ import yaml
 from testing.harness.netns import (MASTER_PORT, MASTERS, TOKEN, Experiment, Master, Result, VigilLB,
                                    find_kubectl, insecure_tls, require_netns)
 from testing.harness.paths import ROOT
-from testing.harness.pki import make_ca, make_cert
+from testing.harness.pki import make_ca, make_cert, write_node_kubeconfig
 from testing.harness.vigil_process import read_ready_file
 from testing.harness.wait import wait_for
 
@@ -67,15 +67,7 @@ class NodeLocalVigil(VigilLB):
         d = Path(workdir) / "node-local"
         d.mkdir(parents=True, exist_ok=True)
         (d / "token").write_text(TOKEN + "\n")
-        (d / "ca.crt").write_bytes(Path(self.pki.ca).read_bytes())
-        (d / "kubeconfig").write_text("""apiVersion: v1
-kind: Config
-current-context: node
-contexts: [{name: node, context: {cluster: kubernetes, user: vigil}}]
-clusters: [{name: kubernetes, cluster: {server: "https://127.0.0.1:7445", certificate-authority: ca.crt,
-  tls-server-name: kubernetes}}]
-users: [{name: vigil, user: {token: system-test}}]
-""")
+        write_node_kubeconfig(d, self.pki.ca)
         text = PRESET.read_text()
         for old, new in (("/etc/vigil/", f"{d}/"), ("address: 10.0.0.", "address: 127.0.0.")):
             assert old in text, f"{PRESET} no longer has {old!r}: update the test's substitutions"
