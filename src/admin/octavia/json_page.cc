@@ -33,9 +33,10 @@ std::vector<std::string> split(std::string_view text, char sep) {
   }
 }
 
-std::unexpected<PageError> invalid(std::string_view what, std::string_view value) {
-  return std::unexpected(
-      PageError{fmt::format("Supplied {} '{}' is not valid.", what, value.substr(0, 100))});
+std::unexpected<PageError> invalid(std::string_view what, std::string_view value,
+                                   bool framework = false) {
+  return std::unexpected(PageError{
+      fmt::format("Supplied {} '{}' is not valid.", what, value.substr(0, 100)), framework});
 }
 
 // Octavia's `limit`: none means its `[api_settings] pagination_max_limit`, and a larger one is
@@ -53,7 +54,9 @@ std::expected<std::optional<size_t>, PageError> parse_limit(const Target& t) {
   long long n = 0;
   const char* end = text->data() + text->size();
   const auto [ptr, ec] = std::from_chars(text->data(), end, n);
-  if (text->empty() || ec != std::errc() || ptr != end) return invalid("pagination limit", *text);
+  if (text->empty() || ec != std::errc() || ptr != end) {
+    return invalid("pagination limit", *text, true);
+  }
   if (n < 1) {
     return std::unexpected(PageError{
         fmt::format("Supplied pagination limit '{}' is not valid: a limit is 1 or more, or "
@@ -68,7 +71,7 @@ std::expected<bool, PageError> parse_descending(std::string_view dir) {
   const std::string lower = lowercase(dir);
   if (lower == "asc") return false;
   if (lower == "desc") return true;
-  return invalid("sort direction", lower);
+  return invalid("sort direction", lower, true);
 }
 
 // As Octavia's _parse_sort_keys: an empty `sort` or `sort_key` is none; `sort_dir` pads with
@@ -82,7 +85,7 @@ std::expected<std::vector<SortKey>, PageError> parse_sort(const Target& t) {
       const std::vector<std::string> comps = split(part, ':');
       // Octavia names such a key by its parts, as Python prints a list: ['a', 'b', 'c'].
       if (comps.size() > 2) {
-        return invalid("sort key", fmt::format("['{}']", fmt::join(comps, "', '")));
+        return invalid("sort key", fmt::format("['{}']", fmt::join(comps, "', '")), true);
       }
       SortKey k{.key = comps[0]};
       if (comps.size() == 2) {
@@ -151,8 +154,11 @@ json::array links(const std::vector<json::object*>& items, std::optional<size_t>
   for (const std::string& s : t.segments) url += "/" + encoded(s);
   std::vector<std::string> attrs;
   if (limit) attrs.push_back(fmt::format("limit={}", *limit));
-  if (auto sort = t.param("sort")) attrs.push_back("sort=" + encoded(*sort));
-  if (auto sort_key = t.param("sort_key")) attrs.push_back("sort_key=" + encoded(*sort_key));
+  // Octavia's `if self.params.get('sort')`: an empty one is left out.
+  for (const char* name : {"sort", "sort_key"}) {
+    const auto value = t.param(name);
+    if (value && !value->empty()) attrs.push_back(fmt::format("{}={}", name, encoded(*value)));
+  }
   const auto href = [&](std::vector<std::string> more) {
     std::vector<std::string> all = attrs;
     all.insert(all.end(), more.begin(), more.end());

@@ -22,6 +22,10 @@ namespace vigil::admin {
 // is not valid."
 struct PageError {
   std::string message;
+  // Octavia reads `limit` and `sort` (but for the keys' names) in its pagination hook, before its
+  // API code runs, so those errors come in webob's shape (http.h framework_fault); a bad sort key
+  // or marker comes later, as the API's faultstring.
+  bool framework = false;
 };
 
 // Whether a query parameter is one of the above, and so no filter.

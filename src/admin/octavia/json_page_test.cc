@@ -71,6 +71,26 @@ TEST(JsonPage, AnEmptySortIsNoneAndMissingDirectionsAreAscending) {
   EXPECT_EQ(ids(paged("?sort_key=name&sort_dir=desc,sideways")), "id-a id-b id-c id-d id-e");
 }
 
+TEST(JsonPage, AnEmptySortIsLeftOutOfTheLinks) {
+  EXPECT_EQ(json::serialize(paged("?sort=&sort_key=&limit=4").at("loadbalancers_links")),
+            R"([{"rel":"next","href":"/v2/lbaas/loadbalancers?limit=4&marker=id-b"}])");
+}
+
+// Octavia reads limit and sort in a hook before its API code: those errors are webob's shape.
+TEST(JsonPage, ErrorsOfTheQuerysShapeComeBeforeThoseOfItsKeys) {
+  const auto framework = [](std::string_view query) {
+    auto body = page("loadbalancers", five(), {true, true, true, true, true},
+                     *parse_target(std::string("/v2/lbaas/loadbalancers") + std::string(query)));
+    return !body && body.error().framework;
+  };
+  EXPECT_TRUE(framework("?limit=ten"));
+  EXPECT_TRUE(framework("?sort=name:up"));
+  EXPECT_TRUE(framework("?sort=a:b:c"));
+  EXPECT_FALSE(framework("?sort=colour"));
+  EXPECT_FALSE(framework("?marker=nope"));
+  EXPECT_FALSE(framework("?limit=0"));
+}
+
 TEST(JsonPage, TiesUnderAnySortAreBrokenByCreatedAtThenIdAscending) {
   EXPECT_EQ(ids(paged("?sort=created_at")), "id-a id-c id-e id-b id-d");
   EXPECT_EQ(ids(paged("?sort=created_at:desc")), "id-b id-d id-a id-c id-e");
