@@ -330,9 +330,14 @@ void read_healthmonitor(FieldReader& r, ApiHealthMonitor& out, Mode mode) {
   read_common(r, out, mode, false);
   if (mode == Mode::kCreate) {
     r.require("type");
-    // PING, UDP-CONNECT and SCTP are Octavia types vigil does not run: "unknown" to vigil.
-    if (auto v = r.one_of("type", model::names_of<model::MonitorType>(kOctaviaMonitorTypes))) {
-      out.type = *v;
+    if (auto v = r.one_of("type", kOctaviaAllMonitorTypes)) {
+      if (octavia_monitor_type(*v)) {
+        out.type = *v;
+      } else {
+        r.fail(400, fmt::format("vigil does not run {} health monitors: use TCP, TLS-HELLO, HTTP "
+                                "or HTTPS",
+                                *v));
+      }
     }
     for (std::string_view key : {"delay", "timeout", "max_retries"}) r.require(key);
   } else {

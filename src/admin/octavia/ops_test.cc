@@ -164,8 +164,10 @@ TEST_F(ApiOpsTest, MonitorRequestsAreValidated) {
   const std::string p = pool(listener(lb()));
   const std::vector<Refusal> cases = {
       {"PING", R"("type": "PING", "delay": 5, "timeout": 5, "max_retries": 3)", 400,
-       "Invalid input for field/attribute type. Value: 'PING'. Value should be one of: TCP, "
-       "TLS-HELLO, HTTP, HTTPS"},
+       "vigil does not run PING health monitors: use TCP, TLS-HELLO, HTTP or HTTPS"},
+      {"not a type", R"("type": "BOGUS", "delay": 5, "timeout": 5, "max_retries": 3)", 400,
+       "Invalid input for field/attribute type. Value: 'BOGUS'. Value should be one of: HTTP, "
+       "HTTPS, PING, TCP, TLS-HELLO, UDP-CONNECT, SCTP"},
       {"max_retries 0", R"("type": "TCP", "delay": 5, "timeout": 5, "max_retries": 0)", 400,
        "Invalid input for field/attribute max_retries. Value: '0'. Value should be greater or "
        "equal to 1"},

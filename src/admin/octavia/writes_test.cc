@@ -297,7 +297,7 @@ TEST_F(WritesTest, BadInputIs400AndNeverReachesTheDaemon) {
       {"POST", "/v2.0/lbaas/healthmonitors",
        R"({"healthmonitor": {"pool_id": ")" + pool_ + R"(", "type": "PING", "delay": 1,
            "timeout": 1, "max_retries": 1}})",
-       "Value should be one of: TCP, TLS-HELLO"},
+       "vigil does not run PING health monitors"},
       {"POST", "/v2.0/lbaas/healthmonitors",
        R"({"healthmonitor": {"pool_id": ")" + pool_ + R"(", "type": "TCP", "delay": 1,
            "timeout": 1, "max_retries": 0}})",
