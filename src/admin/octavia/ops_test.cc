@@ -298,6 +298,12 @@ TEST_F(ApiOpsTest, MemberPoolAndLoadBalancerRequestsAreValidated) {
   ASSERT_TRUE(
       create_loadbalancer(s_, R"({"loadbalancer": {"topology": "ACTIVE_STANDBY"}})", context()));
   EXPECT_EQ(s_.loadbalancers.back().topology, "ACTIVE_STANDBY");
+  // vigil_topology, the name vigil shows it by, is read too.
+  ASSERT_TRUE(create_loadbalancer(s_, R"({"loadbalancer": {"vigil_topology": "ACTIVE_STANDBY"}})",
+                                  context()));
+  EXPECT_EQ(s_.loadbalancers.back().topology, "ACTIVE_STANDBY");
+  check(create_loadbalancer(s_, R"({"loadbalancer": {"vigil_topology": "MESH"}})", context()), 400,
+        "Invalid input for field/attribute vigil_topology. Value: 'MESH'.");
   // keepalived brings a pair's address (docs/ha.md): neither node need hold it yet.
   ASSERT_TRUE(create_loadbalancer(
       s_, R"({"loadbalancer": {"topology": "ACTIVE_STANDBY", "vip_address": "192.0.2.1"}})",

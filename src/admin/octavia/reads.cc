@@ -55,12 +55,11 @@ void name_tree_monitors(json::object& tree, const ApiState& state) {
     const ApiPool* found = state.pool(p.at("id").as_string());
     if (found == nullptr || !found->healthmonitor) return;
     const ApiHealthMonitor& hm = *found->healthmonitor;
-    for (const char* key : {"health_monitor", "healthmonitor"}) {
-      if (json::object* m = p.if_contains(key) ? p.at(key).if_object() : nullptr) {
-        (*m)["name"] = hm.name;
-        (*m)["operating_status"] = octavia_name(
-            hm.admin_state_up ? model::OperatingStatus::kOnline : model::OperatingStatus::kOffline);
-      }
+    if (json::object* m =
+            p.if_contains("health_monitor") ? p.at("health_monitor").if_object() : nullptr) {
+      (*m)["name"] = hm.name;
+      (*m)["operating_status"] = octavia_name(hm.admin_state_up ? model::OperatingStatus::kOnline
+                                                                : model::OperatingStatus::kOffline);
     }
   };
   json::object& lb = tree.at("statuses").as_object().at("loadbalancer").as_object();
