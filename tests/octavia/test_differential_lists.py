@@ -292,7 +292,8 @@ def test_lists_and_collections_answer_as_octavias(tmp_path, cleanup):
     # Which fields each kind of object has (their values: test_differential.py).
     for path in ("/v2/lbaas/loadbalancers/{lb}", "/v2/lbaas/loadbalancers/{lb}/status",
                  "/v2/lbaas/listeners/{api}", "/v2/lbaas/pools/{masters}",
-                 "/v2/lbaas/pools/{masters}/members/{up}", "/v2/lbaas/healthmonitors/{monitor}"):
+                 "/v2/lbaas/pools/{masters}/members/{up}", "/v2/lbaas/healthmonitors/{monitor}",
+                 "/v2/lbaas/loadbalancers/{lb}/stats", "/v2/lbaas/listeners/{api}/stats"):
         step(path, keys_only=True)
     # The collections vigil has nothing of.
     for path in ("/", "/v2", "/v2.0/lbaas", "/v2/lbaas/providers", "/v2/lbaas/flavors",
