@@ -280,6 +280,7 @@ def test_lists_and_collections_answer_as_octavias(tmp_path, cleanup):
     step(spare + "sort=name:UP" + kept)
     step(spare + "sort=name:desc:x" + kept)
     step(spare + "marker={up}" + kept, keep_order=True)
+    step(spare + "limit=3&marker={m07}&page_reverse=true" + kept, keep_order=True)  # "True" only
     step(spare + "limit=ten" + kept)
     step(spare + "limit=infinite" + kept)
     # Octavia 11 reads a marker's sort values by the API's names, which fails for admin_state_up
