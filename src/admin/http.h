@@ -3,6 +3,7 @@
 // values; the daemon is called on the control thread.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -76,6 +77,8 @@ struct RouteContext {
   // admin.trust_forwarded_headers: without public_endpoint, links follow the request's
   // Forwarded / X-Forwarded-* headers (forwarded.h).
   bool trust_forwarded = false;
+  // admin.octavia_pagination_max_limit: the Octavia API's longest page (json_page.h).
+  size_t page_max_limit = 1000;
   // What the routes ask of the daemon; called only by routes that show state or change it (never
   // its views for /healthz).
   Daemon& daemon;

@@ -370,6 +370,7 @@ Response route(const Request& request, const RouteContext& ctx) {
   if (!parsed) return fault(400, parsed.error());
   Target& target = *parsed;
   target.link_base = link_base(request, ctx);
+  target.page_max_limit = ctx.page_max_limit;
   // `/` is the status page for people and Octavia's version document for API clients
   // (keystoneauth's discovery asks it for JSON, without a token, as Octavia serves it).
   if (target.segments.empty() && request.method == "GET" && wants_json(request.accept)) {

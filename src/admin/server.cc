@@ -216,6 +216,7 @@ class Session : public std::enable_shared_from_this<Session> {
                                              .default_project = o.default_project,
                                              .public_endpoint = o.public_endpoint,
                                              .trust_forwarded = o.trust_forwarded_headers,
+                                             .page_max_limit = o.page_max_limit,
                                              .daemon = server_->daemon,
                                              .now = std::chrono::system_clock::now(),
                                              .store = o.store,
@@ -513,6 +514,8 @@ void AdminServer::set_public_endpoint(std::string endpoint, bool trust_forwarded
   state_->options.public_endpoint = std::move(endpoint);
   state_->options.trust_forwarded_headers = trust_forwarded_headers;
 }
+
+void AdminServer::set_page_max_limit(size_t limit) { state_->options.page_max_limit = limit; }
 
 void AdminServer::set_read_token(std::string token) {
   if (token != state_->options.read_token) state_->logins.clear();

@@ -2,6 +2,7 @@
 // parameters, parsed with Boost.URL (RFC 3986 origin-form). Pure; any thread.
 #pragma once
 
+#include <cstddef>
 #include <expected>
 #include <optional>
 #include <string>
@@ -18,6 +19,8 @@ struct Target {
   // What absolute links in answers start with, the scheme and authority the client used (and a
   // proxy's path prefix): "http://127.0.0.1:8404"; empty: links are paths. routes.cc sets it.
   std::string link_base;
+  // The longest page of an Octavia list (admin.octavia_pagination_max_limit); routes.cc sets it.
+  size_t page_max_limit = 1000;
 
   // The first value of a query parameter, if present.
   std::optional<std::string> param(std::string_view name) const;

@@ -113,8 +113,7 @@ json::object octavia_status(const json::object& o, std::initializer_list<const c
 
 json::object octavia_pool_status(const json::object& p) {
   json::object out = octavia_status(p, {"id", "name", "operating_status"});
-  // As the API's tree (Octavia 11): `health_monitor`, and `healthmonitor` for gophercloud; no key
-  // for a pool without one.
+  // As the API's tree (Octavia 11): `health_monitor`, no key for a pool without one.
   if (const json::object* hm = child(p, "health_monitor")) {
     const json::object monitor = {{"id", str(*hm, "id")},
                                   {"name", str(p, "name")},
@@ -122,7 +121,6 @@ json::object octavia_pool_status(const json::object& p) {
                                   {"operating_status", "ONLINE"},
                                   {"provisioning_status", "ACTIVE"}};
     out["health_monitor"] = monitor;
-    out["healthmonitor"] = monitor;
   }
   json::array members;
   for (const json::value& m : list(p, "members")) {

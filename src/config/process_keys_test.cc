@@ -24,22 +24,23 @@ admin:
   state_file: /s
   octavia_project: p1
   octavia_endpoint: https://cloud.example/load-balancer/
+  octavia_pagination_max_limit: 5
 log: {format: json}
 workers: 3
 shutdown_grace: 5s
 )") + std::string(kListenerAndPool));
   ASSERT_TRUE(r.ok()) << all(r.diagnostics);
   ASSERT_TRUE(r.process);
-  const model::Process expected{
-      .admin = {.listen = "[::1]:9000",
-                .token_file = "/t",
-                .read_token_file = "/r",
-                .state_file = "/s",
-                .octavia_project = "p1",
-                .octavia_endpoint = "https://cloud.example/load-balancer"},
-      .log = {.format = model::LogFormat::kJson},
-      .workers = 3,
-      .shutdown_grace = 5s};
+  const model::Process expected{.admin = {.listen = "[::1]:9000",
+                                          .token_file = "/t",
+                                          .read_token_file = "/r",
+                                          .state_file = "/s",
+                                          .octavia_project = "p1",
+                                          .octavia_endpoint = "https://cloud.example/load-balancer",
+                                          .octavia_pagination_max_limit = 5},
+                                .log = {.format = model::LogFormat::kJson},
+                                .workers = 3,
+                                .shutdown_grace = 5s};
   EXPECT_EQ(*r.process, expected);
   EXPECT_EQ(r.config->listeners.size(), 1u);
 }
@@ -50,6 +51,15 @@ TEST(ProcessKeys, AnOctaviaEndpointIsAnHttpUrlWithoutAQuery) {
     const LoadResult r = load(std::string("admin: {octavia_endpoint: \"") + bad + "\"}" +
                               std::string(kListenerAndPool));
     EXPECT_TRUE(has_error(r, 1, "is no http:// or https:// URL without a query"))
+        << bad << ": " << all(r.diagnostics);
+  }
+}
+
+TEST(ProcessKeys, AnOctaviaPageHoldsAtLeastOneObject) {
+  for (const char* bad : {"0", "-1", "1000001", "many"}) {
+    const LoadResult r = load(std::string("admin: {octavia_pagination_max_limit: ") + bad + "}" +
+                              std::string(kListenerAndPool));
+    EXPECT_TRUE(has_error(r, 1, "octavia_pagination_max_limit"))
         << bad << ": " << all(r.diagnostics);
   }
 }

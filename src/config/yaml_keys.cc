@@ -354,6 +354,15 @@ constexpr KeySpec<Admin> kAdminKeys[] = {
      "only when every request comes through a proxy that sets or strips them. "
      "`octavia_endpoint`, when set, wins. Takes effect on reload.",
      [](YamlReader& r, const Field& f, Admin& a) { r.set_bool(f, a.trust_forwarded_headers); }},
+    {"octavia_pagination_max_limit", "integer, 1 to 1000000", "1000",
+     "The most objects one answer of the Octavia API's lists holds, as Octavia's `[api_settings] "
+     "pagination_max_limit`: a list without `limit` holds at most this many and links to the "
+     "next page, and a larger `limit` is cut to it (`limit=infinite` still gives every object). "
+     "Set it to the value of the Octavia the clients also talk to, so that their pages are the "
+     "same size on both. Takes effect on reload.",
+     [](YamlReader& r, const Field& f, Admin& a) {
+       r.set_int(f, a.octavia_pagination_max_limit, 1, 1'000'000);
+     }},
     {"store", "map", "{type: file}",
      "Where the objects made through the Octavia API live: this node's `state_file`, or etcd, "
      "shared by every node of a pair or fleet; see `admin.store`.",

@@ -41,6 +41,8 @@ TEST(ReloadProcess, TakesEffect) {
        .change = [](model::Process& p) { p.admin.octavia_project = "p2"; }},
       {.description = "admin.octavia_endpoint",
        .change = [](model::Process& p) { p.admin.octavia_endpoint = "https://cloud.example/lb"; }},
+      {.description = "admin.octavia_pagination_max_limit",
+       .change = [](model::Process& p) { p.admin.octavia_pagination_max_limit = 5; }},
       {.description = "log.format",
        .change = [](model::Process& p) { p.log.format = model::LogFormat::kJson; }},
       {.description = "shutdown_grace", .change = [](model::Process& p) { p.shutdown_grace = 0s; }},

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -79,6 +80,8 @@ struct Admin {
   std::string octavia_project;   // the Octavia API's project_id when a request names none
   std::string octavia_endpoint;  // the Octavia API's public URL (links); empty: the request's
   bool trust_forwarded_headers = false;  // links follow a proxy's Forwarded / X-Forwarded-*
+  // The Octavia API's longest page, as Octavia's [api_settings] pagination_max_limit.
+  size_t octavia_pagination_max_limit = 1000;
   Store store;
   bool operator==(const Admin&) const = default;
 };

@@ -26,10 +26,12 @@ OPENSTACK = shutil.which("openstack")
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
-def start_vigil(tmp_path, cleanup, state_file=None):
-    """A vigil whose API objects live in tmp_path/state.json (or `state_file`)."""
+def start_vigil(tmp_path, cleanup, state_file=None, admin_options=None):
+    """A vigil whose API objects live in tmp_path/state.json (or `state_file`); `admin_options`:
+    more keys of its `admin` section, {key: value}."""
     state_file = state_file or tmp_path / "state.json"
-    vigil = Vigil(tmp_path, CONFIG.format(state_file=state_file))
+    more = "".join(f"  {k}: {v}\n" for k, v in (admin_options or {}).items())
+    vigil = Vigil(tmp_path, CONFIG.format(state_file=state_file) + more)
     cleanup(vigil)
     return vigil
 

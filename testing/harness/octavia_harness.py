@@ -96,10 +96,11 @@ class Octavia:
     vigil provider driver fed by the vigil at `vigil_admin`, or without one Octavia's noop
     provider. `vigil_options` are more lines of its [vigil] section; `populate(octavia)` runs
     once the schema is built and before any process starts (a benchmark fills the database);
-    `proxy_options` go to the ProjectProxy."""
+    `api_options` are more lines of its [api_settings] section; `proxy_options` go to the
+    ProjectProxy."""
 
     def __init__(self, tmp_path, vigil_admin=None, token_file=None,
-                 vigil_options="status_interval = 1\n", populate=None,
+                 vigil_options="status_interval = 1\n", populate=None, api_options="",
                  **proxy_options):
         self.dir = Path(tmp_path) / "octavia"
         self.dir.mkdir()
@@ -113,7 +114,7 @@ class Octavia:
         self.conf = self.dir / "octavia.conf"
         providers, agents = NOOP_PROVIDER if vigil_admin is None else VIGIL_PROVIDER
         self.conf.write_text(CONF.format(
-            api_port=self.api_port, dir=self.dir, providers=providers,
+            api_port=self.api_port, dir=self.dir, providers=f"{providers}\n{api_options}",
             agents=agents.format(vigil_admin=vigil_admin, token_file=token_file,
                                  vigil_options=vigil_options)))
         subprocess.run([PYTHON, str(Path(__file__).parent / "octavia_schema.py"),

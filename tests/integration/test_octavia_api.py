@@ -156,8 +156,11 @@ def test_lists_page_sort_and_keep_only_the_fields_asked_for(tmp_path, cleanup):
 
     code, body = raw(vigil, "GET", members + "?sort=name:desc&limit=2")
     assert code == 200 and [m["name"] for m in body["members"]] == ["m4", "m3"], body
-    for query, fault in (("limit=two", "Supplied pagination limit 'two' is not valid."),
-                         ("marker=nope", "Supplied pagination marker 'nope' is not valid."),
-                         ("sort=name:sideways", "Supplied sort direction 'sideways' is not valid.")):
+    # Octavia reads limit and sort before its API code runs: those errors have webob's shape.
+    for query, key, fault in (
+            ("limit=two", "description", "Supplied pagination limit 'two' is not valid."),
+            ("marker=nope", "faultstring", "Supplied pagination marker 'nope' is not valid."),
+            ("sort=name:sideways", "description",
+             "Supplied sort direction 'sideways' is not valid.")):
         code, body = raw(vigil, "GET", f"{members}?{query}")
-        assert code == 400 and body["faultstring"] == fault, (query, code, body)
+        assert code == 400 and body.get(key) == fault, (query, code, body)

@@ -74,7 +74,7 @@ def test_seed_scenario(tmp_path, cleanup):
     assert tree["name"] == "k8s"
     tree_pool = tree["listeners"][0]["pools"][0]
     assert tree_pool["id"] == pool["id"]
-    assert tree_pool["healthmonitor"]["type"] == "TLS-HELLO"
+    assert tree_pool["health_monitor"]["type"] == "TLS-HELLO"
     statuses = {m["name"]: m["operating_status"] for m in tree_pool["members"]}
     assert statuses == {"master-01": "ONLINE", "master-02": "OFFLINE", "master-03": "DRAINING"}
     # Only master-01 takes new connections now.

@@ -7,6 +7,8 @@ What is meant to differ is normalised, and nothing else:
   (request ids, ports the noop network driver invents);
 - a port the kernel picked for this run (the listener's, the members') becomes its label, e.g.
   `<port:api>`, as a `protocol_port` and inside text;
+- the values an enum's error lists (`Value should be one of: A, B`), which Octavia's WSME takes
+  from a Python set, in an order that changes with each process, are sorted;
 - `created_at` and `updated_at` in Octavia's form (`2024-05-01T12:00:00`, with microseconds
   where the database keeps them, as SQLite does and MySQL does not) become `<time>`.
 The request id the CLI appends to an error, `(Request-ID: req-…)`, is taken out of the text
@@ -30,6 +32,7 @@ ANY = "<any>"  # in an entry of the list: whatever the value
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?")
 REQUEST_ID = re.compile(r" \(Request-ID: ([^)]*)\)")
+ONE_OF = re.compile(r"(Value should be one of: )(.*?)(?= \(HTTP \d+\)|$)")
 TIME_FIELDS = {"created_at", "updated_at"}
 ID_LISTS = {"listeners", "pools", "members", "loadbalancers"}
 
@@ -49,6 +52,7 @@ class Labels:
 
     def text(self, s):
         s = UUID.sub(lambda m: self.labels.get(m.group(0), "<uuid>"), s)
+        s = ONE_OF.sub(lambda m: m.group(1) + ", ".join(sorted(m.group(2).split(", "))), s)
         for port, label in self.ports.items():
             s = re.sub(rf"(?<!\d){port}(?!\d)", label, s)
         return s

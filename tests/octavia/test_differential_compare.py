@@ -33,6 +33,12 @@ def test_ids_ports_times_and_request_ids_are_normalised():
     assert a.stderr == "No such thing (HTTP 404)" and a.request_id == "req-<uuid>"
 
 
+def test_the_values_of_an_enums_error_are_sorted():
+    text = "Invalid input for field/attribute type. Value: 'X'. Value should be one of: TCP, HTTP"
+    assert answer({"faultstring": text}).stdout["faultstring"].endswith("one of: HTTP, TCP")
+    assert answer(None, text + " (HTTP 400)", rc=1).stderr.endswith("HTTP, TCP (HTTP 400)")
+
+
 def test_a_time_in_another_form_is_kept():
     assert answer({"created_at": "2024-05-01 12:00:00+00:00"}).stdout["created_at"] == \
         "2024-05-01 12:00:00+00:00"

@@ -6,14 +6,21 @@ in deliberate_differences.yaml with its reason, and every entry there about thes
 still occur.
 
 Both sides get the same objects: a load balancer, a listener, a pool `masters` (tags a, b, a TCP
-monitor) and a pool `spare` (tag b, no monitor), members `up` and `off` (disabled) in `masters`.
-Objects created within one second are ordered by their random ids on both sides, which differ:
-lists whose order is not asked with `sort` are compared by name.
+monitor) and a pool `spare` (tag b, no monitor), members `up` and `off` (disabled) in `masters`,
+and twelve members in `spare`, `m00` to `m11` by name, created in another order, with weights 1
+to 3 and every fourth disabled. Both sides hold at most PAGE objects a page (Octavia's
+`[api_settings] pagination_max_limit`, vigil's `admin.octavia_pagination_max_limit`), so that
+`spare`'s members take several pages: those lists are walked by their links to the end,
+forwards (`next`) and then backwards (`previous`, page_reverse) from the last page, each side
+following its own links. Lists whose order is not asked with `sort` are compared by name, but
+for the walks: on both sides objects come in the order they were created (created_at, to the
+microsecond), then by id.
 """
 import json
 import re
 import urllib.error
 import urllib.request
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -26,6 +33,8 @@ from testing.harness.project_proxy import ProjectProxy
 from testing.harness.vigil_process import TOKEN
 
 pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
+PAGE = 5
+SPARE_MEMBERS = 12
 ENDPOINT = re.compile(r"http://127\.0\.0\.1:\d+")
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
@@ -65,16 +74,61 @@ def by_name(out):
     return out
 
 
-def answer(side, method, path, body=None, keep_order=False):
+def shape(value):
+    """The keys of an answer's objects, every value but objects and lists made `<value>`: which
+    fields each side sends, whatever their values (statuses follow vigil's real checks)."""
+    if isinstance(value, dict):
+        return {k: shape(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [shape(v) for v in value]
+    return "<value>"
+
+
+def fetch(side, method, path, body=None):
+    """(status, the answer parsed, its own URL made `<endpoint>`)."""
     code, text = side.request(method, path, body)
     text = ENDPOINT.sub("<endpoint>", text)
     try:
-        out = json.loads(text)
+        return code, json.loads(text)
     except ValueError:
-        out = text.strip()
+        return code, text.strip()
+
+
+def answer(side, method, path, body=None, keep_order=False, keys_only=False, fetched=None):
+    code, out = fetched or fetch(side, method, path, body)
     if isinstance(out, dict) and not keep_order:
         out = by_name(out)
+    if keys_only and isinstance(out, dict):
+        ids = out  # the ids stay, as lists of objects are compared by them
+        out = shape(out)
+        _keep_ids(out, ids)
     return Answer.of({"rc": code, "stdout": json.dumps(out), "stderr": ""}, side.labels)
+
+
+def _keep_ids(shaped, original):
+    """Puts the ids of `original` back into its shape."""
+    if isinstance(original, dict):
+        for k, v in original.items():
+            if k == "id":
+                shaped[k] = v
+            else:
+                _keep_ids(shaped[k], v)
+    elif isinstance(original, list):
+        for s, v in zip(shaped, original):
+            _keep_ids(s, v)
+
+
+def link(out, rel):
+    """The path of a list answer's `rel` link (next, previous), or None."""
+    if not isinstance(out, dict):
+        return None
+    for key, links in out.items():
+        if key.endswith("_links"):
+            for item in links:
+                if item.get("rel") == rel:
+                    parts = urlsplit(item["href"].replace("<endpoint>", "http://endpoint"))
+                    return f"{parts.path}?{parts.query}"
+    return None
 
 
 def build(side, settle, ports):
@@ -105,17 +159,26 @@ def build(side, settle, ports):
                                 {"name": name, "address": address, "protocol_port": 6443,
                                  "admin_state_up": enabled}, f"member:{name}")
         settle()
+    # Created out of name order (7 and 12 are coprime): sorting by name is no creation order.
+    for i in range(SPARE_MEMBERS):
+        n = i * 7 % SPARE_MEMBERS
+        ids[f"m{n:02}"] = side.create(
+            f"/v2/lbaas/pools/{ids['spare']}/members", "member",
+            {"name": f"m{n:02}", "address": f"127.0.1.{n + 1}", "protocol_port": 6443,
+             "weight": n % 3 + 1, "admin_state_up": n % 4 != 0}, f"member:m{n:02}")
+        settle()
     return ids
 
 
 def test_lists_and_collections_answer_as_octavias(tmp_path, cleanup):
-    vigil = start_vigil(tmp_path, cleanup)
+    vigil = start_vigil(tmp_path, cleanup, admin_options={"octavia_pagination_max_limit": PAGE})
     host, admin_port = vigil.admin.rsplit(":", 1)
     vigil_proxy = ProjectProxy(host, int(admin_port), PROJECT_ID, neutron=None)
     cleanup(vigil_proxy)
     subnet = raw(vigil, "GET", "/v2.0/subnets?name=vigil-local")[1]["subnets"][0]
     network = raw(vigil, "GET", f"/v2.0/networks/{subnet['network_id']}")[1]["network"]
-    octavia = Octavia(tmp_path, neutron={"subnets": subnet, "networks": network, "ports": None})
+    octavia = Octavia(tmp_path, neutron={"subnets": subnet, "networks": network, "ports": None},
+                      api_options=f"pagination_max_limit = {PAGE}")
     cleanup(octavia)
     from noop_provider import NoopProvider  # octavia_lib: only where Octavia is installed
     provider = NoopProvider(octavia)
@@ -133,13 +196,39 @@ def test_lists_and_collections_answer_as_octavias(tmp_path, cleanup):
 
     found, record = [], []
 
-    def step(path, method="GET", body=None, keep_order=False):
-        """`path` with {lb}, {masters}, ... of each side's ids."""
-        answers = {name: answer(side, method, path.format(**ids[name]), body, keep_order)
-                   for name, side in sides.items()}
-        name = f"{method} {path}"
+    def compare(name, answers):
         record.append({"step": name, **{n: vars(a) for n, a in answers.items()}})
         found.extend(differences(name, answers["octavia"], answers["vigil"]))
+
+    def step(path, method="GET", body=None, keep_order=False, keys_only=False, name=None):
+        """`path` with {lb}, {masters}, ... of each side's ids; `body` may be a function of
+        them."""
+        compare(name or f"{method} {path}",
+                {side_name: answer(side, method, path.format(**ids[side_name]),
+                                   body(ids[side_name]) if callable(body) else body, keep_order,
+                                   keys_only)
+                 for side_name, side in sides.items()})
+
+    def follow(name, here, rel):
+        """GETs each side's `here`, then its `rel` link, until a side has none; returns the
+        last answers. Pages are compared in their order (the links are in them)."""
+        for n in range(1, SPARE_MEMBERS + 3):
+            fetched = {side: fetch(sides[side], "GET", path) for side, path in here.items()}
+            compare(f"GET {name}, {rel} {n}",
+                    {side: answer(sides[side], "GET", None, keep_order=True, fetched=f)
+                     for side, f in fetched.items()})
+            there = {side: link(out, rel) for side, (_, out) in fetched.items()}
+            if None in there.values():
+                return fetched
+            here = there
+        raise AssertionError(f"{name}: more pages than {SPARE_MEMBERS} members make")
+
+    def walk(path):
+        """The pages of `path` by their `next` links, then back by `previous` from the last."""
+        last = follow(path, {name: path.format(**ids[name]) for name in sides}, "next")
+        back = {side: link(out, "previous") for side, (_, out) in last.items()}
+        if None not in back.values():
+            follow(path + ", back", back, "previous")
 
     in_lb = "loadbalancer_id={lb}"
     # The fields compared: what the filters decide, not the statuses (vigil really checks the
@@ -173,9 +262,40 @@ def test_lists_and_collections_answer_as_octavias(tmp_path, cleanup):
     step(f"/v2/lbaas/pools?{in_lb}&sort=name&marker={{masters}}" + only, keep_order=True)
     step(f"/v2/lbaas/pools?{in_lb}&limit=0")
     step(f"/v2/lbaas/pools?{in_lb}&sort=colour")
+    # Lists of several pages, walked by their links (the module's docstring).
+    spare = "/v2/lbaas/pools/{spare}/members?"
+    kept = "&fields=id&fields=name&fields=weight&fields=admin_state_up"
+    walk(spare + kept[1:])
+    walk(spare + "limit=100" + kept)
+    walk(spare + "limit=4&sort=name:desc,created_at:asc" + kept)
+    walk(spare + "limit=3&sort=weight:desc,name:asc" + kept)
+    walk(spare + "sort_key=weight,name&sort_dir=desc" + kept)
+    walk(spare + "limit=4&sort_key=name&sort_dir=DESC" + kept)
+    walk(spare + "limit=3&marker={m07}&page_reverse=True&sort=name" + kept)
+    walk(spare + "limit=2&marker={m05}&sort=weight:desc" + kept)
+    walk(spare + "fields=name&limit=4")
+    step(spare + "sort=" + kept, keep_order=True)
+    step(spare + "sort=&sort_key=name" + kept, keep_order=True)
+    step(spare + "sort_key=name,id&sort_dir=desc," + kept)
+    step(spare + "sort=name:UP" + kept)
+    step(spare + "sort=name:desc:x" + kept)
+    step(spare + "marker={up}" + kept, keep_order=True)
+    step(spare + "limit=3&marker={m07}&page_reverse=true" + kept, keep_order=True)  # "True" only
+    step(spare + "limit=ten" + kept)
+    step(spare + "limit=infinite" + kept)
+    # Octavia 11 reads a marker's sort values by the API's names, which fails for admin_state_up
+    # (its column is `enabled`); the first page, without a marker, is the same on both.
+    step(spare + "limit=3&sort=admin_state_up:desc,name" + kept, keep_order=True)
+    step(spare + "limit=3&marker={m05}&sort=admin_state_up:desc,name" + kept, keep_order=True)
     # One object's fields.
     step("/v2/lbaas/pools/{masters}?fields=name&fields=tags")
     step("/v2/lbaas/pools/{masters}?fields=name,tags")
+    # Which fields each kind of object has (their values: test_differential.py).
+    for path in ("/v2/lbaas/loadbalancers/{lb}", "/v2/lbaas/loadbalancers/{lb}/status",
+                 "/v2/lbaas/listeners/{api}", "/v2/lbaas/pools/{masters}",
+                 "/v2/lbaas/pools/{masters}/members/{up}", "/v2/lbaas/healthmonitors/{monitor}",
+                 "/v2/lbaas/loadbalancers/{lb}/stats", "/v2/lbaas/listeners/{api}/stats"):
+        step(path, keys_only=True)
     # The collections vigil has nothing of.
     for path in ("/", "/v2", "/v2.0/lbaas", "/v2/lbaas/providers", "/v2/lbaas/flavors",
                  "/v2/lbaas/flavors/{lb}", "/v2/lbaas/flavorprofiles",
@@ -188,6 +308,14 @@ def test_lists_and_collections_answer_as_octavias(tmp_path, cleanup):
          body={"l7policy": {"listener_id": "00000000-0000-4000-8000-000000000000",
                             "action": "REJECT"}})
     step("/v2/lbaas/l7policies", method="POST", body={"l7policy": {"action": "REJECT"}})
+    # A monitor type that is none of Octavia's, then one of Octavia's that vigil does not run
+    # (last: Octavia's noop provider takes it, and the two sides part).
+    for kind in ("BOGUS", "PING"):
+        step("/v2/lbaas/healthmonitors", method="POST",
+             name=f"POST /v2/lbaas/healthmonitors {kind}",
+             body=lambda i, kind=kind: {"healthmonitor": {"pool_id": i["spare"], "type": kind,
+                                                          "delay": 5, "timeout": 3,
+                                                          "max_retries": 3}})
 
     # Errors of paths and methods.
     step("/v2/lbaas/nothing")

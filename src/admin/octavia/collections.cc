@@ -24,6 +24,15 @@ Response json_ok(const json::object& body) {
   return r;
 }
 
+}  // namespace
+
+Response page_fault(const PageError& error) {
+  return error.framework ? framework_fault(400, "Bad Request", error.message)
+                         : fault(400, error.message);
+}
+
+namespace {
+
 // An empty list, after the checks Octavia makes of its query (filters, limit, sort, marker: a
 // marker names no object here, Octavia's 400). Octavia spells some keys its own way:
 // `availability_zones`, `flavorprofile_links`.
@@ -32,7 +41,7 @@ Response empty_list(const Target& t, std::string_view collection, std::string_vi
   auto filters = parse_filters(collection, t);
   if (!filters) return fault(400, filters.error());
   auto checked = page(collection, {}, {}, t);
-  if (!checked) return fault(400, checked.error().message);
+  if (!checked) return page_fault(checked.error());
   return json_ok(json::object{{key, json::array()}, {links_key, json::array()}});
 }
 
@@ -96,7 +105,7 @@ Response quotas(const std::vector<std::string>& s, const Target& t, const ApiSta
       objects.push_back(std::move(o));
     }
     auto body = page("quotas", std::move(objects), matches, t);
-    if (!body) return fault(400, body.error().message);
+    if (!body) return page_fault(body.error());
     return json_ok(*body);
   }
   if (s.size() > 3 || (s.size() == 3 && s[2] != "default")) {

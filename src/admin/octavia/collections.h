@@ -10,10 +10,14 @@
 #include <string_view>
 
 #include "admin/http.h"
+#include "admin/octavia/json_page.h"
 #include "admin/octavia/reads.h"
 #include "admin/target.h"
 
 namespace vigil::admin {
+
+// A list's 400 in the shape Octavia answers it (json_page.h PageError::framework).
+Response page_fault(const PageError& error);
 
 // Octavia's version document for `GET /`: every v2 minor version, linking to `<base>/v2`.
 Response octavia_versions(const Target& target);

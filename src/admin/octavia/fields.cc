@@ -236,7 +236,9 @@ void read_loadbalancer(FieldReader& r, ApiLoadBalancer& out, Mode mode) {
   if (auto v = ip_field(r, "vip_address")) out.vip_address = *v;
   if (auto v = r.string("vip_subnet_id")) out.vip_subnet_id = *v;
   if (auto v = r.string("vip_network_id")) out.vip_network_id = *v;
+  // `topology` is how the provider driver (also of before vigil_topology) spells it.
   if (auto v = r.one_of("topology", kOctaviaTopologies)) out.topology = *v;
+  if (auto v = r.one_of("vigil_topology", kOctaviaTopologies)) out.topology = *v;
   r.unsupported("vip_port_id", "vigil binds vip_address on this host; it has no ports");
   r.unsupported("additional_vips", "a vigil load balancer has one VIP");
   r.unsupported("vip_sg_ids", "vigil has no security groups");
@@ -330,9 +332,14 @@ void read_healthmonitor(FieldReader& r, ApiHealthMonitor& out, Mode mode) {
   read_common(r, out, mode, false);
   if (mode == Mode::kCreate) {
     r.require("type");
-    // PING, UDP-CONNECT and SCTP are Octavia types vigil does not run: "unknown" to vigil.
-    if (auto v = r.one_of("type", model::names_of<model::MonitorType>(kOctaviaMonitorTypes))) {
-      out.type = *v;
+    if (auto v = r.one_of("type", kOctaviaAllMonitorTypes)) {
+      if (octavia_monitor_type(*v)) {
+        out.type = *v;
+      } else {
+        r.fail(400, fmt::format("vigil does not run {} health monitors: use TCP, TLS-HELLO, HTTP "
+                                "or HTTPS",
+                                *v));
+      }
     }
     for (std::string_view key : {"delay", "timeout", "max_retries"}) r.require(key);
   } else {

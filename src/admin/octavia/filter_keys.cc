@@ -36,7 +36,7 @@ constexpr Entry kLoadBalancers[] = {
     {"provider", {"provider", kText}},
     {"flavor_id", {"flavor_id", kText}},
     {"availability_zone", {"availability_zone", kText}},
-    {"topology", {"topology", kText}},
+    {"topology", {"vigil_topology", kText}},  // Octavia's column, shown as vigil's field
     {"server_group_id", {"server_group_id", kText}},
     {"vip_address", {"vip_address", kText}},
     {"vip_subnet_id", {"vip_subnet_id", kText}},

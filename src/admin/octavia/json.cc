@@ -79,8 +79,7 @@ json::object member_status(const model::MemberView& m) {
   };
 }
 
-// Octavia 11 names the monitor `health_monitor` and leaves the key out when there is none;
-// gophercloud reads `healthmonitor`, so both are sent.
+// Octavia 11 names the monitor `health_monitor` and leaves the key out when there is none.
 json::object pool_status(const model::PoolView& p) {
   json::array members;
   for (const model::MemberView& m : p.members) members.push_back(member_status(m));
@@ -99,8 +98,7 @@ json::object pool_status(const model::PoolView& p) {
         {"operating_status", octavia_name(model::OperatingStatus::kOnline)},
         {"provisioning_status", kOctaviaActive},
     };
-    out["health_monitor"] = monitor;
-    out["healthmonitor"] = std::move(monitor);
+    out["health_monitor"] = std::move(monitor);
   }
   return out;
 }
@@ -136,7 +134,7 @@ json::object loadbalancer(const model::LoadBalancerView& lb) {
       {"provider", "vigil"},
       {"flavor_id", nullptr},
       {"availability_zone", nullptr},
-      {"topology", kOctaviaSingle},  // a file's load balancer; the API's say their own
+      {"vigil_topology", kOctaviaSingle},  // a file's load balancer; the API's say their own
   };
   add_common(o, lb);
   return o;

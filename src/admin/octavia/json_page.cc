@@ -33,9 +33,10 @@ std::vector<std::string> split(std::string_view text, char sep) {
   }
 }
 
-std::unexpected<PageError> invalid(std::string_view what, std::string_view value) {
-  return std::unexpected(
-      PageError{fmt::format("Supplied {} '{}' is not valid.", what, value.substr(0, 100))});
+std::unexpected<PageError> invalid(std::string_view what, std::string_view value,
+                                   bool framework = false) {
+  return std::unexpected(PageError{
+      fmt::format("Supplied {} '{}' is not valid.", what, value.substr(0, 100)), framework});
 }
 
 // Octavia's `limit`: none means its `[api_settings] pagination_max_limit`, and a larger one is
@@ -44,7 +45,7 @@ std::unexpected<PageError> invalid(std::string_view what, std::string_view value
 // that says why.
 std::expected<std::optional<size_t>, PageError> parse_limit(const Target& t) {
   const auto text = t.param("limit");
-  if (!text) return kMaxPageSize;
+  if (!text) return t.page_max_limit;
   if (*text == "infinite") return std::nullopt;
   if (std::ranges::count(t.query, std::string_view("limit"), &Target::Query::value_type::first) >
       1) {
@@ -53,29 +54,39 @@ std::expected<std::optional<size_t>, PageError> parse_limit(const Target& t) {
   long long n = 0;
   const char* end = text->data() + text->size();
   const auto [ptr, ec] = std::from_chars(text->data(), end, n);
-  if (text->empty() || ec != std::errc() || ptr != end) return invalid("pagination limit", *text);
+  if (text->empty() || ec != std::errc() || ptr != end) {
+    return invalid("pagination limit", *text, true);
+  }
   if (n < 1) {
     return std::unexpected(PageError{
         fmt::format("Supplied pagination limit '{}' is not valid: a limit is 1 or more, or "
                     "'infinite'",
                     n)});
   }
-  return std::min(static_cast<size_t>(n), kMaxPageSize);
+  return std::min(static_cast<size_t>(n), t.page_max_limit);
 }
 
+// Octavia names a bad direction as it compared it, lowercased.
 std::expected<bool, PageError> parse_descending(std::string_view dir) {
   const std::string lower = lowercase(dir);
   if (lower == "asc") return false;
   if (lower == "desc") return true;
-  return invalid("sort direction", dir);
+  return invalid("sort direction", lower, true);
 }
 
+// As Octavia's _parse_sort_keys: an empty `sort` or `sort_key` is none; `sort_dir` pads with
+// `asc`, and each direction paired with a key must be one, an empty one too.
 std::expected<std::vector<SortKey>, PageError> parse_sort(const Target& t) {
   std::vector<SortKey> keys;
-  if (const auto sort = t.param("sort")) {
+  const auto sort = t.param("sort");
+  const auto sort_key = t.param("sort_key");
+  if (sort && !sort->empty()) {
     for (const std::string& part : split(*sort, ',')) {
       const std::vector<std::string> comps = split(part, ':');
-      if (comps.size() > 2) return invalid("sort key", part);
+      // Octavia names such a key by its parts, as Python prints a list: ['a', 'b', 'c'].
+      if (comps.size() > 2) {
+        return invalid("sort key", fmt::format("['{}']", fmt::join(comps, "', '")), true);
+      }
       SortKey k{.key = comps[0]};
       if (comps.size() == 2) {
         auto desc = parse_descending(comps[1]);
@@ -84,12 +95,14 @@ std::expected<std::vector<SortKey>, PageError> parse_sort(const Target& t) {
       }
       keys.push_back(std::move(k));
     }
-  } else if (const auto sort_key = t.param("sort_key")) {
+  } else if (sort_key && !sort_key->empty()) {
     const std::vector<std::string> names = split(*sort_key, ',');
-    const std::vector<std::string> dirs = split(t.param("sort_dir").value_or(""), ',');
+    const std::string sort_dir = t.param("sort_dir").value_or("");
+    const std::vector<std::string> dirs =
+        sort_dir.empty() ? std::vector<std::string>() : split(sort_dir, ',');
     for (size_t i = 0; i < names.size(); ++i) {
       SortKey k{.key = names[i]};
-      if (i < dirs.size() && !dirs[i].empty()) {
+      if (i < dirs.size()) {
         auto desc = parse_descending(dirs[i]);
         if (!desc) return std::unexpected(desc.error());
         k.descending = *desc;
@@ -141,8 +154,11 @@ json::array links(const std::vector<json::object*>& items, std::optional<size_t>
   for (const std::string& s : t.segments) url += "/" + encoded(s);
   std::vector<std::string> attrs;
   if (limit) attrs.push_back(fmt::format("limit={}", *limit));
-  if (auto sort = t.param("sort")) attrs.push_back("sort=" + encoded(*sort));
-  if (auto sort_key = t.param("sort_key")) attrs.push_back("sort_key=" + encoded(*sort_key));
+  // Octavia's `if self.params.get('sort')`: an empty one is left out.
+  for (const char* name : {"sort", "sort_key"}) {
+    const auto value = t.param(name);
+    if (value && !value->empty()) attrs.push_back(fmt::format("{}={}", name, encoded(*value)));
+  }
   const auto href = [&](std::vector<std::string> more) {
     std::vector<std::string> all = attrs;
     all.insert(all.end(), more.begin(), more.end());

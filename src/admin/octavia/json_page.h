@@ -4,7 +4,8 @@
 // comma-separated). `<collection>_links` get Octavia's `next` and `previous` links.
 // The order is Octavia's: the sort keys, then `created_at` and `id` ascending (so a config file's
 // objects, all created at start-up, come in the order of their ids). Without a `limit` a page
-// holds at most kMaxPageSize objects, as Octavia's. Pure.
+// holds at most the target's page_max_limit objects (admin.octavia_pagination_max_limit, as
+// Octavia's `[api_settings] pagination_max_limit`), and a larger `limit` is cut to it. Pure.
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -21,13 +22,11 @@ namespace vigil::admin {
 // is not valid."
 struct PageError {
   std::string message;
+  // Octavia reads `limit` and `sort` (but for the keys' names) in its pagination hook, before its
+  // API code runs, so those errors come in webob's shape (http.h framework_fault); a bad sort key
+  // or marker comes later, as the API's faultstring.
+  bool framework = false;
 };
-
-// Octavia 11's `[api_settings] pagination_max_limit` default: a list without `limit` holds at
-// most this many objects (and links to the next page), and a larger `limit` is cut to it. A
-// constant, not a setting: clients page through either way, and matching Octavia's default keeps
-// their page sizes the same on both.
-inline constexpr size_t kMaxPageSize = 1000;
 
 // Whether a query parameter is one of the above, and so no filter.
 bool is_page_parameter(std::string_view name);

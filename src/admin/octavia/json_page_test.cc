@@ -63,6 +63,34 @@ TEST(JsonPage, SortKeysAndDirectionsInBothSpellings) {
   EXPECT_EQ(ids(paged("?sort_key=created_at,name&sort_dir=desc")), "id-d id-b id-e id-c id-a");
 }
 
+TEST(JsonPage, AnEmptySortIsNoneAndMissingDirectionsAreAscending) {
+  EXPECT_EQ(ids(paged("?sort=")), "id-a id-c id-e id-b id-d");
+  EXPECT_EQ(ids(paged("?sort=&sort_key=name")), "id-e id-d id-c id-b id-a");
+  EXPECT_EQ(ids(paged("?sort_key=&sort_dir=desc")), "id-a id-c id-e id-b id-d");
+  // Directions beyond the keys are not read.
+  EXPECT_EQ(ids(paged("?sort_key=name&sort_dir=desc,sideways")), "id-a id-b id-c id-d id-e");
+}
+
+TEST(JsonPage, AnEmptySortIsLeftOutOfTheLinks) {
+  EXPECT_EQ(json::serialize(paged("?sort=&sort_key=&limit=4").at("loadbalancers_links")),
+            R"([{"rel":"next","href":"/v2/lbaas/loadbalancers?limit=4&marker=id-b"}])");
+}
+
+// Octavia reads limit and sort in a hook before its API code: those errors are webob's shape.
+TEST(JsonPage, ErrorsOfTheQuerysShapeComeBeforeThoseOfItsKeys) {
+  const auto framework = [](std::string_view query) {
+    auto body = page("loadbalancers", five(), {true, true, true, true, true},
+                     *parse_target(std::string("/v2/lbaas/loadbalancers") + std::string(query)));
+    return !body && body.error().framework;
+  };
+  EXPECT_TRUE(framework("?limit=ten"));
+  EXPECT_TRUE(framework("?sort=name:up"));
+  EXPECT_TRUE(framework("?sort=a:b:c"));
+  EXPECT_FALSE(framework("?sort=colour"));
+  EXPECT_FALSE(framework("?marker=nope"));
+  EXPECT_FALSE(framework("?limit=0"));
+}
+
 TEST(JsonPage, TiesUnderAnySortAreBrokenByCreatedAtThenIdAscending) {
   EXPECT_EQ(ids(paged("?sort=created_at")), "id-a id-c id-e id-b id-d");
   EXPECT_EQ(ids(paged("?sort=created_at:desc")), "id-b id-d id-a id-c id-e");
@@ -147,6 +175,24 @@ TEST(JsonPage, WithoutALimitAPageHoldsOctaviasMaximumAndLinksToTheNext) {
   EXPECT_TRUE(all->at("loadbalancers_links").as_array().empty());
 }
 
+TEST(JsonPage, TheTargetsMaximumIsThePageSizeAndCutsALargerLimit) {
+  for (std::string_view query : {"", "?limit=7", "?limit=2"}) {
+    Target t = *parse_target(std::string("/v2/lbaas/loadbalancers") + std::string(query));
+    t.page_max_limit = 2;
+    auto body = page("loadbalancers", five(), {true, true, true, true, true}, t);
+    ASSERT_TRUE(body.has_value()) << query;
+    EXPECT_EQ(ids(*body), "id-a id-c") << query;
+    EXPECT_EQ(json::serialize(body->at("loadbalancers_links")),
+              R"([{"rel":"next","href":"/v2/lbaas/loadbalancers?limit=2&marker=id-c"}])")
+        << query;
+  }
+  Target t = *parse_target("/v2/lbaas/loadbalancers?limit=infinite");
+  t.page_max_limit = 2;
+  auto all = page("loadbalancers", five(), {true, true, true, true, true}, t);
+  ASSERT_TRUE(all.has_value());
+  EXPECT_EQ(ids(*all), "id-a id-c id-e id-b id-d");
+}
+
 // Octavia 11 answers these with a 500 (it takes them for no limit, then fails building links).
 TEST(JsonPage, ALimitBelowOneOrGivenTwiceIsAClearFourHundred) {
   EXPECT_EQ(error("?limit=0"),
@@ -179,7 +225,10 @@ TEST(JsonPage, BadParametersAreOctaviasFourHundreds) {
   EXPECT_EQ(error("?limit=ten"), "Supplied pagination limit 'ten' is not valid.");
   EXPECT_EQ(error("?marker=nope"), "Supplied pagination marker 'nope' is not valid.");
   EXPECT_EQ(error("?sort=name:up"), "Supplied sort direction 'up' is not valid.");
-  EXPECT_EQ(error("?sort=a:b:c"), "Supplied sort key 'a:b:c' is not valid.");
+  EXPECT_EQ(error("?sort=a:b:c"), "Supplied sort key '['a', 'b', 'c']' is not valid.");
+  EXPECT_EQ(error("?sort=name:UP"), "Supplied sort direction 'up' is not valid.");
+  EXPECT_EQ(error("?sort=name:"), "Supplied sort direction '' is not valid.");
+  EXPECT_EQ(error("?sort_key=name,id&sort_dir=desc,"), "Supplied sort direction '' is not valid.");
   EXPECT_EQ(error("?sort_key=colour"), "Supplied sort key 'colour' is not valid.");
 }
 

@@ -24,6 +24,11 @@ inline constexpr model::Spelling<model::MonitorType> kOctaviaMonitorTypes[] = {
     {model::MonitorType::kHttp, "HTTP"},
     {model::MonitorType::kHttps, "HTTPS"},
 };
+// Every type Octavia 11 takes (octavia_lib's SUPPORTED_HEALTH_MONITOR_TYPES, in its order): a
+// name outside them is Octavia's "Value should be one of" 400, one inside that vigil does not run
+// (kOctaviaMonitorTypes) vigil's own refusal.
+inline constexpr std::string_view kOctaviaAllMonitorTypes[] = {
+    "HTTP", "HTTPS", "PING", "TCP", "TLS-HELLO", "UDP-CONNECT", "SCTP"};
 
 // The only protocol of listeners vigil accepts (it balances TCP).
 inline constexpr std::string_view kOctaviaTcp = "TCP";

@@ -164,8 +164,10 @@ TEST_F(ApiOpsTest, MonitorRequestsAreValidated) {
   const std::string p = pool(listener(lb()));
   const std::vector<Refusal> cases = {
       {"PING", R"("type": "PING", "delay": 5, "timeout": 5, "max_retries": 3)", 400,
-       "Invalid input for field/attribute type. Value: 'PING'. Value should be one of: TCP, "
-       "TLS-HELLO, HTTP, HTTPS"},
+       "vigil does not run PING health monitors: use TCP, TLS-HELLO, HTTP or HTTPS"},
+      {"not a type", R"("type": "BOGUS", "delay": 5, "timeout": 5, "max_retries": 3)", 400,
+       "Invalid input for field/attribute type. Value: 'BOGUS'. Value should be one of: HTTP, "
+       "HTTPS, PING, TCP, TLS-HELLO, UDP-CONNECT, SCTP"},
       {"max_retries 0", R"("type": "TCP", "delay": 5, "timeout": 5, "max_retries": 0)", 400,
        "Invalid input for field/attribute max_retries. Value: '0'. Value should be greater or "
        "equal to 1"},
@@ -296,6 +298,12 @@ TEST_F(ApiOpsTest, MemberPoolAndLoadBalancerRequestsAreValidated) {
   ASSERT_TRUE(
       create_loadbalancer(s_, R"({"loadbalancer": {"topology": "ACTIVE_STANDBY"}})", context()));
   EXPECT_EQ(s_.loadbalancers.back().topology, "ACTIVE_STANDBY");
+  // vigil_topology, the name vigil shows it by, is read too.
+  ASSERT_TRUE(create_loadbalancer(s_, R"({"loadbalancer": {"vigil_topology": "ACTIVE_STANDBY"}})",
+                                  context()));
+  EXPECT_EQ(s_.loadbalancers.back().topology, "ACTIVE_STANDBY");
+  check(create_loadbalancer(s_, R"({"loadbalancer": {"vigil_topology": "MESH"}})", context()), 400,
+        "Invalid input for field/attribute vigil_topology. Value: 'MESH'.");
   // keepalived brings a pair's address (docs/ha.md): neither node need hold it yet.
   ASSERT_TRUE(create_loadbalancer(
       s_, R"({"loadbalancer": {"topology": "ACTIVE_STANDBY", "vip_address": "192.0.2.1"}})",

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
@@ -54,12 +55,11 @@ void name_tree_monitors(json::object& tree, const ApiState& state) {
     const ApiPool* found = state.pool(p.at("id").as_string());
     if (found == nullptr || !found->healthmonitor) return;
     const ApiHealthMonitor& hm = *found->healthmonitor;
-    for (const char* key : {"health_monitor", "healthmonitor"}) {
-      if (json::object* m = p.if_contains(key) ? p.at(key).if_object() : nullptr) {
-        (*m)["name"] = hm.name;
-        (*m)["operating_status"] = octavia_name(
-            hm.admin_state_up ? model::OperatingStatus::kOnline : model::OperatingStatus::kOffline);
-      }
+    if (json::object* m =
+            p.if_contains("health_monitor") ? p.at("health_monitor").if_object() : nullptr) {
+      (*m)["name"] = hm.name;
+      (*m)["operating_status"] = octavia_name(hm.admin_state_up ? model::OperatingStatus::kOnline
+                                                                : model::OperatingStatus::kOffline);
     }
   };
   json::object& lb = tree.at("statuses").as_object().at("loadbalancer").as_object();
@@ -75,20 +75,21 @@ struct Call {
 };
 
 // Octavia's lists: filtered (json_filter.h), sorted and paged (json_page.h). `hidden`: a field
-// rendered only to be filtered on, left out of the answer (a member's pool_id).
+// rendered only to be filtered on, left out of the answer (a member's pool_id). `render` adds
+// the objects; one added with `listed` false is only a marker, never in the answer.
 template <typename Render>
 Response list(const Call& c, std::string_view key, Render render, std::string_view hidden = {}) {
   auto filters = parse_filters(key, c.target);
   if (!filters) return fault(400, filters.error());
   std::vector<json::object> objects;
   std::vector<bool> matches;
-  render([&](json::object o) {
-    matches.push_back(filters->matches(o));
+  render([&](json::object o, bool listed = true) {
+    matches.push_back(listed && filters->matches(o));
     if (!hidden.empty()) o.erase(hidden);
     objects.push_back(std::move(o));
   });
   auto body = page(key, std::move(objects), matches, c.target);
-  if (!body) return fault(400, body.error().message);
+  if (!body) return page_fault(body.error());
   Response r;
   r.body = json::serialize(*body);
   return r;
@@ -146,6 +147,18 @@ Response members(const Call& c, const LoadBalancerView& lb, const model::PoolVie
             json::object o = c.catalog.render(lb, m);
             o["pool_id"] = p.id;
             add(std::move(o));
+          }
+          // Octavia looks a marker up among every member, so one of another pool says where
+          // this pool's page starts, by its sort keys.
+          const auto marker = c.target.param("marker");
+          const auto in_pool = [&](const model::MemberView& m) { return m.id == marker; };
+          if (!marker || std::ranges::any_of(p.members, in_pool)) return;
+          for (const LoadBalancerView& other_lb : c.catalog.lbs()) {
+            for (const model::PoolView& other : other_lb.pools) {
+              for (const model::MemberView& m : other.members) {
+                if (m.id == *marker) return add(c.catalog.render(other_lb, m), false);
+              }
+            }
           }
         },
         "pool_id");

@@ -33,7 +33,7 @@ void stored_loadbalancer(json::object& o, const ApiLoadBalancer& lb) {
   o["vip_address"] = lb.vip_address;
   o["vip_subnet_id"] = lb.vip_subnet_id;
   o["vip_network_id"] = lb.vip_network_id;
-  o["topology"] = lb.topology;
+  o["vigil_topology"] = lb.topology;
 }
 
 void stored_listener(json::object& o, const ApiListener& l) {

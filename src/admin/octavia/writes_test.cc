@@ -146,7 +146,7 @@ TEST_F(WritesTest, TheSeedsScenarioThroughTheRoutes) {
   const json::value& pool =
       tree.at("statuses").at("loadbalancer").at("listeners").at(0).at("pools").at(0);
   EXPECT_EQ(pool.at("name"), "masters");
-  EXPECT_EQ(pool.at("healthmonitor").at("id"), json::value(hm));
+  EXPECT_EQ(pool.at("health_monitor").at("id"), json::value(hm));
   EXPECT_EQ(pool.at("members").at(0).at("name"), "master-01");
   EXPECT_EQ(daemon_.applied.size(), 6u);
   for (const ApiChange& c : daemon_.applied) {
@@ -297,7 +297,7 @@ TEST_F(WritesTest, BadInputIs400AndNeverReachesTheDaemon) {
       {"POST", "/v2.0/lbaas/healthmonitors",
        R"({"healthmonitor": {"pool_id": ")" + pool_ + R"(", "type": "PING", "delay": 1,
            "timeout": 1, "max_retries": 1}})",
-       "Value should be one of: TCP, TLS-HELLO"},
+       "vigil does not run PING health monitors"},
       {"POST", "/v2.0/lbaas/healthmonitors",
        R"({"healthmonitor": {"pool_id": ")" + pool_ + R"(", "type": "TCP", "delay": 1,
            "timeout": 1, "max_retries": 0}})",
