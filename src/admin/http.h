@@ -56,7 +56,15 @@ struct Response {
   // function that sends the real response, which it must call once, on the control thread.
   // The other fields are then unused.
   std::function<void(std::function<void(Response)>)> later;
+  // Set by a route whose body is made as it is sent (/metrics): after `body`, the server asks it
+  // for each next piece, on the render thread and one call at a time, until a piece is empty; the
+  // body goes out chunked. Null: `body` is all of it.
+  std::function<std::string()> stream;
 };
+
+// `r`'s whole body: `body` and, when it streams, every piece after it (the stream is spent). For
+// tests and callers that hold the whole answer anyway.
+std::string whole_body(Response& r);
 
 // Runs `render` off the control thread, then `send` with its response on it: for answers whose
 // building would stall the loop (routes.cc).
@@ -88,6 +96,9 @@ struct RouteContext {
   LoginSessions* logins = nullptr;     // null: the page's login form is not offered (404)
   SignInThrottle* throttle = nullptr;  // null: /login is not throttled (tests)
   const RenderFn* render = nullptr;    // null: every answer is built on the control thread
+  // admin.metrics.member_histograms: /metrics serves the members' check-duration histograms
+  // without being asked (?histograms=member).
+  bool member_histograms = false;
 };
 
 // Octavia's error shape: {"faultstring": message}.
