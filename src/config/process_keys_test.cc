@@ -54,6 +54,18 @@ TEST(ProcessKeys, AnOctaviaEndpointIsAnHttpUrlWithoutAQuery) {
   }
 }
 
+// admin.metrics: the members' histograms are left out of a scrape unless it asks, or this says.
+TEST(ProcessKeys, MetricsMemberHistogramsIsASwitchOffByDefault) {
+  EXPECT_FALSE(model::Process{}.admin.metrics.member_histograms);
+  const LoadResult on =
+      load("admin: {metrics: {member_histograms: true}}\n" + std::string(kListenerAndPool));
+  ASSERT_TRUE(on.ok()) << all(on.diagnostics);
+  EXPECT_TRUE(on.process->admin.metrics.member_histograms);
+  const LoadResult typo =
+      load("admin: {metrics: {member_histogram: true}}\n" + std::string(kListenerAndPool));
+  EXPECT_TRUE(has_error(typo, 1, "member_histogram")) << all(typo.diagnostics);
+}
+
 TEST(ProcessKeys, AbsentKeysGiveTheDefaults) {
   const LoadResult r = load(kListenerAndPool);
   ASSERT_TRUE(r.ok()) << all(r.diagnostics);

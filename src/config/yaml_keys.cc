@@ -304,6 +304,17 @@ constexpr KeySpec<ConfigDraft> kTopKeys[] = {
     {"pools", "list of maps", "", "The backends; see `pools[]`.", read_pools},
 };
 
+constexpr KeySpec<model::AdminMetrics> kAdminMetricsKeys[] = {
+    {"member_histograms", "boolean", "false",
+     "Whether a scrape of `/metrics` that does not ask (`?histograms=member`, or "
+     "`?name[]=vigil_member_check_duration_seconds`) gets the members' check-duration "
+     "histograms: 15 series a member, a third of a scrape's size (docs/metrics.md, \"How "
+     "much\"). Takes effect on reload.",
+     [](YamlReader& r, const Field& f, model::AdminMetrics& m) {
+       r.set_bool(f, m.member_histograms);
+     }},
+};
+
 constexpr KeySpec<Admin> kAdminKeys[] = {
     {"listen", "[address]:port", "127.0.0.1:8404",
      "Address of the REST API, /metrics and the status page. Keep it on loopback unless the "
@@ -358,6 +369,11 @@ constexpr KeySpec<Admin> kAdminKeys[] = {
      "Where the objects made through the Octavia API live: this node's `state_file`, or etcd, "
      "shared by every node of a pair or fleet; see `admin.store`.",
      read_store},
+    {"metrics", "map", "{member_histograms: false}",
+     "What `GET /metrics` serves when a scrape does not say; see `admin.metrics`.",
+     [](YamlReader& r, const Field& f, Admin& a) {
+       r.read_map(f.value, f.line, admin_metrics_section(), a.metrics);
+     }},
 };
 
 constexpr KeySpec<model::Log> kLogKeys[] = {
@@ -598,6 +614,12 @@ const Section<ConfigDraft>& top_section() {
 
 const Section<Admin>& admin_section() {
   static constexpr Section<Admin> kSection{"admin", "admin", kAdminKeys};
+  return kSection;
+}
+
+const Section<model::AdminMetrics>& admin_metrics_section() {
+  static constexpr Section<model::AdminMetrics> kSection{"admin.metrics", "admin.metrics",
+                                                         kAdminMetricsKeys};
   return kSection;
 }
 

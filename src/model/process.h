@@ -70,6 +70,12 @@ struct Store {
   bool operator==(const Store&) const = default;
 };
 
+// What GET /metrics serves when a scrape does not say (`admin.metrics`).
+struct AdminMetrics {
+  bool member_histograms = false;  // the members' check-duration histograms
+  bool operator==(const AdminMetrics&) const = default;
+};
+
 struct Admin {
   std::string listen = "127.0.0.1:8404";
   std::string socket;  // a Unix socket to serve the API on too; empty: none
@@ -80,6 +86,7 @@ struct Admin {
   std::string octavia_endpoint;  // the Octavia API's public URL (links); empty: the request's
   bool trust_forwarded_headers = false;  // links follow a proxy's Forwarded / X-Forwarded-*
   Store store;
+  AdminMetrics metrics;
   bool operator==(const Admin&) const = default;
 };
 
