@@ -80,7 +80,7 @@ TEST_F(RoutesTest, MetricsTakeScopesAndRefuseWhatTheyDoNotKnow) {
   EXPECT_EQ(faultstring(bad),
             "unknown scope \"server\"; use process, listener, pool or member (repeat scope= for "
             "more)");
-  EXPECT_EQ(call("GET", "/metrics?name[]=a%20b").status, 400);
+  EXPECT_EQ(call("GET", "/metrics?name%5B%5D=a%20b").status, 400);
   EXPECT_EQ(call("GET", "/metrics").body.find("_bucket{"), std::string::npos);
   EXPECT_NE(call("GET", "/metrics?histograms=member").body.find("_bucket{"), std::string::npos);
   const Response named = call("GET", "/metrics?name%5B%5D=vigil_member_up");
