@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "admin/daemon.h"
+#include "model/process.h"
 #include "model/status_tree.h"
 
 namespace vigil::admin {
@@ -96,9 +97,9 @@ struct RouteContext {
   LoginSessions* logins = nullptr;     // null: the page's login form is not offered (404)
   SignInThrottle* throttle = nullptr;  // null: /login is not throttled (tests)
   const RenderFn* render = nullptr;    // null: every answer is built on the control thread
-  // admin.metrics.member_histograms: /metrics serves the members' check-duration histograms
-  // without being asked (?histograms=member).
-  bool member_histograms = false;
+  // admin.metrics: what /metrics serves to a scrape that does not say (its scopes, the members'
+  // check-duration histograms).
+  model::AdminMetrics metrics;
 };
 
 // Octavia's error shape: {"faultstring": message}.

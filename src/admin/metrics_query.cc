@@ -5,8 +5,7 @@
 namespace vigil::admin {
 namespace {
 
-constexpr model::NameList kScopeChoices =
-    model::join_names<MetricsScope>(kMetricsScopeNames, ", ", " or ");
+constexpr model::NameList kScopeChoices = model::name_list<MetricsScope>(", ", " or ");
 
 // The text format's metric names: [a-zA-Z_:][a-zA-Z0-9_:]*.
 bool is_metric_name(std::string_view name) {
@@ -27,12 +26,14 @@ bool MetricsQuery::wants(MetricsScope scope, std::string_view name) const {
 }
 
 std::expected<MetricsQuery, std::string> parse_metrics_query(const Target::Query& query,
-                                                             bool member_histograms) {
-  MetricsQuery out{.member_histograms = member_histograms};
+                                                             const model::AdminMetrics& defaults) {
+  MetricsQuery out{.member_histograms = defaults.member_histograms};
+  out.scopes.fill(false);
+  for (MetricsScope s : defaults.scopes) out.scopes[static_cast<size_t>(s)] = true;
   bool scoped = false;
   for (const auto& [key, value] : query) {
     if (key == "scope") {
-      const auto scope = model::value_in<MetricsScope>(kMetricsScopeNames, value);
+      const auto scope = model::parse<MetricsScope>(value);
       if (!scope) {
         return std::unexpected("unknown scope \"" + value + "\"; use " +
                                std::string(kScopeChoices.view()) + " (repeat scope= for more)");

@@ -1,6 +1,7 @@
-// What one scrape of /metrics asks for: the scopes (`?scope=`), the families by name
-// (`?name[]=`), members in maintenance left out (`?no-maint`) and the members' check-duration
-// histograms (`?histograms=member`, or admin.metrics.member_histograms). Pure; any thread.
+// What one scrape of /metrics asks for: the scopes (`?scope=`, or admin.metrics.scopes), the
+// families by name (`?name[]=`), members in maintenance left out (`?no-maint`) and the members'
+// check-duration histograms (`?histograms=member`, or admin.metrics.member_histograms). Pure; any
+// thread.
 #pragma once
 
 #include <array>
@@ -10,21 +11,11 @@
 #include <vector>
 
 #include "admin/target.h"
-#include "model/spelling.h"
+#include "model/process.h"
 
 namespace vigil::admin {
 
-// The objects a family describes, as HAProxy's exporter groups its own (global, frontend,
-// backend, server): the process, the listeners, the pools (and their load balancers' status),
-// the members.
-enum class MetricsScope { kProcess, kListener, kPool, kMember };
-
-inline constexpr model::Spelling<MetricsScope> kMetricsScopeNames[] = {
-    {MetricsScope::kProcess, "process"},
-    {MetricsScope::kListener, "listener"},
-    {MetricsScope::kPool, "pool"},
-    {MetricsScope::kMember, "member"},
-};
+using model::MetricsScope;
 
 // The family of the members' check durations: 15 of a member's 48 series.
 inline constexpr std::string_view kMemberHistogram = "vigil_member_check_duration_seconds";
@@ -42,10 +33,11 @@ struct MetricsQuery {
   bool wants(MetricsScope scope, std::string_view name) const;
 };
 
-// The query of a scrape; `member_histograms` is admin.metrics.member_histograms. An unknown
-// parameter, scope or `histograms` value, or a name that is no metric name, is an error: the
-// message for a 400, naming what is allowed.
+// The query of a scrape; what it does not say is `defaults`' (admin.metrics: the scopes of a
+// scrape without `scope=`, the members' histograms). An unknown parameter, scope or `histograms`
+// value, or a name that is no metric name, is an error: the message for a 400, naming what is
+// allowed.
 std::expected<MetricsQuery, std::string> parse_metrics_query(const Target::Query& query,
-                                                             bool member_histograms);
+                                                             const model::AdminMetrics& defaults);
 
 }  // namespace vigil::admin

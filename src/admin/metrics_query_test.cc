@@ -7,7 +7,7 @@ namespace vigil::admin {
 namespace {
 
 MetricsQuery parsed(const Target::Query& q, bool histograms = false) {
-  auto out = parse_metrics_query(q, histograms);
+  auto out = parse_metrics_query(q, {.member_histograms = histograms});
   EXPECT_TRUE(out.has_value()) << out.error();
   return out.value_or(MetricsQuery{});
 }
@@ -29,6 +29,19 @@ TEST(MetricsQuery, ScopesAddUp) {
   EXPECT_TRUE(q.wants(MetricsScope::kPool, "vigil_pool_status"));
   EXPECT_FALSE(q.wants(MetricsScope::kListener, "vigil_listener_status"));
   EXPECT_FALSE(q.wants(MetricsScope::kMember, "vigil_member_up"));
+}
+
+// admin.metrics.scopes: what a scrape without scope= gets; scope= replaces it.
+TEST(MetricsQuery, TheConfigsScopesAreTheDefault) {
+  const model::AdminMetrics config{.scopes = {MetricsScope::kProcess, MetricsScope::kPool}};
+  const auto q = parse_metrics_query({}, config);
+  ASSERT_TRUE(q.has_value());
+  EXPECT_TRUE(q->wants(MetricsScope::kPool, "vigil_pool_status"));
+  EXPECT_FALSE(q->wants(MetricsScope::kMember, "vigil_member_up"));
+  const auto asked = parse_metrics_query({{"scope", "member"}}, config);
+  ASSERT_TRUE(asked.has_value());
+  EXPECT_TRUE(asked->wants(MetricsScope::kMember, "vigil_member_up"));
+  EXPECT_FALSE(asked->wants(MetricsScope::kPool, "vigil_pool_status"));
 }
 
 TEST(MetricsQuery, NamesPickFamiliesAndANamedHistogramIsServed) {
@@ -74,7 +87,7 @@ TEST(MetricsQuery, WhatItDoesNotKnowIsAnErrorNamingWhatItTakes) {
                 "histograms=member"},
   };
   for (const auto& c : kCases) {
-    const auto q = parse_metrics_query(c.query, false);
+    const auto q = parse_metrics_query(c.query, {});
     ASSERT_FALSE(q.has_value()) << c.description;
     EXPECT_EQ(q.error(), c.error) << c.description;
   }

@@ -93,7 +93,7 @@ Response rendered(const RouteContext& ctx, std::string content_type, Render rend
 constexpr std::string_view kType = "text/plain; version=0.0.4; charset=utf-8";
 Response metrics(const Call& c) {
   const RouteContext& ctx = c.ctx;
-  auto query = parse_metrics_query(c.target.query, ctx.member_histograms);
+  auto query = parse_metrics_query(c.target.query, ctx.metrics);
   if (!query) return fault(400, query.error());
   std::string tail = ctx.shared != nullptr
                          ? store_metrics_text(ctx.shared->health(), ctx.now, *query)

@@ -87,10 +87,10 @@ TEST_F(RoutesTest, MetricsTakeScopesAndRefuseWhatTheyDoNotKnow) {
   EXPECT_NE(named.body.find("\nvigil_member_up{"), std::string::npos);
   EXPECT_EQ(named.body.find("vigil_member_status"), std::string::npos);
   const Request request{.method = "GET", .target = "/metrics", .x_auth_token = "T"};
-  const Response on = route(
-      request,
-      RouteContext{
-          .token = token_, .daemon = daemon_, .now = testing::kNow, .member_histograms = true});
+  const Response on = route(request, RouteContext{.token = token_,
+                                                  .daemon = daemon_,
+                                                  .now = testing::kNow,
+                                                  .metrics = {.member_histograms = true}});
   EXPECT_NE(on.body.find("_bucket{"), std::string::npos);
 }
 

@@ -225,7 +225,7 @@ class Session : public std::enable_shared_from_this<Session> {
                                              .logins = &server_->logins,
                                              .throttle = &server_->throttle,
                                              .render = &server_->render,
-                                             .member_histograms = o.member_histograms});
+                                             .metrics = o.metrics});
     } catch (const std::exception& e) {
       log::error("admin API: {} {} failed: {}", std::string_view(request.method),
                  std::string_view(request.target), e.what());
@@ -587,7 +587,9 @@ void AdminServer::set_public_endpoint(std::string endpoint, bool trust_forwarded
   state_->options.trust_forwarded_headers = trust_forwarded_headers;
 }
 
-void AdminServer::set_member_histograms(bool on) { state_->options.member_histograms = on; }
+void AdminServer::set_metrics(model::AdminMetrics metrics) {
+  state_->options.metrics = std::move(metrics);
+}
 
 void AdminServer::set_read_token(std::string token) {
   if (token != state_->options.read_token) state_->logins.clear();

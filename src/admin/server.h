@@ -27,7 +27,7 @@ struct Options {
   std::string default_project;            // admin.octavia_project (http.h RouteContext)
   std::string public_endpoint;            // admin.octavia_endpoint (http.h RouteContext)
   bool trust_forwarded_headers = false;   // admin.trust_forwarded_headers (forwarded.h)
-  bool member_histograms = false;         // admin.metrics.member_histograms (http.h RouteContext)
+  model::AdminMetrics metrics;            // admin.metrics (http.h RouteContext)
   // Limits; tests shorten them.
   std::chrono::milliseconds idle_timeout{60'000};  // a connection idle this long is closed
   // A connection that has not sent a whole request head this long after it opened (or after
@@ -77,7 +77,7 @@ class AdminServer {
   void set_read_token(std::string token);
   void set_default_project(std::string project);
   void set_public_endpoint(std::string endpoint, bool trust_forwarded_headers);
-  void set_member_histograms(bool on);
+  void set_metrics(model::AdminMetrics metrics);
   size_t connections() const;  // open now; tests wait on it
   // Closes the listener and every open connection. Pending handlers finish on `io` later.
   void stop();

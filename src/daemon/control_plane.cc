@@ -175,7 +175,7 @@ Result<void> ControlPlane::start() {
                        .default_project = process_.admin.octavia_project,
                        .public_endpoint = process_.admin.octavia_endpoint,
                        .trust_forwarded_headers = process_.admin.trust_forwarded_headers,
-                       .member_histograms = process_.admin.metrics.member_histograms,
+                       .metrics = process_.admin.metrics,
                        .store = store_.get(),
                        .shared = shared_store_.get(),
                        .inherited_fd = admin_socket ? admin_socket->get() : -1,
@@ -274,7 +274,7 @@ Result<std::vector<std::string>> ControlPlane::reload() {
   if (admin_) {
     admin_->set_default_project(admin.octavia_project);
     admin_->set_public_endpoint(admin.octavia_endpoint, admin.trust_forwarded_headers);
-    admin_->set_member_histograms(admin.metrics.member_histograms);
+    admin_->set_metrics(admin.metrics);
     // A rotated token takes effect with the reload; an unreadable one keeps the old ones. A file
     // named for the first time has its permissions checked, as at start.
     const bool new_files = admin.token_file != process_.admin.token_file ||

@@ -70,8 +70,29 @@ struct Store {
   bool operator==(const Store&) const = default;
 };
 
+// The objects a /metrics family describes, as HAProxy's exporter groups its own (global,
+// frontend, backend, server): the process, the listeners, the pools (and their load balancers'
+// status), the members.
+enum class MetricsScope : uint8_t { kProcess, kListener, kPool, kMember };
+
+inline constexpr Spelling<MetricsScope> kMetricsScopeNames[] = {
+    {MetricsScope::kProcess, "process"},
+    {MetricsScope::kListener, "listener"},
+    {MetricsScope::kPool, "pool"},
+    {MetricsScope::kMember, "member"},
+};
+template <>
+constexpr std::span<const Spelling<MetricsScope>> spellings<MetricsScope>() {
+  return kMetricsScopeNames;
+}
+constexpr std::string_view to_string(MetricsScope s) {
+  return name_in(spellings<MetricsScope>(), s);
+}
+
 // What GET /metrics serves when a scrape does not say (`admin.metrics`).
 struct AdminMetrics {
+  std::vector<MetricsScope> scopes{MetricsScope::kProcess, MetricsScope::kListener,
+                                   MetricsScope::kPool, MetricsScope::kMember};
   bool member_histograms = false;  // the members' check-duration histograms
   bool operator==(const AdminMetrics&) const = default;
 };

@@ -129,3 +129,18 @@ def test_what_metrics_does_not_take_is_a_400_that_says_what_it_takes(vigil, quer
     code, _, body = get(vigil, "/metrics" + query)
     assert code == 400 and says in body, body
     assert scrape(vigil, "?scope=pool")  # and vigil serves on
+
+
+def test_the_config_sets_what_a_scrape_without_a_query_gets(tmp_path, cleanup):
+    echo = EchoServer()
+    cleanup(echo)
+    config = CONFIG.replace("  token_file: @TOKEN_FILE@\n", "  token_file: @TOKEN_FILE@\n"
+                            "  metrics: {{scopes: [process, pool], member_histograms: true}}\n")
+    vigil = Vigil(tmp_path, config.format(port=echo.port))
+    cleanup(vigil)
+    vigil.wait_member("e1", "ONLINE")
+    default = families(scrape(vigil))
+    assert "vigil_pool_status" in default and "vigil_build_info" in default
+    assert not {f for f in default if f.startswith(("vigil_member_", "vigil_listener_"))}
+    members = families(scrape(vigil, "?scope=member"))
+    assert {"vigil_member_up", "vigil_member_check_duration_seconds"} <= members
