@@ -17,6 +17,15 @@ Response fault(int status, std::string_view message) {
   return r;
 }
 
+std::string whole_body(Response& r) {
+  std::string out = std::move(r.body);
+  if (r.stream) {
+    for (std::string piece = r.stream(); !piece.empty(); piece = r.stream()) out += piece;
+    r.stream = nullptr;
+  }
+  return out;
+}
+
 Response framework_fault(int status, std::string_view title, std::string_view description) {
   Response r;
   r.status = status;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "admin/daemon.h"
+#include "model/process.h"
 #include "model/status_tree.h"
 
 namespace vigil::admin {
@@ -57,7 +58,15 @@ struct Response {
   // function that sends the real response, which it must call once, on the control thread.
   // The other fields are then unused.
   std::function<void(std::function<void(Response)>)> later;
+  // Set by a route whose body is made as it is sent (/metrics): after `body`, the server asks it
+  // for each next piece, on the render thread and one call at a time, until a piece is empty; the
+  // body goes out chunked. Null: `body` is all of it.
+  std::function<std::string()> stream;
 };
+
+// `r`'s whole body: `body` and, when it streams, every piece after it (the stream is spent). For
+// tests and callers that hold the whole answer anyway.
+std::string whole_body(Response& r);
 
 // Runs `render` off the control thread, then `send` with its response on it: for answers whose
 // building would stall the loop (routes.cc).
@@ -91,6 +100,9 @@ struct RouteContext {
   LoginSessions* logins = nullptr;     // null: the page's login form is not offered (404)
   SignInThrottle* throttle = nullptr;  // null: /login is not throttled (tests)
   const RenderFn* render = nullptr;    // null: every answer is built on the control thread
+  // admin.metrics: what /metrics serves to a scrape that does not say (its scopes, the members'
+  // check-duration histograms).
+  model::AdminMetrics metrics;
 };
 
 // Octavia's error shape: {"faultstring": message}.

@@ -18,10 +18,6 @@
 namespace vigil::admin::metrics {
 namespace {
 
-double seconds(model::WallTime t) {
-  return std::chrono::duration<double>(t.time_since_epoch()).count();
-}
-
 // Entries of /proc/self/fd, less the one opendir() holds while counting; -1 when unreadable.
 int64_t open_fds() {
   DIR* dir = ::opendir("/proc/self/fd");

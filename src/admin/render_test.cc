@@ -433,7 +433,7 @@ TEST(Metrics, ObjectsSharingANameStillMakeDistinctSeries) {
   EXPECT_GT(samples, 40);
 }
 
-TEST(Metrics, TenThousandMembersEachHaveEveryFamilyInOneAllocation) {
+TEST(Metrics, TenThousandMembersEachHaveEveryFamily) {
   const model::LoadBalancerView big = testing::large_view(10000);
   const auto started = std::chrono::steady_clock::now();
   const std::string text = metrics_text(big, kNow);
@@ -449,8 +449,6 @@ TEST(Metrics, TenThousandMembersEachHaveEveryFamilyInOneAllocation) {
   }
   EXPECT_EQ(up, 10000u);
   EXPECT_EQ(buckets, 10000u * (model::kCheckDurationBuckets.size() + 1));
-  // The one reservation is enough: the text never had to grow (and copy) while it was written.
-  EXPECT_LE(text.size(), metrics::estimate({big}, metrics::member_label_sets({big})));
   // A scrape every few seconds on the control thread: generous, even for a sanitizer build.
   EXPECT_LT(took, std::chrono::seconds(5)) << text.size() << " bytes";
 }

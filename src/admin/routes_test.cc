@@ -67,6 +67,33 @@ TEST_F(RoutesTest, StatusAndMetricsTakeTheViewsWithoutHistory) {
   EXPECT_EQ(views_asked(false), 2);
 }
 
+// ?scope= and its kin: a clear 400 for what /metrics does not take; the members' histograms only
+// when asked, or when admin.metrics.member_histograms says so.
+TEST_F(RoutesTest, MetricsTakeScopesAndRefuseWhatTheyDoNotKnow) {
+  const Response pools = call("GET", "/metrics?scope=pool&scope=process");
+  EXPECT_EQ(pools.status, 200);
+  EXPECT_NE(pools.body.find("\nvigil_pool_status{"), std::string::npos);
+  EXPECT_NE(pools.body.find("\nvigil_build_info{"), std::string::npos);
+  EXPECT_EQ(pools.body.find("vigil_member_up"), std::string::npos);
+  const Response bad = call("GET", "/metrics?scope=server");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(faultstring(bad),
+            "unknown scope \"server\"; use process, listener, pool or member (repeat scope= for "
+            "more)");
+  EXPECT_EQ(call("GET", "/metrics?name%5B%5D=a%20b").status, 400);
+  EXPECT_EQ(call("GET", "/metrics").body.find("_bucket{"), std::string::npos);
+  EXPECT_NE(call("GET", "/metrics?histograms=member").body.find("_bucket{"), std::string::npos);
+  const Response named = call("GET", "/metrics?name%5B%5D=vigil_member_up");
+  EXPECT_NE(named.body.find("\nvigil_member_up{"), std::string::npos);
+  EXPECT_EQ(named.body.find("vigil_member_status"), std::string::npos);
+  const Request request{.method = "GET", .target = "/metrics", .x_auth_token = "T"};
+  const Response on = route(request, RouteContext{.token = token_,
+                                                  .daemon = daemon_,
+                                                  .now = testing::kNow,
+                                                  .metrics = {.member_histograms = true}});
+  EXPECT_NE(on.body.find("_bucket{"), std::string::npos);
+}
+
 TEST_F(RoutesTest, ReadyzNeedsNoTokenAndListsEachListener) {
   const Response r = call("GET", "/readyz", "");
   EXPECT_EQ(r.status, 200);

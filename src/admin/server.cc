@@ -15,10 +15,12 @@
 #include <boost/beast/core/basic_stream.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/buffer_body.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
+#include <boost/beast/http/serializer.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
 #include <map>
@@ -223,7 +225,8 @@ class Session : public std::enable_shared_from_this<Session> {
                                              .shared = o.shared,
                                              .logins = &server_->logins,
                                              .throttle = &server_->throttle,
-                                             .render = &server_->render});
+                                             .render = &server_->render,
+                                             .metrics = o.metrics});
     } catch (const std::exception& e) {
       log::error("admin API: {} {} failed: {}", std::string_view(request.method),
                  std::string_view(request.target), e.what());
@@ -244,21 +247,29 @@ class Session : public std::enable_shared_from_this<Session> {
     send(fault(status, message), false, 11, true);
   }
 
-  void send(Response r, bool keep_alive, unsigned version, bool drain_after) {
-    response_ = {};
-    response_.version(version);
-    response_.result(static_cast<unsigned>(r.status));
-    response_.set(http::field::server, "vigil");
-    response_.set(http::field::content_type, r.content_type);
+  // The head every answer carries.
+  template <class Body>
+  static void set_head(http::response<Body>& m, const Response& r, bool keep_alive,
+                       unsigned version) {
+    m.version(version);
+    m.result(static_cast<unsigned>(r.status));
+    m.set(http::field::server, "vigil");
+    m.set(http::field::content_type, r.content_type);
     // Octavia's (oslo's) request id on every answer, errors included: clients print it with
     // each error ("Request-ID: req-..."). A fresh one, as oslo makes it: nothing a client sent
     // is echoed into a header.
-    response_.set("x-openstack-request-id", "req-" + random_uuid());
+    m.set("x-openstack-request-id", "req-" + random_uuid());
     // Nothing vigil answers is meant to be framed or sniffed as another type.
-    response_.set("X-Content-Type-Options", "nosniff");
-    response_.set("X-Frame-Options", "DENY");
-    for (const auto& [name, value] : r.headers) response_.set(name, value);
-    response_.keep_alive(keep_alive);
+    m.set("X-Content-Type-Options", "nosniff");
+    m.set("X-Frame-Options", "DENY");
+    for (const auto& [name, value] : r.headers) m.set(name, value);
+    m.keep_alive(keep_alive);
+  }
+
+  void send(Response r, bool keep_alive, unsigned version, bool drain_after) {
+    if (r.stream) return send_streamed(std::move(r), keep_alive, version);
+    response_ = {};
+    set_head(response_, r, keep_alive, version);
     response_.body() = std::move(r.body);
     response_.prepare_payload();
     stream_.expires_after(server_->options.idle_timeout);
@@ -270,6 +281,61 @@ class Session : public std::enable_shared_from_this<Session> {
           if (!keep_alive) return self->close();
           self->read_request();
         });
+  }
+
+  // A body made as it goes out: the head, then each piece as the render thread makes it, once
+  // the last one is written, so that one piece at a time is held. Chunked; an HTTP/1.0 client,
+  // which knows no chunks, gets the body up to the connection's close.
+  void send_streamed(Response r, bool keep_alive, unsigned version) {
+    const bool chunked = version >= 11;
+    keep_alive_ = keep_alive && chunked;
+    next_piece_ = std::make_shared<std::function<std::string()>>(std::move(r.stream));
+    streamed_ = {};
+    set_head(streamed_, r, keep_alive_, version);
+    streamed_.chunked(chunked);
+    streamed_.body().data = nullptr;
+    streamed_.body().more = true;
+    serializer_.emplace(streamed_);
+    stream_.expires_after(server_->options.idle_timeout);
+    http::async_write_header(stream_, *serializer_,
+                             [self = shared_from_this(), first = std::move(r.body)](
+                                 beast::error_code ec, size_t) mutable {
+                               if (ec) return self->close();
+                               if (first.empty()) return self->render_piece();
+                               self->write_piece(std::move(first));
+                             });
+  }
+
+  void render_piece() {
+    server_->render(
+        [next = next_piece_] {
+          Response piece;
+          piece.body = (*next)();
+          return piece;
+        },
+        [self = shared_from_this()](Response piece) { self->write_piece(std::move(piece.body)); });
+  }
+
+  // An empty piece ends the body.
+  void write_piece(std::string piece) {
+    piece_ = std::move(piece);
+    const bool last = piece_.empty();
+    streamed_.body().data = last ? nullptr : piece_.data();
+    streamed_.body().size = piece_.size();
+    streamed_.body().more = !last;
+    stream_.expires_after(server_->options.idle_timeout);
+    http::async_write(stream_, *serializer_,
+                      [self = shared_from_this(), last](beast::error_code ec, size_t) {
+                        // need_buffer: the piece is written and the serializer wants the next.
+                        if (ec == http::error::need_buffer) ec = {};
+                        if (ec) return self->close();
+                        if (!last) return self->render_piece();
+                        self->serializer_.reset();
+                        self->next_piece_.reset();
+                        self->piece_ = {};
+                        if (!self->keep_alive_) return self->close();
+                        self->read_request();
+                      });
   }
 
   void drain_and_close() {
@@ -297,6 +363,13 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> response_;
+  // A streamed answer (send_streamed): its head and serializer, the piece being written, and
+  // what makes the next.
+  http::response<http::buffer_body> streamed_;
+  std::optional<http::response_serializer<http::buffer_body>> serializer_;
+  std::string piece_;
+  std::shared_ptr<std::function<std::string()>> next_piece_;
+  bool keep_alive_ = false;
   std::array<char, 16 * 1024> drain_buffer_{};
   size_t drained_ = 0;
   bool answering_ = false;  // from a complete request until its answer is written
@@ -516,6 +589,9 @@ void AdminServer::set_public_endpoint(std::string endpoint, bool trust_forwarded
 }
 
 void AdminServer::set_page_max_limit(size_t limit) { state_->options.page_max_limit = limit; }
+void AdminServer::set_metrics(model::AdminMetrics metrics) {
+  state_->options.metrics = std::move(metrics);
+}
 
 void AdminServer::set_read_token(std::string token) {
   if (token != state_->options.read_token) state_->logins.clear();

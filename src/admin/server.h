@@ -28,6 +28,7 @@ struct Options {
   std::string public_endpoint;            // admin.octavia_endpoint (http.h RouteContext)
   bool trust_forwarded_headers = false;   // admin.trust_forwarded_headers (forwarded.h)
   size_t page_max_limit = 1000;           // admin.octavia_pagination_max_limit (json_page.h)
+  model::AdminMetrics metrics;            // admin.metrics (http.h RouteContext)
   // Limits; tests shorten them.
   std::chrono::milliseconds idle_timeout{60'000};  // a connection idle this long is closed
   // A connection that has not sent a whole request head this long after it opened (or after
@@ -78,6 +79,7 @@ class AdminServer {
   void set_default_project(std::string project);
   void set_public_endpoint(std::string endpoint, bool trust_forwarded_headers);
   void set_page_max_limit(size_t limit);
+  void set_metrics(model::AdminMetrics metrics);
   size_t connections() const;  // open now; tests wait on it
   // Closes the listener and every open connection. Pending handlers finish on `io` later.
   void stop();

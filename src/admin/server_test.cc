@@ -17,6 +17,8 @@
 
 #include "admin/fake_daemon_test.h"
 #include "admin/limits.h"
+#include "admin/metrics.h"
+#include "admin/metrics_test_view.h"
 #include "admin/octavia/random_id.h"
 #include "testing/run_until.h"
 
@@ -35,6 +37,7 @@ struct Reply {
   std::string content_type;
   std::string set_cookie;
   std::string request_id;  // x-openstack-request-id
+  std::string transfer_encoding;
   std::string error;
 };
 
@@ -83,6 +86,7 @@ class ServerTest : public ::testing::Test {
                 reply.content_type = std::string(parser.get()[http::field::content_type]);
                 reply.set_cookie = std::string(parser.get()[http::field::set_cookie]);
                 reply.request_id = std::string(parser.get()["x-openstack-request-id"]);
+                reply.transfer_encoding = std::string(parser.get()[http::field::transfer_encoding]);
               }
               done = true;
             });
@@ -184,6 +188,38 @@ TEST_F(ServerTest, MetricsAndPage) {
   const Reply page = get("/");
   EXPECT_EQ(page.status, 200);
   EXPECT_NE(page.body.find("<html"), std::string::npos);
+}
+
+// /metrics goes out chunked, a piece at a time as the render thread makes it (a request behind
+// it on the connection waits its turn); an HTTP/1.0 client gets it up to the close. Every line
+// is the whole render's (but for the ages, which are of another moment).
+TEST_F(ServerTest, MetricsAreStreamedInChunks) {
+  daemon_.lbs = {testing::large_view(3000)};
+  const std::string whole = metrics_text(daemon_.lbs, testing::kNow, {.member_histograms = false});
+  const Reply two = send_raw(
+      "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Auth-Token: secret\r\n\r\n"
+      "GET /metrics?scope=bogus HTTP/1.1\r\nHost: x\r\nX-Auth-Token: secret\r\n\r\n");
+  ASSERT_EQ(two.status, 200) << two.error;
+  EXPECT_EQ(two.transfer_encoding, "chunked");
+  EXPECT_GT(two.body.size(), 3 * kMetricsPieceBytes);
+  // Only the ages differ between two renders: compare the lines of one family without them.
+  const auto lines_of = [](const std::string& text, const std::string& family) {
+    std::string out;
+    for (size_t at = text.find("\n" + family); at != std::string::npos;
+         at = text.find("\n" + family, at + 1)) {
+      out += text.substr(at, text.find('\n', at + 1) - at);
+    }
+    return out;
+  };
+  EXPECT_EQ(lines_of(two.body, "vigil_member_up{"), lines_of(whole, "vigil_member_up{"));
+  const auto lines = [](const std::string& text) { return std::ranges::count(text, '\n'); };
+  EXPECT_EQ(lines(two.body), lines(whole));
+  EXPECT_TRUE(two.body.ends_with("\n"));
+  EXPECT_EQ(get("/metrics?scope=bogus").status, 400);
+  const Reply old = send_raw("GET /metrics HTTP/1.0\r\nX-Auth-Token: secret\r\n\r\n");
+  EXPECT_EQ(old.status, 200) << old.error;
+  EXPECT_EQ(old.transfer_encoding, "");
+  EXPECT_EQ(lines(old.body), lines(whole));
 }
 
 TEST_F(ServerTest, SignsInWithTheFormAndACookieAndOutAgain) {

@@ -18,9 +18,7 @@ namespace json = boost::json;
 std::string time_or_null(model::WallTime t) { return is_set(t) ? iso8601_utc(t) : ""; }
 
 void add(std::string& body, const StoreHealth& h, model::WallTime now, StoreShown how) {
-  if (how == StoreShown::kMetrics) {
-    body += store_metrics_text(h, now);
-  } else if (body.starts_with('{')) {
+  if (how == StoreShown::kStatus && body.starts_with('{')) {
     body.insert(1, "\"store\":" + store_health_json(h, now) + (body.size() > 2 ? "," : ""));
   }
 }
@@ -58,8 +56,10 @@ std::string store_health_json(const StoreHealth& h, model::WallTime now) {
   return json::serialize(o);
 }
 
-std::string store_metrics_text(const StoreHealth& h, model::WallTime now) {
+std::string store_metrics_text(const StoreHealth& h, model::WallTime now,
+                               const MetricsQuery& query) {
   metrics::Writer w(2048);
+  w.filter_process(&query);
   const auto gauge = [&](std::string_view name, std::string_view help, uint64_t v) {
     w.family(name, "gauge", help);
     w.sample(name, v);

@@ -21,21 +21,14 @@ SectionDoc document(const Section<T>& section) {
 }  // namespace
 
 std::vector<SectionDoc> key_reference() {
-  return {document(top_section()),
-          document(admin_section()),
-          document(store_section()),
-          document(store_tls_section()),
-          document(log_section()),
-          document(peer_section()),
-          document(peers_auth_section()),
-          document(peer_tls_section()),
-          document(listener_section()),
-          document(pool_section()),
-          document(member_section()),
-          document(monitor_section()),
-          document(tls_section()),
-          document(persistence_section()),
-          document(kubernetes_members_section())};
+  return {document(top_section()),           document(admin_section()),
+          document(store_section()),         document(store_tls_section()),
+          document(admin_metrics_section()), document(log_section()),
+          document(peer_section()),          document(peers_auth_section()),
+          document(peer_tls_section()),      document(listener_section()),
+          document(pool_section()),          document(member_section()),
+          document(monitor_section()),       document(tls_section()),
+          document(persistence_section()),   document(kubernetes_members_section())};
 }
 
 std::string key_reference_markdown() {

@@ -64,6 +64,39 @@ TEST(ProcessKeys, AnOctaviaPageHoldsAtLeastOneObject) {
   }
 }
 
+// admin.metrics: the members' histograms are left out of a scrape unless it asks, or this says.
+TEST(ProcessKeys, MetricsMemberHistogramsIsASwitchOffByDefault) {
+  EXPECT_FALSE(model::Process{}.admin.metrics.member_histograms);
+  const LoadResult on =
+      load("admin: {metrics: {member_histograms: true}}\n" + std::string(kListenerAndPool));
+  ASSERT_TRUE(on.ok()) << all(on.diagnostics);
+  EXPECT_TRUE(on.process->admin.metrics.member_histograms);
+  const LoadResult typo =
+      load("admin: {metrics: {member_histogram: true}}\n" + std::string(kListenerAndPool));
+  EXPECT_TRUE(has_error(typo, 1, "member_histogram")) << all(typo.diagnostics);
+}
+
+// admin.metrics.scopes: every scope unless it names some; a scope it does not know is an error.
+TEST(ProcessKeys, MetricsScopesAreTheDefaultScrapes) {
+  using model::MetricsScope;
+  EXPECT_EQ(model::Process{}.admin.metrics.scopes,
+            (std::vector<MetricsScope>{MetricsScope::kProcess, MetricsScope::kListener,
+                                       MetricsScope::kPool, MetricsScope::kMember}));
+  const LoadResult two =
+      load("admin: {metrics: {scopes: [process, pool]}}\n" + std::string(kListenerAndPool));
+  ASSERT_TRUE(two.ok()) << all(two.diagnostics);
+  EXPECT_EQ(two.process->admin.metrics.scopes,
+            (std::vector<MetricsScope>{MetricsScope::kProcess, MetricsScope::kPool}));
+  const LoadResult bad =
+      load("admin: {metrics: {scopes: [process, pools]}}\n" + std::string(kListenerAndPool));
+  EXPECT_TRUE(has_error(bad, 1,
+                        "admin.metrics.scopes: unknown scope \"pools\"; use process, listener, "
+                        "pool or member"))
+      << all(bad.diagnostics);
+  const LoadResult none = load("admin: {metrics: {scopes: []}}\n" + std::string(kListenerAndPool));
+  EXPECT_TRUE(has_error(none, 1, "name at least one scope")) << all(none.diagnostics);
+}
+
 TEST(ProcessKeys, AbsentKeysGiveTheDefaults) {
   const LoadResult r = load(kListenerAndPool);
   ASSERT_TRUE(r.ok()) << all(r.diagnostics);

@@ -304,6 +304,49 @@ constexpr KeySpec<ConfigDraft> kTopKeys[] = {
     {"pools", "list of maps", "", "The backends; see `pools[]`.", read_pools},
 };
 
+// "process, listener, pool or member"
+constexpr model::NameList kMetricsScopeChoices =
+    model::name_list<model::MetricsScope>(", ", " or ");
+
+void read_metrics_scopes(YamlReader& r, const Field& f, model::AdminMetrics& m) {
+  if (!r.expect_list(f, "a list of scopes, like [process, pool]")) return;
+  m.scopes.clear();
+  for (const YamlNode& item : f.value.items()) {
+    const int line = YamlReader::line_of(item, f.line);
+    const auto scope =
+        item.is_scalar() ? model::parse<model::MetricsScope>(item.scalar()) : std::nullopt;
+    if (!scope) {
+      r.error(line,
+              f.path() + ": unknown scope " + YamlReader::describe(item) + "; use " +
+                  std::string(kMetricsScopeChoices.view()) +
+                  (item.is_scalar()
+                       ? did_you_mean(item.scalar(),
+                                      model::names_of(model::spellings<model::MetricsScope>()))
+                       : ""));
+      continue;
+    }
+    m.scopes.push_back(*scope);
+  }
+  if (f.value.items().empty()) r.error(f.line, f.path() + ": empty; name at least one scope");
+}
+
+constexpr KeySpec<model::AdminMetrics> kAdminMetricsKeys[] = {
+    {"member_histograms", "boolean", "false",
+     "Whether a scrape of `/metrics` that does not ask (`?histograms=member`, or "
+     "`?name[]=vigil_member_check_duration_seconds`) gets the members' check-duration "
+     "histograms: 15 series a member, a third of a scrape's size (docs/metrics.md, \"How "
+     "much\"). Takes effect on reload.",
+     [](YamlReader& r, const Field& f, model::AdminMetrics& m) {
+       r.set_bool(f, m.member_histograms);
+     }},
+    {"scopes", "list of process | listener | pool | member", "all four",
+     "The scopes a scrape of `/metrics` without `?scope=` gets. At 10,000 load balancers of "
+     "three members the default scrape is 225 MB, `[process, pool]` 18 MB (docs/metrics.md, "
+     "\"How much\"); but the shipped alerts on members read the `member` scope, so a scrape job "
+     "must then ask for it (`?scope=member`). Takes effect on reload.",
+     read_metrics_scopes},
+};
+
 constexpr KeySpec<Admin> kAdminKeys[] = {
     {"listen", "[address]:port", "127.0.0.1:8404",
      "Address of the REST API, /metrics and the status page. Keep it on loopback unless the "
@@ -367,6 +410,11 @@ constexpr KeySpec<Admin> kAdminKeys[] = {
      "Where the objects made through the Octavia API live: this node's `state_file`, or etcd, "
      "shared by every node of a pair or fleet; see `admin.store`.",
      read_store},
+    {"metrics", "map", "{member_histograms: false, scopes: [process, listener, pool, member]}",
+     "What `GET /metrics` serves when a scrape does not say; see `admin.metrics`.",
+     [](YamlReader& r, const Field& f, Admin& a) {
+       r.read_map(f.value, f.line, admin_metrics_section(), a.metrics);
+     }},
 };
 
 constexpr KeySpec<model::Log> kLogKeys[] = {
@@ -607,6 +655,12 @@ const Section<ConfigDraft>& top_section() {
 
 const Section<Admin>& admin_section() {
   static constexpr Section<Admin> kSection{"admin", "admin", kAdminKeys};
+  return kSection;
+}
+
+const Section<model::AdminMetrics>& admin_metrics_section() {
+  static constexpr Section<model::AdminMetrics> kSection{"admin.metrics", "admin.metrics",
+                                                         kAdminMetricsKeys};
   return kSection;
 }
 

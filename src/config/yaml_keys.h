@@ -44,6 +44,7 @@ inline constexpr Duration kMaxIdleTimeout = std::chrono::hours(24 * 30);
 
 const Section<ConfigDraft>& top_section();
 const Section<model::Admin>& admin_section();
+const Section<model::AdminMetrics>& admin_metrics_section();
 const Section<model::Log>& log_section();
 const Section<model::Peer>& peer_section();
 const Section<model::PeersAuth>& peers_auth_section();

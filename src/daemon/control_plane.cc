@@ -176,6 +176,7 @@ Result<void> ControlPlane::start() {
                        .public_endpoint = process_.admin.octavia_endpoint,
                        .trust_forwarded_headers = process_.admin.trust_forwarded_headers,
                        .page_max_limit = process_.admin.octavia_pagination_max_limit,
+                       .metrics = process_.admin.metrics,
                        .store = store_.get(),
                        .shared = shared_store_.get(),
                        .inherited_fd = admin_socket ? admin_socket->get() : -1,
@@ -275,6 +276,7 @@ Result<std::vector<std::string>> ControlPlane::reload() {
     admin_->set_default_project(admin.octavia_project);
     admin_->set_public_endpoint(admin.octavia_endpoint, admin.trust_forwarded_headers);
     admin_->set_page_max_limit(admin.octavia_pagination_max_limit);
+    admin_->set_metrics(admin.metrics);
     // A rotated token takes effect with the reload; an unreadable one keeps the old ones. A file
     // named for the first time has its permissions checked, as at start.
     const bool new_files = admin.token_file != process_.admin.token_file ||

@@ -71,6 +71,33 @@ struct Store {
   bool operator==(const Store&) const = default;
 };
 
+// The objects a /metrics family describes, as HAProxy's exporter groups its own (global,
+// frontend, backend, server): the process, the listeners, the pools (and their load balancers'
+// status), the members.
+enum class MetricsScope : uint8_t { kProcess, kListener, kPool, kMember };
+
+inline constexpr Spelling<MetricsScope> kMetricsScopeNames[] = {
+    {MetricsScope::kProcess, "process"},
+    {MetricsScope::kListener, "listener"},
+    {MetricsScope::kPool, "pool"},
+    {MetricsScope::kMember, "member"},
+};
+template <>
+constexpr std::span<const Spelling<MetricsScope>> spellings<MetricsScope>() {
+  return kMetricsScopeNames;
+}
+constexpr std::string_view to_string(MetricsScope s) {
+  return name_in(spellings<MetricsScope>(), s);
+}
+
+// What GET /metrics serves when a scrape does not say (`admin.metrics`).
+struct AdminMetrics {
+  std::vector<MetricsScope> scopes{MetricsScope::kProcess, MetricsScope::kListener,
+                                   MetricsScope::kPool, MetricsScope::kMember};
+  bool member_histograms = false;  // the members' check-duration histograms
+  bool operator==(const AdminMetrics&) const = default;
+};
+
 struct Admin {
   std::string listen = "127.0.0.1:8404";
   std::string socket;  // a Unix socket to serve the API on too; empty: none
@@ -83,6 +110,7 @@ struct Admin {
   // The Octavia API's longest page, as Octavia's [api_settings] pagination_max_limit.
   size_t octavia_pagination_max_limit = 1000;
   Store store;
+  AdminMetrics metrics;
   bool operator==(const Admin&) const = default;
 };
 
