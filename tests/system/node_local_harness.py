@@ -10,14 +10,13 @@ listens: a backup member that stays down.
 from __future__ import annotations
 
 import json
-import urllib.request
 import warnings
 from pathlib import Path
 
 import yaml
 
 from testing.harness.netns import (MASTER_PORT, MASTERS, TOKEN, Experiment, Master, Result, VigilLB,
-                                   find_kubectl, insecure_tls, require_netns)
+                                   find_kubectl, http_post)
 from testing.harness.paths import ROOT
 from testing.harness.pki import make_ca, make_cert, write_node_kubeconfig
 from testing.harness.vigil_process import read_ready_file
@@ -96,29 +95,16 @@ class NodeLocalVigil(VigilLB):
 def set_endpoints(ns, addresses, masters):
     """The EndpointSlices of every master in `masters` (the running ones: vigil may watch any of
     them) list `addresses`."""
-    def post(address):
-        req = urllib.request.Request(f"https://{address}:{MASTER_PORT}/sim/endpoints?set={endpoints(*addresses)}",
-                                     method="POST", data=b"")
-        return _open(req)
     for address in masters:
-        ns.call(post, address)
+        status = ns.call(http_post, address, MASTER_PORT, f"/sim/endpoints?set={endpoints(*addresses)}")
+        assert status == 200, (address, status)
 
 
 def refuse_endpoint_slices(ns, code, masters=tuple(MASTERS.values())):
     """Every master answers its EndpointSlice reads and watches with `code` (0: serves them again)."""
     for address in masters:
-        req = urllib.request.Request(f"https://{address}:{MASTER_PORT}/sim/endpoints/refuse?code={code}",
-                                     method="POST", data=b"")
-        ns.call(_open, req)
-
-
-def _open(req):
-    require_netns()
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}),
-                                         urllib.request.HTTPSHandler(context=insecure_tls()))
-    with opener.open(req, timeout=2) as r:
-        assert r.status == 200, r.status
-        return json.loads(r.read())
+        status = ns.call(http_post, address, MASTER_PORT, f"/sim/endpoints/refuse?code={code}")
+        assert status == 200, (address, status)
 
 
 class Traffic:
