@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <utility>
 
+#include "admin/octavia/member_changes.h"
 #include "admin/octavia/random_id.h"
 #include "admin/octavia/start_plan.h"
 #include "admin/octavia/state_journal.h"
@@ -130,20 +131,41 @@ Result<ObjectStore> ObjectStore::load(const std::string& state_file) {
 Result<void> ObjectStore::commit(ApiState next) {
   // The load balancers the write made or changed, and those it removed.
   std::vector<size_t> made;
+  std::vector<std::optional<size_t>> made_from;  // each of `made`'s index in the state, if any
   std::vector<std::string> removed;
   std::vector<bool> kept(state_.loadbalancers.size(), false);
   for_each_pair(state_.loadbalancers, next.loadbalancers, [&](std::optional<size_t> was, size_t i) {
     if (was) kept[*was] = true;
-    if (!was || !next.loadbalancers.shares(i, state_.loadbalancers, *was)) made.push_back(i);
+    if (!was || !next.loadbalancers.shares(i, state_.loadbalancers, *was)) {
+      made.push_back(i);
+      made_from.push_back(was);
+    }
   });
   for (size_t i = 0; i < kept.size(); ++i) {
     if (!kept[i]) removed.push_back(state_.loadbalancers[i].id);
   }
-  std::vector<std::string> put;
+  // A load balancer whose members alone changed is journaled as those members; its text (`put`
+  // stays empty for it) is made when the state file is next written whole.
+  std::vector<std::string> put(made.size());
+  std::vector<std::string> put_lbs;
+  std::vector<std::string> members;
   if (!state_file_.empty()) {
-    for (size_t i : made) put.push_back(lb_to_json(next.loadbalancers[i]));
+    for (size_t k = 0; k < made.size(); ++k) {
+      const ApiLoadBalancer& after = next.loadbalancers[made[k]];
+      if (made_from[k]) {
+        if (auto change = members_only_change(state_.loadbalancers[*made_from[k]], after)) {
+          for (const PoolMembersChange& c : *change) {
+            members.push_back(members_change_to_json(after.id, c));
+          }
+          continue;
+        }
+      }
+      put[k] = lb_to_json(after);
+      put_lbs.push_back(put[k]);  // a copy: `put` keeps its text for the cache
+    }
   }
-  const std::string record = state_file_.empty() ? "" : record_to_json(put, removed, nullptr);
+  const std::string record =
+      state_file_.empty() ? "" : record_to_json(put_lbs, removed, nullptr, nullptr, members);
   if (auto saved = persist(record, next.loadbalancers, made, put, state_.member_overrides);
       !saved) {
     return saved;
@@ -165,7 +187,7 @@ Result<void> ObjectStore::follow(ApiState next) {
 
 std::vector<std::string> ObjectStore::json_of(const LoadBalancers& lbs,
                                               const std::vector<size_t>& made,
-                                              std::vector<std::string>& put) {
+                                              std::vector<std::string>& put, bool whole) {
   const LoadBalancers& old = state_.loadbalancers;
   const bool cached = lb_json_.size() == old.size();
   std::vector<std::string> out(lbs.size());
@@ -181,6 +203,11 @@ std::vector<std::string> ObjectStore::json_of(const LoadBalancers& lbs,
     }
   });
   lb_json_.clear();  // taken from: persist() sets it again
+  if (whole) {
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (out[i].empty()) out[i] = lb_to_json(lbs[i]);
+    }
+  }
   return out;
 }
 
@@ -204,19 +231,20 @@ Result<void> ObjectStore::persist(std::string_view record, const LoadBalancers& 
     }
     journal_holds_writes_ = true;
     // The cache follows the state when it did: the load balancers shared keep their text.
-    if (lb_json_.size() == state_.loadbalancers.size()) lb_json_ = json_of(lbs, made, put);
+    if (lb_json_.size() == state_.loadbalancers.size()) lb_json_ = json_of(lbs, made, put, false);
     return {};
   }
   // The journal is as large as the state file (or cannot be written): the whole state goes to a
   // state file with a new journal, and the journal starts over for it.
-  return write_whole(json_of(lbs, made, put), overrides);
+  return write_whole(json_of(lbs, made, put, true), overrides);
 }
 
 Result<bool> ObjectStore::fold() {
   if (state_file_.empty() || !journal_holds_writes_) return false;
   std::vector<size_t> none;
   std::vector<std::string> put;
-  if (auto written = write_whole(json_of(state_.loadbalancers, none, put), state_.member_overrides);
+  if (auto written =
+          write_whole(json_of(state_.loadbalancers, none, put, true), state_.member_overrides);
       !written) {
     return fail(written.error().message);
   }

@@ -95,9 +95,11 @@ class ObjectStore {
                        const std::vector<size_t>& made, std::vector<std::string>& put,
                        const ApiState::Overrides& overrides);
   // The text of each of `lbs` (lb_to_json()): `put` for those `made`, moved out of lb_json_ for
-  // those state_ shares, made anew for the others. Empties lb_json_.
+  // those state_ shares, made anew for the others. Empties lb_json_. An empty text (one of `put`
+  // for a load balancer journaled as members, or cached so) is left empty for the cache unless
+  // the text is for a `whole` state file, which makes it.
   std::vector<std::string> json_of(const LoadBalancers& lbs, const std::vector<size_t>& made,
-                                   std::vector<std::string>& put);
+                                   std::vector<std::string>& put, bool whole);
   Result<void> set_overrides(ApiState::Overrides next);
   // Writes `all` (lb_to_json() of each load balancer, taken) and `overrides` as a new state file
   // with a new journal id, and starts the journal over.
@@ -111,7 +113,8 @@ class ObjectStore {
   bool journal_holds_writes_ = false;      // writes since the state file was written whole
   bool whole_due_ = false;                 // the files lack a change follow() made: write whole
   // lb_to_json() of each of state_.loadbalancers when its size is theirs; empty when unknown
-  // (at start, after a failed write): the next state file written makes it anew.
+  // (at start, after a failed write): the next state file written makes it anew. One text is
+  // empty when its load balancer was journaled as members (its text is made when needed).
   std::vector<std::string> lb_json_;
 };
 

@@ -332,12 +332,32 @@ std::string state_to_json(const ApiState& state) {
   return state_to_json(lbs, state.member_overrides, {}, state.quotas);
 }
 
+std::string members_change_to_json(std::string_view lb_id, const PoolMembersChange& change) {
+  json::object o;
+  o["loadbalancer_id"] = lb_id;
+  o["pool_id"] = change.pool_id;
+  json::array put;
+  for (const ApiMember& m : change.put) put.emplace_back(member_json(m));
+  o["put"] = std::move(put);
+  json::array removed;
+  for (const std::string& id : change.removed) removed.emplace_back(id);
+  o["delete"] = std::move(removed);
+  return json::serialize(o);
+}
+
 std::string record_to_json(std::span<const std::string> put, std::span<const std::string> removed,
-                           const ApiState::Overrides* overrides, const ApiState::Quotas* quotas) {
+                           const ApiState::Overrides* overrides, const ApiState::Quotas* quotas,
+                           std::span<const std::string> members) {
   std::string out = "{";
   if (!put.empty()) {
     out += "\"put\":[";
     for (size_t i = 0; i < put.size(); ++i) out += (i > 0 ? "," : "") + put[i];
+    out += "]";
+  }
+  if (!members.empty()) {
+    if (out.size() > 1) out += ",";
+    out += "\"members\":[";
+    for (size_t i = 0; i < members.size(); ++i) out += (i > 0 ? "," : "") + members[i];
     out += "]";
   }
   if (!removed.empty()) {
@@ -358,6 +378,44 @@ std::string record_to_json(std::span<const std::string> put, std::span<const std
   }
   return out + "}\n";
 }
+
+namespace {
+
+// A record's "members" (see record_to_json()), each with the id of its load balancer.
+Result<std::vector<std::pair<std::string, PoolMembersChange>>> read_members_changes(
+    const json::value& v, Loader& ld) {
+  if (!v.is_array()) return fail("\"members\" must be a list");
+  std::vector<std::pair<std::string, PoolMembersChange>> out;
+  for (size_t i = 0; i < v.as_array().size(); ++i) {
+    const std::string where = fmt::format("members[{}]", i);
+    const json::object* o = v.as_array()[i].if_object();
+    const json::value* lb = o ? o->if_contains("loadbalancer_id") : nullptr;
+    const json::value* pool = o ? o->if_contains("pool_id") : nullptr;
+    const json::value* put = o ? o->if_contains("put") : nullptr;
+    const json::value* removed = o ? o->if_contains("delete") : nullptr;
+    if (lb == nullptr || !lb->is_string() || pool == nullptr || !pool->is_string() ||
+        put == nullptr || !put->is_array() || removed == nullptr || !removed->is_array()) {
+      return fail(where +
+                  ": expected {\"loadbalancer_id\": id, \"pool_id\": id, \"put\": [...], "
+                  "\"delete\": [...]}");
+    }
+    PoolMembersChange change{.pool_id = std::string(pool->as_string())};
+    ApiPool made;
+    for (size_t k = 0; k < put->as_array().size() && !ld.error; ++k) {
+      load_member(ld, put->as_array()[k], fmt::format("{}.put[{}]", where, k), made);
+    }
+    if (ld.error) return fail(*ld.error);
+    change.put = std::move(made.members);
+    for (const json::value& id : removed->as_array()) {
+      if (!id.is_string()) return fail(where + ".delete: expected a list of ids");
+      change.removed.emplace_back(id.as_string());
+    }
+    out.emplace_back(std::string(lb->as_string()), std::move(change));
+  }
+  return out;
+}
+
+}  // namespace
 
 Result<void> apply_record(std::string_view record, ApiState& state) {
   boost::system::error_code ec;
@@ -385,7 +443,33 @@ Result<void> apply_record(std::string_view record, ApiState& state) {
   ApiState overrides;
   if (auto loaded = load_overrides(top, overrides); !loaded) return loaded;
   if (auto loaded = load_quotas(top, overrides); !loaded) return loaded;
+  std::vector<std::pair<std::string, PoolMembersChange>> members;  // by load balancer id
+  if (const json::value* changes = top.if_contains("members")) {
+    auto read = read_members_changes(*changes, ld);
+    if (!read) return fail(read.error().message);
+    members = std::move(*read);
+  }
   // Checked whole before anything changes: a bad record changes nothing.
+  std::vector<std::pair<size_t, size_t>> members_at;  // (load balancer, pool) of each change
+  for (const auto& [lb_id, change] : members) {
+    // A members change follows the puts and deletes of its own record (a write changes either).
+    const auto at = std::ranges::find(state.loadbalancers, lb_id, &ApiLoadBalancer::id);
+    const bool put_here = std::ranges::find(put.loadbalancers, lb_id, &ApiLoadBalancer::id) !=
+                          put.loadbalancers.end();
+    if (at == state.loadbalancers.end() || put_here) {
+      return fail(fmt::format("members of load balancer {}, which is not there", lb_id));
+    }
+    const auto pool = std::ranges::find(at->pools, change.pool_id, &ApiPool::id);
+    if (pool == at->pools.end()) {
+      return fail(fmt::format("members of pool {}, which load balancer {} does not hold",
+                              change.pool_id, lb_id));
+    }
+    members_at.emplace_back(at - state.loadbalancers.begin(), pool - at->pools.begin());
+  }
+  for (size_t i = 0; i < members.size(); ++i) {
+    apply_members_change(state.loadbalancers.edit(members_at[i].first).pools[members_at[i].second],
+                         members[i].second);
+  }
   for (const ApiLoadBalancer& lb : put.loadbalancers) {
     const auto at = std::ranges::find(state.loadbalancers, lb.id, &ApiLoadBalancer::id);
     if (at == state.loadbalancers.end()) {

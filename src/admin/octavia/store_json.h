@@ -4,8 +4,9 @@
 // (absent when there are none) by member id, quotas (likewise) by project id. `journal` (absent:
 // none) names the journal that goes with it (state_journal.h), whose records are one JSON object a
 // line:
-//   {"put": [load balancer, ...], "delete": ["id", ...], "member_overrides": {...}, "quotas":
-//   {...}}
+//   {"put": [load balancer, ...], "delete": ["id", ...], "members": [{"loadbalancer_id": id,
+//   "pool_id": id, "put": [member, ...], "delete": ["id", ...]}, ...], "member_overrides": {...},
+//   "quotas": {...}}
 // (each key absent when the write did not change it). Loading runs every object through the API's
 // own validation (fields.h), so a state file never holds what the API would refuse. Pure; any
 // thread.
@@ -16,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "admin/octavia/member_changes.h"
 #include "admin/octavia/objects.h"
 #include "base/error.h"
 
@@ -35,11 +37,16 @@ std::string state_to_json(std::span<const std::string> lbs, const ApiState::Over
 // One journal record, with its newline: the load balancers made or changed (their lb_to_json()),
 // the ids of those removed, and the overrides and the quotas (all of them) when the write changed
 // them.
+// `members` are the load balancers of which a write changed members only, each as
+// members_change_to_json() gives it (member_changes.h).
 std::string record_to_json(std::span<const std::string> put, std::span<const std::string> removed,
                            const ApiState::Overrides* overrides,
-                           const ApiState::Quotas* quotas = nullptr);
+                           const ApiState::Quotas* quotas = nullptr,
+                           std::span<const std::string> members = {});
+std::string members_change_to_json(std::string_view lb_id, const PoolMembersChange& change);
 // Carries out one record (a line without its newline) on `state`: a load balancer put replaces
-// the one of its id, in its place, or comes last. The error says what is wrong with the record.
+// the one of its id, in its place, or comes last; a members change is carried out on its pool
+// (apply_members_change()). The error says what is wrong with the record.
 Result<void> apply_record(std::string_view record, ApiState& state);
 
 // One load balancer from lb_to_json()'s or lb_shell_to_json()'s text, validated as a state file's
