@@ -23,7 +23,9 @@ namespace vigil::admin {
 // Octavia write needs (it cannot change them), whose cost must not grow with the file's pools.
 // With a `pool_key` (admin/pool_key.h) only the load balancers with a pool it can name, each with
 // those pools only and no listeners: enough to find a member. The API's load balancers, whose
-// names people gave live in the object store, come with all their pools.
+// names people gave live in the object store, come with all their pools. With a `member_id`, the
+// API's load balancer `lb_id` comes with that member alone (none when no member has that id):
+// what an Octavia write of one member needs, at a cost that does not grow with its pool.
 struct ViewScope {
   bool file = true;  // false: the API's load balancers only
   bool api = true;   // false: the config file's load balancers only
@@ -32,6 +34,7 @@ struct ViewScope {
   bool file_members = true;
   bool history = true;  // false: the members' last hour left out (only the status page draws it)
   std::optional<std::string_view> pool_key;
+  std::optional<std::string_view> member_id;  // requires lb_id
 };
 
 class Daemon {

@@ -185,14 +185,23 @@ Response octavia_write(const Call& c) {
   const ApiLoadBalancer* holder =
       keyed && ctx.store != nullptr ? ctx.store->state().holder(s[3], s[2]) : nullptr;
   if (ctx.store != nullptr && (!keyed || holder != nullptr)) {
+    // A write of one member is decided on that member alone (a create on none): its cost must
+    // not grow with the pool. A member named otherwise than by its id needs them all to be found.
+    std::optional<std::string_view> only_member;
+    if (holder != nullptr && s[2] == "pools" && s.size() == 5) only_member = "";
+    if (holder != nullptr && s[2] == "pools" && s.size() == 6 && s[4] == "members" &&
+        ctx.store->state().holder(s[5], "members") == holder) {
+      only_member = s[5];
+    }
     std::vector<model::LoadBalancerView> daemon =
         ctx.daemon.views({.api = false, .file_members = false});
     if (holder != nullptr) {
-      std::ranges::move(ctx.daemon.views({.file = false, .lb_id = holder->id}),
-                        std::back_inserter(daemon));
+      std::ranges::move(
+          ctx.daemon.views({.file = false, .lb_id = holder->id, .member_id = only_member}),
+          std::back_inserter(daemon));
     }
     const std::vector<model::LoadBalancerView> lbs =
-        write_views(std::move(daemon), *ctx.store, holder);
+        write_views(std::move(daemon), *ctx.store, holder, only_member);
     return route_octavia_write(c.request, c.target, Catalog(lbs, ctx.store, ctx.default_project),
                                ctx);
   }

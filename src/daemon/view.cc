@@ -193,7 +193,11 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
       if (!api && api_members_ && p->config.members_from) {
         pv.members_source = api_members_->view(p->config.name);
       }
-      if (scope.file_members || api) {
+      if (api && scope.member_id) {
+        for (const MemberRuntime& m : p->members) {
+          if (m.id == *scope.member_id) pv.members.push_back(member_view(*p, m, scope.history));
+        }
+      } else if (scope.file_members || api) {
         pv.members.reserve(p->members.size());
         for (const MemberRuntime& m : p->members)
           pv.members.push_back(member_view(*p, m, scope.history));

@@ -128,12 +128,15 @@ void for_each_pair(const LoadBalancers& before, const LoadBalancers& after,
 // a default pool has `pool` empty. Disabled objects (admin_state_up false): a load balancer or
 // listener is left out of `listeners` (its port is not bound), a pool's members are disabled,
 // a monitor is left out (members NO_MONITOR). kShow keeps the disabled listeners and monitors,
-// for the views (views.cc), which show them OFFLINE and disabled.
+// for the views (views.cc), which show them OFFLINE and disabled; kShowShell is kShow without the
+// pools' members, whose configs the views make one by one (member_config_of()) for those they
+// show.
 // A pool tag: when no member is usable, refuse connections (as an amphora does) instead of
 // failing open (model::Pool::fail_open).
 inline constexpr std::string_view kFailClosedTag = "vigil:fail_closed";
 
-enum class Purpose { kRun, kShow };
+enum class Purpose { kRun, kShow, kShowShell };
 model::Config config_of(const ApiLoadBalancer& lb, Purpose purpose = Purpose::kRun);
+model::Member member_config_of(const ApiMember& m, const ApiPool& pool);
 
 }  // namespace vigil::admin

@@ -65,22 +65,12 @@ model::Pool pool_of(const ApiPool& p, const ApiLoadBalancer& lb, Purpose purpose
         .timeout = std::chrono::seconds(p.session_persistence->persistence_timeout.value_or(360)),
         .granularity = p.session_persistence->persistence_granularity};
   }
-  if (p.healthmonitor && (p.healthmonitor->admin_state_up || purpose == Purpose::kShow)) {
+  if (p.healthmonitor && (p.healthmonitor->admin_state_up || purpose != Purpose::kRun)) {
     out.health_monitor = monitor_of(*p.healthmonitor);
   }
-  for (const ApiMember& m : p.members) {
-    model::Member member;
-    member.id = m.id;
-    member.name = m.id;
-    member.address = m.address;
-    member.port = static_cast<uint16_t>(m.protocol_port);
-    member.weight = m.weight;
-    member.backup = m.backup;
-    member.enabled = m.admin_state_up && p.admin_state_up;
-    member.monitor_address = m.monitor_address;
-    member.monitor_port = static_cast<uint16_t>(m.monitor_port);
-    out.members.push_back(std::move(member));
-  }
+  if (purpose == Purpose::kShowShell) return out;
+  out.members.reserve(p.members.size());
+  for (const ApiMember& m : p.members) out.members.push_back(member_config_of(m, p));
   return out;
 }
 
@@ -109,6 +99,20 @@ model::Listener listener_of(const ApiListener& l, const ApiLoadBalancer& lb) {
 
 }  // namespace
 
+model::Member member_config_of(const ApiMember& m, const ApiPool& pool) {
+  model::Member member;
+  member.id = m.id;
+  member.name = m.id;
+  member.address = m.address;
+  member.port = static_cast<uint16_t>(m.protocol_port);
+  member.weight = m.weight;
+  member.backup = m.backup;
+  member.enabled = m.admin_state_up && pool.admin_state_up;
+  member.monitor_address = m.monitor_address;
+  member.monitor_port = static_cast<uint16_t>(m.monitor_port);
+  return member;
+}
+
 model::Config config_of(const ApiLoadBalancer& lb, Purpose purpose) {
   model::Config out;
   out.id = lb.id;
@@ -117,7 +121,7 @@ model::Config config_of(const ApiLoadBalancer& lb, Purpose purpose) {
   out.vip_address = lb.vip_address;
   for (const ApiListener& l : lb.listeners) {
     const bool up = lb.admin_state_up && l.admin_state_up;
-    if (up || purpose == Purpose::kShow) out.listeners.push_back(listener_of(l, lb));
+    if (up || purpose != Purpose::kRun) out.listeners.push_back(listener_of(l, lb));
   }
   for (const ApiPool& p : lb.pools) out.pools.push_back(pool_of(p, lb, purpose));
   return out;

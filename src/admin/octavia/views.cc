@@ -75,7 +75,8 @@ model::MemberView member_view(const ApiMember& am, const model::Member& config, 
 }
 
 model::PoolView pool_view(const ApiLoadBalancer& lb, const ApiPool& ap, model::Pool config,
-                          const model::LoadBalancerView* live) {
+                          const model::LoadBalancerView* live,
+                          std::optional<std::string_view> only_member) {
   model::PoolView v{.id = ap.id, .load_balancer_id = lb.id};
   if (ap.healthmonitor) v.health_monitor_id = ap.healthmonitor->id;
   for (const ApiListener& l : lb.listeners) {
@@ -84,10 +85,11 @@ model::PoolView pool_view(const ApiLoadBalancer& lb, const ApiPool& ap, model::P
   const model::PoolView* lp = live ? by_id(live->pools, ap.id) : nullptr;
   LiveMembers live_members(lp);
   std::vector<OperatingStatus> statuses;
-  v.members.reserve(ap.members.size());
-  for (size_t i = 0; i < ap.members.size() && i < config.members.size(); ++i) {
-    v.members.push_back(
-        member_view(ap.members[i], config.members[i], ap, live_members.find(i, ap.members[i].id)));
+  if (!only_member) v.members.reserve(ap.members.size());
+  for (size_t i = 0; i < ap.members.size(); ++i) {
+    const ApiMember& am = ap.members[i];
+    if (only_member && am.id != *only_member) continue;
+    v.members.push_back(member_view(am, member_config_of(am, ap), ap, live_members.find(i, am.id)));
     statuses.push_back(v.members.back().operating_status);
   }
   config.members.clear();  // the members are in v.members (status_tree.h)
@@ -100,8 +102,9 @@ model::PoolView pool_view(const ApiLoadBalancer& lb, const ApiPool& ap, model::P
 
 }  // namespace
 
-model::LoadBalancerView api_view(const ApiLoadBalancer& lb, const model::LoadBalancerView* live) {
-  model::Config config = config_of(lb, Purpose::kShow);
+model::LoadBalancerView api_view(const ApiLoadBalancer& lb, const model::LoadBalancerView* live,
+                                 std::optional<std::string_view> only_member) {
+  model::Config config = config_of(lb, Purpose::kShowShell);
   model::LoadBalancerView v{.id = lb.id, .name = lb.name, .vip_address = lb.vip_address};
   if (live) {
     v.started_at = live->started_at;
@@ -110,7 +113,7 @@ model::LoadBalancerView api_view(const ApiLoadBalancer& lb, const model::LoadBal
     v.recent_transitions = live->recent_transitions;
   }
   for (size_t i = 0; i < lb.pools.size() && i < config.pools.size(); ++i) {
-    v.pools.push_back(pool_view(lb, lb.pools[i], std::move(config.pools[i]), live));
+    v.pools.push_back(pool_view(lb, lb.pools[i], std::move(config.pools[i]), live, only_member));
   }
   std::vector<OperatingStatus> statuses;
   std::vector<OperatingStatus> used_pools;  // of the enabled listeners
@@ -191,19 +194,20 @@ std::vector<model::LoadBalancerView> merged_views(std::vector<model::LoadBalance
 }
 
 std::vector<model::LoadBalancerView> api_lb_views(std::vector<model::LoadBalancerView> daemon,
-                                                  const ObjectStore& store,
-                                                  std::string_view lb_id) {
+                                                  const ObjectStore& store, std::string_view lb_id,
+                                                  std::optional<std::string_view> only_member) {
   const ApiLoadBalancer* lb = store.state().lb(lb_id);
   if (lb == nullptr) return {};
   const auto live = std::ranges::find(daemon, lb_id, &model::LoadBalancerView::id);
   std::vector<model::LoadBalancerView> out;
-  out.push_back(api_view(*lb, live == daemon.end() ? nullptr : &*live));
+  out.push_back(api_view(*lb, live == daemon.end() ? nullptr : &*live, only_member));
   return out;
 }
 
 std::vector<model::LoadBalancerView> write_views(std::vector<model::LoadBalancerView> daemon,
                                                  const ObjectStore& store,
-                                                 const ApiLoadBalancer* lb) {
+                                                 const ApiLoadBalancer* lb,
+                                                 std::optional<std::string_view> only_member) {
   std::vector<model::LoadBalancerView> out;
   const model::LoadBalancerView* live = nullptr;
   for (model::LoadBalancerView& v : daemon) {
@@ -213,7 +217,7 @@ std::vector<model::LoadBalancerView> write_views(std::vector<model::LoadBalancer
       out.push_back(std::move(v));
     }
   }
-  if (lb != nullptr) out.push_back(api_view(*lb, live));
+  if (lb != nullptr) out.push_back(api_view(*lb, live, only_member));
   return out;
 }
 

@@ -29,19 +29,26 @@ std::vector<model::LoadBalancerView> merged_views(
 
 // The view of the API's load balancer `lb_id` alone (none when the store has no such load
 // balancer); `daemon` is Daemon::views of it (its live view). Costs what it holds, not what the
-// store holds: what a write of its objects needs.
-std::vector<model::LoadBalancerView> api_lb_views(std::vector<model::LoadBalancerView> daemon,
-                                                  const ObjectStore& store, std::string_view lb_id);
+// store holds: what a write of its objects needs. With `only_member`, its pools hold that member
+// alone (none when no member has that id, as "" has not): what a write of one member needs, at
+// a cost that does not grow with its pool. A pool's status is then the daemon's, or, for a pool
+// the daemon does not run yet, that of the members shown.
+std::vector<model::LoadBalancerView> api_lb_views(
+    std::vector<model::LoadBalancerView> daemon, const ObjectStore& store, std::string_view lb_id,
+    std::optional<std::string_view> only_member = std::nullopt);
 
 // The views an API write is decided on (writes.h): those of `daemon` that are not the store's
 // (the config file's: their ports are taken, their objects read-only), then the view of the
 // store's load balancer `lb` when there is one (its live view, if `daemon` has it). Costs what the
 // file and that load balancer hold, not what the store holds.
-std::vector<model::LoadBalancerView> write_views(std::vector<model::LoadBalancerView> daemon,
-                                                 const ObjectStore& store,
-                                                 const ApiLoadBalancer* lb);
+// `only_member` narrows that load balancer's view as api_lb_views() does.
+std::vector<model::LoadBalancerView> write_views(
+    std::vector<model::LoadBalancerView> daemon, const ObjectStore& store,
+    const ApiLoadBalancer* lb, std::optional<std::string_view> only_member = std::nullopt);
 
-// One API load balancer's view; `live` is the daemon's view of it, or null.
-model::LoadBalancerView api_view(const ApiLoadBalancer& lb, const model::LoadBalancerView* live);
+// One API load balancer's view; `live` is the daemon's view of it, or null; `only_member` as
+// api_lb_views() has it.
+model::LoadBalancerView api_view(const ApiLoadBalancer& lb, const model::LoadBalancerView* live,
+                                 std::optional<std::string_view> only_member = std::nullopt);
 
 }  // namespace vigil::admin

@@ -144,12 +144,17 @@ ApiResult<std::string> run(ApiState& next, const Request& request, const Target&
 // The object as a GET shows it now, with the write's status code.
 Response reply(const RouteContext& ctx, const Target& target, const Plan& plan,
                const std::string& id, int status) {
-  // The object's own load balancer is all its answer shows; a write changes API objects only.
+  // The object's own load balancer is all its answer shows; a write changes API objects only. A
+  // member's answer shows that member: its cost must not grow with the pool.
   const ApiLoadBalancer* holder = ctx.store->state().holder(id, plan.kind);
+  std::optional<std::string_view> only_member;
+  if (plan.kind == "members") only_member = id;
   const std::vector<LoadBalancerView> views =
-      holder != nullptr ? api_lb_views(ctx.daemon.views({.file = false, .lb_id = holder->id}),
-                                       *ctx.store, holder->id)
-                        : merged_views(ctx.daemon.views({.file = false}), ctx.store);
+      holder != nullptr
+          ? api_lb_views(
+                ctx.daemon.views({.file = false, .lb_id = holder->id, .member_id = only_member}),
+                *ctx.store, holder->id, only_member)
+          : merged_views(ctx.daemon.views({.file = false}), ctx.store);
   const Catalog after(views, ctx.store, ctx.default_project);
   Target show;
   show.segments = {target.segments[0], "lbaas"};
