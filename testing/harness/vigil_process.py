@@ -49,6 +49,17 @@ def saved_state(state_file):
                         doc["loadbalancers"].append(lb)
                 gone = set(record.get("delete", []))
                 doc["loadbalancers"] = [x for x in doc["loadbalancers"] if x["id"] not in gone]
+                for change in record.get("members", []):  # a write of members only
+                    lb = next(x for x in doc["loadbalancers"] if x["id"] == change["loadbalancer_id"])
+                    pool = next(p for p in lb["pools"] if p["id"] == change["pool_id"])
+                    removed = set(change["delete"])
+                    pool["members"] = [m for m in pool["members"] if m["id"] not in removed]
+                    for m in change["put"]:
+                        at = [i for i, x in enumerate(pool["members"]) if x["id"] == m["id"]]
+                        if at:
+                            pool["members"][at[0]] = m
+                        else:
+                            pool["members"].append(m)
                 if "member_overrides" in record:
                     doc["member_overrides"] = record["member_overrides"]
     if not doc.get("member_overrides"):
