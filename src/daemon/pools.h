@@ -113,6 +113,10 @@ class Pools {
   std::unique_ptr<PoolRuntime> adopt_pool(const model::Config& lb, const model::Pool& p,
                                           std::unique_ptr<PoolRuntime> running, Changed& out);
   MemberRuntime new_member(const model::Member& m) const;
+  static bool same_order(const std::vector<MemberRuntime>& running,
+                         const std::vector<model::Member>& given);
+  void adopt_member(MemberRuntime& member, const model::Member& m, const model::Pool& p,
+                    bool monitor_changed) const;
   void adopt_overrides(PoolRuntime& pool) const;
   void forget_members(PoolRuntime& pool, Changed& out);
   uint32_t take_tag(MemberRef member);

@@ -277,6 +277,45 @@ TEST_F(PoolsTest, ASilentConnectConfirmedByASilentCheckClosesTheSessions) {
   EXPECT_EQ(closes_of("m-b"), 0u);
 }
 
+// A member the pool ran keeps its health and its counters through an apply, whether the members
+// keep their order (one added at the end: adopted in place) or not (one removed before it, the
+// order turned round); one at a new address starts over.
+TEST_F(PoolsTest, KeptMembersKeepTheirHealthWhateverBecomesOfTheOthers) {
+  model::Pool pool{.name = "masters",
+                   .members = {member("a", "10.0.0.1"), member("b", "10.0.0.2")}};
+  pool.health_monitor = monitor(model::MonitorType::kTcp);
+  apply(load_balancer(pool));
+  first_pass("m-a");
+  first_pass("m-b");
+  end_of_turn();
+  const proxy::BackendStats* b_stats = of("m-b").stats.get();
+  const auto b_is_kept = [&](const char* what) {
+    EXPECT_EQ(of("m-b").health, Health::kUp) << what;
+    EXPECT_EQ(of("m-b").stats.get(), b_stats) << what;
+  };
+
+  pool.members.push_back(member("c", "10.0.0.3"));
+  apply(load_balancer(pool));
+  b_is_kept("c added at the end");
+  EXPECT_EQ(of("m-a").health, Health::kUp);
+  EXPECT_EQ(of("m-c").health, Health::kUnchecked);
+
+  pool.members.erase(pool.members.begin());
+  apply(load_balancer(pool));
+  b_is_kept("a removed before it");
+  EXPECT_EQ(pools_.member("m-a"), nullptr);
+
+  std::ranges::reverse(pool.members);
+  apply(load_balancer(pool));
+  b_is_kept("the order turned round");
+  EXPECT_EQ(rotation("pool-masters").count("b"), 1u);
+
+  pool.members.back().address = "10.0.0.9";  // b, now last
+  apply(load_balancer(pool));
+  EXPECT_EQ(of("m-b").health, Health::kUnchecked) << "a new address is a new member";
+  EXPECT_NE(of("m-b").stats.get(), b_stats);
+}
+
 TEST_F(PoolsTest, DrainAndMaintOverridesHoldAcrossAReload) {
   model::Pool p{.name = "masters", .health_monitor = monitor(model::MonitorType::kTcp)};
   p.members = {member("a", "10.0.0.1"), member("b", "10.0.0.2"), member("c", "10.0.0.3")};
