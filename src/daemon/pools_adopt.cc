@@ -109,7 +109,8 @@ std::unique_ptr<PoolRuntime> Pools::adopt_pool(const model::Config& lb, const mo
     for (size_t i = 0; i < rt->members.size(); ++i) {
       adopt_member(rt->members[i], p.members[i], p, monitor_changed);
     }
-    rt->members.reserve(p.members.size());
+    // Grown as push_back grows it: a reserve to the exact size would move them all at every
+    // member created.
     for (size_t i = rt->members.size(); i < p.members.size(); ++i) {
       rt->members.push_back(new_member(p.members[i]));
       resume_health(rt->members.back(), p);
