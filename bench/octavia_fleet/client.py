@@ -19,16 +19,24 @@ _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 class Api:
-    """Octavia's API at `base`; counts what it had to try again."""
+    """Octavia's API at `base`; counts what it had to try again. At most `connections` requests
+    are open at once: the packaged octavia-api serves one at a time on wsgiref, whose listen
+    backlog is 5, and a connection beyond it is reset; a client's connection pool (keystoneauth's
+    requests session) queues them likewise."""
 
-    def __init__(self, base, timeout=60.0):
+    def __init__(self, base, timeout=60.0, connections=4):
         self.base = base
         self.timeout = timeout
         self.lock = threading.Lock()
+        self.slots = threading.BoundedSemaphore(connections)
         self.retries = {}  # reason -> count
 
-    def request(self, method, path, body=None):
-        """(status, parsed JSON or None, seconds)."""
+    def request(self, method, path, body=None, pooled=True):
+        """(status, parsed JSON or None, seconds); `pooled`: waits for one of the connections,
+        which the seconds do not include."""
+        if pooled:
+            with self.slots:
+                return self.request(method, path, body, pooled=False)
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(self.base + path, data=data, method=method,
                                      headers={"X-Project-Id": PROJECT_ID,
@@ -86,8 +94,16 @@ class Api:
             time.sleep(1.0)
         raise RuntimeError(f"PUT pools/{pool_id}/members: still refused after {attempts} attempts")
 
-    def provisioning(self, lb_id):
-        code, body, _ = self.request("GET", f"/v2/lbaas/loadbalancers/{lb_id}")
+    def provisioning(self, lb_id, attempts=5):
+        for _ in range(attempts - 1):  # a GET is safe to send again
+            try:
+                code, body, _ = self.request("GET", f"/v2/lbaas/loadbalancers/{lb_id}")
+                break
+            except OSError:
+                self.count("GET connection error")
+                time.sleep(1.0)
+        else:
+            code, body, _ = self.request("GET", f"/v2/lbaas/loadbalancers/{lb_id}")
         if code != 200:
             raise RuntimeError(f"GET loadbalancer {lb_id}: {code} {body}")
         return body["loadbalancer"]["provisioning_status"]
@@ -159,7 +175,7 @@ class Prober:
                 continue
             try:
                 code, _, seconds = self.api.request(
-                    "GET", f"/v2/lbaas/loadbalancers/{random.choice(self.ids)}")
+                    "GET", f"/v2/lbaas/loadbalancers/{random.choice(self.ids)}", pooled=False)
             except OSError:
                 self.failures += 1
                 continue

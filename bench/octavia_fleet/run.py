@@ -26,6 +26,7 @@ numbers and never gate CI.
 import argparse
 import selectors
 import shutil
+import signal
 import socket
 import sqlite3
 import sys
@@ -35,7 +36,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from bench.benchlib import emit_json, fmt, loadavg, log, machine_info, process_cpu, raise_nofile
+from bench.benchlib import (emit_json, fmt, loadavg, log, machine_info, on_sigterm, process_cpu,
+                            proc_children, raise_nofile)
 from bench.octavia_fleet.client import Api, Prober, build_loadbalancer, percentile
 
 CONFIG = """
@@ -103,6 +105,16 @@ def statuses_reached(counts, lbs):
     return members.get("ONLINE", 0) == 2 * lbs and members.get("ERROR", 0) == lbs
 
 
+def tree(pid):
+    """pid and every process below it."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo += proc_children(p)
+    return out
+
+
 def rss_kib(pid):
     with open(f"/proc/{pid}/status") as f:
         fields = dict(line.split(":", 1) for line in f if ":" in line)
@@ -161,6 +173,7 @@ def main(argv):
                         help="seconds over which vigil's CPU is measured at the end")
     parser.add_argument("--keep-tmp", action="store_true")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, on_sigterm)  # stops every process below, as Ctrl-C does
     raise_nofile(65536)  # vigil inherits it: a listening socket per listener and worker
     # Imported here: the harness finds the vigil build from VIGIL_BUILD at import.
     from testing.harness.octavia_harness import Octavia, missing
@@ -186,7 +199,8 @@ def main(argv):
         api = Api(f"http://127.0.0.1:{octavia.api_port}")
         ids = []
         prober = Prober(api, ids, args.probe_interval)
-        cpu0 = {"vigil": process_cpu([node.proc.pid]), "api": process_cpu([octavia.api.pid])}
+        cpu0 = {"vigil": process_cpu([node.proc.pid]), "api": process_cpu([octavia.api.pid]),
+                "agent": process_cpu(tree(octavia.agent.pid))}
         start = time.monotonic()
         create_fleet(api, args, [a for a in members.addresses], ids, result)
         result["all_active_s"] = time.monotonic() - start if len(ids) == args.lbs else None
@@ -215,6 +229,7 @@ def main(argv):
         result["probe_max_ms"] = max(prober.latencies, default=0) * 1000
         result["retries"] = api.retries
         result["api_cpu_s"] = process_cpu([octavia.api.pid]) - cpu0["api"]
+        result["agent_cpu_s"] = process_cpu(tree(octavia.agent.pid)) - cpu0["agent"]
         result["vigil_cpu_during_s"] = process_cpu([node.proc.pid]) - cpu0["vigil"]
 
         v0, t0 = process_cpu([node.proc.pid]), time.monotonic()
@@ -249,6 +264,7 @@ def report(r):
         ("API GET p99 during creation, ms", r.get("probe_p99_ms")),
         ("API GET max during creation, ms", r.get("probe_max_ms")),
         ("octavia-api CPU during creation, s", r.get("api_cpu_s")),
+        ("driver agent tree CPU during creation, s", r.get("agent_cpu_s")),
         ("vigil CPU during creation, s", r.get("vigil_cpu_during_s")),
         ("vigil at the end, share of a core", r.get("vigil_core_at_end")),
         ("vigil RSS at the end, MiB", (r.get("vigil_VmRSS_kib") or 0) / 1024 or None),
