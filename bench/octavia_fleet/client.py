@@ -7,6 +7,7 @@ is PENDING_* every write to it answers 409 "is immutable").
 Every request and every wait is bounded. Threads share nothing but the counters, under a lock.
 """
 import json
+import random
 import threading
 import time
 import urllib.error
@@ -59,40 +60,32 @@ class Api:
         with self.lock:
             self.retries[reason] = self.retries.get(reason, 0) + 1
 
-    def create(self, path, kind, fields, attempts=20):
-        """POSTs {kind: fields}; returns the object. A 409 (the load balancer is locked by
-        something else: the provider agent's failover lock during a push) and SQLite's "database
-        is locked" (rolled back) are tried again after a second, as an operator's script would."""
+    def write(self, method, path, body, expect, attempts=20):
+        """Sends a write until it answers `expect`; returns the parsed answer. A 409 (the load
+        balancer locked by something else: the provider agent's failover lock during a push)
+        and SQLite's "database is locked" (rolled back) are sent again after a second, as an
+        operator's script would."""
         for _ in range(attempts):
-            code, body, _ = self.request("POST", path, {kind: fields})
-            if code == 201:
-                return body[kind]
-            text = json.dumps(body)
+            code, answer, _ = self.request(method, path, body)
+            if code == expect:
+                return answer
+            text = json.dumps(answer)
             if code == 409:
                 self.count("409 immutable")
             elif code == 500 and "database is locked" in text:
                 self.count("500 database is locked")
             else:
-                raise RuntimeError(f"POST {path}: {code} {text[:500]}")
+                raise RuntimeError(f"{method} {path}: {code} {text[:500]}")
             time.sleep(1.0)
-        raise RuntimeError(f"POST {path}: still refused after {attempts} attempts")
+        raise RuntimeError(f"{method} {path}: still refused after {attempts} attempts")
 
-    def replace_members(self, pool_id, members, attempts=20):
-        """The batch member update: the pool's members become `members` (202)."""
-        for _ in range(attempts):
-            code, body, _ = self.request("PUT", f"/v2/lbaas/pools/{pool_id}/members",
-                                         {"members": members})
-            if code == 202:
-                return
-            text = json.dumps(body)
-            if code == 409:
-                self.count("409 immutable")
-            elif code == 500 and "database is locked" in text:
-                self.count("500 database is locked")
-            else:
-                raise RuntimeError(f"PUT pools/{pool_id}/members: {code} {text[:500]}")
-            time.sleep(1.0)
-        raise RuntimeError(f"PUT pools/{pool_id}/members: still refused after {attempts} attempts")
+    def create(self, path, kind, fields):
+        """POSTs {kind: fields}; returns the object."""
+        return self.write("POST", path, {kind: fields}, 201)[kind]
+
+    def replace_members(self, pool_id, members):
+        """The batch member update: the pool's members become `members`."""
+        self.write("PUT", f"/v2/lbaas/pools/{pool_id}/members", {"members": members}, 202)
 
     def provisioning(self, lb_id, attempts=5):
         for _ in range(attempts - 1):  # a GET is safe to send again
@@ -169,7 +162,6 @@ class Prober:
         self.thread.start()
 
     def _run(self):
-        import random
         while not self.stopping.wait(self.interval):
             if not self.ids:
                 continue
