@@ -2,7 +2,9 @@
 and the driver would have left them: each a VIP on 127.0.0.1, a TCP listener on port 20000 + i,
 a ROUND_ROBIN pool with a TCP monitor (delay 5 s, timeout 2 s) and three members on 127.1.X.Y
 where nothing listens. Writing the rows directly takes seconds; creating them through the API
-takes about an hour on SQLite.
+takes hours: bench/octavia_fleet builds 6-7 a minute on 2 cores, every write a serial round trip
+through the vigil driver and Octavia's driver agent, not SQLite's fsync (docs/octavia.md, "At
+fleet size").
 
 Runs on the interpreter Debian's Octavia runs on, with Octavia's configuration:
     /usr/bin/python3 populate.py --config-file octavia.conf --lbs 1000
