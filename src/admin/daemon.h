@@ -4,7 +4,10 @@
 // the AdminServer that calls it.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,6 +48,17 @@ class Daemon {
   // implementation may show more than the scope asks (never less): the routes look objects up by
   // id and name in what they get.
   virtual std::vector<model::LoadBalancerView> views(const ViewScope& scope) const = 0;
+  // A slice of views(scope), appended to `out`: those of at most `count` load balancers after
+  // `cursor` (0: from the first) in the order the daemon runs them. Returns the cursor of the
+  // next slice, 0 after the last. A load balancer that runs from the first slice to the last is
+  // in exactly one; one made or removed meanwhile may be in none. The routes that show every load
+  // balancer take them so, a slice per turn of the control thread, so that a write waits for a
+  // slice rather than for all of them (routes.cc). An implementation without slices gives all.
+  virtual uint64_t views_after(const ViewScope& scope, uint64_t /*cursor*/, size_t /*count*/,
+                               std::vector<model::LoadBalancerView>& out) const {
+    std::ranges::move(views(scope), std::back_inserter(out));
+    return 0;
+  }
   // Carries out an API write: the API's load balancers `change` names are made anew or removed,
   // the others run on. Or refuses with the reason ("cannot bind 127.0.0.1:6443: Address already
   // in use"), leaving the running configuration as it was.

@@ -9,6 +9,11 @@ std::vector<model::LoadBalancerView> AdminDaemon::views(const admin::ViewScope& 
   return control_.views(scope);
 }
 
+uint64_t AdminDaemon::views_after(const admin::ViewScope& scope, uint64_t cursor, size_t count,
+                                  std::vector<model::LoadBalancerView>& out) const {
+  return control_.views_after(scope, cursor, count, out);
+}
+
 Result<void> AdminDaemon::apply(const admin::ApiChange& change) {
   return control_.apply_api(change);
 }

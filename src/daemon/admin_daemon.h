@@ -14,6 +14,8 @@ class AdminDaemon final : public admin::Daemon {
   explicit AdminDaemon(ControlPlane& control) : control_(control) {}
 
   std::vector<model::LoadBalancerView> views(const admin::ViewScope& scope) const override;
+  uint64_t views_after(const admin::ViewScope& scope, uint64_t cursor, size_t count,
+                       std::vector<model::LoadBalancerView>& out) const override;
   Result<void> apply(const admin::ApiChange& change) override;
   Result<std::vector<std::string>> reload() override;
   Result<void> set_override(const std::string& member_id, std::optional<model::AdminOverride> next,

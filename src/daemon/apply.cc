@@ -120,7 +120,7 @@ Result<void> ControlPlane::apply_changes(std::vector<model::Config> changed,
   }
   if (!api || !removed.empty()) index_lbs();
   for (auto& lb : changed) {
-    LoadBalancerRuntime r{.config = std::move(lb)};
+    LoadBalancerRuntime r{.config = std::move(lb), .order = ++last_order_};
     for (auto& p : r.config.pools) {
       // The file's members live in their MemberRuntime; a reload reads the file again. (The
       // API's stay: a reload applies them as they are.)
@@ -129,6 +129,7 @@ Result<void> ControlPlane::apply_changes(std::vector<model::Config> changed,
     // An API write's load balancer keeps its place: the status lists them in creation order.
     const auto at = api ? lb_at_.find(r.config.id) : lb_at_.end();
     if (at != lb_at_.end() && at->second >= kept) {
+      r.order = lbs_[at->second].order;
       lbs_[at->second] = std::move(r);
     } else {
       lb_at_[r.config.id] = lbs_.size();

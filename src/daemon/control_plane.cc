@@ -57,7 +57,7 @@ ControlPlane::ControlPlane(boost::asio::io_context& io, const Clock& clock, Time
       liveness_(timer_source_.create_timer([this] { liveness_tick(); })),
       connection_log_(timer_source_.create_timer([this] { drain_connection_logs(); })),
       heap_trim_(timer_source_.create_timer([this] { heap_trim_tick(); })) {
-  lbs_.push_back({.config = std::move(file_config)});
+  lbs_.push_back({.config = std::move(file_config), .order = ++last_order_});
 }
 
 ControlPlane::~ControlPlane() { stop(); }

@@ -148,6 +148,8 @@ class ControlPlane {
   // Which views to build (admin/daemon.h).
   using ViewScope = admin::ViewScope;
   std::vector<model::LoadBalancerView> views(const ViewScope& scope) const;
+  uint64_t views_after(const ViewScope& scope, uint64_t cursor, size_t count,
+                       std::vector<model::LoadBalancerView>& out) const;
   std::vector<model::LoadBalancerView> views() const { return views(ViewScope{}); }
   model::LoadBalancerView view() const;  // the file's load balancer
   std::string ready_json() const;        // {"admin": "...", "listeners": {"api": "127.0.0.1:6443"}}
@@ -174,6 +176,9 @@ class ControlPlane {
   Result<void> apply_changes(std::vector<model::Config> changed,
                              const std::vector<std::string>& removed, bool api);
   void index_lbs();  // lb_at_ made anew, after lbs_ lost some
+  // The views of `shown` (of lbs_), as `scope` narrows them, appended to `out` (view.cc).
+  void views_of(std::span<const LoadBalancerRuntime> shown, const ViewScope& scope,
+                std::vector<model::LoadBalancerView>& out) const;
   // Sends every worker the pool slots and the listener changes since it last heard, with
   // `bindings`' sockets.
   void push_to_workers(std::vector<Binding>& bindings);
@@ -211,6 +216,7 @@ class ControlPlane {
   model::Config file_config_;
   std::unique_ptr<ApiMembers> api_members_;
   StringMap<size_t> lb_at_;  // the index in lbs_ of each by id (index_lbs())
+  uint64_t last_order_ = 0;  // LoadBalancerRuntime::order of the last one made
   // The file's listeners by address and port, for an API write's listeners to be checked against
   // (apply.cc); made anew by every apply() of the file.
   std::shared_ptr<const config::BindIndex> file_binds_;

@@ -97,6 +97,10 @@ struct LoadBalancerRuntime {
   // As given (listeners and pools with their ids filled in); the config file's pools without
   // their members, which are in PoolRuntime::members.
   model::Config config;
+  // Where it runs among the others: larger for each made later, kept when an API write changes
+  // it, so that lbs_ is in this order and a reader that takes the views a slice at a time
+  // (Daemon::views_after) knows where it left off whatever was made or removed meanwhile.
+  uint64_t order = 0;
 };
 
 }  // namespace vigil::daemon

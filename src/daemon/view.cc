@@ -107,15 +107,31 @@ void add_listener(const LoadBalancerRuntime& lb, const ListenerRuntime& l,
 }  // namespace
 
 std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope) const {
-  const std::optional<admin::PoolKey> key =
-      scope.pool_key ? std::optional(admin::PoolKey::parse(*scope.pool_key)) : std::nullopt;
   std::vector<model::LoadBalancerView> out;
   std::span<const LoadBalancerRuntime> shown(lbs_);
   if (scope.lb_id) {  // one of ten thousand: not found by comparing ten thousand ids
     const auto at = lb_at_.find(*scope.lb_id);
     shown = at == lb_at_.end() ? shown.first(0) : shown.subspan(at->second, 1);
   }
-  out.reserve(shown.size());
+  views_of(shown, scope, out);
+  return out;
+}
+
+uint64_t ControlPlane::views_after(const ViewScope& scope, uint64_t cursor, size_t count,
+                                   std::vector<model::LoadBalancerView>& out) const {
+  // lbs_ is in the order they were made (LoadBalancerRuntime::order).
+  const auto first = std::ranges::upper_bound(lbs_, cursor, {}, &LoadBalancerRuntime::order);
+  const size_t at = static_cast<size_t>(first - lbs_.begin());
+  const size_t n = std::min(count, lbs_.size() - at);
+  views_of(std::span(lbs_).subspan(at, n), scope, out);
+  return at + n < lbs_.size() && n > 0 ? lbs_[at + n - 1].order : 0;
+}
+
+void ControlPlane::views_of(std::span<const LoadBalancerRuntime> shown, const ViewScope& scope,
+                            std::vector<model::LoadBalancerView>& out) const {
+  const std::optional<admin::PoolKey> key =
+      scope.pool_key ? std::optional(admin::PoolKey::parse(*scope.pool_key)) : std::nullopt;
+  out.reserve(out.size() + shown.size());
   for (const LoadBalancerRuntime& lb : shown) {
     const bool api = lb.config.origin != model::Origin::kFile;
     if (!api && !scope.file) continue;
@@ -215,7 +231,6 @@ std::vector<model::LoadBalancerView> ControlPlane::views(const ViewScope& scope)
     }
     out.push_back(std::move(v));
   }
-  return out;
 }
 
 model::LoadBalancerView ControlPlane::view() const { return views().front(); }
