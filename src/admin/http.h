@@ -72,6 +72,9 @@ std::string whole_body(Response& r);
 // building would stall the loop (routes.cc).
 using RenderFn =
     std::function<void(std::function<Response()> render, std::function<void(Response)> send)>;
+// Runs `f` on the control thread, in a later turn of its loop: what was queued meanwhile (an API
+// write) runs first.
+using DeferFn = std::function<void(std::function<void()> f)>;
 
 struct RouteContext {
   std::string_view token;       // empty: no token configured, every authenticated route answers 401
@@ -100,6 +103,7 @@ struct RouteContext {
   LoginSessions* logins = nullptr;     // null: the page's login form is not offered (404)
   SignInThrottle* throttle = nullptr;  // null: /login is not throttled (tests)
   const RenderFn* render = nullptr;    // null: every answer is built on the control thread
+  const DeferFn* defer = nullptr;      // null: the views are taken in one turn (routes.cc)
   // admin.metrics: what /metrics serves to a scrape that does not say (its scopes, the members'
   // check-duration histograms).
   model::AdminMetrics metrics;

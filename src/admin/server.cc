@@ -1,5 +1,6 @@
 #include "admin/server.h"
 
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -23,6 +24,8 @@
 #include <boost/beast/http/serializer.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
+#include <cerrno>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <utility>
@@ -51,6 +54,9 @@ using Stream = beast::basic_stream<asio::generic::stream_protocol>;
 using namespace std::chrono_literals;
 
 namespace {
+
+// The render thread's nice value, the control thread's being the process's (AdminServer()).
+constexpr int kRenderNice = 10;
 
 constexpr size_t kHeaderLimit = 16 * 1024;
 constexpr size_t kBodyLimit = 1024 * 1024;
@@ -97,6 +103,7 @@ struct ServerState {
   Options options;
   Daemon& daemon;
   RenderFn render;                     // AdminServer's renderer
+  DeferFn defer;                       // a later turn of the control thread's loop
   std::map<uint64_t, Entry> sessions;  // by id: the oldest first
   std::map<std::string, size_t> per_address;
   uint64_t next_session = 0;
@@ -226,6 +233,7 @@ class Session : public std::enable_shared_from_this<Session> {
                                              .logins = &server_->logins,
                                              .throttle = &server_->throttle,
                                              .render = &server_->render,
+                                             .defer = &server_->defer,
                                              .metrics = o.metrics});
     } catch (const std::exception& e) {
       log::error("admin API: {} {} failed: {}", std::string_view(request.method),
@@ -496,6 +504,15 @@ AdminServer::AdminServer(asio::io_context& io, Options options, Daemon& daemon)
       renderer_(std::make_shared<asio::thread_pool>(1)) {
   // The render thread runs nothing but `render`: `send`, and the session it holds, are only
   // moved through it, so that nothing of the control thread is destroyed there.
+  state_->defer = [&io](std::function<void()> f) { asio::post(io, std::move(f)); };
+  // Below the control thread: on a machine with fewer cores than busy threads, a scrape being
+  // rendered would otherwise take the core an API write, /healthz or a check result waits for
+  // (at 10,000 load balancers, writes beside a whole list waited up to 30 ms for a core).
+  asio::post(*renderer_, [] {
+    if (::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), kRenderNice) != 0) {
+      log::warn("admin API: cannot lower the render thread's priority: {}", std::strerror(errno));
+    }
+  });
   state_->render = [&io, renderer = std::weak_ptr<asio::thread_pool>(renderer_)](
                        std::function<Response()> render, std::function<void(Response)> send) {
     const auto pool = renderer.lock();
