@@ -9,14 +9,15 @@ time (it writes the whole state file: the generated one names no journal), each 
 time (p50, max), each whole Octavia list's time (GET of every load balancer, listener, pool and
 monitor, and a page of 10), the writes made while the list of every load balancer, a /metrics
 scrape and the status tree (/v1/status) are being built (how long each read holds up the API:
-p50, max), and the sizes of the state file and its journal at the end; with
+p50, p99, max), and the sizes of the state file and its journal at the end; with
 --baseline, the ratios. Benchmarks print numbers and never gate CI.
 
 Listeners on 127.0.0.1, ports 20000 + i (so at most 40,000 load balancers); members on 127.1.X.Y,
 where nothing listens (their checks are refused at once). Loopback only; every process is started
 here and stopped at the end; every wait is bounded; files go to a directory under /tmp.
 
-    bench/scale/api_state.py [--lbs 10000] [--writes 30] [--vigil PATH] [--baseline PATH]
+    bench/scale/api_state.py [--lbs 10000] [--writes 30] [--last-pool-members 3] [--vigil PATH]
+                             [--baseline PATH]
 """
 
 import argparse
@@ -51,15 +52,17 @@ def common_without_description():
     return c
 
 
-def state_file(path, lbs):
-    """The state file vigil's Octavia API would have written for `lbs` load balancers."""
+def state_file(path, lbs, last_pool_members=3):
+    """The state file vigil's Octavia API would have written for `lbs` load balancers, the last
+    one's pool with `last_pool_members` members (the one the writes go to)."""
     out = []
     for i in range(lbs):
+        n = last_pool_members if i == lbs - 1 else 3
         pool = {**common(), "protocol": "TCP", "lb_algorithm": "ROUND_ROBIN",
                 "healthmonitor": {**common_without_description(), "type": "TCP", "delay": 5, "timeout": 3, "max_retries": 3,
                                   "max_retries_down": 3},
                 "members": [{**common_without_description(), "address": f"127.1.{i // 250}.{i % 250 + 1}", "protocol_port": 9000 + k,
-                             "weight": 1, "backup": False} for k in range(3)]}
+                             "weight": 1, "backup": False} for k in range(n)]}
         listener = {**common(), "protocol": "TCP", "protocol_port": 20000 + i, "connection_limit": -1,
                     "default_pool_id": pool["id"]}
         out.append({**common(f"lb{i}"), "vip_address": "127.0.0.1", "topology": "SINGLE",
@@ -87,6 +90,7 @@ def writes_beside(call, members, path, name):
            f"writes_during_{name}": len(during)}
     if during:
         out[f"write_during_{name}_p50_ms"] = round(statistics.median(during), 2)
+        out[f"write_during_{name}_p99_ms"] = round(sorted(during)[min(len(during) - 1, int(0.99 * len(during)))], 2)
         out[f"write_during_{name}_max_ms"] = round(max(during), 2)
     return out
 
@@ -96,7 +100,7 @@ def run_one(label, binary, args, tmp, procs):
     for leftover in (state, state + ".journal"):
         if os.path.exists(leftover):
             os.remove(leftover)
-    state_file(state, args.lbs)
+    state_file(state, args.lbs, args.last_pool_members)
     config = os.path.join(tmp, "vigil.yaml")
     with open(config, "w") as f:
         f.write(f'admin: {{listen: "127.0.0.1:0", token_file: {tmp}/token, state_file: {state}}}\n'
@@ -162,6 +166,8 @@ def main(argv):
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     p.add_argument("--lbs", type=int, default=10000, help="load balancers made through the API (default 10000)")
     p.add_argument("--writes", type=int, default=30, help="member create, update and delete each (default 30)")
+    p.add_argument("--last-pool-members", type=int, default=3,
+                   help="members of the pool the writes go to, the last load balancer's (default 3)")
     p.add_argument("--settle", type=float, default=10.0, help="seconds after ready before the writes (default 10)")
     p.add_argument("--vigil", default=str(ROOT / "build/release/src/daemon/vigil"))
     p.add_argument("--baseline", help="another vigil binary, run the same way after --vigil")
@@ -170,6 +176,8 @@ def main(argv):
     args = p.parse_args(argv)
     if not 1 <= args.lbs <= 40000:
         p.error("--lbs must be between 1 and 40000 (one port each from 20000)")
+    if not 1 <= args.last_pool_members <= 56000:
+        p.error("--last-pool-members must be between 1 and 56000 (one port each from 9000)")
     signal.signal(signal.SIGTERM, on_sigterm)
     nofile = raise_nofile(max(65536, args.lbs + 4096))
     tmp = tempfile.mkdtemp(prefix="vigil-bench-api-state-", dir="/tmp")
@@ -195,7 +203,8 @@ def main(argv):
     machine = machine_info()
     machine["loadavg_start"], machine["loadavg_end"] = load_start, loadavg()
     emit_json({"bench": "api_state", "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-               "machine": machine, "params": {"lbs": args.lbs, "writes": args.writes, "settle": args.settle},
+               "machine": machine, "params": {"lbs": args.lbs, "writes": args.writes, "settle": args.settle,
+                          "last_pool_members": args.last_pool_members},
                **results}, args.json_out)
     return 0
 
