@@ -123,6 +123,16 @@ def listening(port, address=HOST, wildcard=False):
     return False
 
 
+def process_tree(pid):
+    """pid and every process below it."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo += proc_children(p)
+    return out
+
+
 def proc_children(pid, scan=False):
     """The children of pid, from /proc/PID/task/TID/children; with `scan`, where the kernel has
     no such file, from a scan of every /proc/N/stat for the parent."""

@@ -43,7 +43,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from bench.benchlib import (emit_json, fmt, loadavg, log, machine_info, on_sigterm, process_cpu,
-                            proc_children, raise_nofile)
+                            process_tree, raise_nofile)
 from bench.octavia_fleet.client import Api, Prober, build_loadbalancer, percentile
 
 CONFIG = """
@@ -111,22 +111,12 @@ def statuses_reached(counts, lbs):
     return members.get("ONLINE", 0) == 2 * lbs and members.get("ERROR", 0) == lbs
 
 
-def tree(pid):
-    """pid and every process below it."""
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        todo += proc_children(p)
-    return out
-
-
 def tree_cpu(pid):
     """CPU seconds of pid and every process below it, with the children they have reaped: the
     driver agent's listeners fork a process per request (ForkingUDSServer), which is gone by the
     time anyone looks, its CPU in its parent's cutime and cstime."""
     total = 0
-    for p in tree(pid):
+    for p in process_tree(pid):
         try:
             with open(f"/proc/{p}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()

@@ -36,7 +36,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from bench.benchlib import emit_json, fmt, loadavg, log, machine_info, process_cpu, proc_children, raise_nofile
+from bench.benchlib import emit_json, fmt, loadavg, log, machine_info, process_cpu, process_tree, raise_nofile
 
 TARGET_SECONDS = 60.0
 TARGET_CORE = 0.05
@@ -100,16 +100,6 @@ def statistics_rows(octavia):
         return db.execute("SELECT COUNT(DISTINCT listener_id) FROM listener_statistics").fetchone()[0]
 
 
-def tree(pid):
-    """pid and every process below it."""
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        todo += proc_children(p)
-    return out
-
-
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lbs", type=int, default=1000)
@@ -169,13 +159,13 @@ def main(argv):
         wait_for(lambda: statistics_rows(octavia) >= args.lbs, args.timeout, interval=1.0,
                  what="every listener's statistics in Octavia's database")
         log(f"statistics written for every listener ({time.monotonic() - settle:.1f}s)")
-        agent = tree(octavia.agent.pid)
+        agent = process_tree(octavia.agent.pid)
         provider = [provider_agent_pid(octavia)]
         vigil_pid = node.proc.pid
         cpu0, vigil0, t0 = process_cpu(agent), process_cpu([vigil_pid]), time.monotonic()
         provider0 = process_cpu(provider)
         time.sleep(args.idle)  # the measurement window itself: nothing to wait for
-        agent = tree(octavia.agent.pid)
+        agent = process_tree(octavia.agent.pid)
         elapsed = time.monotonic() - t0
         result["idle_provider_agent_core"] = (process_cpu(provider) - provider0) / elapsed
         result["idle_driver_agent_tree_core"] = (process_cpu(agent) - cpu0) / elapsed
