@@ -131,7 +131,11 @@ void ControlPlane::views_of(std::span<const LoadBalancerRuntime> shown, const Vi
                             std::vector<model::LoadBalancerView>& out) const {
   const std::optional<admin::PoolKey> key =
       scope.pool_key ? std::optional(admin::PoolKey::parse(*scope.pool_key)) : std::nullopt;
-  out.reserve(out.size() + shown.size());
+  // Grown geometrically: a reserve to the exact size at each slice (views_after) would move every
+  // view taken so far again, a slice at a time, on the control thread.
+  if (out.capacity() < out.size() + shown.size()) {
+    out.reserve(std::max(out.size() + shown.size(), 2 * out.capacity()));
+  }
   for (const LoadBalancerRuntime& lb : shown) {
     const bool api = lb.config.origin != model::Origin::kFile;
     if (!api && !scope.file) continue;
