@@ -9,7 +9,8 @@ time (it writes the whole state file: the generated one names no journal), each 
 time (p50, max), each whole Octavia list's time (GET of every load balancer, listener, pool and
 monitor, and a page of 10), the writes made while the list of every load balancer, a /metrics
 scrape and the status tree (/v1/status) are being built (how long each read holds up the API:
-p50, p99, max), and the sizes of the state file and its journal at the end; with
+p50, p99, max), the same for writes made while the three reads run back to back --back-to-back
+times over, and the sizes of the state file and its journal at the end; with
 --baseline, the ratios. Benchmarks print numbers and never gate CI.
 
 Listeners on 127.0.0.1, ports 20000 + i (so at most 40,000 load balancers); members on 127.1.X.Y,
@@ -17,7 +18,7 @@ where nothing listens (their checks are refused at once). Loopback only; every p
 here and stopped at the end; every wait is bounded; files go to a directory under /tmp.
 
     bench/scale/api_state.py [--lbs 10000] [--writes 30] [--last-pool-members 3] [--vigil PATH]
-                             [--baseline PATH]
+                             [--back-to-back 3] [--baseline PATH]
 """
 
 import argparse
@@ -95,6 +96,35 @@ def writes_beside(call, members, path, name):
     return out
 
 
+def writes_beside_all(call, members, rounds):
+    """The three reads back to back on a thread of their own (the list of every load balancer, a
+    /metrics scrape, the status tree; `rounds` times), as a Prometheus, a dashboard and an
+    Octavia client might send them together, and the member creates and deletes made meanwhile."""
+    reads = []
+
+    def read_all():
+        for _ in range(rounds):
+            for path in ("/v2.0/lbaas/loadbalancers", "/metrics", "/v1/status"):
+                reads.append(call("GET", path, raw=True)[1])
+
+    reading = threading.Thread(target=read_all)
+    reading.start()
+    during = []
+    while reading.is_alive() and len(during) < 20000:
+        m, created = call("POST", members, {"member": {"address": "127.3.0.4", "protocol_port": 2001}})
+        _, deleted = call("DELETE", f"{members}/{m['member']['id']}")
+        if reading.is_alive():
+            during += [created * 1000, deleted * 1000]
+    reading.join(600)
+    out = {"reads_back_to_back": len(reads), "writes_during_reads": len(during)}
+    if during:
+        ordered = sorted(during)
+        out["write_during_reads_p50_ms"] = round(statistics.median(during), 2)
+        out["write_during_reads_p99_ms"] = round(ordered[min(len(during) - 1, int(0.99 * len(during)))], 2)
+        out["write_during_reads_max_ms"] = round(ordered[-1], 2)
+    return out
+
+
 def run_one(label, binary, args, tmp, procs):
     state = os.path.join(tmp, "state.json")
     for leftover in (state, state + ".journal"):
@@ -149,6 +179,8 @@ def run_one(label, binary, args, tmp, procs):
     # control thread spends on the read holds every one of them up until it is done.
     for path, name in (("/v2.0/lbaas/loadbalancers", "list"), ("/metrics", "metrics"), ("/v1/status", "status")):
         lists.update(writes_beside(call, members, path, name))
+    if args.back_to_back:
+        lists.update(writes_beside_all(call, members, args.back_to_back))
     result = {"ready_s": round(ready_s, 2), "first_write_ms": round(first * 1000, 1),
               "state_file_mb": round(os.path.getsize(state) / 1e6, 2),
               "journal_mb": round(os.path.getsize(state + ".journal") / 1e6, 3)
@@ -168,6 +200,8 @@ def main(argv):
     p.add_argument("--writes", type=int, default=30, help="member create, update and delete each (default 30)")
     p.add_argument("--last-pool-members", type=int, default=3,
                    help="members of the pool the writes go to, the last load balancer's (default 3)")
+    p.add_argument("--back-to-back", type=int, default=3, metavar="ROUNDS",
+                   help="rounds of the three reads back to back, writes timed meanwhile (default 3; 0: none)")
     p.add_argument("--settle", type=float, default=10.0, help="seconds after ready before the writes (default 10)")
     p.add_argument("--vigil", default=str(ROOT / "build/release/src/daemon/vigil"))
     p.add_argument("--baseline", help="another vigil binary, run the same way after --vigil")
@@ -204,7 +238,8 @@ def main(argv):
     machine["loadavg_start"], machine["loadavg_end"] = load_start, loadavg()
     emit_json({"bench": "api_state", "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "machine": machine, "params": {"lbs": args.lbs, "writes": args.writes, "settle": args.settle,
-                          "last_pool_members": args.last_pool_members},
+                          "last_pool_members": args.last_pool_members,
+                          "back_to_back": args.back_to_back},
                **results}, args.json_out)
     return 0
 
