@@ -37,6 +37,7 @@
 #include "admin/routes.h"
 #include "admin/sign_in_throttle.h"
 #include "admin/text.h"
+#include "base/free_heap.h"
 #include "base/log.h"
 #include "net/unix_socket.h"
 
@@ -64,6 +65,9 @@ constexpr size_t kBodyLimit = 1024 * 1024;
 // with unread data does not reset the connection before the client has read the answer.
 constexpr size_t kDrainLimit = 4 * 1024 * 1024;
 constexpr auto kDrainTime = 5s;
+// Answers from this size up are freed off the control thread (Session::release_body()): what
+// malloc maps on its own (kMappedFrom, base/free_heap.h), whose free is an munmap.
+constexpr size_t kFreeElsewhereFrom = kMappedFrom;
 
 bool is_http_error(const beast::error_code& ec) {
   return ec.category() == http::make_error_code(http::error::bad_method).category();
@@ -102,8 +106,11 @@ struct ServerState {
   asio::steady_timer unix_retry;  // the same for unix_acceptor
   Options options;
   Daemon& daemon;
-  RenderFn render;                     // AdminServer's renderer
-  DeferFn defer;                       // a later turn of the control thread's loop
+  RenderFn render;  // AdminServer's renderer
+  DeferFn defer;    // a later turn of the control thread's loop
+  // Frees a large answer's body on the render thread (Session::release_body()).
+  std::function<void(std::string)> discard;
+  uint64_t requests = 0;               // requests begun, ever: AdminServer::requests()
   std::map<uint64_t, Entry> sessions;  // by id: the oldest first
   std::map<std::string, size_t> per_address;
   uint64_t next_session = 0;
@@ -197,6 +204,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void answer() {
     answering_ = true;
+    ++server_->requests;
     const http::request<http::string_body>& req = parser_->get();
     const Request request{
         .method = req.method_string(),
@@ -249,6 +257,15 @@ class Session : public std::enable_shared_from_this<Session> {
     send(std::move(response), req.keep_alive(), req.version(), false);
   }
 
+  // A written answer of megabytes (a status tree of thousands of members, a whole list) is
+  // unmapped on the render thread: at 72 MB that is milliseconds that API writes waiting on the
+  // control thread would otherwise wait too.
+  void release_body() {
+    std::string& body = response_.body();
+    if (body.capacity() >= kFreeElsewhereFrom) server_->discard(std::move(body));
+    body = {};
+  }
+
   void reject(int status, std::string message) {
     answering_ = true;  // the error answer is not lost to an eviction
     log::debug("admin API: closing a connection: {}", message);
@@ -284,6 +301,7 @@ class Session : public std::enable_shared_from_this<Session> {
     http::async_write(
         stream_, response_,
         [self = shared_from_this(), keep_alive, drain_after](beast::error_code ec, size_t) {
+          self->release_body();
           if (ec) return self->close();
           if (drain_after) return self->drain_and_close();
           if (!keep_alive) return self->close();
@@ -521,6 +539,11 @@ AdminServer::AdminServer(asio::io_context& io, Options options, Daemon& daemon)
       asio::post(io, [send = std::move(send), r = render()]() mutable { send(std::move(r)); });
     });
   };
+  state_->discard = [renderer = std::weak_ptr<asio::thread_pool>(renderer_)](std::string body) {
+    const auto pool = renderer.lock();
+    if (!pool) return;  // freed here, as the server stops
+    asio::post(*pool, [body = std::move(body)] {});
+  };
 }
 
 AdminServer::~AdminServer() { stop(); }
@@ -616,6 +639,15 @@ void AdminServer::set_read_token(std::string token) {
 }
 
 size_t AdminServer::connections() const { return state_->sessions.size(); }
+
+uint64_t AdminServer::requests() const { return state_->requests; }
+
+bool AdminServer::answering() const {
+  for (const auto& [id, entry] : state_->sessions) {
+    if (auto session = entry.session.lock(); session && !session->evictable()) return true;
+  }
+  return false;
+}
 
 void AdminServer::stop() {
   beast::error_code ec;

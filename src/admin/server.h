@@ -81,6 +81,10 @@ class AdminServer {
   void set_page_max_limit(size_t limit);
   void set_metrics(model::AdminMetrics metrics);
   size_t connections() const;  // open now; tests wait on it
+  // Requests begun since the server was made, and whether one is being answered now: how the
+  // daemon tells a quiet API (daemon/heap_trim.cc).
+  uint64_t requests() const;
+  bool answering() const;
   // Closes the listener and every open connection. Pending handlers finish on `io` later.
   void stop();
 

@@ -317,6 +317,22 @@ TEST_F(ServerTest, KeepAliveServesSeveralRequestsOnOneConnection) {
   EXPECT_EQ(answers, 3);
 }
 
+TEST_F(ServerTest, CountsRequestsAndTellsWhetherOneIsBeingAnswered) {
+  EXPECT_EQ(server_->requests(), 0u);
+  // A head not finished is no request yet: nothing to answer.
+  auto slow = hold("GET /healthz HTTP/1.1\r\nHo");
+  vigil::testing::run_ready(io_);
+  EXPECT_EQ(server_->requests(), 0u);
+  EXPECT_FALSE(server_->answering());
+  EXPECT_EQ(get("/healthz").status, 200);
+  EXPECT_EQ(get("/v1/status").status, 200);
+  EXPECT_EQ(server_->requests(), 2u);
+  // The answer is with the client; the server's own completion may be a turn behind.
+  vigil::testing::run_until(
+      io_, [&] { return !server_->answering(); }, 1s);
+  EXPECT_FALSE(server_->answering());
+}
+
 TEST_F(ServerTest, ClosesIdleConnections) {
   server_.reset();
   start({.listen = "127.0.0.1:0", .token = "secret", .idle_timeout = 100ms});

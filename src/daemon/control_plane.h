@@ -241,7 +241,9 @@ class ControlPlane {
   std::unique_ptr<Timer> liveness_;
   bool started_ = false;  // the first apply() is done
   std::unique_ptr<Timer> connection_log_;
-  std::unique_ptr<Timer> heap_trim_;  // gives freed memory back (heap_trim.cc)
+  std::unique_ptr<Timer> heap_trim_;      // gives freed memory back (heap_trim.cc)
+  uint64_t heap_trim_requests_seen_ = 0;  // the API's requests at the last look
+  TimePoint heap_trimmed_at_{};
   ConnectionLogWriter connection_log_writer_;
   uint64_t connection_log_dropped_ = 0;      // records the rings dropped, all workers
   TimePoint connection_log_drop_said_at_{};  // the last warning about drops
