@@ -4,6 +4,7 @@
 #include <atomic>
 #include <functional>
 #include <numeric>
+#include <stdexcept>
 
 namespace vigil::admin {
 
@@ -32,8 +33,28 @@ void for_each_id(const ApiLoadBalancer& lb, const F& f) {
 
 }  // namespace
 
+const ApiLoadBalancer& LoadBalancers::at(size_t i) const {
+  if (i >= size_) throw std::out_of_range("LoadBalancers::at");
+  return (*this)[i];
+}
+
+LoadBalancers::Ptr& LoadBalancers::own_ptr(size_t i) {
+  std::shared_ptr<Chunk>& chunk = chunks_[i / kChunk];
+  // As for the load balancers in edit(): only the control thread copies states, and a render
+  // thread's copy that lets go of the chunk at worst makes a copy that was not needed.
+  if (chunk.use_count() > 1) {
+    auto copy = std::make_shared<Chunk>();
+    copy->reserve(kChunk);
+    copy->assign(chunk->begin(), chunk->end());
+    chunk = std::move(copy);
+  }
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return (*chunk)[i % kChunk];
+}
+
 ApiLoadBalancer& LoadBalancers::edit(size_t i) {
-  Ptr& lb = lbs_.at(i);
+  if (i >= size_) throw std::out_of_range("LoadBalancers::edit");
+  Ptr& lb = own_ptr(i);
   // Control thread only: only it copies states, so the count cannot grow under us; a render
   // thread's copy (an Octavia list, routes.cc) may drop it meanwhile, which at worst makes a copy
   // that was not needed. Alone, the object is this state's: it was made by push_back() or a copy
@@ -48,12 +69,27 @@ ApiLoadBalancer& LoadBalancers::edit(size_t i) {
 }
 
 void LoadBalancers::push_back(ApiLoadBalancer lb) {
-  lbs_.push_back(std::make_shared<ApiLoadBalancer>(std::move(lb)));
-  changed_.push_back(lbs_.size() - 1);
+  if (size_ % kChunk == 0) {
+    chunks_.push_back(std::make_shared<Chunk>());
+    chunks_.back()->reserve(kChunk);
+  } else if (chunks_.back().use_count() > 1) {
+    own_ptr(size_ - 1);  // the last chunk is this state's before it grows
+  }
+  chunks_.back()->push_back(std::make_shared<ApiLoadBalancer>(std::move(lb)));
+  changed_.push_back(size_++);
 }
 
 void LoadBalancers::erase(size_t i) {
-  lbs_.erase(lbs_.begin() + static_cast<std::ptrdiff_t>(i));
+  if (i >= size_) throw std::out_of_range("LoadBalancers::erase");
+  // Every later one moves down a place: the chunks from i's on become this state's.
+  for (size_t j = i; j + 1 < size_; ++j) {
+    Ptr next = ptr(j + 1);  // taken before own_ptr() may copy the chunk it is in
+    own_ptr(j) = std::move(next);
+  }
+  own_ptr(size_ - 1);
+  chunks_.back()->pop_back();
+  if (chunks_.back()->empty()) chunks_.pop_back();
+  --size_;
   std::erase(changed_, i);
   for (size_t& c : changed_) c -= c > i ? 1 : 0;
 }
@@ -65,13 +101,14 @@ void LoadBalancers::remember() {
   const bool anew = !hints_ || hints_->holder.size() > 2 * hints_->made_from + 1024;
   if (anew) {
     hints_ = std::make_shared<Hints>();
-    changed_.resize(lbs_.size());
+    changed_.resize(size_);
     std::iota(changed_.begin(), changed_.end(), size_t{0});
   }
   for (size_t i : changed_) {
-    const uint64_t lb = id_hash(lbs_[i]->id);
+    const ApiLoadBalancer& it = (*this)[i];
+    const uint64_t lb = id_hash(it.id);
     hints_->at[lb] = i;
-    for_each_id(*lbs_[i], [&](const std::string& id) { hints_->holder[id_hash(id)] = lb; });
+    for_each_id(it, [&](const std::string& id) { hints_->holder[id_hash(id)] = lb; });
   }
   if (anew) hints_->made_from = hints_->holder.size();
   changed_.clear();
@@ -86,13 +123,13 @@ LoadBalancers::Hint LoadBalancers::hint(std::string_view id) const {
   const auto at = hints_->at.find(holder->second);
   if (at == hints_->at.end()) return {.known = true};
   // Deletions since move a load balancer down; it is most likely just below where it was.
-  const auto is_it = [&](size_t j) { return id_hash(lbs_[j]->id) == holder->second; };
+  const auto is_it = [&](size_t j) { return id_hash((*this)[j].id) == holder->second; };
   size_t& was = at->second;
-  if (was < lbs_.size() && is_it(was)) return {.known = true, .at = was};
-  for (size_t j = std::min(was, lbs_.size()); j-- > 0;) {
+  if (was < size_ && is_it(was)) return {.known = true, .at = was};
+  for (size_t j = std::min(was, size_); j-- > 0;) {
     if (is_it(j)) return {.known = true, .at = was = j};
   }
-  for (size_t j = was + 1; j < lbs_.size(); ++j) {
+  for (size_t j = was + 1; j < size_; ++j) {
     if (is_it(j)) return {.known = true, .at = was = j};
   }
   return {.known = true};

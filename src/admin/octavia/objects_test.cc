@@ -47,6 +47,53 @@ TEST(ApiStateCopy, AChangeOfACopyIsTheCopysAloneAndTheOthersStayShared) {
   EXPECT_EQ(&copy.loadbalancers.edit(1), found.lb);
 }
 
+// More load balancers than fit in a chunk: a copy's changes, additions and removals, at the
+// chunks' edges too, never show in the original, and what the copy did not touch stays shared.
+TEST(ApiStateCopy, CopiesShareChunksUntilEachIsChanged) {
+  constexpr size_t kN = 3 * LoadBalancers::kChunk + 5;
+  ApiState original;
+  for (size_t i = 0; i < kN; ++i) {
+    ApiLoadBalancer lb;
+    lb.id = "lb-" + std::to_string(i);
+    original.loadbalancers.push_back(lb);
+  }
+  const auto ids = [](const LoadBalancers& lbs) {
+    std::vector<std::string> out;
+    for (const ApiLoadBalancer& lb : lbs) out.push_back(lb.id);
+    return out;
+  };
+  const std::vector<std::string> before = ids(original.loadbalancers);
+
+  ApiState copy = original;
+  copy.loadbalancers.edit(LoadBalancers::kChunk).name = "changed";  // the first of chunk two
+  copy.loadbalancers.push_back(ApiLoadBalancer{});                  // onto the shared last chunk
+  copy.loadbalancers.erase(LoadBalancers::kChunk - 1);              // the last of chunk one
+  copy.loadbalancers.erase(0);
+
+  EXPECT_EQ(ids(original.loadbalancers), before) << "the original unchanged";
+  EXPECT_EQ(original.loadbalancers[LoadBalancers::kChunk].name, "");
+  std::vector<std::string> want(before.begin() + 1, before.end());
+  want.erase(want.begin() + LoadBalancers::kChunk - 2);
+  want.emplace_back();
+  EXPECT_EQ(ids(copy.loadbalancers), want);
+  EXPECT_EQ(copy.loadbalancers.size(), kN - 1);
+  EXPECT_EQ(copy.loadbalancers[LoadBalancers::kChunk - 2].name, "changed");
+  EXPECT_EQ(copy.loadbalancers.back().id, "");
+  // Moved down a place, the others are still the same objects as the original's.
+  EXPECT_TRUE(copy.loadbalancers.shares(5, original.loadbalancers, 6));
+  EXPECT_TRUE(copy.loadbalancers.shares(kN - 3, original.loadbalancers, kN - 1));
+  EXPECT_FALSE(copy.loadbalancers.shares(LoadBalancers::kChunk - 2, original.loadbalancers,
+                                         LoadBalancers::kChunk));
+
+  // Removed down to nothing and grown again, the copy is still its own.
+  while (!copy.loadbalancers.empty()) copy.loadbalancers.erase(copy.loadbalancers.size() - 1);
+  EXPECT_EQ(copy.loadbalancers.begin(), copy.loadbalancers.end());
+  copy.loadbalancers.push_back(ApiLoadBalancer{});
+  EXPECT_EQ(copy.loadbalancers.size(), 1u);
+  EXPECT_EQ(ids(original.loadbalancers), before);
+  EXPECT_THROW(copy.loadbalancers.at(1), std::out_of_range);
+}
+
 TEST(ApiStateCopy, ConstLookupsCopyNothing) {
   const ApiState original = two_load_balancers();
   const ApiState copy = original;
