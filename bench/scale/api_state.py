@@ -26,9 +26,9 @@ import json
 import os
 import signal
 import statistics
+import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -72,57 +72,56 @@ def state_file(path, lbs, last_pool_members=3):
         json.dump({"version": 1, "loadbalancers": out}, f)
 
 
-def writes_beside(call, members, path, name):
-    """GET `path` on a thread of its own and time member creates and deletes while it runs."""
-    beside = []
+def reader(admin, paths):
+    """curl reading `paths` one after another on one connection, the answers thrown away: a
+    process of its own, so that the reads and the writes timed beside them do not share Python's
+    lock (a chunked /metrics parsed by http.client held it for milliseconds at a time, and the
+    writes waited for this process, not for vigil)."""
+    argv = ["curl", "-sS", "--fail", "-H", f"X-Auth-Token: {TOKEN}"]
+    for path in paths:
+        argv += ["-o", "/dev/null", f"http://{admin}{path}"]
+    return subprocess.Popen(argv)
 
-    # Not decoded: decoding megabytes of JSON holds Python's lock, and the writes beside it would
-    # wait for this process, not for vigil.
-    reading = threading.Thread(target=lambda: beside.append(call("GET", path, raw=True)[1]))
-    reading.start()
+
+def timed_writes_while(reading, call, members, address, limit):
+    """Member creates and deletes into `members`, one after another, while `reading` runs; each
+    write's milliseconds."""
     during = []
-    while reading.is_alive() and len(during) < 1000:
-        m, created = call("POST", members, {"member": {"address": "127.3.0.3", "protocol_port": 2000}})
+    while reading.poll() is None and len(during) < limit:
+        m, created = call("POST", members, {"member": {"address": address, "protocol_port": 2000}})
         _, deleted = call("DELETE", f"{members}/{m['member']['id']}")
-        if reading.is_alive():
+        if reading.poll() is None:
             during += [created * 1000, deleted * 1000]
-    reading.join(120)
-    out = {f"{name}_beside_writes_ms": round(beside[0] * 1000, 1) if beside else None,
-           f"writes_during_{name}": len(during)}
-    if during:
-        out[f"write_during_{name}_p50_ms"] = round(statistics.median(during), 2)
-        out[f"write_during_{name}_p99_ms"] = round(sorted(during)[min(len(during) - 1, int(0.99 * len(during)))], 2)
-        out[f"write_during_{name}_max_ms"] = round(max(during), 2)
-    return out
+    if reading.wait(600) != 0:
+        raise RuntimeError(f"curl {reading.args[-1]} failed with {reading.returncode}")
+    return during
 
 
-def writes_beside_all(call, members, rounds):
-    """The three reads back to back on a thread of their own (the list of every load balancer, a
-    /metrics scrape, the status tree; `rounds` times), as a Prometheus, a dashboard and an
-    Octavia client might send them together, and the member creates and deletes made meanwhile."""
-    reads = []
+def percentiles(name, during):
+    if not during:
+        return {}
+    ordered = sorted(during)
+    return {f"write_during_{name}_p50_ms": round(statistics.median(during), 2),
+            f"write_during_{name}_p99_ms": round(ordered[min(len(during) - 1, int(0.99 * len(during)))], 2),
+            f"write_during_{name}_max_ms": round(ordered[-1], 2)}
 
-    def read_all():
-        for _ in range(rounds):
-            for path in ("/v2.0/lbaas/loadbalancers", "/metrics", "/v1/status"):
-                reads.append(call("GET", path, raw=True)[1])
 
-    reading = threading.Thread(target=read_all)
-    reading.start()
-    during = []
-    while reading.is_alive() and len(during) < 20000:
-        m, created = call("POST", members, {"member": {"address": "127.3.0.4", "protocol_port": 2001}})
-        _, deleted = call("DELETE", f"{members}/{m['member']['id']}")
-        if reading.is_alive():
-            during += [created * 1000, deleted * 1000]
-    reading.join(600)
-    out = {"reads_back_to_back": len(reads), "writes_during_reads": len(during)}
-    if during:
-        ordered = sorted(during)
-        out["write_during_reads_p50_ms"] = round(statistics.median(during), 2)
-        out["write_during_reads_p99_ms"] = round(ordered[min(len(during) - 1, int(0.99 * len(during)))], 2)
-        out["write_during_reads_max_ms"] = round(ordered[-1], 2)
-    return out
+def writes_beside(admin, call, members, path, name):
+    """GET `path` and time member creates and deletes while it runs."""
+    started = time.monotonic()
+    during = timed_writes_while(reader(admin, [path]), call, members, "127.3.0.3", 1000)
+    return {f"{name}_beside_writes_ms": round((time.monotonic() - started) * 1000, 1),
+            f"writes_during_{name}": len(during), **percentiles(name, during)}
+
+
+def writes_beside_all(admin, call, members, rounds):
+    """The three reads back to back (the list of every load balancer, a /metrics scrape, the
+    status tree; `rounds` times), as a Prometheus, a dashboard and an Octavia client might send
+    them together, and the member creates and deletes made meanwhile."""
+    paths = ["/v2.0/lbaas/loadbalancers", "/metrics", "/v1/status"] * rounds
+    during = timed_writes_while(reader(admin, paths), call, members, "127.3.0.4", 20000)
+    return {"reads_back_to_back": len(paths), "writes_during_reads": len(during),
+            **percentiles("reads", during)}
 
 
 def run_one(label, binary, args, tmp, procs):
@@ -178,9 +177,9 @@ def run_one(label, binary, args, tmp, procs):
     # with member creates and deletes sent one after another for as long as it takes: what the
     # control thread spends on the read holds every one of them up until it is done.
     for path, name in (("/v2.0/lbaas/loadbalancers", "list"), ("/metrics", "metrics"), ("/v1/status", "status")):
-        lists.update(writes_beside(call, members, path, name))
+        lists.update(writes_beside(admin, call, members, path, name))
     if args.back_to_back:
-        lists.update(writes_beside_all(call, members, args.back_to_back))
+        lists.update(writes_beside_all(admin, call, members, args.back_to_back))
     result = {"ready_s": round(ready_s, 2), "first_write_ms": round(first * 1000, 1),
               "state_file_mb": round(os.path.getsize(state) / 1e6, 2),
               "journal_mb": round(os.path.getsize(state + ".journal") / 1e6, 3)
