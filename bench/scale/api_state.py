@@ -160,12 +160,23 @@ def run_one(label, binary, args, tmp, procs):
     # Past the first round of checks (every 5 s), so that the writes meet the steady state.
     time.sleep(args.settle)
     times = {"create": [], "update": [], "delete": []}
+    journal = state + ".journal"
+
+    def journal_size():
+        return os.path.getsize(journal) if os.path.exists(journal) else 0
+
+    grown = []  # what each timed write added to the journal; not those that folded it
     for k in range(args.writes):
-        m, created = call("POST", members, {"member": {"address": "127.3.0.1", "protocol_port": 1000 + k}})
-        _, updated = call("PUT", f"{members}/{m['member']['id']}", {"member": {"weight": 5}})
-        _, deleted = call("DELETE", f"{members}/{m['member']['id']}")
-        for key, s in (("create", created), ("update", updated), ("delete", deleted)):
-            times[key].append(s * 1000)
+        for key, method, path, body in (
+                ("create", "POST", members, {"member": {"address": "127.3.0.1", "protocol_port": 1000 + k}}),
+                ("update", "PUT", None, {"member": {"weight": 5}}),
+                ("delete", "DELETE", None, None)):
+            was = journal_size()
+            answer, secs = call(method, path or f"{members}/{m['member']['id']}", body)
+            m = answer if key == "create" else m
+            times[key].append(secs * 1000)
+            if journal_size() >= was:
+                grown.append(journal_size() - was)
     # Each whole list once; then the load balancers' list again, with member creates and deletes
     # sent one after another for as long as it takes (a list built on the control thread holds
     # every one of them up until it is done).
@@ -183,7 +194,8 @@ def run_one(label, binary, args, tmp, procs):
     result = {"ready_s": round(ready_s, 2), "first_write_ms": round(first * 1000, 1),
               "state_file_mb": round(os.path.getsize(state) / 1e6, 2),
               "journal_mb": round(os.path.getsize(state + ".journal") / 1e6, 3)
-              if os.path.exists(state + ".journal") else None}
+              if os.path.exists(state + ".journal") else None,
+              "journal_bytes_per_write": round(statistics.median(grown)) if grown else None}
     for key, ts in times.items():
         result[f"{key}_p50_ms"] = round(statistics.median(ts), 2)
         result[f"{key}_max_ms"] = round(max(ts), 2)
