@@ -66,6 +66,24 @@ def driver_library():
                                     get_socket=agent.get_socket_path)
 
 
+class CountedLibrary:
+    """The driver library, counting the requests made through it: each costs Octavia's driver
+    agent a forked process and a database session (docs/octavia.md, "At fleet size"), so the
+    worker logs how many each change took."""
+
+    def __init__(self, lib):
+        self.lib = lib
+        self.requests = 0
+
+    def __getattr__(self, name):
+        call = getattr(self.lib, name)
+
+        def counted(*args, **kwargs):
+            self.requests += 1
+            return call(*args, **kwargs)
+        return counted
+
+
 def _getter(lib, kind):
     return {"loadbalancer": lib.get_loadbalancer, "listener": lib.get_listener,
             "pool": lib.get_pool, "member": lib.get_member,
@@ -184,18 +202,26 @@ class Worker:
         """Applies the change to every node, or once through one node of a shared store; it
         is done (ACTIVE, DELETED) once one node has it, and ERROR only when none took it. A
         node that missed it is caught up by the agent."""
+        lib = CountedLibrary(self.lib)
+        try:
+            self._process(change, fleet, lib)
+        finally:
+            LOG.info("vigil: %s %s %s took %d requests of Octavia's driver agent",
+                     change.action, change.kind, change.object_id, lib.requests)
+
+    def _process(self, change, fleet, lib):
         if change.action == "failover":
-            update = repush.failover(self.lib, fleet, change.object_id)
+            update = repush.failover(lib, fleet, change.object_id)
             if update is not None:
-                self.report(update)
+                report(lib, update)
             return
         if change.action == "create" and not wait_committed(
-                self.lib, change.kind, change.object_id, self.conf.commit_timeout):
+                lib, change.kind, change.object_id, self.conf.commit_timeout):
             LOG.warning("vigil: %s %s never appeared in Octavia's database (the API rolled "
                         "back?): not created in vigil", change.kind, change.object_id)
             return
         # Before the change: a deleted pool is still in Octavia's database until reported.
-        lineage = self.lineage(change, fleet) if change.pool_id else {}
+        lineage = self.lineage(change, fleet, lib) if change.pool_id else {}
         results = fleet.apply(change.apply, retry_after=self.conf.status_interval,
                               landed=change.landed)
         done = [obj for obj, error in results.values() if error is None]
@@ -217,11 +243,11 @@ class Worker:
                             change.object_id, name, message)
         outcome = ERROR if not done else DELETED if change.action == "delete" else ACTIVE
         parents = _merge(change.parents, lineage)
-        self.report(status_update(change, outcome, done[0] if done else None, parents))
+        report(lib, status_update(change, outcome, done[0] if done else None, parents))
 
-    def lineage(self, change, fleet):
+    def lineage(self, change, fleet, lib):
         try:
-            return octavia_lineage(self.lib, change.pool_id)
+            return octavia_lineage(lib, change.pool_id)
         except Exception as e:  # the driver agent busy or restarting
             error = str(e)
         LOG.warning("vigil: cannot read pool %s from Octavia to find its parents (%s): asking "
@@ -230,9 +256,6 @@ class Worker:
             if error is None and len(found) > 1:
                 return found
         return {"pools": {change.pool_id}}
-
-    def report(self, update):
-        report(self.lib, update)
 
 
 def report(lib, update, attempts=5):
