@@ -438,19 +438,24 @@ def test_a_member_create_is_looked_for_until_the_api_commits(queued):
     assert update["members"] == {NEW_M: "ACTIVE"}
 
 
-def test_a_create_the_api_rolled_back_is_not_applied(queued):
-    """Never in Octavia's database: looked for until commit_timeout, not created in vigil,
-    nothing reported."""
+def test_a_create_the_api_rolled_back_is_not_applied(queued, monkeypatch):
+    """Never in Octavia's database: looked for until commit_timeout (on a clock of the test's),
+    not created in vigil, nothing reported."""
     from vigil_octavia import provisioning
+    clock = [0.0]
+    real_wait = provisioning.wait_committed
+    monkeypatch.setattr(provisioning, "wait_committed", lambda *args: real_wait(
+        *args, clock=lambda: clock[0], sleep=lambda s: clock.__setitem__(0, clock[0] + s)))
     lib, vigil = Agent(hidden_for=10 ** 6), Holding(dict(KNOWS_POOL))
     WRITES["member"](driver_module.VigilProviderDriver())
     change = queued.pop()
-    clock = [0.0]
-    found = provisioning.wait_committed(
-        provisioning.committed_lookup(lib, change, LB), 0.0, 5, clock=lambda: clock[0],
-        sleep=lambda s: clock.__setitem__(0, clock[0] + s))
-    assert found is None and 5.0 <= clock[0] < 5.1
-    assert lib.requests == ["get_loadbalancer"] * 9  # at 0.05, 0.15, 0.35, 0.75, 1.55, 2.55...
+    change.queued_at = 0.0
+    worker = bare_worker()  # commit_timeout 1
+    worker.lib = lib
+    worker.process(change, Fleet({"a": vigil}))
+    assert vigil.calls == [] and lib.updates == []
+    assert 1.0 <= clock[0] < 1.1
+    assert lib.requests == ["get_loadbalancer"] * 5  # at 0.05, 0.15, 0.35, 0.75 and 1.0
 
 
 def test_looks_for_a_new_object_start_late_and_back_off():
