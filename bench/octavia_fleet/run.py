@@ -30,6 +30,7 @@ size"), so 1,000 does not fit in a budget worth waiting for; the rate does.
 
 import argparse
 import os
+import re
 import selectors
 import shutil
 import signal
@@ -124,6 +125,22 @@ def tree_cpu(pid):
             continue
         total += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
     return total / os.sysconf("SC_CLK_TCK")
+
+
+# The vigil driver's line for every change it ran (provisioning.Worker.process).
+REQUESTS_LINE = re.compile(r"vigil: (\w+) (\w+) \S+ took (\d+) requests of Octavia's driver agent")
+
+
+def agent_requests(api_log, result):
+    """Requests the vigil driver made of Octavia's driver agent per write, by action and kind,
+    from octavia-api's log: each costs the agent a forked process."""
+    per = {}
+    for action, kind, n in REQUESTS_LINE.findall(api_log):
+        per.setdefault(f"{action} {kind}", []).append(int(n))
+    result["agent_requests"] = {k: {"writes": len(v), "mean": sum(v) / len(v), "max": max(v)}
+                                for k, v in sorted(per.items())}
+    total = [n for v in per.values() for n in v]
+    result["agent_requests_per_write"] = sum(total) / len(total) if total else None
 
 
 def rss_kib(pid):
@@ -267,6 +284,7 @@ def main(argv):
         result["agent_cpu_s"] = tree_cpu(octavia.agent.pid) - cpu0["agent"]
         result["vigil_cpu_during_s"] = process_cpu([node.proc.pid]) - cpu0["vigil"]
         vigil_at_end(node.proc.pid, args.window, result)
+        agent_requests(octavia.log_text("api"), result)
     finally:
         result["load_after"] = loadavg()
         for thing in (prober, octavia, node, members):
@@ -303,6 +321,9 @@ def report(r):
         print(f"{name:<40}{fmt(value):>12}")
     print(f"writes tried again: {r.get('retries')}; probes {r.get('probe_count')} "
           f"({r.get('probe_failures')} failed)")
+    print(f"requests of the driver agent a write: {fmt(r.get('agent_requests_per_write'))}")
+    for name, n in (r.get("agent_requests") or {}).items():
+        print(f"  {name:<24}{n['writes']:>6} writes, {n['mean']:.2f} a write (max {n['max']})")
     emit_json(r)
 
 

@@ -144,7 +144,7 @@ class Unreachable(FakeVigil):
     def __init__(self):
         super().__init__([])
 
-    def update(self, kind, object_id, body, pool_id=None):
+    def update(self, kind, object_id, body=None, pool_id=None):
         from vigil_octavia.client import VigilError
         raise VigilError(None, "cannot reach vigil at http://vigil: Connection refused")
 
@@ -292,3 +292,190 @@ def test_a_misconfigured_section_refuses_the_change_before_octavia_stores_it(mon
     with pytest.raises(exceptions.DriverError) as refused:
         driver.member_delete(dm.Member(member_id=KEEP, pool_id=POOL))
     assert "3 entries for 2 endpoints" in refused.value.operator_fault_string
+
+
+# Requests of Octavia's driver agent: each costs it a forked process (docs/octavia.md, "At fleet
+# size"), so how many a write takes is part of the driver's behaviour.
+
+LN2, NEW_LB, NEW_LN, NEW_POOL, NEW_M, NEW_HM = (
+    f"00000000-0000-4000-8000-0000000000f{i}" for i in range(6))
+NEW = {NEW_LB, NEW_LN, NEW_POOL, NEW_M, NEW_HM}  # created by the test: visible once committed
+
+
+class Agent(FakeLibrary):
+    """FakeLibrary counting requests: the objects in NEW are invisible for the first
+    `hidden_for` gets (the API has not committed yet); `listeners` have POOL as default pool;
+    a new member or monitor belongs to POOL."""
+
+    def __init__(self, hidden_for=0, listeners=(LN,)):
+        super().__init__()
+        self.requests = []
+        self.hidden_for = hidden_for
+        self.listeners = listeners
+
+    def _ask(self, what, object_id):
+        visible = object_id not in NEW or len(self.requests) >= self.hidden_for
+        self.requests.append(what)
+        return visible
+
+    def get_loadbalancer(self, lb_id):
+        visible = self._ask("get_loadbalancer", lb_id)
+        if lb_id != LB:  # a new load balancer, or another one: without POOL
+            return dm.LoadBalancer(loadbalancer_id=lb_id, listeners=[], pools=[]) if (
+                visible) else None
+        committed = len(self.requests) > self.hidden_for
+        members = [{"member_id": KEEP, "pool_id": POOL}]
+        members += [{"member_id": NEW_M, "pool_id": POOL}] if committed else []
+        monitor = {"healthmonitor_id": NEW_HM if committed else HM, "pool_id": POOL}
+        return dm.LoadBalancer(
+            loadbalancer_id=LB,
+            listeners=[{"listener_id": i, "default_pool_id": POOL} for i in self.listeners]
+            + [{"listener_id": "other", "default_pool_id": None}],
+            pools=[{"pool_id": POOL, "loadbalancer_id": LB, "members": members,
+                    "healthmonitor": monitor}])
+
+    def get_pool(self, pool_id):
+        if self._ask("get_pool", pool_id):
+            return dm.Pool(pool_id=pool_id, loadbalancer_id=LB, listener_id=self.listeners[0])
+        return None
+
+    def get_listener(self, listener_id):
+        return dm.Listener(listener_id=listener_id) if self._ask("get_listener",
+                                                                  listener_id) else None
+
+    def get_member(self, member_id):
+        return dm.Member(member_id=member_id) if self._ask("get_member", member_id) else None
+
+    def get_healthmonitor(self, hm_id):
+        return dm.HealthMonitor(healthmonitor_id=hm_id) if self._ask("get_healthmonitor",
+                                                                     hm_id) else None
+
+    def update_loadbalancer_status(self, update):
+        self.requests.append("update_loadbalancer_status")
+        super().update_loadbalancer_status(update)
+
+
+# vigil holding POOL under LB, with one listener (vigil's view of listeners is not used).
+KNOWS_POOL = {POOL: {"id": POOL, "loadbalancers": [{"id": LB}], "listeners": [{"id": LN}]}}
+
+WRITES = {  # a write of each kind, as the driver queues it
+    "loadbalancer": lambda d: d.loadbalancer_create(dm.LoadBalancer(
+        loadbalancer_id=NEW_LB, vip_address="192.0.2.9")),
+    "listener": lambda d: d.listener_create(dm.Listener(
+        listener_id=NEW_LN, loadbalancer_id=LB, protocol="TCP", protocol_port=6443)),
+    "pool": lambda d: d.pool_create(dm.Pool(
+        pool_id=NEW_POOL, loadbalancer_id=LB, listener_id=LN, protocol="TCP",
+        lb_algorithm="ROUND_ROBIN")),
+    "member": lambda d: d.member_create(dm.Member(
+        member_id=NEW_M, pool_id=POOL, address="10.0.0.9", protocol_port=6443)),
+    "healthmonitor": lambda d: d.health_monitor_create(dm.HealthMonitor(
+        healthmonitor_id=NEW_HM, pool_id=POOL, type="TCP", delay=5, timeout=2, max_retries=2)),
+    "member update": lambda d: d.member_update(dm.Member(member_id=KEEP, pool_id=POOL),
+                                               dm.Member(member_id=KEEP, weight=5)),
+    "pool update": lambda d: d.pool_update(
+        dm.Pool(pool_id=POOL, loadbalancer_id=LB, listener_id=LN), dm.Pool(pool_id=POOL,
+                                                                           name="x")),
+    "batch": lambda d: d.member_batch_update(POOL, [dm.Member(
+        member_id=KEEP, pool_id=POOL, address="10.0.0.1", protocol_port=6443)]),
+}
+
+
+def run(queued, write, lib, vigil, queued_at=0.0):
+    """The write's change run by a bare worker on `lib` and vigil; queued long ago (the API has
+    committed) unless `queued_at` says otherwise."""
+    WRITES[write](driver_module.VigilProviderDriver())
+    change = queued.pop()
+    change.queued_at = queued_at
+    worker = bare_worker()
+    worker.lib = lib
+    worker.process(change, Fleet({"a": vigil}))
+    (update,) = lib.updates
+    return {key: {x["id"]: x["provisioning_status"] for x in items}
+            for key, items in update.items()}
+
+
+@pytest.mark.parametrize("write", sorted(WRITES))
+def test_a_write_asks_the_driver_agent_once_and_reports_once(queued, write):
+    """A create: one get (it committed), which for a member or monitor is the load balancer's
+    tree, answering the locked listeners too; a pool's change: that one get_loadbalancer."""
+    lib = Agent()
+    run(queued, write, lib, Holding(dict(KNOWS_POOL)))
+    assert len(lib.requests) == 2, lib.requests
+    assert lib.requests[-1] == "update_loadbalancer_status"
+
+
+@pytest.mark.parametrize("write", ["member", "healthmonitor", "member update", "batch"])
+def test_the_listeners_unlocked_are_octavias_not_vigils(queued, write):
+    """vigil says the pool has LN; Octavia locked LN and LN2 (both default to the pool): both
+    are ACTIVE again, and the load balancer and pool with them."""
+    update = run(queued, write, Agent(listeners=(LN, LN2)), Holding(dict(KNOWS_POOL)))
+    assert update["listeners"] == {LN: "ACTIVE", LN2: "ACTIVE"}
+    assert update["loadbalancers"] == {LB: "ACTIVE"}
+    assert update["pools"][POOL] == "ACTIVE"
+
+
+@pytest.mark.parametrize("vigil", [Holding({}), Unreachable(),
+                                   Holding({POOL: {"loadbalancers": [{"id": "elsewhere"}]}})],
+                         ids=["does not know the pool", "does not answer", "names another lb"])
+@pytest.mark.parametrize("write", ["member", "member update"])
+def test_without_vigils_word_for_the_pool_octavia_is_asked_for_it(queued, vigil, write):
+    """The member still created (when vigil answers) and its parents unlocked."""
+    lib = Agent(listeners=(LN, LN2))
+    update = run(queued, write, lib, vigil)
+    assert "get_pool" in lib.requests
+    assert update["listeners"] == {LN: "ACTIVE", LN2: "ACTIVE"}
+    assert update["loadbalancers"] == {LB: "ACTIVE"}
+    assert update["members"] == {KEEP if write == "member update" else NEW_M:
+                                 "ERROR" if isinstance(vigil, Unreachable) else "ACTIVE"}
+
+
+def test_a_member_create_is_looked_for_until_the_api_commits(queued):
+    """Not in the load balancer's tree at the first look: looked for again, then created."""
+    lib, vigil = Agent(hidden_for=1), Holding(dict(KNOWS_POOL))
+    update = run(queued, "member", lib, vigil)
+    assert lib.requests == ["get_loadbalancer", "get_loadbalancer", "update_loadbalancer_status"]
+    assert ("create", "member", NEW_M) in vigil.calls
+    assert update["members"] == {NEW_M: "ACTIVE"}
+
+
+def test_a_create_the_api_rolled_back_is_not_applied(queued, monkeypatch):
+    """Never in Octavia's database: looked for until commit_timeout (on a clock of the test's),
+    not created in vigil, nothing reported."""
+    from vigil_octavia import provisioning
+    clock = [0.0]
+    real_wait = provisioning.wait_committed
+    monkeypatch.setattr(provisioning, "wait_committed", lambda *args: real_wait(
+        *args, clock=lambda: clock[0], sleep=lambda s: clock.__setitem__(0, clock[0] + s)))
+    lib, vigil = Agent(hidden_for=10 ** 6), Holding(dict(KNOWS_POOL))
+    WRITES["member"](driver_module.VigilProviderDriver())
+    change = queued.pop()
+    change.queued_at = 0.0
+    worker = bare_worker()  # commit_timeout 1
+    worker.lib = lib
+    worker.process(change, Fleet({"a": vigil}))
+    assert vigil.calls == [] and lib.updates == []
+    assert 1.0 <= clock[0] < 1.1
+    assert lib.requests == ["get_loadbalancer"] * 5  # at 0.05, 0.15, 0.35, 0.75 and 1.0
+
+
+def test_looks_for_a_new_object_start_late_and_back_off():
+    """The first look FIRST_LOOK after the driver queued the change, then twice as long each
+    time up to LOOK_EVERY; a change queued long ago is looked for at once."""
+    from vigil_octavia.provisioning import FIRST_LOOK, LOOK_EVERY, wait_committed
+    clock, looks = [10.0], []
+
+    def lookup():
+        looks.append(round(clock[0] - 10.0, 3))
+        return "found" if len(looks) == 7 else None
+
+    def sleep(s):
+        clock[0] += s
+
+    assert wait_committed(lookup, 10.0, 60, clock=lambda: clock[0], sleep=sleep) == "found"
+    gaps = [round(b - a, 3) for a, b in zip(looks, looks[1:])]
+    assert looks[0] == FIRST_LOOK
+    assert gaps == [0.1, 0.2, 0.4, 0.8, LOOK_EVERY, LOOK_EVERY]
+    slept = []
+    assert wait_committed(lambda: "found", 0.0, 60, clock=lambda: 100.0,
+                          sleep=slept.append) == "found"
+    assert slept == []

@@ -9,6 +9,7 @@ does not do is refused at Octavia's API; what vigil refuses (a VIP that is not o
 turns the object ERROR.
 """
 import json
+import re
 import urllib.error
 import urllib.request
 
@@ -42,6 +43,26 @@ def wait_lb(octavia, lb_id, status="ACTIVE", timeout=60.0):
                                  f"{octavia.log_text('api')[-4000:]}")
         return current == status
     wait_for(reached, timeout, interval=0.2, what=f"load balancer {lb_id} {status}")
+
+
+def agent_requests(octavia, expected):
+    """{"create member": {driver library methods it called but the one status update}, ...} from
+    the vigil driver's log lines, once `expected` says how many writes of a kind are logged
+    (a line is written just after the status update)."""
+    def lines():
+        found = {}
+        for line in octavia.log_text("api").splitlines():
+            line = re.sub(r"\x1b\[[0-9;]*m", "", line)  # oslo.log's colours
+            head, sep, calls = line.partition(" requests of Octavia's driver agent: ")
+            if sep:
+                action, kind = head.split("vigil: ", 1)[1].split()[:2]
+                found.setdefault(f"{action} {kind}", []).append(calls.split(", "))
+        return found if all(len(found.get(k, ())) >= n for k, n in expected.items()) else None
+    found = wait_for(lines, timeout=10, interval=0.2, what=f"the driver's lines for {expected}")
+    for write, each in found.items():
+        assert all(calls[-1] == "update_loadbalancer_status" and
+                   calls.count("update_loadbalancer_status") == 1 for calls in each), (write, each)
+    return {write: {c for calls in each for c in calls[:-1]} for write, each in found.items()}
 
 
 def test_seed_scenario_through_octavia(tmp_path, cleanup):
@@ -146,6 +167,15 @@ def test_seed_scenario_through_octavia(tmp_path, cleanup):
     code, body = raw(vigil, "GET", f"/v2/lbaas/pools/{pool['id']}/members")
     assert {m["name"]: m["operating_status"] for m in body["members"]} == {
         "master-01": "ONLINE", "master-02": "OFFLINE", "master-03": "DRAINING"}
+
+    # What each write asked Octavia's driver agent (one forked process a request): a create's
+    # look until it committed (one, unless the API was slow to commit) and one status update;
+    # the pool's load balancer from vigil, so never get_pool.
+    asked = agent_requests(octavia, {"create member": 3, "update pool": 2, "update member": 2,
+                                     "create healthmonitor": 1})
+    assert {"create pool": {"get_pool"}, "create member": {"get_loadbalancer"},
+            "create healthmonitor": {"get_loadbalancer"}, "update pool": {"get_loadbalancer"},
+            "update member": {"get_loadbalancer"}}.items() <= asked.items(), asked
 
     # What vigil does not do is refused at Octavia's API, and nothing is created.
     for protocol in ("HTTP", "UDP"):

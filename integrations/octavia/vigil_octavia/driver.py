@@ -117,11 +117,13 @@ class VigilProviderDriver(provider_base.ProviderDriver):
     # Pools
 
     def pool_create(self, pool):
+        """Octavia's API locked the load balancer and the one listener the pool is created for
+        (--listener), both named here: nothing more to find (no pool_id)."""
         body = translate.pool(pool)
         self._submit(Change("pool", pool.pool_id, "create", lambda c: c.create("pool", body),
                             parents=_ids(loadbalancers=value(pool, "loadbalancer_id"),
                                          listeners=value(pool, "listener_id")),
-                            pool_id=pool.pool_id, landed=_landed("pool", pool.pool_id)))
+                            landed=_landed("pool", pool.pool_id)))
 
     def pool_update(self, old_pool, new_pool):
         body = translate.pool(new_pool, updating=True)
