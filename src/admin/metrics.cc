@@ -56,6 +56,19 @@ std::string escape_label_value(std::string_view value) {
   return out;
 }
 
+namespace {
+
+// Every pool's members of every load balancer: what `auto` scopes are decided by.
+size_t member_count(const std::vector<model::LoadBalancerView>& lbs) {
+  size_t n = 0;
+  for (const model::LoadBalancerView& lb : lbs) {
+    for (const model::PoolView& p : lb.pools) n += p.members.size();
+  }
+  return n;
+}
+
+}  // namespace
+
 template <class T>
 void MetricsRender::add_table(MetricsScope scope, std::span<const metrics::Family<T>> families,
                               const std::vector<const T*>& objects,
@@ -77,7 +90,10 @@ void MetricsRender::add_table(MetricsScope scope, std::span<const metrics::Famil
 
 MetricsRender::MetricsRender(const std::vector<model::LoadBalancerView>& lbs, model::WallTime now,
                              MetricsQuery query, std::string tail)
-    : lbs_(lbs), now_(now), query_(std::move(query)), tail_(std::move(tail)) {
+    : lbs_(lbs),
+      now_(now),
+      query_(resolve_scopes(std::move(query), member_count(lbs))),
+      tail_(std::move(tail)) {
   // Label sets only for the scopes asked for: at 10,000 load balancers the members' are 4 MB.
   const auto asked = [&](MetricsScope s) { return query_.scopes[static_cast<size_t>(s)]; };
   for (const model::LoadBalancerView& lb : lbs_) {
@@ -122,7 +138,7 @@ MetricsRender::MetricsRender(const std::vector<model::LoadBalancerView>& lbs, mo
       .samples =
           [this](metrics::Writer& w, size_t, size_t) {
             w.filter_process(&query_);
-            metrics::process_families(w, lbs_);
+            metrics::process_families(w, lbs_, query_.members_left_out);
             w.filter_process(nullptr);
           },
   });

@@ -1,8 +1,9 @@
 // The /metrics render of large deployments, a piece at a time as the server streams it: 10,000
 // members in 100 pools, and 10,000 load balancers of three members as Octavia makes them, with
-// the default query (no member histograms), everything, and the scopes of a fleet's frequent
-// scrape. CPU time per scrape and its size (`bytes`, `series`, the largest piece).
-// Run: cmake --preset release && cmake --build --preset release --target admin_bench &&
+// the default query (no member histograms; `auto` scopes: process and pool only above 2,000
+// members), every scope, everything, and the scopes of a fleet's frequent scrape. CPU time per
+// scrape and its size (`bytes`, `series`, the largest piece). Run: cmake --preset release && cmake
+// --build --preset release --target admin_bench &&
 //      build/release/src/admin/admin_bench
 #include <benchmark/benchmark.h>
 
@@ -24,7 +25,8 @@ MetricsQuery scoped(std::initializer_list<MetricsScope> scopes, bool histograms)
 }
 
 const MetricsQuery kEverything{};
-const MetricsQuery kDefault{.member_histograms = false};
+const MetricsQuery kDefault{.member_histograms = false, .auto_scopes = true};
+const MetricsQuery kEveryScope{.member_histograms = false};
 const MetricsQuery kProcessAndPools = scoped({MetricsScope::kProcess, MetricsScope::kPool}, false);
 
 void scrape(benchmark::State& state, const std::vector<model::LoadBalancerView>& lbs,
@@ -63,6 +65,7 @@ void fleet(benchmark::State& state, const MetricsQuery& query) {
   scrape(state, testing::fleet_view(static_cast<int>(state.range(0))), query);
 }
 BENCHMARK_CAPTURE(fleet, default, kDefault)->Arg(10000)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(fleet, every_scope, kEveryScope)->Arg(10000)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(fleet, everything, kEverything)->Arg(10000)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(fleet, process_and_pools, kProcessAndPools)
     ->Arg(10000)

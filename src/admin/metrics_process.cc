@@ -69,7 +69,7 @@ void peer_metrics(Writer& w, const model::LoadBalancerView& file) {
 
 }  // namespace
 
-void process_families(Writer& w, const Lbs& lbs) {
+void process_families(Writer& w, const Lbs& lbs, bool members_left_out) {
   w.family("vigil_build_info", "gauge",
            "Always 1; the version and the git commit of vigil as labels.");
   w.sample("vigil_build_info", "version=\"" VIGIL_VERSION "\",revision=\"" VIGIL_REVISION "\"", "",
@@ -119,6 +119,14 @@ void process_families(Writer& w, const Lbs& lbs) {
     w.sample("vigil_takeover_tickles_total", "result=\"failed\"", "", t.tickles_failed);
     if (!file->peers.empty()) peer_metrics(w, *file);
   }
+  // So that the member alerts cannot stop silently when a vigil grows past the limit
+  // (VigilMemberMetricsLeftOut): the series is there, 0 or 1, in every scrape of the process.
+  static const std::string kLeftOutHelp = fmt::format(
+      "1 when this scrape left the member and listener families out because admin.metrics.scopes "
+      "is auto and vigil runs more than {} members; scrape them with scope=member&scope=listener.",
+      kAutoScopesMemberLimit);
+  w.family("vigil_metrics_members_left_out", "gauge", kLeftOutHelp);
+  w.sample("vigil_metrics_members_left_out", uint64_t{members_left_out});
 }
 
 }  // namespace vigil::admin::metrics

@@ -25,11 +25,25 @@ bool MetricsQuery::wants(MetricsScope scope, std::string_view name) const {
   return name != kMemberHistogram || member_histograms || named;
 }
 
+MetricsQuery resolve_scopes(MetricsQuery query, size_t members) {
+  if (!query.auto_scopes) return query;
+  query.auto_scopes = false;
+  if (members <= kAutoScopesMemberLimit || !query.names.empty()) return query;
+  query.scopes.fill(false);
+  query.scopes[static_cast<size_t>(MetricsScope::kProcess)] = true;
+  query.scopes[static_cast<size_t>(MetricsScope::kPool)] = true;
+  query.members_left_out = true;
+  return query;
+}
+
 std::expected<MetricsQuery, std::string> parse_metrics_query(const Target::Query& query,
                                                              const model::AdminMetrics& defaults) {
-  MetricsQuery out{.member_histograms = defaults.member_histograms};
-  out.scopes.fill(false);
-  for (MetricsScope s : defaults.scopes) out.scopes[static_cast<size_t>(s)] = true;
+  MetricsQuery out{.member_histograms = defaults.member_histograms,
+                   .auto_scopes = defaults.auto_scopes};
+  if (!out.auto_scopes) {
+    out.scopes.fill(false);
+    for (MetricsScope s : defaults.scopes) out.scopes[static_cast<size_t>(s)] = true;
+  }
   bool scoped = false;
   for (const auto& [key, value] : query) {
     if (key == "scope") {
@@ -40,6 +54,7 @@ std::expected<MetricsQuery, std::string> parse_metrics_query(const Target::Query
       }
       if (!scoped) out.scopes.fill(false);
       scoped = true;
+      out.auto_scopes = false;
       out.scopes[static_cast<size_t>(*scope)] = true;
     } else if (key == "name[]") {
       if (!is_metric_name(value)) {

@@ -88,6 +88,46 @@ TEST(MetricsScope, NoMaintLeavesMembersInMaintenanceOut) {
   EXPECT_NE(without.find("vigil_member_up{"), std::string::npos) << "the others stay";
 }
 
+// `auto` scopes are resolved by the members the render holds, and the gauge says when they were
+// left out.
+TEST(MetricsScope, AutoLeavesMembersOutAboveTheLimitAndSaysSo) {
+  const MetricsQuery automatic{.auto_scopes = true};
+  const std::string small = metrics_text(
+      {testing::large_view(static_cast<int>(kAutoScopesMemberLimit))}, kNow, automatic);
+  EXPECT_TRUE(families(small).contains("vigil_member_up"));
+  EXPECT_TRUE(families(small).contains("vigil_listener_connections_total"));
+  EXPECT_NE(small.find("\nvigil_metrics_members_left_out 0\n"), std::string::npos);
+  const std::vector<model::LoadBalancerView> big{
+      testing::large_view(static_cast<int>(kAutoScopesMemberLimit) + 1)};
+  const std::string large = metrics_text(big, kNow, automatic);
+  EXPECT_FALSE(families(large).contains("vigil_member_up"));
+  EXPECT_FALSE(families(large).contains("vigil_listener_connections_total"));
+  EXPECT_EQ(large.find("vigil_member_"), std::string::npos);
+  EXPECT_TRUE(families(large).contains("vigil_pool_status"));
+  EXPECT_NE(large.find("\nvigil_metrics_members_left_out 1\n"), std::string::npos);
+  // Chosen scopes at the same size: every family, or pools by choice, and nothing left out.
+  const std::string every = metrics_text(big, kNow, {});
+  EXPECT_TRUE(families(every).contains("vigil_member_up"));
+  EXPECT_NE(every.find("\nvigil_metrics_members_left_out 0\n"), std::string::npos);
+  MetricsQuery pools;
+  pools.scopes = {true, false, true, false};
+  const std::string chosen = metrics_text(big, kNow, pools);
+  EXPECT_FALSE(families(chosen).contains("vigil_member_up"));
+  EXPECT_NE(chosen.find("\nvigil_metrics_members_left_out 0\n"), std::string::npos);
+}
+
+// Members of every pool of every load balancer count, not of one.
+TEST(MetricsScope, AutoCountsTheMembersOfTheWholeFleet) {
+  const MetricsQuery automatic{.auto_scopes = true};
+  const int half = static_cast<int>(kAutoScopesMemberLimit) / 2;
+  const std::string at_limit =
+      metrics_text({testing::large_view(half), testing::large_view(half)}, kNow, automatic);
+  EXPECT_TRUE(families(at_limit).contains("vigil_member_up"));
+  const std::string over =
+      metrics_text({testing::large_view(half), testing::large_view(half + 1)}, kNow, automatic);
+  EXPECT_FALSE(families(over).contains("vigil_member_up"));
+}
+
 // The pieces of a render are bounded and make up the whole text; a family's header comes once.
 TEST(MetricsScope, PiecesAreBoundedAndMakeTheWhole) {
   const std::vector<model::LoadBalancerView> big{testing::large_view(3000)};

@@ -122,7 +122,8 @@ std::string listener_labels(const model::LoadBalancerView& lb, const model::List
 std::string pool_labels(const model::LoadBalancerView& lb, const model::PoolView& p);
 std::string lb_labels(const model::LoadBalancerView& lb);
 
-// Unlabelled: vigil_build_info, process_*, the last reload, the peers.
-void process_families(Writer& w, const Lbs& lbs);
+// Unlabelled: vigil_build_info, process_*, the last reload, the peers, and whether `auto` left
+// the member families out of this scrape.
+void process_families(Writer& w, const Lbs& lbs, bool members_left_out);
 
 }  // namespace vigil::admin::metrics

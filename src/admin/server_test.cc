@@ -192,9 +192,10 @@ TEST_F(ServerTest, MetricsAndPage) {
 
 // /metrics goes out chunked, a piece at a time as the render thread makes it (a request behind
 // it on the connection waits its turn); an HTTP/1.0 client gets it up to the close. Every line
-// is the whole render's (but for the ages, which are of another moment).
+// is the whole render's (but for the ages, which are of another moment). As many members as the
+// default scrape serves whole.
 TEST_F(ServerTest, MetricsAreStreamedInChunks) {
-  daemon_.lbs = {testing::large_view(3000)};
+  daemon_.lbs = {testing::large_view(static_cast<int>(kAutoScopesMemberLimit))};
   const std::string whole = metrics_text(daemon_.lbs, testing::kNow, {.member_histograms = false});
   const Reply two = send_raw(
       "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Auth-Token: secret\r\n\r\n"
@@ -220,6 +221,21 @@ TEST_F(ServerTest, MetricsAreStreamedInChunks) {
   EXPECT_EQ(old.status, 200) << old.error;
   EXPECT_EQ(old.transfer_encoding, "");
   EXPECT_EQ(lines(old.body), lines(whole));
+}
+
+// Above the limit the default scrape (admin.metrics.scopes: auto) leaves the members out and says
+// so; a scrape that asks for them gets them.
+TEST_F(ServerTest, MetricsLeaveManyMembersOutUnlessAsked) {
+  daemon_.lbs = {testing::large_view(static_cast<int>(kAutoScopesMemberLimit) + 1)};
+  const Reply plain = get("/metrics");
+  ASSERT_EQ(plain.status, 200);
+  EXPECT_EQ(plain.body.find("vigil_member_up{"), std::string::npos);
+  EXPECT_NE(plain.body.find("vigil_pool_members{"), std::string::npos);
+  EXPECT_NE(plain.body.find("\nvigil_metrics_members_left_out 1\n"), std::string::npos);
+  const Reply asked = get("/metrics?scope=member&scope=process");
+  ASSERT_EQ(asked.status, 200);
+  EXPECT_NE(asked.body.find("vigil_member_up{"), std::string::npos);
+  EXPECT_NE(asked.body.find("\nvigil_metrics_members_left_out 0\n"), std::string::npos);
 }
 
 TEST_F(ServerTest, SignsInWithTheFormAndACookieAndOutAgain) {

@@ -76,25 +76,53 @@ TEST(ProcessKeys, MetricsMemberHistogramsIsASwitchOffByDefault) {
   EXPECT_TRUE(has_error(typo, 1, "member_histogram")) << all(typo.diagnostics);
 }
 
-// admin.metrics.scopes: every scope unless it names some; a scope it does not know is an error.
+// admin.metrics.scopes: auto unless it names some; a scope it does not know is an error.
 TEST(ProcessKeys, MetricsScopesAreTheDefaultScrapes) {
   using model::MetricsScope;
-  EXPECT_EQ(model::Process{}.admin.metrics.scopes,
-            (std::vector<MetricsScope>{MetricsScope::kProcess, MetricsScope::kListener,
-                                       MetricsScope::kPool, MetricsScope::kMember}));
+  const std::vector<MetricsScope> all_four{MetricsScope::kProcess, MetricsScope::kListener,
+                                           MetricsScope::kPool, MetricsScope::kMember};
+  EXPECT_TRUE(model::Process{}.admin.metrics.auto_scopes);
+  EXPECT_EQ(model::Process{}.admin.metrics.scopes, all_four);
   const LoadResult two =
       load("admin: {metrics: {scopes: [process, pool]}}\n" + std::string(kListenerAndPool));
   ASSERT_TRUE(two.ok()) << all(two.diagnostics);
   EXPECT_EQ(two.process->admin.metrics.scopes,
             (std::vector<MetricsScope>{MetricsScope::kProcess, MetricsScope::kPool}));
+  EXPECT_FALSE(two.process->admin.metrics.auto_scopes) << "a list means exactly that list";
+  const LoadResult every = load("admin: {metrics: {scopes: [process, listener, pool, member]}}\n" +
+                                std::string(kListenerAndPool));
+  ASSERT_TRUE(every.ok()) << all(every.diagnostics);
+  EXPECT_FALSE(every.process->admin.metrics.auto_scopes) << "all four, at any size";
+  EXPECT_EQ(every.process->admin.metrics.scopes, all_four);
   const LoadResult bad =
       load("admin: {metrics: {scopes: [process, pools]}}\n" + std::string(kListenerAndPool));
   EXPECT_TRUE(has_error(bad, 1,
                         "admin.metrics.scopes: unknown scope \"pools\"; use process, listener, "
                         "pool or member"))
       << all(bad.diagnostics);
+  EXPECT_TRUE(has_error(bad, 1, "(or `scopes: auto` instead of a list)")) << all(bad.diagnostics);
   const LoadResult none = load("admin: {metrics: {scopes: []}}\n" + std::string(kListenerAndPool));
   EXPECT_TRUE(has_error(none, 1, "name at least one scope")) << all(none.diagnostics);
+}
+
+// `scopes: auto` is the default spelled out; any other word is an error naming auto, at its line.
+TEST(ProcessKeys, MetricsScopesAutoIsAWordNotAScope) {
+  const LoadResult spelled =
+      load("admin: {metrics: {scopes: auto}}\n" + std::string(kListenerAndPool));
+  ASSERT_TRUE(spelled.ok()) << all(spelled.diagnostics);
+  EXPECT_EQ(spelled.process->admin.metrics, model::AdminMetrics{});
+  const LoadResult word =
+      load("admin:\n  metrics:\n    scopes: all\n" + std::string(kListenerAndPool));
+  EXPECT_TRUE(has_error(word, 3,
+                        "admin.metrics.scopes: expected auto or a list of scopes, like [process, "
+                        "pool], got \"all\""))
+      << all(word.diagnostics);
+  const LoadResult listed_auto =
+      load("admin:\n  metrics:\n    scopes: [auto]\n" + std::string(kListenerAndPool));
+  EXPECT_TRUE(has_error(listed_auto, 3,
+                        "admin.metrics.scopes: unknown scope \"auto\"; use process, listener, "
+                        "pool or member (or `scopes: auto` instead of a list)"))
+      << all(listed_auto.diagnostics);
 }
 
 TEST(ProcessKeys, AbsentKeysGiveTheDefaults) {

@@ -308,8 +308,16 @@ constexpr KeySpec<ConfigDraft> kTopKeys[] = {
 constexpr model::NameList kMetricsScopeChoices =
     model::name_list<model::MetricsScope>(", ", " or ");
 
+// `auto` (every scope for a vigil of few members, process and pool above that; decided at each
+// scrape by admin::resolve_scopes), or the list of scopes every scrape without `scope=` gets.
 void read_metrics_scopes(YamlReader& r, const Field& f, model::AdminMetrics& m) {
-  if (!r.expect_list(f, "a list of scopes, like [process, pool]")) return;
+  if (f.value.is_scalar() && f.value.scalar() == "auto") {
+    m.scopes = model::AdminMetrics{}.scopes;
+    m.auto_scopes = true;
+    return;
+  }
+  if (!r.expect_list(f, "auto or a list of scopes, like [process, pool]")) return;
+  m.auto_scopes = false;
   m.scopes.clear();
   for (const YamlNode& item : f.value.items()) {
     const int line = YamlReader::line_of(item, f.line);
@@ -319,6 +327,7 @@ void read_metrics_scopes(YamlReader& r, const Field& f, model::AdminMetrics& m) 
       r.error(line,
               f.path() + ": unknown scope " + YamlReader::describe(item) + "; use " +
                   std::string(kMetricsScopeChoices.view()) +
+                  " (or `scopes: auto` instead of a list)" +
                   (item.is_scalar()
                        ? did_you_mean(item.scalar(),
                                       model::names_of(model::spellings<model::MetricsScope>()))
@@ -339,11 +348,13 @@ constexpr KeySpec<model::AdminMetrics> kAdminMetricsKeys[] = {
      [](YamlReader& r, const Field& f, model::AdminMetrics& m) {
        r.set_bool(f, m.member_histograms);
      }},
-    {"scopes", "list of process | listener | pool | member", "all four",
-     "The scopes a scrape of `/metrics` without `?scope=` gets. At 10,000 load balancers of "
-     "three members the default scrape is 225 MB, `[process, pool]` 18 MB (docs/metrics.md, "
-     "\"How much\"); but the shipped alerts on members read the `member` scope, so a scrape job "
-     "must then ask for it (`?scope=member`). Takes effect on reload.",
+    {"scopes", "auto, or list of process | listener | pool | member", "auto",
+     "The scopes a scrape of `/metrics` without `?scope=` gets. `auto`: all four while vigil "
+     "runs at most 2,000 members in all, `process` and `pool` only above that (at 10,000 load "
+     "balancers of three members all four are 224 MB a scrape, `[process, pool]` 18 MB; "
+     "docs/metrics.md, \"How much\"), and `vigil_metrics_members_left_out` is then 1 and "
+     "the alert `VigilMemberMetricsLeftOut` fires unless a job asks for `?scope=member`. A list: "
+     "exactly those scopes, whatever the size. Takes effect on reload.",
      read_metrics_scopes},
 };
 
@@ -410,7 +421,7 @@ constexpr KeySpec<Admin> kAdminKeys[] = {
      "Where the objects made through the Octavia API live: this node's `state_file`, or etcd, "
      "shared by every node of a pair or fleet; see `admin.store`.",
      read_store},
-    {"metrics", "map", "{member_histograms: false, scopes: [process, listener, pool, member]}",
+    {"metrics", "map", "{member_histograms: false, scopes: auto}",
      "What `GET /metrics` serves when a scrape does not say; see `admin.metrics`.",
      [](YamlReader& r, const Field& f, Admin& a) {
        r.read_map(f.value, f.line, admin_metrics_section(), a.metrics);

@@ -94,6 +94,9 @@ constexpr std::string_view to_string(MetricsScope s) {
 struct AdminMetrics {
   std::vector<MetricsScope> scopes{MetricsScope::kProcess, MetricsScope::kListener,
                                    MetricsScope::kPool, MetricsScope::kMember};
+  // `scopes: auto` (the default): `scopes` (all four) while the vigil runs few members, process
+  // and pool only above that (admin/metrics_query.h); false when the config names a list.
+  bool auto_scopes = true;
   bool member_histograms = false;  // the members' check-duration histograms
   bool operator==(const AdminMetrics&) const = default;
 };

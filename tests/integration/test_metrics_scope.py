@@ -77,6 +77,13 @@ def vigil(tmp_path_factory):
         echo.stop()
 
 
+def test_a_small_vigil_gets_every_scope_by_default_and_nothing_is_left_out(vigil):
+    # admin.metrics.scopes: auto, two members: far below the 2,000 above which members are left out.
+    body = scrape(vigil)
+    assert {"vigil_member_up", "vigil_listener_connections_total", "vigil_pool_status"} <= families(body)
+    assert re.search(r"^vigil_metrics_members_left_out 0$", body, re.M), body
+
+
 def test_the_four_scopes_together_are_the_whole_scrape(vigil):
     whole = families(scrape(vigil))
     parts = [families(scrape(vigil, f"?scope={s}")) for s in SCOPES]
@@ -139,8 +146,11 @@ def test_the_config_sets_what_a_scrape_without_a_query_gets(tmp_path, cleanup):
     vigil = Vigil(tmp_path, config.format(port=echo.port))
     cleanup(vigil)
     vigil.wait_member("e1", "ONLINE")
-    default = families(scrape(vigil))
+    body = scrape(vigil)
+    default = families(body)
     assert "vigil_pool_status" in default and "vigil_build_info" in default
+    # The list left the members out by choice: not reported as left out.
+    assert re.search(r"^vigil_metrics_members_left_out 0$", body, re.M), body
     assert not {f for f in default if f.startswith(("vigil_member_", "vigil_listener_"))}
     members = families(scrape(vigil, "?scope=member"))
     assert {"vigil_member_up", "vigil_member_check_duration_seconds"} <= members
