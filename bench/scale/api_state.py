@@ -8,7 +8,7 @@ the other, each from the same generated file): the time from start to ready, the
 time (it writes the whole state file: the generated one names no journal), each later write's
 time (p50, max), each whole Octavia list's time (GET of every load balancer, listener, pool and
 monitor, and a page of 10), the writes made while the list of every load balancer, a /metrics
-scrape and the status tree (/v1/status) are being built (how long each read holds up the API:
+scrape of every scope and the status tree (/v1/status) are being built (how long each read holds up the API:
 p50, p99, max), the same for writes made while the three reads run back to back --back-to-back
 times over, and the sizes of the state file and its journal at the end; with
 --baseline, the ratios. Benchmarks print numbers and never gate CI.
@@ -40,6 +40,10 @@ from testing.harness.wait import wait_until
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "bench-api-state-token"
 STAMP = "2026-01-01T00:00:00"
+# The scrape beside the writes: every family but the histograms, as large as a scrape of a build
+# before `admin.metrics.scopes: auto` (whose default leaves members out at this size) and the same
+# for every build.
+EVERY_SCOPE = "/metrics?scope=process&scope=listener&scope=pool&scope=member"
 
 
 def common(name=""):
@@ -118,7 +122,7 @@ def writes_beside_all(admin, call, members, rounds):
     """The three reads back to back (the list of every load balancer, a /metrics scrape, the
     status tree; `rounds` times), as a Prometheus, a dashboard and an Octavia client might send
     them together, and the member creates and deletes made meanwhile."""
-    paths = ["/v2.0/lbaas/loadbalancers", "/metrics", "/v1/status"] * rounds
+    paths = ["/v2.0/lbaas/loadbalancers", EVERY_SCOPE, "/v1/status"] * rounds
     during = timed_writes_while(reader(admin, paths), call, members, "127.3.0.4", 20000)
     return {"reads_back_to_back": len(paths), "writes_during_reads": len(during),
             **percentiles("reads", during)}
@@ -187,7 +191,7 @@ def run_one(label, binary, args, tmp, procs):
     # The list of every load balancer again, then a Prometheus scrape and the status tree, each
     # with member creates and deletes sent one after another for as long as it takes: what the
     # control thread spends on the read holds every one of them up until it is done.
-    for path, name in (("/v2.0/lbaas/loadbalancers", "list"), ("/metrics", "metrics"), ("/v1/status", "status")):
+    for path, name in (("/v2.0/lbaas/loadbalancers", "list"), (EVERY_SCOPE, "metrics"), ("/v1/status", "status")):
         lists.update(writes_beside(admin, call, members, path, name))
     if args.back_to_back:
         lists.update(writes_beside_all(admin, call, members, args.back_to_back))
