@@ -254,6 +254,7 @@ def test_a_change_one_node_took_is_active_and_the_other_is_left_out_for_a_while(
     assert fleet.down_until == {"a": 105.0}
     tried = []
     fleet.clients["a"].update = lambda *args, **kw: tried.append(args)
+    fleet.clients["a"].get = lambda *args, **kw: None  # answers again, without the pool
     worker.process(queued[1], fleet)
     assert tried == [] and len(fleet.clients["b"].calls) == 2
     assert worker.lib.updates[1]["members"] == [{"id": KEEP, "provisioning_status": "ACTIVE"}]
@@ -427,6 +428,37 @@ def test_without_vigils_word_for_the_pool_octavia_is_asked_for_it(queued, vigil,
     assert update["loadbalancers"] == {LB: "ACTIVE"}
     assert update["members"] == {KEEP if write == "member update" else NEW_M:
                                  "ERROR" if isinstance(vigil, Unreachable) else "ACTIVE"}
+
+
+@pytest.mark.parametrize("write", ["member", "member update"])
+def test_a_node_that_does_not_answer_the_pools_lookup_is_left_out_of_the_change(queued, write):
+    """A pair with node a hung: the lookup of the pool's load balancer waits for a once, b
+    answers it, and the change goes to b alone, so a costs it one request_timeout, not two."""
+    class Counting(Unreachable):
+        def __init__(self):
+            super().__init__()
+            self.asked = 0
+
+        def update(self, *args, **kw):
+            self.asked += 1
+            super().update(*args, **kw)
+
+        get = create = update
+
+    hung, b = Counting(), Holding(dict(KNOWS_POOL))
+    WRITES[write](driver_module.VigilProviderDriver())
+    change = queued.pop()
+    change.queued_at = 0.0
+    worker = bare_worker()
+    worker.lib = Agent()
+    fleet = Fleet({"a": hung, "b": b}, clock=lambda: 100.0)
+    worker.process(change, fleet)
+    assert hung.asked == 1
+    assert fleet.down_until == {"a": 105.0}  # status_interval 5
+    assert [c[:2] for c in b.calls] == [("create" if write == "member" else "update", "member")]
+    (update,) = worker.lib.updates
+    assert {x["id"]: x["provisioning_status"] for x in update["members"]} == {
+        NEW_M if write == "member" else KEEP: "ACTIVE"}
 
 
 def test_a_member_create_is_looked_for_until_the_api_commits(queued):

@@ -165,12 +165,17 @@ class Fleet:
         """Remembers the nodes that did not answer; an error that may come from a store shared
         or no longer shared (no answer, 409, 503) makes the detection stale."""
         for name, (_, error) in results.items():
-            if error is not None and error.status is None:
-                self.down_until[name] = now + retry_after
-            else:
-                self.down_until.pop(name, None)
+            self.note_answer(name, error, now, retry_after)
             if error is not None and error.status in (None, 409, 503):
                 self.store_stale = True
+
+    def note_answer(self, name, error, now, retry_after):
+        """A node that did not answer (`error` without a status) is left out of changes for
+        `retry_after` seconds; one that answered, even with an error, is in again."""
+        if error is not None and error.status is None:
+            self.down_until[name] = now + retry_after
+        else:
+            self.down_until.pop(name, None)
 
 
 def _status(client):

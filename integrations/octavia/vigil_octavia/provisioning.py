@@ -188,10 +188,12 @@ def octavia_lineage(lib, pool_id, lb_id=None, lb=None):
     return {"pools": {pool_id}, "loadbalancers": {lb_id}, "listeners": listeners}
 
 
-def vigil_pool_loadbalancer(fleet, pool_id):
+def vigil_pool_loadbalancer(fleet, pool_id, retry_after):
     """The pool's load balancer as vigil holds it, or None: a pool never moves to another load
     balancer, so any node that has the pool knows. Asks the nodes that answered the last change,
-    one after the other; a node that does not answer or does not know is passed over."""
+    one after the other; a node that does not answer or does not know is passed over. One that
+    does not answer is left out of the change too, for `retry_after` seconds, as a change leaves
+    it out: a hung node then costs the change one request_timeout, not two."""
     now = fleet.clock()
     for name in fleet.names:
         if fleet.down_until.get(name, 0) > now:
@@ -202,6 +204,8 @@ def vigil_pool_loadbalancer(fleet, pool_id):
         except Exception as e:  # VigilError, or an answer not as expected: Octavia says it
             LOG.info("vigil: node %s cannot say pool %s's load balancer: %s", name, pool_id,
                      getattr(e, "message", e))
+            if isinstance(e, VigilError) and e.status is None:
+                fleet.note_answer(name, e, now, retry_after)
             continue
         if len(lbs) == 1:
             return lbs[0]
@@ -339,14 +343,13 @@ class Worker:
         parents = _merge(change.parents, lineage)
         report(lib, status_update(change, outcome, done[0] if done else None, parents))
 
-    @staticmethod
-    def pool_loadbalancer(change, fleet):
+    def pool_loadbalancer(self, change, fleet):
         """The load balancer of the Change's pool: the one Octavia's object names (a pool's own
         change), else as vigil holds the pool; None when neither says."""
         named = change.parents.get("loadbalancers") or set()
         if len(named) == 1:
             return next(iter(named))
-        return vigil_pool_loadbalancer(fleet, change.pool_id)
+        return vigil_pool_loadbalancer(fleet, change.pool_id, self.conf.status_interval)
 
     def lineage(self, change, fleet, lib, lb_id, tree):
         try:
