@@ -172,9 +172,6 @@ RotationInput rotation_input(const PoolRuntime& pool, const MemberRuntime& m) {
           .timed_out = !takes_connections(m) && m.last_check->outcome == model::Outcome::kTimeout};
 }
 
-// Octavia's amphora: `stick-table type ip size 10k`.
-constexpr size_t kStickTableSize = 10000;
-
 // Validated by config/ and the API; a granularity that does not parse keeps whole addresses.
 // The table of `previous` is kept while the persistence settings stay: a member added or gone
 // must not make the pool forget its clients.
@@ -197,7 +194,8 @@ proxy::Stickiness stickiness_of(const model::Pool& config, const proxy::PoolSnap
     // Seeded per table and start, so that clients cannot pick addresses that crowd one group.
     const auto seed = static_cast<uint64_t>(now.time_since_epoch().count()) ^
                       std::hash<std::string>{}(config.name);
-    out.table = std::make_shared<proxy::StickTable>(kStickTableSize, sp.timeout, now, seed);
+    out.table =
+        std::make_shared<proxy::StickTable>(model::kPersistenceEntries, sp.timeout, now, seed);
   }
   return out;
 }

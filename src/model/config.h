@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -183,6 +184,10 @@ struct Member {
   SourceLocation where;
   bool operator==(const Member&) const = default;
 };
+
+// The clients a pool's session persistence remembers, as Octavia's amphora's table
+// (`stick-table type ip size 10k`); past that, a new client takes an old one's place.
+inline constexpr size_t kPersistenceEntries = 10000;
 
 // A pool's session persistence (Octavia's session_persistence): which client goes back to which
 // member, for how long after its last connection, and how much of its address counts.

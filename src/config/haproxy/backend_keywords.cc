@@ -262,8 +262,8 @@ constexpr ParamKeyword<SP> kServerKeywords[] = {
     {"log-bufsize", 1, kIgnored, kLogging},
     {"shard", 1, kIgnored, "vigil has no peers"},
     {"hash-key", 1, kIgnored, "vigil's source_ip hashing is its own"},
-    {"non-stick", 0, kIgnored, kNoPersistence},
-    {"stick", 0, kIgnored, kNoPersistence},
+    {"non-stick", 0, kIgnored, "vigil's session_persistence keeps the clients of every member"},
+    {"stick", 0, kAccepted, "vigil's session_persistence keeps the clients of every member"},
     {"strict-maxconn", 0, kIgnored, "vigil has no per-server connection limits"},
     {"idle-ping", 1, kIgnored, kHttpOnly},
 };

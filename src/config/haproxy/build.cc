@@ -226,6 +226,7 @@ class Builder {
                  kind_and_name(b) + " is disabled: vigil loads its members disabled (OFFLINE)");
     }
     pool.slow_start = slow_start(b);
+    pool.session_persistence = build_persistence(p_, b);
     pool.health_monitor = build_monitor(p_, b, pool);
     if (pool.health_monitor) pool.health_monitor->send_proxy = checks_send_proxy(b);
     return pool;

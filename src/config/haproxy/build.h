@@ -20,4 +20,9 @@ std::string kind_and_name(const ProxyDraft& x);  // backend "api"
 std::optional<model::HealthMonitor> build_monitor(Parser& p, const ProxyDraft& b,
                                                   model::Pool& pool);
 
+// The session persistence of backend `b` (haproxy/stick_keywords.cc): SOURCE_IP when it sticks
+// clients on `src` in its own table of addresses; none, with a warning for each rule or table
+// that has no effect, otherwise.
+model::SessionPersistence build_persistence(Parser& p, const ProxyDraft& b);
+
 }  // namespace vigil::config::haproxy

@@ -204,6 +204,13 @@ void write_pool(Writer& w, const model::Pool& p) {
   if (p.dead_peer_timeout != d.dead_peer_timeout) {
     w.line(4, "dead_peer_timeout", duration(p.dead_peer_timeout));
   }
+  if (p.session_persistence != d.session_persistence) {
+    const model::SessionPersistence& sp = p.session_persistence;
+    w.line(4, "session_persistence", "");
+    w.line(6, "type", std::string(model::to_string(sp.type)));
+    w.line(6, "timeout", duration(sp.timeout));
+    if (!sp.granularity.empty()) w.line(6, "granularity", scalar(sp.granularity));
+  }
   if (p.health_monitor) write_monitor(w, *p.health_monitor);
   if (p.members.empty()) {
     w.line(4, "members", "[]");

@@ -62,6 +62,7 @@ void expect_same(const model::Config& a, const model::Config& b, const std::stri
     EXPECT_EQ(p.replay, q.replay) << where;
     EXPECT_EQ(p.shutdown_sessions_on_down, q.shutdown_sessions_on_down) << where;
     EXPECT_EQ(p.dead_peer_timeout, q.dead_peer_timeout) << where;
+    EXPECT_EQ(p.session_persistence, q.session_persistence) << where;
     ASSERT_EQ(p.health_monitor.has_value(), q.health_monitor.has_value()) << where;
     if (p.health_monitor) {
       const model::HealthMonitor& m = *p.health_monitor;

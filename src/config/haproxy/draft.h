@@ -90,6 +90,20 @@ struct TcpCheckRules {
   CheckConnect connect;
 };
 
+// A backend's `stick-table`: what session_persistence takes from it.
+struct StickTableDraft {
+  bool source_address = false;  // type ip or ipv6: keyed by the client's address
+  std::optional<Duration> expire;
+  std::optional<long long> size;  // entries
+  std::string text;               // the directive, for messages
+};
+
+// The `stick` rules vigil can carry out: matching and storing the client's address in the
+// proxy's own table (`stick on src` is both). The directive's text, for messages.
+struct StickRules {
+  Lined<std::string> match, store;
+};
+
 struct BindDraft {
   int line = 0;
   std::string address;
@@ -127,6 +141,8 @@ struct ProxyDraft {
   std::vector<Lined<std::string>> use_backends;
   std::vector<BindDraft> binds;
   std::vector<ServerDraft> servers;
+  Lined<StickTableDraft> stick_table;
+  StickRules stick;
   SourceRules sources;       // acl lines and tcp-request accept/reject rules: allowed_cidrs
   int self_served_line = 0;  // `stats ...` or `use-service`: HAProxy answers these itself
 };

@@ -26,8 +26,8 @@ inline constexpr std::string_view kLogging =
     "vigil logs to stderr in its own format: a line per check-state change and member "
     "transition, with the reason";
 inline constexpr std::string_view kNoPersistence =
-    "vigil has no stick tables or persistence; `balance source` (algorithm source_ip) keeps a "
-    "client on one member";
+    "vigil keeps a client on its member by its address only: `stick-table type ip` with `stick "
+    "on src` (session_persistence), or `balance source` (algorithm source_ip)";
 inline constexpr std::string_view kTuning =
     "HAProxy tuning; vigil sizes its own buffers and queues";
 inline constexpr std::string_view kStats =
@@ -51,6 +51,10 @@ void proxy_use_backend(Parser& p, const Directive& d, ProxyDraft& x);
 void proxy_balance(Parser& p, const Directive& d, ProxyDraft& x);
 void proxy_server(Parser& p, const Directive& d, ProxyDraft& x);
 void proxy_default_server(Parser& p, const Directive& d, ProxyDraft& x);
+
+// Session persistence (haproxy/stick_keywords.cc).
+void proxy_stick_table(Parser& p, const Directive& d, ProxyDraft& x);
+void proxy_stick(Parser& p, const Directive& d, ProxyDraft& x);
 
 // Health checks (haproxy/check_keywords.cc).
 void proxy_httpchk(Parser& p, const Directive& d, ProxyDraft& x);

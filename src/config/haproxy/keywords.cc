@@ -47,7 +47,7 @@ constexpr SectionKeyword kSectionKeywords[] = {
     {"frontend", kFrontend, "Listeners: one per bind address."},
     {"backend", kBackend, "A pool: its servers are the members."},
     {"listen", kListen, "A frontend and a backend in one: listeners and a pool of the same name."},
-    {"peers", 0, "replicates HAProxy's stick tables; vigil has none"},
+    {"peers", 0, "replicates HAProxy's stick tables between nodes; vigil's stay on each node"},
     {"resolvers", 0, "vigil resolves host names with the system resolver"},
     {"userlist", 0, "vigil's API uses a token (admin.token_file)"},
     {"cache", 0, kHttpOnly},

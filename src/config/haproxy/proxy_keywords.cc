@@ -386,8 +386,16 @@ constexpr Keyword<ProxyDraft> kProxyKeywords[] = {
     {"persist", D | B | L, kIgnored, kNoPersistence},
     {"force-persist", F | B | L, kIgnored, kNoPersistence},
     {"ignore-persist", F | B | L, kIgnored, kNoPersistence},
-    {"stick-table", F | B | L, kIgnored, kNoPersistence},
-    {"stick", B | L, kIgnored, kNoPersistence},
+    {"stick-table", F | B | L, kMapped,
+     "With `stick on src` in the same backend: the pool's session_persistence SOURCE_IP, as "
+     "Octavia's amphora writes it. `type ip` or `ipv6`; `expire` becomes its timeout (HAProxy "
+     "keeps entries without one until newer ones push them out, vigil forgets a client after "
+     "360s, with a warning); vigil's table holds 10000 clients per pool whatever the `size`.",
+     proxy_stick_table},
+    {"stick", B | L, kMapped,
+     "`stick on src` (or `stick match src` with `stick store-request src`) on the backend's own "
+     "table: see `stick-table`. Other patterns, other tables and conditions are a warning.",
+     proxy_stick},
     {"use-server", B | L, kIgnored, kNoAcls},
     {"server-template", B | L, kIgnored,
      "its servers are not loaded: vigil does not discover servers through DNS records; write "

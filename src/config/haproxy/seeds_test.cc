@@ -431,8 +431,7 @@ TEST(HaproxySeeds, OctaviaAmphora) {
                             {50,
                              "is called \"1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d_8d4e6f2a-1b3c-"
                              "4d5e-9f60-7a8\""},
-                            {53, "ignored: `stick-table type ip size 10k"},
-                            {54, "ignored: `stick on src`"},
+                            {53, "has no `expire`: HAProxy keeps a client until newer ones"},
                             {58, "ignored: `fullconn 1000000`"},
                             {59, "ignored: `option allbackups`"},
                         });
@@ -455,6 +454,10 @@ TEST(HaproxySeeds, OctaviaAmphora) {
   EXPECT_EQ(mcs.health_monitor->path, "/healthz");
   EXPECT_EQ(mcs.health_monitor->expected_codes.to_string(), "200,202");  // rstatus 200|202
   EXPECT_TRUE(mcs.members[2].backup);
+  // SOURCE_IP persistence, as the amphora's `stick-table type ip` and `stick on src` say.
+  EXPECT_EQ(mcs.session_persistence.type, model::Persistence::kSourceIp);
+  EXPECT_EQ(mcs.session_persistence.timeout, 360s);
+  EXPECT_EQ(api.session_persistence.type, model::Persistence::kNone);
 }
 
 // Every file: `vigil check` reports on it without an error.
