@@ -182,7 +182,10 @@ void MembersSource::list() {
 
 void MembersSource::on_list(const std::string& error, unsigned status, const std::string& body) {
   if (!error.empty()) return failed(error);
-  if (status == 410) return carry_out(plan_.expired(clock_.now()));
+  if (status == 410) {
+    ++counts_.expiries;
+    return carry_out(plan_.expired(clock_.now()));
+  }
   if (status != 200) {
     return failed(fmt::format("listing the EndpointSlices of {}/{}: {}",
                               settings_.service_namespace, settings_.service,

@@ -139,6 +139,7 @@ def test_members_follow_the_apis_endpointslices(cluster):
     pool = wait_members(vigil, ["master-01", f"127.0.0.12:{port}", f"127.0.0.13:{port}"])
     wait_for(lambda: pool_of(vigil)["members_from"]["lists"] > before["lists"], 20,
              what="a list after the broken watch")
+    assert pool_of(vigil)["members_from"]["expiries"] > before["expiries"]
 
     # An answer with no ready endpoint keeps the last known members.
     sim_post(api, f"/sim/endpoints?set={endpoints(port, 11)}!notready")
