@@ -210,3 +210,15 @@ def test_the_dashboard_reads_documented_families_per_node():
             family = re.sub(r"_bucket$", "", name)
             assert family in documented or name.startswith("process_"), family
     assert any("vigil_takeover_tickles_total" in e for e in exprs)  # the failover counters
+
+
+def test_a_panel_of_the_member_histograms_says_how_to_turn_them_on():
+    """vigil leaves the members' histograms out unless asked: such a panel, empty by default,
+    says what to set rather than "No data"."""
+    dashboard = json.loads((ROOT / "deploy/grafana/vigil-dashboard.json").read_text())
+    panels = [p for p in dashboard["panels"]
+              if any("_bucket" in t["expr"] for t in p.get("targets", []))]
+    assert panels
+    for panel in panels:
+        assert "member_histograms: true" in panel["fieldConfig"]["defaults"].get("noValue", ""), (
+            panel["title"])
