@@ -182,10 +182,8 @@ void MembersSource::list() {
 
 void MembersSource::on_list(const std::string& error, unsigned status, const std::string& body) {
   if (!error.empty()) return failed(error);
-  if (status == 410) {
-    ++counts_.expiries;
-    return carry_out(plan_.expired(clock_.now()));
-  }
+  // A 410 too: vigil lists without a version, so it is no expiry of one, and listing again at
+  // once would be a loop of requests against an API that keeps answering so.
   if (status != 200) {
     return failed(fmt::format("listing the EndpointSlices of {}/{}: {}",
                               settings_.service_namespace, settings_.service,
