@@ -204,7 +204,7 @@ def vigil_pool_loadbalancer(fleet, pool_id, retry_after):
         except Exception as e:  # VigilError, or an answer not as expected: Octavia says it
             LOG.info("vigil: node %s cannot say pool %s's load balancer: %s", name, pool_id,
                      getattr(e, "message", e))
-            if isinstance(e, VigilError) and e.status is None:
+            if isinstance(e, VigilError):
                 fleet.note_answer(name, e, now, retry_after)
             continue
         if len(lbs) == 1:
