@@ -2,9 +2,9 @@
 and watches the default/kubernetes EndpointSlices of a simulated API server (vigil-apisim) over
 TLS that it verifies, with a kubeconfig. The file's member is the bootstrap set; a master added
 and one removed at run time change the pool while the members that stay keep their health; a list
-answered 410 Gone is tried again after a backoff, a compacted history re-lists; the API down for 60 s fails no request through vigil, status, /metrics and the
-log say the members are not confirmed meanwhile, and after a minute the file's members are back
-beside the last known list.
+answered 410 Gone is tried again after a backoff, a compacted history re-lists; the API down for
+60 s fails no request through vigil, status, /metrics and the log say the members are not
+confirmed meanwhile, and after a minute the file's members are back beside the last known list.
 
 The masters are three simulators on one port at 127.0.0.11-13 (all of 127.0.0.0/8 is loopback),
 as an EndpointSlice lists one port for all its addresses; the API the slices come from is a
