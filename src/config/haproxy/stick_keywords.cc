@@ -10,7 +10,6 @@
 #include "base/duration.h"
 #include "config/haproxy/build.h"
 #include "config/haproxy/handlers.h"
-#include "config/haproxy/values.h"
 #include "config/yaml_keys.h"
 
 namespace vigil::config::haproxy {
